@@ -1,0 +1,176 @@
+// Log throughput against raw liblz4 on the same bytes, as JSON lines.
+//
+//   swift run -c release LogBenchmark            full run (refuses a debug build)
+//   swift run LogBenchmark --smoke               small run that checks counts, reports no times
+import Foundation
+import RecountLog
+
+let smoke = CommandLine.arguments.contains("--smoke")
+#if DEBUG
+    if !smoke {
+        FileHandle.standardError.write(Data("LogBenchmark: refusing to time a debug build; use swift run -c release LogBenchmark\n".utf8))
+        exit(2)
+    }
+#endif
+
+let recordsPerBatch = 1000
+let batchCount = smoke ? 20 : 2000
+let fsyncBatchCount = smoke ? 5 : 300
+let runs = smoke ? 1 : 5
+
+/// ~80-byte records shaped like encoded samples: a random 16-byte id, growing timestamps,
+/// a small value, a repeated origin and unit.
+func makeBatches(count: Int) -> [LogBatch] {
+    var state: UInt64 = 0x1234_5678
+    func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    var time: UInt64 = 1_780_000_000_000
+    var batches: [LogBatch] = []
+    for _ in 0..<count {
+        var batch = LogBatch(reservingCapacity: recordsPerBatch * 82)
+        for _ in 0..<recordsPerBatch {
+            var record: [UInt8] = []
+            record.reserveCapacity(80)
+            withUnsafeBytes(of: (next(), next())) { record += $0 }  // id
+            time += 60_000 + next() % 1000
+            withUnsafeBytes(of: time.littleEndian) { record += $0 }
+            withUnsafeBytes(of: (time + 60_000).littleEndian) { record += $0 }
+            withUnsafeBytes(of: Double(next() % 200).bitPattern.littleEndian) { record += $0 }
+            record += Array("com.apple.health.watch".utf8)
+            record += [1, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, UInt8(next() % 4)]
+            batch.append(record)
+        }
+        batches.append(batch)
+    }
+    return batches
+}
+
+func seconds(_ body: () throws -> Void) rethrows -> Double {
+    let start = ContinuousClock.now
+    try body()
+    let elapsed = ContinuousClock.now - start
+    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+}
+
+/// The best of `runs` timings after one warm-up.
+func best(_ body: () throws -> Void) rethrows -> Double {
+    try body()
+    var times: [Double] = []
+    for _ in 0..<runs { times.append(try seconds(body)) }
+    return times.min()!
+}
+
+func emit(_ fields: [(String, Any)]) {
+    let body = fields.map { key, value -> String in
+        let text: String
+        switch value {
+        case let number as Double: text = String(format: "%.4g", number)
+        case let string as String: text = "\"\(string)\""
+        default: text = "\(value)"
+        }
+        return "\"\(key)\":\(text)"
+    }
+    print("{" + body.joined(separator: ",") + "}")
+}
+
+func check(_ condition: Bool, _ message: String) {
+    if !condition {
+        FileHandle.standardError.write(Data("LogBenchmark: check failed: \(message)\n".utf8))
+        exit(1)
+    }
+}
+
+let batches = makeBatches(count: batchCount)
+let records = Double(batchCount * recordsPerBatch)
+let rawBytes = Double(batches.reduce(0) { $0 + $1.byteCount })
+let scratch = NSTemporaryDirectory() + "recount-log-bench-\(ProcessInfo.processInfo.processIdentifier)"
+defer { try? FileManager.default.removeItem(atPath: scratch) }
+
+// The bound: raw LZ4 on the same payloads.
+var compressed: [[UInt8]] = []
+let compressTime = best {
+    compressed = batches.map { batch in
+        var out = [UInt8](repeating: 0, count: LZ4Block.compressBound(batch.byteCount))
+        let n = batch.payload.withUnsafeBytes { source in out.withUnsafeMutableBytes { LZ4Block.compress(source, into: $0) } }
+        return Array(out[0..<n])
+    }
+}
+var scratchOut = [UInt8](repeating: 0, count: batches.map(\.byteCount).max()!)
+let decompressTime = best {
+    for (batch, block) in zip(batches, compressed) {
+        let ok = block.withUnsafeBytes { source in
+            scratchOut.withUnsafeMutableBytes { LZ4Block.decompress(source, into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<batch.byteCount])) }
+        }
+        check(ok, "lz4 round trip")
+    }
+}
+
+func freshLog(_ durability: LogConfiguration.Durability) throws -> Log {
+    try? FileManager.default.removeItem(atPath: scratch)
+    return try Log(directory: scratch, configuration: LogConfiguration(durability: durability))
+}
+
+// First, on a quiet disk: one fsync per 1,000-record batch.
+sync()
+let fsyncTime = try seconds {
+    let log = try freshLog(.everyBatch)
+    for batch in batches.prefix(fsyncBatchCount) { try log.append(batch) }
+    try log.close()
+}
+let fsyncRecords = Double(fsyncBatchCount * recordsPerBatch)
+check(try LogReader(directory: scratch).check().records == UInt64(fsyncRecords), "fsync log record count")
+
+let appendTime = try best {
+    let log = try freshLog(.none)
+    for batch in batches { try log.append(batch) }
+    try log.close()
+}
+let diskBytes = try LogReader(directory: scratch).stats().fileBytes
+
+var scanned = 0
+let scanTime = try best {
+    scanned = 0
+    var sum = 0
+    try LogReader(directory: scratch).forEach { record in
+        scanned += 1
+        sum &+= record.bytes.count
+    }
+    check(sum > 0, "scan read bytes")
+}
+check(scanned == batchCount * recordsPerBatch, "scan saw \(scanned) records")
+
+// Open = the torn-tail check of the last segment (every frame's checksum), here one segment
+// holding the whole log; closing (trim and fsync) is outside the timing.
+do {
+    let log = try Log(directory: scratch + "-one", configuration: LogConfiguration(segmentBytes: 1 << 30, durability: .none))
+    for batch in batches { try log.append(batch) }
+    try log.close()
+}
+defer { try? FileManager.default.removeItem(atPath: scratch + "-one") }
+var openTime = Double.infinity
+for _ in 0...runs {
+    var log: Log?
+    openTime = min(openTime, try seconds { log = try Log(directory: scratch + "-one", configuration: LogConfiguration(durability: .none)) })
+    try log?.close()
+}
+let lastSegmentBytes = Double(try LogReader(directory: scratch + "-one").stats().fileBytes)
+
+
+
+if smoke {
+    emit([("benchmark", "log"), ("mode", "smoke"), ("records", Int(records)), ("scanned", scanned), ("ok", true)])
+    exit(0)
+}
+let mb = 1_000_000.0
+emit([("benchmark", "lz4.compress"), ("MBps", rawBytes / compressTime / mb)])
+emit([("benchmark", "lz4.decompress"), ("MBps", rawBytes / decompressTime / mb)])
+emit([("benchmark", "log.append.durability-none"), ("recordsPerSec", records / appendTime), ("MBps", rawBytes / appendTime / mb), ("vsLZ4Compress", compressTime / appendTime)])
+emit([("benchmark", "log.append.fsync-per-batch"), ("recordsPerSec", fsyncRecords / fsyncTime), ("batchesPerSec", Double(fsyncBatchCount) / fsyncTime)])
+emit([("benchmark", "log.scan"), ("recordsPerSec", records / scanTime), ("MBps", rawBytes / scanTime / mb), ("vsLZ4Decompress", decompressTime / scanTime)])
+emit([("benchmark", "log.open.tail-check"), ("GBps", lastSegmentBytes / openTime / 1e9), ("segmentBytes", Int(lastSegmentBytes))])
+emit([("benchmark", "log.size"), ("recordBytes", rawBytes / records), ("diskBytesPerRecord", Double(diskBytes) / records), ("compressionRatio", rawBytes / Double(diskBytes))])

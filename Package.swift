@@ -1,0 +1,31 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "Recount",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "RecountLog", targets: ["RecountLog"]),
+        .executable(name: "recount", targets: ["recount"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLZ4", pkgConfig: "liblz4", providers: [.apt(["liblz4-dev"])]),
+        .systemLibrary(
+            name: "CXXHash", pkgConfig: "libxxhash", providers: [.apt(["libxxhash-dev"])]),
+        .target(name: "RecountLog", dependencies: ["CLZ4", "CXXHash"]),
+        .executableTarget(name: "recount", dependencies: ["RecountLog"]),
+        .executableTarget(
+            name: "LogBenchmark", dependencies: ["RecountLog"], path: "Benchmarks/LogBenchmark"),
+        .testTarget(name: "RecountLogTests", dependencies: ["RecountLog"]),
+    ],
+    swiftLanguageModes: [.v6]
+)
+
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + [
+        .enableUpcomingFeature("ExistentialAny"),
+        .enableUpcomingFeature("MemberImportVisibility"),
+        .enableUpcomingFeature("InternalImportsByDefault"),
+    ]
+}

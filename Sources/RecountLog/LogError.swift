@@ -1,0 +1,63 @@
+/// An error from the log: what went wrong, and where on disk.
+public struct LogError: Error, CustomStringConvertible, Sendable {
+    /// What kind of failure this is; more codes may be added.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+        public var description: String { name }
+
+        /// A frame before the tail failed its checks: the log is damaged and must be repaired by hand.
+        public static let corruptFrame = Code("corruptFrame")
+        /// A segment file or its name is not what the log writes.
+        public static let corruptSegment = Code("corruptSegment")
+        /// Another writer holds the log directory's lock.
+        public static let locked = Code("locked")
+        /// A read or write failed in the operating system.
+        public static let io = Code("io")
+        /// An earlier sync failed; the log refuses appends until it is reopened.
+        public static let failStopped = Code("failStopped")
+        /// The log was closed.
+        public static let closed = Code("closed")
+        /// A batch or record is larger than the log accepts.
+        public static let tooLarge = Code("tooLarge")
+        /// A position beyond the end of the log was asked for.
+        public static let positionOutOfRange = Code("positionOutOfRange")
+        /// The path is not a log directory.
+        public static let notADirectory = Code("notADirectory")
+    }
+
+    /// The kind of failure.
+    public var code: Code
+    /// A sentence a person can act on.
+    public var message: String
+    /// The file involved, when there is one.
+    public var path: String?
+    /// The byte offset in `path`, when it matters.
+    public var offset: Int64?
+    /// The operating system's `errno`, for `.io`.
+    public var errno: Int32?
+
+    package init(
+        _ code: Code, _ message: String, path: String? = nil, offset: Int64? = nil,
+        errno: Int32? = nil
+    ) {
+        self.code = code
+        self.message = message
+        self.path = path
+        self.offset = offset
+        self.errno = errno
+    }
+
+    public var description: String {
+        var text = message
+        if let path { text += " (\(path)" + (offset.map { " at byte \($0)" } ?? "") + ")" }
+        return text
+    }
+}
+
+/// Runs `body`, passing a `LogError` through and wrapping anything else as `.io` on `path`.
+package func withLogErrors<T>(path: String, _ body: () throws -> T) throws(LogError) -> T {
+    do { return try body() } catch let error as LogError { throw error } catch {
+        throw LogError(.io, "\(error)", path: path)
+    }
+}

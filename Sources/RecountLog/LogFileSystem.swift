@@ -1,0 +1,122 @@
+import Glibc
+
+/// An open file as the log uses it: positioned reads and writes, sync, truncate.
+///
+/// This is the seam where tests inject write errors, a full disk or a failing fsync.
+package protocol LogFile: AnyObject {
+    /// Reads up to `buffer.count` bytes at `offset`; returns how many were read (0 at end of file).
+    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(LogError) -> Int
+    /// Writes all of `bytes` at `offset`, or throws.
+    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(LogError)
+    /// Makes written data durable (`fdatasync`).
+    func sync() throws(LogError)
+    /// Cuts the file to `length` bytes.
+    func truncate(to length: Int64) throws(LogError)
+    /// The file's current length.
+    func size() throws(LogError) -> Int64
+}
+
+/// How the log reaches the file system; `PosixFileSystem` in production.
+package protocol LogFileSystem: Sendable {
+    /// Opens `path` for reading, or for reading and writing (creating it when `create`).
+    func open(_ path: String, writable: Bool, create: Bool) throws(LogError) -> any LogFile
+    /// Makes the directory's entries durable (after a file was created in it).
+    func syncDirectory(_ path: String) throws(LogError)
+}
+
+/// The real file system through POSIX calls.
+package struct PosixFileSystem: LogFileSystem {
+    package init() {}
+
+    package func open(_ path: String, writable: Bool, create: Bool) throws(LogError) -> any LogFile {
+        var flags = writable ? O_RDWR : O_RDONLY
+        if create { flags |= O_CREAT }
+        let fd = Glibc.open(path, flags | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw posixError("cannot open", path: path) }
+        return PosixFile(fd: fd, path: path)
+    }
+
+    package func syncDirectory(_ path: String) throws(LogError) {
+        let fd = Glibc.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw posixError("cannot open directory", path: path) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw posixError("cannot sync directory", path: path) }
+    }
+}
+
+/// A `LogError` for the failed call that just set `errno`.
+package func posixError(_ what: String, path: String, offset: Int64? = nil) -> LogError {
+    let code = errno
+    return LogError(
+        .io, "\(what): \(String(cString: strerror(code)))", path: path, offset: offset, errno: code)
+}
+
+/// A file descriptor, closed when the object goes away.
+final class PosixFile: LogFile {
+    private let fd: Int32
+    private let path: String
+
+    init(fd: Int32, path: String) {
+        self.fd = fd
+        self.path = path
+    }
+
+    deinit { close(fd) }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(LogError) -> Int {
+        var total = 0
+        while total < buffer.count {
+            let n = pread(fd, buffer.baseAddress! + total, buffer.count - total, off_t(offset) + off_t(total))
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw posixError("cannot read", path: path, offset: offset + Int64(total))
+            }
+            if n == 0 { break }
+            total += n
+        }
+        return total
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(LogError) {
+        var total = 0
+        while total < bytes.count {
+            let n = pwrite(fd, bytes.baseAddress! + total, bytes.count - total, off_t(offset) + off_t(total))
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw posixError("cannot write", path: path, offset: offset + Int64(total))
+            }
+            total += n
+        }
+    }
+
+    func sync() throws(LogError) {
+        guard fdatasync(fd) == 0 else { throw posixError("cannot sync", path: path) }
+    }
+
+    func truncate(to length: Int64) throws(LogError) {
+        guard ftruncate(fd, off_t(length)) == 0 else {
+            throw posixError("cannot truncate", path: path, offset: length)
+        }
+    }
+
+    func size() throws(LogError) -> Int64 {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw posixError("cannot stat", path: path) }
+        return Int64(info.st_size)
+    }
+}
+
+extension LogFile {
+    /// Writes the first `count` bytes of `bytes` (all of them by default) at `offset`.
+    func write(_ bytes: [UInt8], count: Int? = nil, at offset: Int64) throws(LogError) {
+        var failure: LogError?
+        bytes.withUnsafeBytes { raw in
+            do throws(LogError) {
+                try write(UnsafeRawBufferPointer(rebasing: raw[0..<(count ?? raw.count)]), at: offset)
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
+    }
+}

@@ -1,0 +1,219 @@
+/// One record as the reader hands it out; `bytes` are valid only inside the reader's callback.
+public struct LogRecord {
+    /// The record's position.
+    public let position: UInt64
+    /// The record's bytes, valid only during the callback that received them.
+    public let bytes: UnsafeRawBufferPointer
+}
+
+/// Reads the records of a log snapshot, checking every frame before decompressing it.
+///
+/// A reader can run on any thread while the writer appends: it sees the records of its
+/// snapshot, never a partly written frame.
+public struct LogReader: Sendable {
+    /// The extent this reader reads.
+    public let snapshot: LogSnapshot
+    /// A torn frame found after the last whole one when the reader opened the directory itself
+    /// (a writer that opens the log will cut it off); preallocated zeros are not reported.
+    public let uncommittedTail: TornTail?
+    let fileSystem: any LogFileSystem
+
+    init(snapshot: LogSnapshot, fileSystem: any LogFileSystem) {
+        self.snapshot = snapshot
+        self.fileSystem = fileSystem
+        uncommittedTail = nil
+    }
+
+    /// Opens the log in `directory` for reading only, without taking the writer's lock.
+    ///
+    /// The last segment is checked to find where its whole frames end; a torn tail there is
+    /// reported in `uncommittedTail` and left alone. A missing directory reads as an empty log.
+    public init(directory: String) throws(LogError) {
+        try self.init(directory: directory, fileSystem: PosixFileSystem())
+    }
+
+    package init(directory: String, fileSystem: any LogFileSystem) throws(LogError) {
+        self.fileSystem = fileSystem
+        var segments = try Segment.directoryExists(directory) ? Segment.list(in: directory) : []
+        var end = segments.first?.firstPosition ?? Log.firstPosition
+        var tail: TornTail? = nil
+        if var last = segments.popLast() {
+            let file = try fileSystem.open(last.path, writable: false, create: false)
+            end = last.firstPosition
+            let torn = try withLogErrors(path: last.path) {
+                try SegmentScanner(segment: last, file: file).scan(isLast: true) { _, header, _ in
+                    end = header.endPosition
+                    return true
+                }
+            }
+            if let torn {
+                if !torn.isPreallocated {
+                    tail = TornTail(segment: last.path, offset: torn.offset, position: torn.position, bytes: torn.bytes, reason: torn.reason)
+                }
+                last.length = torn.offset
+            }
+            segments.append(last)
+        }
+        snapshot = LogSnapshot(directory: directory, segments: segments, endPosition: end)
+        uncommittedTail = tail
+    }
+
+    /// The position after the last record this reader sees.
+    public var endPosition: UInt64 { snapshot.endPosition }
+
+    /// Calls `body` with every record from `start` up to (not including) `end`, in order.
+    ///
+    /// - Throws: `LogError.corruptFrame` naming file and offset for any damaged frame,
+    ///   `.positionOutOfRange` when `start` is past the end, or what `body` throws.
+    public func forEach(
+        from start: UInt64 = Log.firstPosition, to end: UInt64 = .max, _ body: (LogRecord) throws -> Void
+    ) throws {
+        let end = min(end, snapshot.endPosition)
+        guard start <= snapshot.endPosition else {
+            throw LogError(.positionOutOfRange, "position \(start) is past the end of the log (\(snapshot.endPosition))", path: snapshot.directory)
+        }
+        guard start < end else { return }
+        var raw: [UInt8] = []
+        try walkFrames(from: start, to: end) { segment, offset, header, stored in
+            if header.endPosition <= start { return true }
+            let payload = try decode(header, stored: stored, into: &raw, segment: segment, offset: offset)
+            try payload.withUnsafeBytes { payload in
+                let wellFormed = try RecordWalker.walk(payload, expected: Int(header.recordCount)) { index, bytes in
+                    let position = header.firstPosition + UInt64(index)
+                    if position >= start && position < end { try body(LogRecord(position: position, bytes: bytes)) }
+                }
+                guard wellFormed else {
+                    throw LogError(.corruptFrame, "log corrupted: frame payload does not split into its records", path: segment.path, offset: offset)
+                }
+            }
+            return header.endPosition < end
+        }
+    }
+
+    /// Reads every frame and record of the snapshot, checking all of them.
+    public func check() throws -> LogStats {
+        try inspect(decodeRecords: true)
+    }
+
+    /// Counts segments, frames, records and bytes, checking every frame's checksum.
+    public func stats() throws -> LogStats {
+        try inspect(decodeRecords: false)
+    }
+
+    private func inspect(decodeRecords: Bool) throws -> LogStats {
+        var stats = LogStats(segments: snapshot.segments.count)
+        var raw: [UInt8] = []
+        try walkFrames(from: snapshot.startPosition, to: .max) { segment, offset, header, stored in
+            stats.frames += 1
+            stats.records += UInt64(header.recordCount)
+            stats.rawBytes += UInt64(header.rawLength)
+            stats.fileBytes += UInt64(header.frameLength)
+            if decodeRecords {
+                let payload = try decode(header, stored: stored, into: &raw, segment: segment, offset: offset)
+                let wellFormed = payload.withUnsafeBytes { RecordWalker.walk($0, expected: Int(header.recordCount)) { _, _ in } }
+                guard wellFormed else {
+                    throw LogError(.corruptFrame, "log corrupted: frame payload does not split into its records", path: segment.path, offset: offset)
+                }
+            }
+            return true
+        }
+        return stats
+    }
+
+    /// The raw payload of a checked frame (decompressed into `raw` when needed).
+    private func decode(
+        _ header: FrameHeader, stored: UnsafeRawBufferPointer, into raw: inout [UInt8], segment: Segment, offset: Int64
+    ) throws(LogError) -> ArraySlice<UInt8> {
+        let length = Int(header.rawLength)
+        if raw.count < length { raw = [UInt8](repeating: 0, count: length) }
+        let ok = raw.withUnsafeMutableBytes { raw in
+            let target = UnsafeMutableRawBufferPointer(rebasing: raw[0..<length])
+            guard header.compressed else {
+                target.copyMemory(from: stored)
+                return true
+            }
+            return LZ4Block.decompress(stored, into: target)
+        }
+        guard ok else {
+            throw LogError(.corruptFrame, "log corrupted: frame does not decompress to its length", path: segment.path, offset: offset)
+        }
+        return raw[0..<length]
+    }
+
+    /// Walks the checked frames holding positions from `start`, across segments, until `body`
+    /// returns `false` or the snapshot ends.
+    private func walkFrames(
+        from start: UInt64, to end: UInt64,
+        _ body: (Segment, Int64, FrameHeader, UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
+        let segments = snapshot.segments
+        guard !segments.isEmpty else { return }
+        var first = segments.count - 1
+        while first > 0 && segments[first].firstPosition > start { first -= 1 }
+        var expected = segments[first].firstPosition
+        for segment in segments[first...] {
+            guard segment.firstPosition == expected else {
+                throw LogError(.corruptSegment, "segment starts at position \(segment.firstPosition) but the one before ends at \(expected)", path: segment.path)
+            }
+            let file = try fileSystem.open(segment.path, writable: false, create: false)
+            let scanner = SegmentScanner(segment: segment, file: file)
+            let (offset, position) = segment.firstPosition == segments[first].firstPosition
+                ? seek(scanner, to: start) : (0, segment.firstPosition)
+            var keepGoing = true
+            try scanner.scan(from: offset, position: position, isLast: false) { offset, header, stored in
+                expected = header.endPosition
+                keepGoing = try body(segment, offset, header, stored)
+                return keepGoing
+            }
+            if !keepGoing || expected >= end { return }
+        }
+    }
+
+    /// The offset and position of the indexed frame at or before `position`, checked against the
+    /// segment; the segment's start when the index is missing or disagrees.
+    private func seek(_ scanner: SegmentScanner, to position: UInt64) -> (Int64, UInt64) {
+        let segment = scanner.segment
+        let start = (Int64(0), segment.firstPosition)
+        guard position > segment.firstPosition,
+            let file = try? fileSystem.open(segment.indexPath, writable: false, create: false),
+            let size = try? file.size(), size > 0, size <= 64 << 20
+        else { return start }
+        var bytes = [UInt8](repeating: 0, count: Int(size))
+        let read = bytes.withUnsafeMutableBytes { (try? file.read(into: $0, at: 0)) ?? 0 }
+        guard read == Int(size),
+            let index = bytes.withUnsafeBytes({
+                SegmentIndex.decode($0, firstPosition: segment.firstPosition, segmentLength: segment.length, interval: 0)
+            }),
+            let entry = index.entry(atOrBefore: position)
+        else { return start }
+        var header = [UInt8](repeating: 0, count: FrameHeader.size)
+        let headerRead = header.withUnsafeMutableBytes { (try? scanner.file.read(into: $0, at: entry.offset)) ?? 0 }
+        guard headerRead == FrameHeader.size,
+            case .success(let decoded) = header.withUnsafeBytes({ FrameHeader.decode($0) }),
+            decoded.firstPosition == entry.position
+        else { return start }
+        return (entry.offset, entry.position)
+    }
+}
+
+/// What a log holds, counted by `LogReader.stats()` and `check()`.
+public struct LogStats: Sendable, Equatable {
+    /// Segment files.
+    public var segments = 0
+    /// Frames (appended batches).
+    public var frames: UInt64 = 0
+    /// Records.
+    public var records: UInt64 = 0
+    /// Record bytes before compression, length prefixes included.
+    public var rawBytes: UInt64 = 0
+    /// Bytes of frames on disk, headers included.
+    public var fileBytes: UInt64 = 0
+
+    /// All counts zero: an empty log.
+    public init() {}
+
+    package init(segments: Int) { self.segments = segments }
+
+    /// Raw bytes per byte on disk.
+    public var compressionRatio: Double { fileBytes == 0 ? 1 : Double(rawBytes) / Double(fileBytes) }
+}

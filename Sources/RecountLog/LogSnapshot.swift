@@ -1,0 +1,36 @@
+/// The committed extent of a log at one moment: its segments and the position after its last record.
+///
+/// A snapshot is a value: reading through it sees exactly these records, however much is
+/// appended meanwhile.
+public struct LogSnapshot: Sendable, Equatable {
+    /// The log directory.
+    public let directory: String
+    /// The segments in position order, each with its committed length.
+    package var segments: [Segment]
+    /// The position the next appended record will get.
+    public var endPosition: UInt64
+
+    /// The position of the first record in the log.
+    public var startPosition: UInt64 { segments.first?.firstPosition ?? Log.firstPosition }
+
+    /// The number of records in the snapshot.
+    public var recordCount: UInt64 { endPosition - startPosition }
+}
+
+/// A frame that a crash left half written at the end of the last segment, which recovery cuts off.
+public struct TornTail: Sendable, Equatable, CustomStringConvertible {
+    /// The segment file.
+    public var segment: String
+    /// The byte offset where the whole frames end.
+    public var offset: Int64
+    /// The position the lost frame would have started with.
+    public var position: UInt64
+    /// How many bytes followed the whole frames.
+    public var bytes: Int64
+    /// Why those bytes are not a frame.
+    public var reason: String
+
+    public var description: String {
+        "\(bytes) bytes at \(segment) offset \(offset) (from position \(position)): \(reason)"
+    }
+}

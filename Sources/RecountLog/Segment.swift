@@ -1,0 +1,62 @@
+import Foundation
+
+/// One segment file of the log: its first record's position, path, and committed length.
+package struct Segment: Sendable, Equatable {
+    /// The position of the segment's first record; the file is named after it.
+    package var firstPosition: UInt64
+    /// The segment file's path.
+    package var path: String
+    /// How many bytes of the file hold whole, committed frames.
+    package var length: Int64
+
+    /// The sparse index file beside the segment.
+    package var indexPath: String { Self.indexPath(forSegment: path) }
+
+    /// `00000000000000004096.seg`: twenty digits, so names sort like positions.
+    package static func fileName(firstPosition: UInt64) -> String {
+        let digits = String(firstPosition)
+        return String(repeating: "0", count: max(0, 20 - digits.count)) + digits + ".seg"
+    }
+
+    /// The first position a segment file name stands for, or `nil` when it is not a segment's name.
+    package static func firstPosition(fileName: String) -> UInt64? {
+        guard fileName.hasSuffix(".seg") else { return nil }
+        let digits = fileName.dropLast(4)
+        guard digits.count == 20, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        return UInt64(digits)
+    }
+
+    package static func indexPath(forSegment path: String) -> String {
+        String(path.dropLast(4)) + ".idx"
+    }
+
+    /// Whether `path` is an existing directory; throws `.notADirectory` when it is something else.
+    package static func directoryExists(_ path: String) throws(LogError) -> Bool {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return false }
+        guard isDirectory.boolValue else {
+            throw LogError(.notADirectory, "the log path is not a directory", path: path)
+        }
+        return true
+    }
+
+    /// The segment files in `directory`, in position order, with their current file sizes.
+    package static func list(in directory: String) throws(LogError) -> [Segment] {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: directory)
+        } catch {
+            throw LogError(.io, "cannot list the log directory: \(error)", path: directory)
+        }
+        var segments: [Segment] = []
+        for name in names where name.hasSuffix(".seg") {
+            let path = directory + "/" + name
+            guard let first = firstPosition(fileName: name) else {
+                throw LogError(.corruptSegment, "a file ends in .seg but is not named by a 20-digit position", path: path)
+            }
+            let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int ?? 0
+            segments.append(Segment(firstPosition: first, path: path, length: Int64(size)))
+        }
+        return segments.sorted { $0.firstPosition < $1.firstPosition }
+    }
+}

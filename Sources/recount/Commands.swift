@@ -1,0 +1,22 @@
+import Foundation
+import RecountLog
+
+/// Dispatches a command and turns its errors into exit statuses.
+enum Commands {
+    static func run(_ invocation: Invocation) -> ExitStatus {
+        do {
+            switch invocation.words {
+            case ["log", "check"]: return try LogCommands.check(invocation)
+            case ["log", "stats"]: return try LogCommands.stats(invocation)
+            case ["demo"]: return try DemoCommand.run(invocation)
+            default: throw UsageError(message: "unknown command '\(invocation.words.joined(separator: " "))'")
+            }
+        } catch let error as UsageError {
+            Output.standardError("recount: \(error.message)\n\n\(Invocation.usage)")
+            return .usage
+        } catch {
+            Output.standardError("recount: \(error)\n")
+            return .failure
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import RecountLog
+
+/// `recount log check` and `recount log stats`.
+enum LogCommands {
+    /// Checks every frame and record; exit 4 when the log is damaged.
+    static func check(_ invocation: Invocation) throws -> ExitStatus {
+        try invocation.allowOnly([])
+        let reader = try LogReader(directory: invocation.logDirectory)
+        let stats: LogStats
+        do {
+            stats = try reader.check()
+        } catch let error as LogError where error.code == .corruptFrame || error.code == .corruptSegment {
+            if invocation.json {
+                Output.jsonLine([
+                    ("ok", .bool(false)), ("error", .string(error.message)), ("file", error.path.map { .string($0) } ?? .null),
+                    ("offset", error.offset.map { .int($0) } ?? .null),
+                ])
+            } else {
+                print("log damaged: \(error)")
+            }
+            return .verificationFailed
+        }
+        if invocation.json {
+            Output.jsonLine(fields(stats) + [("ok", .bool(true)), ("uncommittedTail", reader.uncommittedTail.map { .string($0.description) } ?? .null)])
+        } else {
+            print("log ok: \(stats.records) records in \(stats.frames) frames, \(stats.segments) segments, every checksum matches")
+            if let tail = reader.uncommittedTail { print("uncommitted tail (a writer cuts it off on open): \(tail)") }
+        }
+        return .success
+    }
+
+    /// Prints segments, records and bytes.
+    static func stats(_ invocation: Invocation) throws -> ExitStatus {
+        try invocation.allowOnly([])
+        let reader = try LogReader(directory: invocation.logDirectory)
+        let stats = try reader.stats()
+        if invocation.json {
+            Output.jsonLine(fields(stats) + [("startPosition", .int(Int64(reader.snapshot.startPosition))), ("endPosition", .int(Int64(reader.endPosition)))])
+        } else {
+            print("""
+                directory          \(invocation.logDirectory)
+                segments           \(stats.segments)
+                frames             \(stats.frames)
+                records            \(stats.records) (positions \(reader.snapshot.startPosition)..<\(reader.endPosition))
+                raw bytes          \(stats.rawBytes)
+                on-disk bytes      \(stats.fileBytes)
+                compression ratio  \(String(format: "%.2f", stats.compressionRatio))
+                """)
+        }
+        return .success
+    }
+
+    static func fields(_ stats: LogStats) -> [(String, Output.Value)] {
+        [
+            ("segments", .int(Int64(stats.segments))), ("frames", .int(Int64(stats.frames))), ("records", .int(Int64(stats.records))),
+            ("rawBytes", .int(Int64(stats.rawBytes))), ("fileBytes", .int(Int64(stats.fileBytes))),
+            ("compressionRatio", .double((stats.compressionRatio * 1000).rounded() / 1000)),
+        ]
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import Glibc
+@testable import RecountLog
+import Testing
+
+@Suite struct LogFaultTests {
+    func configuration(_ plan: FaultyFileSystem.Plan, durability: LogConfiguration.Durability = .everyBatch) -> LogConfiguration {
+        var configuration = LogConfiguration(segmentBytes: 2048, indexInterval: 256, durability: durability)
+        configuration.fileSystem = FaultyFileSystem(plan)
+        return configuration
+    }
+
+    @Test(arguments: [0, 1, 17, 39, 40, 100])
+    func aFailedOrPartialWriteRejectsTheBatchAndLeavesAValidLog(partialBytes: Int) throws {
+        try withTemporaryDirectory { directory in
+            // Write 1 preallocates zeros; writes 2 to 4 are the first three frames.
+            let log = try Log(directory: directory, configuration: configuration(.init(failWrite: 5, partialBytes: partialBytes, errno: ENOSPC)))
+            try appendBatches(log, [10, 10, 10])
+            #expect { try appendBatches(log, [10]) } throws: { ($0 as? LogError)?.errno == ENOSPC }
+            #expect(log.endPosition == 31)
+            // The failed batch left nothing behind, and the log goes on.
+            try appendBatches(log, [5])
+            expectRecords(try readAll(log.reader()), cover: 1..<36)
+            try log.close()
+            let reopened = try Log(directory: directory)
+            #expect(reopened.recovery == nil)
+            expectRecords(try readAll(reopened.reader()), cover: 1..<36)
+        }
+    }
+
+    @Test func aFailedFsyncStopsTheLogUntilItIsReopened() throws {
+        try withTemporaryDirectory { directory in
+            let log = try Log(directory: directory, configuration: configuration(.init(failSyncFrom: 4)))
+            try appendBatches(log, [4, 4])
+            #expect { try appendBatches(log, [4]) } throws: { ($0 as? LogError)?.errno == EIO }
+            // Fail-stop: no retry, no carrying on, even once the disk would accept a sync again.
+            for _ in 0..<3 {
+                #expect { try appendBatches(log, [1]) } throws: { ($0 as? LogError)?.code == .failStopped }
+                #expect { try log.sync() } throws: { ($0 as? LogError)?.code == .failStopped }
+            }
+            #expect(log.endPosition == 9, "readers never see the batch whose sync failed")
+            try log.close()
+            let reopened = try Log(directory: directory)
+            // The unsynced batch may or may not have reached the disk; here it did, whole.
+            #expect(reopened.endPosition == 13)
+            expectRecords(try readAll(reopened.reader()), cover: 1..<13)
+        }
+    }
+
+    @Test func aFailedSyncWhileRollingASegmentStopsTheLog() throws {
+        try withTemporaryDirectory { directory in
+            let log = try Log(directory: directory, configuration: configuration(.init(failSyncFrom: 2), durability: .none))
+            try appendBatches(log, [40])
+            #expect(throws: LogError.self) { try appendBatches(log, Array(repeating: 40, count: 3)) }
+            #expect { try appendBatches(log, [1]) } throws: { ($0 as? LogError)?.code == .failStopped }
+        }
+    }
+}
