@@ -5,6 +5,7 @@ let package = Package(
     name: "Recount",
     platforms: [.macOS(.v15)],
     products: [
+        .library(name: "Recount", targets: ["Recount"]),
         .library(name: "RecountLog", targets: ["RecountLog"]),
         .executable(name: "recount", targets: ["recount"]),
     ],
@@ -14,10 +15,12 @@ let package = Package(
         .systemLibrary(
             name: "CXXHash", pkgConfig: "libxxhash", providers: [.apt(["libxxhash-dev"])]),
         .target(name: "RecountLog", dependencies: ["CLZ4", "CXXHash"]),
-        .executableTarget(name: "recount", dependencies: ["RecountLog"]),
+        .target(name: "Recount", dependencies: ["RecountLog"]),
+        .executableTarget(name: "recount", dependencies: ["Recount", "RecountLog"]),
         .executableTarget(
             name: "LogBenchmark", dependencies: ["RecountLog"], path: "Benchmarks/LogBenchmark"),
         .testTarget(name: "RecountLogTests", dependencies: ["RecountLog"]),
+        .testTarget(name: "RecountTests", dependencies: ["Recount", "RecountLog"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -4,5 +4,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
 swift build --build-tests -Xswiftc -warnings-as-errors
+python3 scripts/validate_corpus.py | tail -n 1
 swift run LogBenchmark --smoke
 swift test

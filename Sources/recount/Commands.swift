@@ -8,6 +8,8 @@ enum Commands {
             switch invocation.words {
             case ["log", "check"]: return try LogCommands.check(invocation)
             case ["log", "stats"]: return try LogCommands.stats(invocation)
+            case ["log", "dump"]: return try DumpCommand.run(invocation)
+            case let words where words.first == "ingest": return try IngestCommand.run(invocation)
             case ["demo"]: return try DemoCommand.run(invocation)
             default: throw UsageError(message: "unknown command '\(invocation.words.joined(separator: " "))'")
             }

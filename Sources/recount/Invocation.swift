@@ -11,6 +11,8 @@ struct Invocation {
         usage: recount [--data DIR] [--json] COMMAND ...
 
         commands:
+          ingest FILE... | -   append NDJSON envelopes to the log; exit 3 when some lines were rejected
+          log dump [--from POS] [--user U]   the log's envelopes as NDJSON with their positions
           log check        check every frame of the log; exit 4 when damaged
           log stats        segments, records, raw and compressed bytes
           demo             write a synthetic log, read it back and check it

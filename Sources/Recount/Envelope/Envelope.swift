@@ -1,0 +1,125 @@
+/// One validated ingest envelope (contract §1): who, when it was received, and what it carries.
+package struct Envelope: Equatable, Sendable {
+    /// The user, or `*` for a config default.
+    package var user: String
+    /// When the backend received it; stamped before append when the client left it out.
+    package var receivedAt: Instant?
+    package var body: Body
+
+    package init(user: String, receivedAt: Instant?, body: Body) {
+        self.user = user
+        self.receivedAt = receivedAt
+        self.body = body
+    }
+
+    /// What an envelope carries, one case per kind.
+    package enum Body: Equatable, Sendable {
+        case healthKitDelivery(HealthKitDelivery)
+        case healthConnectChanges(HealthConnectChanges)
+        case samplesUpsert(provider: String, samples: [Sample])
+        case samplesDelete(provider: String, ids: [String])
+        case checkin(provider: String, metrics: [MetricName], at: Instant)
+        case reconcile(Reconcile)
+        case configSources(metric: MetricName, priority: [String])
+        case configProvider(provider: String, expectedCheckinSeconds: Int64, cohort: String?)
+        case configOwnOrigins(origins: [String])
+    }
+
+    /// The contract's `kind` string.
+    package var kind: Kind { body.kind }
+
+    /// Samples this envelope upserts, in order.
+    package var samples: [Sample] {
+        switch body {
+        case .healthKitDelivery(let delivery): delivery.added
+        case .healthConnectChanges(let page): page.changes.compactMap { if case .upsertion(let sample) = $0 { sample } else { nil } }
+        case .samplesUpsert(_, let samples): samples
+        case .reconcile(let reconcile): reconcile.samples
+        default: []
+        }
+    }
+}
+
+/// The envelope kinds, with their contract names and stable codes in the log.
+package enum Kind: UInt8, CaseIterable, Sendable {
+    case healthKitDelivery = 1, healthConnectChanges, samplesUpsert, samplesDelete, checkin, reconcile
+    case configSources, configProvider, configOwnOrigins
+
+    package var name: String {
+        switch self {
+        case .healthKitDelivery: "healthkit.delivery"
+        case .healthConnectChanges: "healthconnect.changes"
+        case .samplesUpsert: "samples.upsert"
+        case .samplesDelete: "samples.delete"
+        case .checkin: "checkin"
+        case .reconcile: "reconcile"
+        case .configSources: "config.sources"
+        case .configProvider: "config.provider"
+        case .configOwnOrigins: "config.ownOrigins"
+        }
+    }
+
+    package init?(name: String) {
+        guard let kind = Self.allCases.first(where: { $0.name == name }) else { return nil }
+        self = kind
+    }
+
+    /// Config kinds may name the user `*` (the default for every user).
+    package var isConfig: Bool { self == .configSources || self == .configProvider || self == .configOwnOrigins }
+}
+
+extension Envelope.Body {
+    package var kind: Kind {
+        switch self {
+        case .healthKitDelivery: .healthKitDelivery
+        case .healthConnectChanges: .healthConnectChanges
+        case .samplesUpsert: .samplesUpsert
+        case .samplesDelete: .samplesDelete
+        case .checkin: .checkin
+        case .reconcile: .reconcile
+        case .configSources: .configSources
+        case .configProvider: .configProvider
+        case .configOwnOrigins: .configOwnOrigins
+        }
+    }
+}
+
+/// One result of an `HKAnchoredObjectQuery`.
+package struct HealthKitDelivery: Equatable, Sendable {
+    package var type: MetricName
+    /// The anchor the query ran with (base64), `nil` for a full-history read.
+    package var anchor: String?
+    package var newAnchor: String
+    package var added: [Sample]
+    package var deleted: [HealthKitDeletion]
+}
+
+/// An `HKDeletedObject`: an id, and metadata kept as compact JSON text.
+package struct HealthKitDeletion: Equatable, Sendable {
+    package var uuid: String
+    package var metadataJSON: String?
+}
+
+/// One page of Health Connect `getChanges`.
+package struct HealthConnectChanges: Equatable, Sendable {
+    package var recordTypes: [MetricName]
+    package var token: String
+    package var nextChangesToken: String
+    package var hasMore: Bool
+    package var changesTokenExpired: Bool
+    package var changes: [Change]
+
+    package enum Change: Equatable, Sendable {
+        case upsertion(Sample)
+        case deletion(recordId: String)
+    }
+}
+
+/// An authoritative re-read of a window.
+package struct Reconcile: Equatable, Sendable {
+    package var provider: String
+    package var metric: MetricName
+    package var from: Instant
+    package var to: Instant
+    package var samples: [Sample]
+}

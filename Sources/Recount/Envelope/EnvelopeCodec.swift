@@ -1,0 +1,205 @@
+/// The binary log record of an envelope (format 1): compact, versioned, and lossless against
+/// the envelope's JSON.
+///
+/// Layout: format byte, kind code, user, receivedAt, then the kind's fields. Samples are written
+/// as a block: a table of the repeated strings (type names, units, origins, devices, zones) in
+/// order of first use, then each sample as a flags varint and its present fields, with UUID ids
+/// as 16 bytes and start times as deltas from the previous sample. See `docs/envelope-record.md`.
+package enum EnvelopeCodec {
+    /// The record format this code writes.
+    package static let formatVersion: UInt8 = 1
+
+    /// Appends the record for `envelope` to `bytes`.
+    package static func encode(_ envelope: Envelope, into bytes: inout [UInt8]) {
+        var out = RecordWriter()
+        swap(&out.bytes, &bytes)
+        defer { swap(&out.bytes, &bytes) }
+        out.byte(formatVersion)
+        out.byte(envelope.kind.rawValue)
+        out.string(envelope.user)
+        writeOptionalInstant(envelope.receivedAt, &out)
+        switch envelope.body {
+        case .healthKitDelivery(let delivery):
+            out.string(delivery.type.name)
+            writeOptionalString(delivery.anchor, &out)
+            out.string(delivery.newAnchor)
+            SampleBlock.write(delivery.added, &out)
+            out.varint(UInt64(delivery.deleted.count))
+            for deletion in delivery.deleted {
+                out.string(deletion.uuid)
+                writeOptionalString(deletion.metadataJSON, &out)
+            }
+        case .healthConnectChanges(let page):
+            writeNames(page.recordTypes, &out)
+            out.string(page.token)
+            out.string(page.nextChangesToken)
+            out.bool(page.hasMore)
+            out.bool(page.changesTokenExpired)
+            out.varint(UInt64(page.changes.count))
+            var upserted: [Sample] = []
+            for change in page.changes {
+                switch change {
+                case .upsertion(let sample):
+                    out.byte(0)
+                    upserted.append(sample)
+                case .deletion(let recordId):
+                    out.byte(1)
+                    out.string(recordId)
+                }
+            }
+            SampleBlock.write(upserted, &out)
+        case .samplesUpsert(let provider, let samples):
+            out.string(provider)
+            SampleBlock.write(samples, &out)
+        case .samplesDelete(let provider, let ids):
+            out.string(provider)
+            writeStrings(ids, &out)
+        case .checkin(let provider, let metrics, let at):
+            out.string(provider)
+            writeNames(metrics, &out)
+            writeInstant(at, &out)
+        case .reconcile(let reconcile):
+            out.string(reconcile.provider)
+            out.string(reconcile.metric.name)
+            writeInstant(reconcile.from, &out)
+            writeInstant(reconcile.to, &out)
+            SampleBlock.write(reconcile.samples, &out)
+        case .configSources(let metric, let priority):
+            out.string(metric.name)
+            writeStrings(priority, &out)
+        case .configProvider(let provider, let seconds, let cohort):
+            out.string(provider)
+            out.signed(seconds)
+            writeOptionalString(cohort, &out)
+        case .configOwnOrigins(let origins):
+            writeStrings(origins, &out)
+        }
+    }
+
+    /// Decodes a record written by `encode`.
+    package static func decode(_ bytes: UnsafeRawBufferPointer) throws(EnvelopeCodecError) -> Envelope {
+        var input = RecordReader(bytes)
+        let version = try input.byte()
+        guard version == formatVersion else { throw input.malformed("unknown record format \(version)") }
+        guard let kind = Kind(rawValue: try input.byte()) else { throw input.malformed("unknown envelope kind") }
+        let user = try input.string()
+        let receivedAt = try readOptionalInstant(&input)
+        let body: Envelope.Body
+        switch kind {
+        case .healthKitDelivery:
+            let type = try readName(&input)
+            let anchor = try readOptionalString(&input)
+            let newAnchor = try input.string()
+            let added = try SampleBlock.read(&input)
+            var deleted: [HealthKitDeletion] = []
+            for _ in 0..<(try input.count()) {
+                deleted.append(HealthKitDeletion(uuid: try input.string(), metadataJSON: try readOptionalString(&input)))
+            }
+            body = .healthKitDelivery(HealthKitDelivery(type: type, anchor: anchor, newAnchor: newAnchor, added: added, deleted: deleted))
+        case .healthConnectChanges:
+            let recordTypes = try readNames(&input)
+            let token = try input.string()
+            let next = try input.string()
+            let hasMore = try input.bool()
+            let expired = try input.bool()
+            var shape: [String?] = []
+            for _ in 0..<(try input.count()) {
+                switch try input.byte() {
+                case 0: shape.append(nil)
+                case 1: shape.append(try input.string())
+                default: throw input.malformed("unknown change tag")
+                }
+            }
+            var upserted = try SampleBlock.read(&input)[...]
+            var changes: [HealthConnectChanges.Change] = []
+            for entry in shape {
+                if let recordId = entry {
+                    changes.append(.deletion(recordId: recordId))
+                } else {
+                    guard let sample = upserted.popFirst() else { throw input.malformed("fewer upserted samples than upsertions") }
+                    changes.append(.upsertion(sample))
+                }
+            }
+            guard upserted.isEmpty else { throw input.malformed("more upserted samples than upsertions") }
+            body = .healthConnectChanges(
+                HealthConnectChanges(recordTypes: recordTypes, token: token, nextChangesToken: next, hasMore: hasMore, changesTokenExpired: expired, changes: changes))
+        case .samplesUpsert:
+            body = .samplesUpsert(provider: try input.string(), samples: try SampleBlock.read(&input))
+        case .samplesDelete:
+            body = .samplesDelete(provider: try input.string(), ids: try readStrings(&input))
+        case .checkin:
+            body = .checkin(provider: try input.string(), metrics: try readNames(&input), at: try readInstant(&input))
+        case .reconcile:
+            let provider = try input.string()
+            let metric = try readName(&input)
+            let from = try readInstant(&input)
+            let to = try readInstant(&input)
+            body = .reconcile(Reconcile(provider: provider, metric: metric, from: from, to: to, samples: try SampleBlock.read(&input)))
+        case .configSources:
+            body = .configSources(metric: try readName(&input), priority: try readStrings(&input))
+        case .configProvider:
+            body = .configProvider(provider: try input.string(), expectedCheckinSeconds: try input.signed(), cohort: try readOptionalString(&input))
+        case .configOwnOrigins:
+            body = .configOwnOrigins(origins: try readStrings(&input))
+        }
+        guard input.isAtEnd else { throw input.malformed("trailing bytes after the envelope") }
+        return Envelope(user: user, receivedAt: receivedAt, body: body)
+    }
+
+    static func writeInstant(_ instant: Instant, _ out: inout RecordWriter) {
+        out.signed(instant.millis)
+        out.signed(Int64(instant.offsetSeconds))
+    }
+
+    static func readInstant(_ input: inout RecordReader) throws(EnvelopeCodecError) -> Instant {
+        let millis = try input.signed()
+        let offset = try input.signed()
+        guard let offset = Int32(exactly: offset), abs(offset) < 86_400 else { throw input.malformed("offset out of range") }
+        return Instant(millis: millis, offsetSeconds: offset)
+    }
+
+    private static func writeOptionalInstant(_ instant: Instant?, _ out: inout RecordWriter) {
+        out.bool(instant != nil)
+        if let instant { writeInstant(instant, &out) }
+    }
+
+    private static func readOptionalInstant(_ input: inout RecordReader) throws(EnvelopeCodecError) -> Instant? {
+        try input.bool() ? try readInstant(&input) : nil
+    }
+
+    private static func writeOptionalString(_ text: String?, _ out: inout RecordWriter) {
+        out.bool(text != nil)
+        if let text { out.string(text) }
+    }
+
+    private static func readOptionalString(_ input: inout RecordReader) throws(EnvelopeCodecError) -> String? {
+        try input.bool() ? try input.string() : nil
+    }
+
+    private static func writeStrings(_ strings: [String], _ out: inout RecordWriter) {
+        out.varint(UInt64(strings.count))
+        for string in strings { out.string(string) }
+    }
+
+    private static func readStrings(_ input: inout RecordReader) throws(EnvelopeCodecError) -> [String] {
+        var strings: [String] = []
+        for _ in 0..<(try input.count()) { strings.append(try input.string()) }
+        return strings
+    }
+
+    private static func writeNames(_ names: [MetricName], _ out: inout RecordWriter) {
+        writeStrings(names.map(\.name), &out)
+    }
+
+    private static func readNames(_ input: inout RecordReader) throws(EnvelopeCodecError) -> [MetricName] {
+        var names: [MetricName] = []
+        for _ in 0..<(try input.count()) { names.append(try readName(&input)) }
+        return names
+    }
+
+    static func readName(_ input: inout RecordReader) throws(EnvelopeCodecError) -> MetricName {
+        let text = try input.string()
+        guard let name = MetricName(text) else { throw input.malformed("unknown type name \(text)") }
+        return name
+    }
+}

@@ -1,0 +1,105 @@
+/// Appends the primitives of the binary record format to a byte buffer.
+struct RecordWriter {
+    var bytes: [UInt8] = []
+
+    mutating func byte(_ value: UInt8) { bytes.append(value) }
+
+    /// LEB128.
+    mutating func varint(_ value: UInt64) {
+        var value = value
+        while value >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+        }
+        bytes.append(UInt8(value))
+    }
+
+    /// Zig-zag LEB128, for signed values near zero.
+    mutating func signed(_ value: Int64) { varint(UInt64(bitPattern: (value << 1) ^ (value >> 63))) }
+
+    mutating func double(_ value: Double) {
+        withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    mutating func string(_ value: String) {
+        var value = value
+        value.withUTF8 { utf8 in
+            varint(UInt64(utf8.count))
+            bytes.append(contentsOf: utf8)
+        }
+    }
+
+    mutating func bool(_ value: Bool) { byte(value ? 1 : 0) }
+}
+
+/// Reads the primitives of the binary record format, bounds-checked: malformed bytes throw.
+struct RecordReader {
+    let bytes: UnsafeRawBufferPointer
+    var offset = 0
+
+    init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+
+    var isAtEnd: Bool { offset == bytes.count }
+
+    func malformed(_ what: String) -> EnvelopeCodecError { EnvelopeCodecError(offset: offset, reason: what) }
+
+    mutating func byte() throws(EnvelopeCodecError) -> UInt8 {
+        guard offset < bytes.count else { throw malformed("record ends early") }
+        defer { offset += 1 }
+        return bytes[offset]
+    }
+
+    mutating func varint() throws(EnvelopeCodecError) -> UInt64 {
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            let next = try byte()
+            guard shift < 64, shift < 63 || next <= 1 else { throw malformed("varint overflows") }
+            result |= UInt64(next & 0x7F) << shift
+            if next < 0x80 { return result }
+            shift += 7
+        }
+    }
+
+    mutating func signed() throws(EnvelopeCodecError) -> Int64 {
+        let raw = try varint()
+        return Int64(bitPattern: (raw >> 1) ^ (0 &- (raw & 1)))
+    }
+
+    mutating func count(limit: Int = 1 << 24) throws(EnvelopeCodecError) -> Int {
+        let value = try varint()
+        guard value <= UInt64(limit) else { throw malformed("count \(value) is out of range") }
+        return Int(value)
+    }
+
+    mutating func double() throws(EnvelopeCodecError) -> Double {
+        guard bytes.count - offset >= 8 else { throw malformed("record ends early") }
+        defer { offset += 8 }
+        return Double(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
+    }
+
+    mutating func string() throws(EnvelopeCodecError) -> String {
+        let length = try count()
+        guard bytes.count - offset >= length else { throw malformed("string runs past the record") }
+        defer { offset += length }
+        let slice = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + length)])
+        guard let text = String(validating: slice, as: UTF8.self) else { throw malformed("string is not UTF-8") }
+        return text
+    }
+
+    mutating func bool() throws(EnvelopeCodecError) -> Bool {
+        switch try byte() {
+        case 0: false
+        case 1: true
+        default: throw malformed("boolean is neither 0 nor 1")
+        }
+    }
+}
+
+/// A log record that does not decode as an envelope.
+package struct EnvelopeCodecError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The byte offset in the record.
+    package var offset: Int
+    package var reason: String
+    package var description: String { "envelope record malformed at byte \(offset): \(reason)" }
+}

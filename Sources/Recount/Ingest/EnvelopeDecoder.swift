@@ -1,0 +1,273 @@
+/// Turns one NDJSON line into a validated `Envelope`, or says exactly why not.
+///
+/// Every rule of contract §1 and `schemas/` is checked here; the schema-agreement test runs
+/// the same corpus through this decoder and a JSON Schema validator.
+package struct EnvelopeDecoder {
+    private let zones: ZoneOffsets
+
+    package init(zones: ZoneOffsets = ZoneOffsets()) { self.zones = zones }
+
+    /// Decodes line `line` of an input.
+    package func decode(line bytes: UnsafeRawBufferPointer, number line: Int) throws(IngestError) -> Envelope {
+        guard bytes.count <= EnvelopeLimits.lineBytes else {
+            throw IngestError(line: line, path: "$", reason: "is \(bytes.count) bytes; lines of at most \(EnvelopeLimits.lineBytes) bytes are accepted")
+        }
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(bytes, maxDepth: EnvelopeLimits.depth)
+        } catch {
+            // A duplicate key or a lone surrogate is a fault of one field; anything else breaks the line.
+            let ofField = error.reason.hasPrefix("duplicate key") || error.reason.contains("surrogate")
+            let at = ofField || error.path == "$" ? "" : " in \(error.path)"
+            throw IngestError(
+                line: line, path: ofField ? error.path : "$", reason: "is not valid JSON: \(error.reason)\(at) (byte \(error.offset + 1))")
+        }
+        do {
+            return try decode(value)
+        } catch {
+            throw IngestError(line: line, path: error.path, reason: error.reason)
+        }
+    }
+
+    /// Decodes a parsed envelope.
+    func decode(_ value: JSONValue) throws(FieldError) -> Envelope {
+        let root = try ObjectReader(value, path: "$")
+        guard case .string(let kindName) = try root.required("kind") else { throw FieldError(path: "kind", reason: "must be a string") }
+        guard let kind = Kind(name: kindName) else {
+            throw FieldError(path: "kind", reason: "is not a known kind (\(Kind.allCases.map(\.name).joined(separator: ", ")))")
+        }
+        let common: Set = ["kind", "user", "receivedAt"]
+        let user: String
+        if kind.isConfig, case .string("*") = try root.required("user") { user = "*" } else { user = try root.string("user", .user) }
+        let receivedAt = try root.optionalInstant("receivedAt")
+        let body: Envelope.Body
+        switch kind {
+        case .healthKitDelivery:
+            try root.allowOnly(common.union(["type", "anchor", "newAnchor", "added", "deleted"]))
+            let type = try metricName(try root.required("type"), path: "type")
+            let anchorValue = try root.required("anchor")
+            let anchor: String?
+            if case .null = anchorValue { anchor = nil } else { anchor = try base64(anchorValue, path: "anchor") }
+            let newAnchor = try base64(try root.required("newAnchor"), path: "newAnchor")
+            let added = try samples(root, "added", allowed: { $0 == type.metric }, mismatch: "must be a \(type.metric.name) sample, like the delivery's type")
+            var deleted: [HealthKitDeletion] = []
+            var seen = Set<String>()
+            for (index, item) in try root.array("deleted").enumerated() {
+                let path = "deleted[\(index)]"
+                let deletion = try ObjectReader(item, path: path)
+                try deletion.allowOnly(["uuid", "metadata"])
+                let uuid = try deletion.string("uuid", .id)
+                guard seen.insert(uuid).inserted else { throw FieldError(path: path + ".uuid", reason: "repeats an id deleted earlier in this envelope") }
+                var metadata: String? = nil
+                if let value = try deletion.optional("metadata") {
+                    guard case .object = value else { throw FieldError(path: path + ".metadata", reason: "must be an object") }
+                    metadata = JSONWriter.string(value)
+                }
+                deleted.append(HealthKitDeletion(uuid: uuid, metadataJSON: metadata))
+            }
+            body = .healthKitDelivery(HealthKitDelivery(type: type, anchor: anchor, newAnchor: newAnchor, added: added, deleted: deleted))
+        case .healthConnectChanges:
+            try root.allowOnly(common.union(["recordTypes", "token", "nextChangesToken", "hasMore", "changesTokenExpired", "changes"]))
+            let recordTypes = try metricNames(root, "recordTypes")
+            let token = try root.string("token", .token)
+            let next = try root.string("nextChangesToken", .token)
+            let hasMore = try root.bool("hasMore")
+            let expired = try root.bool("changesTokenExpired")
+            let metrics = Set(recordTypes.map(\.metric))
+            var changes: [HealthConnectChanges.Change] = []
+            var upserted = Set<String>()
+            var deleted = Set<String>()
+            for (index, item) in try root.array("changes").enumerated() {
+                let path = "changes[\(index)]"
+                let change = try ObjectReader(item, path: path)
+                try change.allowOnly(["upsertion", "deletion"])
+                guard change.object.members.count == 1 else {
+                    throw FieldError(path: path, reason: "must hold exactly one of upsertion or deletion")
+                }
+                if let value = try change.optional("upsertion") {
+                    let sample = try self.sample(value, path: path + ".upsertion")
+                    guard metrics.contains(sample.type.metric) else {
+                        throw FieldError(path: path + ".upsertion.type", reason: "is not among the page's recordTypes")
+                    }
+                    guard upserted.insert(sample.id).inserted else {
+                        throw FieldError(path: path + ".upsertion.id", reason: "repeats an id upserted earlier in this envelope")
+                    }
+                    changes.append(.upsertion(sample))
+                } else {
+                    let deletion = try ObjectReader(try change.required("deletion"), path: path + ".deletion")
+                    try deletion.allowOnly(["recordId"])
+                    let id = try deletion.string("recordId", .id)
+                    guard deleted.insert(id).inserted else {
+                        throw FieldError(path: path + ".deletion.recordId", reason: "repeats an id deleted earlier in this envelope")
+                    }
+                    changes.append(.deletion(recordId: id))
+                }
+            }
+            body = .healthConnectChanges(
+                HealthConnectChanges(recordTypes: recordTypes, token: token, nextChangesToken: next, hasMore: hasMore, changesTokenExpired: expired, changes: changes))
+        case .samplesUpsert:
+            try root.allowOnly(common.union(["provider", "samples"]))
+            let provider = try root.string("provider", .provider)
+            body = .samplesUpsert(provider: provider, samples: try samples(root, "samples", allowed: { _ in true }, mismatch: ""))
+        case .samplesDelete:
+            try root.allowOnly(common.union(["provider", "ids"]))
+            let provider = try root.string("provider", .provider)
+            var ids: [String] = []
+            var seen = Set<String>()
+            for (index, item) in try root.array("ids").enumerated() {
+                let id = try StringRule.id.check(item, path: "ids[\(index)]")
+                guard seen.insert(id).inserted else { throw FieldError(path: "ids[\(index)]", reason: "repeats an id earlier in this envelope") }
+                ids.append(id)
+            }
+            body = .samplesDelete(provider: provider, ids: ids)
+        case .checkin:
+            try root.allowOnly(common.union(["provider", "metrics", "at"]))
+            body = .checkin(provider: try root.string("provider", .provider), metrics: try metricNames(root, "metrics"), at: try root.instant("at"))
+        case .reconcile:
+            try root.allowOnly(common.union(["provider", "metric", "window", "samples"]))
+            let provider = try root.string("provider", .provider)
+            let metric = try metricName(try root.required("metric"), path: "metric")
+            let window = try ObjectReader(try root.required("window"), path: "window")
+            try window.allowOnly(["from", "to"])
+            let from = try window.instant("from")
+            let to = try window.instant("to")
+            guard from.millis <= to.millis else { throw FieldError(path: "window.from", reason: "is after window.to") }
+            let samples = try samples(root, "samples", allowed: { $0 == metric.metric }, mismatch: "must be a \(metric.metric.name) sample, like the reconcile's metric")
+            body = .reconcile(Reconcile(provider: provider, metric: metric, from: from, to: to, samples: samples))
+        case .configSources:
+            try root.allowOnly(common.union(["metric", "priority"]))
+            let metric = try metricName(try root.required("metric"), path: "metric")
+            body = .configSources(metric: metric, priority: try strings(root, "priority", .text))
+        case .configProvider:
+            try root.allowOnly(common.union(["provider", "expectedCheckinSeconds", "cohort"]))
+            body = .configProvider(
+                provider: try root.string("provider", .provider),
+                expectedCheckinSeconds: try root.integer("expectedCheckinSeconds", in: 1...31_622_400),
+                cohort: try root.optionalString("cohort", .cohort))
+        case .configOwnOrigins:
+            try root.allowOnly(common.union(["origins"]))
+            body = .configOwnOrigins(origins: try strings(root, "origins", .text))
+        }
+        return Envelope(user: user, receivedAt: receivedAt, body: body)
+    }
+
+    private func metricName(_ value: JSONValue, path: String) throws(FieldError) -> MetricName {
+        guard case .string(let text) = value else { throw FieldError(path: path, reason: "must be a type name string") }
+        guard let name = MetricName(text) else {
+            throw FieldError(path: path, reason: "is not a known type (\(text)); accepted: \(Metric.acceptedTypeNames.joined(separator: ", "))")
+        }
+        return name
+    }
+
+    private func metricNames(_ object: ObjectReader, _ key: String) throws(FieldError) -> [MetricName] {
+        var names: [MetricName] = []
+        for (index, item) in try object.array(key, minimum: 1).enumerated() {
+            names.append(try metricName(item, path: "\(object.path(key))[\(index)]"))
+        }
+        return names
+    }
+
+    private func strings(_ object: ObjectReader, _ key: String, _ rule: StringRule) throws(FieldError) -> [String] {
+        var strings: [String] = []
+        for (index, item) in try object.array(key).enumerated() {
+            strings.append(try rule.check(item, path: "\(object.path(key))[\(index)]"))
+        }
+        return strings
+    }
+
+    private func base64(_ value: JSONValue, path: String) throws(FieldError) -> String {
+        let text = try StringRule.base64.check(value, path: path)
+        guard Base64.isCanonical(text) else { throw FieldError(path: path, reason: "is not padded standard base64") }
+        return text
+    }
+
+    /// The samples of array `key`, each of a metric `allowed` accepts, with no id twice.
+    private func samples(
+        _ object: ObjectReader, _ key: String, allowed: (Metric) -> Bool, mismatch: String
+    ) throws(FieldError) -> [Sample] {
+        var samples: [Sample] = []
+        var seen = Set<String>()
+        for (index, item) in try object.array(key).enumerated() {
+            let path = "\(object.path(key))[\(index)]"
+            let sample = try self.sample(item, path: path)
+            guard allowed(sample.type.metric) else { throw FieldError(path: path + ".type", reason: mismatch) }
+            guard seen.insert(sample.id).inserted else { throw FieldError(path: path + ".id", reason: "repeats an id earlier in this envelope") }
+            samples.append(sample)
+        }
+        return samples
+    }
+
+    /// One sample object (contract §1 "Samples").
+    func sample(_ value: JSONValue, path: String) throws(FieldError) -> Sample {
+        let object = try ObjectReader(value, path: path)
+        try object.allowOnly([
+            "id", "type", "start", "end", "timeZone", "value", "unit", "stage", "origin", "device", "syncIdentifier", "syncVersion",
+            "lastModified",
+        ])
+        let id = try object.string("id", .id)
+        let type = try metricName(try object.required("type"), path: object.path("type"))
+        let start = try object.instant("start")
+        let end = try object.optionalInstant("end")
+        if let end {
+            guard end.millis >= start.millis else { throw FieldError(path: object.path("end"), reason: "is before start") }
+            guard end.millis - start.millis <= DayAttribution.maximumSpanMillis else {
+                throw FieldError(path: object.path("end"), reason: "is more than 366 days after start")
+            }
+        }
+        let timeZone = try object.optionalString("timeZone", .timeZone)
+        if let timeZone, !zones.isKnown(zone: timeZone) {
+            throw FieldError(path: object.path("timeZone"), reason: "is not a known IANA time zone (\(timeZone))")
+        }
+        var sample = Sample(id: id, type: type, start: start, end: end, timeZone: timeZone, origin: "")
+        let metric = type.metric
+        switch metric.kind {
+        case .quantity:
+            guard case .number(let number) = try object.required("value") else {
+                throw FieldError(path: object.path("value"), reason: "must be a number")
+            }
+            guard number.double.isFinite else { throw FieldError(path: object.path("value"), reason: "is out of range (not a finite number)") }
+            let unit = try object.string("unit", .text)
+            guard let measure = MeasureUnit.parse(unit), measure.isAccepted(for: metric) else {
+                let accepted = MeasureUnit.accepted(for: metric).map(\.symbol).joined(separator: ", ")
+                throw FieldError(path: object.path("unit"), reason: "is not a unit of \(metric.name) (\(unit)); accepted: \(accepted)")
+            }
+            guard measure.toCanonical(number.double).isFinite else {
+                throw FieldError(path: object.path("value"), reason: "is out of range once converted to \(metric.canonicalUnit)")
+            }
+            if object.object["stage"] != nil { throw FieldError(path: object.path("stage"), reason: "is only for sleep samples") }
+            sample.value = number.double
+            sample.unit = unit
+        case .sleep:
+            for key in ["value", "unit"] where object.object[key] != nil {
+                throw FieldError(path: object.path(key), reason: "is not used by sleep samples")
+            }
+            guard case .string(let name) = try object.required("stage"), let stage = SleepStage(name: name) else {
+                throw FieldError(path: object.path("stage"), reason: "must be one of \(SleepStage.allCases.map(\.name).joined(separator: ", "))")
+            }
+            sample.stage = stage
+        case .workout:
+            for key in ["value", "unit", "stage"] where object.object[key] != nil {
+                throw FieldError(path: object.path(key), reason: "is not used by workout samples")
+            }
+        }
+        sample.origin = try object.string("origin", .text)
+        sample.device = try object.optionalString("device", .device)
+        sample.syncIdentifier = try object.optionalString("syncIdentifier", .text)
+        if let version = try object.optional("syncVersion") {
+            sample.syncVersion = try ObjectReader.integer(version, in: 0...Int64.max, path: object.path("syncVersion"))
+        }
+        sample.lastModified = try object.optionalInstant("lastModified")
+        return sample
+    }
+}
+
+/// Checks standard, padded base64 (RFC 4648 §4).
+enum Base64 {
+    static func isCanonical(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count % 4 == 0 else { return false }
+        let padding = bytes.reversed().prefix { $0 == UInt8(ascii: "=") }.count
+        guard padding <= 2 else { return false }
+        return bytes.dropLast(padding).allSatisfy { StringRule.isAlphanumeric($0) || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "/") }
+    }
+}

@@ -1,0 +1,96 @@
+package import RecountLog
+
+/// Appends validated envelopes from NDJSON input to the log, envelope by envelope atomically:
+/// a rejected line changes nothing, the valid lines around it go through.
+package struct Ingestor {
+    private let log: Log
+    private let decoder = EnvelopeDecoder()
+    /// The clock that stamps `receivedAt` when a client left it out (never read by folding).
+    private let now: () -> Instant
+    /// Envelopes per appended batch (one log frame).
+    private let batchSize: Int
+
+    package init(log: Log, batchSize: Int = 1000, now: @escaping () -> Instant) {
+        self.log = log
+        self.batchSize = batchSize
+        self.now = now
+    }
+
+    /// Reads every line of `input`, appending what is valid; returns what happened.
+    package func ingest(_ input: LineReader, source: String) throws -> IngestReport {
+        var report = IngestReport()
+        var batch = LogBatch()
+        var record: [UInt8] = []
+        var pendingSamples = 0
+        func flush() throws {
+            guard !batch.isEmpty else { return }
+            let positions = try log.append(batch)
+            report.note(positions: positions)
+            report.appended += batch.count
+            report.samples += pendingSamples
+            batch.removeAll()
+            pendingSamples = 0
+        }
+        while let outcome = try input.next(limit: EnvelopeLimits.lineBytes, { line -> LineOutcome in
+            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return .blank }
+            do throws(IngestError) {
+                return .accepted(try decoder.decode(line: line, number: input.lineNumber))
+            } catch {
+                return .rejected(error)
+            }
+        }) {
+            switch outcome {
+            case .blank: report.blankLines += 1
+            case .rejected(let error): report.rejected.append(IngestRejection(source: source, error: error))
+            case .accepted(var envelope):
+                if envelope.receivedAt == nil { envelope.receivedAt = now() }
+                record.removeAll(keepingCapacity: true)
+                EnvelopeCodec.encode(envelope, into: &record)
+                batch.append(record)
+                pendingSamples += envelope.samples.count
+                if batch.count >= batchSize { try flush() }
+            }
+        }
+        try flush()
+        return report
+    }
+}
+
+/// What became of one input line.
+private enum LineOutcome {
+    case blank
+    case rejected(IngestError)
+    case accepted(Envelope)
+}
+
+/// A line that was rejected, with the input it came from.
+package struct IngestRejection: Sendable, CustomStringConvertible {
+    package var source: String
+    package var error: IngestError
+    package var description: String { "\(source): \(error)" }
+}
+
+/// What one ingest did.
+package struct IngestReport: Sendable {
+    package var appended = 0
+    package var samples = 0
+    package var blankLines = 0
+    package var rejected: [IngestRejection] = []
+    /// The log positions the appended envelopes got.
+    package var positions: Range<UInt64>?
+
+    package init() {}
+
+    mutating func note(positions new: Range<UInt64>) {
+        positions = positions.map { $0.lowerBound..<new.upperBound } ?? new
+    }
+
+    /// Adds another input's report.
+    package mutating func merge(_ other: IngestReport) {
+        appended += other.appended
+        samples += other.samples
+        blankLines += other.blankLines
+        rejected += other.rejected
+        if let new = other.positions { note(positions: new) }
+    }
+}

@@ -1,0 +1,143 @@
+/// Reads the members of one JSON object of an envelope, naming each field's path in errors.
+struct ObjectReader {
+    let object: JSONObject
+    let path: String
+
+    init(_ value: JSONValue, path: String) throws(FieldError) {
+        guard case .object(let object) = value else { throw FieldError(path: path, reason: "must be an object") }
+        self.object = object
+        self.path = path
+    }
+
+    /// The path of member `key`.
+    func path(_ key: String) -> String { path == "$" ? key : path + "." + key }
+
+    /// Rejects members not in `known` (the first in input order).
+    func allowOnly(_ known: Set<String>) throws(FieldError) {
+        if let unknown = object.keys.first(where: { !known.contains($0) }) {
+            throw FieldError(path: path(unknown), reason: "is not a known field")
+        }
+    }
+
+    func required(_ key: String) throws(FieldError) -> JSONValue {
+        guard let value = object[key] else { throw FieldError(path: path(key), reason: "is required") }
+        return value
+    }
+
+    /// An optional member; an explicit `null` is refused (leave the field out instead).
+    func optional(_ key: String) throws(FieldError) -> JSONValue? {
+        guard let value = object[key] else { return nil }
+        if case .null = value { throw FieldError(path: path(key), reason: "must not be null (leave it out)") }
+        return value
+    }
+
+    func string(_ key: String, _ rule: StringRule) throws(FieldError) -> String {
+        try rule.check(try required(key), path: path(key))
+    }
+
+    func optionalString(_ key: String, _ rule: StringRule) throws(FieldError) -> String? {
+        guard let value = try optional(key) else { return nil }
+        return try rule.check(value, path: path(key))
+    }
+
+    func bool(_ key: String) throws(FieldError) -> Bool {
+        guard case .bool(let flag) = try required(key) else { throw FieldError(path: path(key), reason: "must be true or false") }
+        return flag
+    }
+
+    func instant(_ key: String) throws(FieldError) -> Instant {
+        try Self.instant(try required(key), path: path(key))
+    }
+
+    func optionalInstant(_ key: String) throws(FieldError) -> Instant? {
+        guard let value = try optional(key) else { return nil }
+        return try Self.instant(value, path: path(key))
+    }
+
+    /// An RFC 3339 instant; year 0000 is refused, as RFC 3339 date validators (and the schema's) do.
+    static func instant(_ value: JSONValue, path: String) throws(FieldError) -> Instant {
+        guard case .string(let text) = value else { throw FieldError(path: path, reason: "must be an RFC 3339 date-time string") }
+        guard !text.hasPrefix("0000"), let instant = Instant(rfc3339: text) else {
+            throw FieldError(path: path, reason: "is not an RFC 3339 date-time with an offset (\(text))")
+        }
+        return instant
+    }
+
+    func integer(_ key: String, in range: ClosedRange<Int64>) throws(FieldError) -> Int64 {
+        try Self.integer(try required(key), in: range, path: path(key))
+    }
+
+    static func integer(_ value: JSONValue, in range: ClosedRange<Int64>, path: String) throws(FieldError) -> Int64 {
+        guard case .number(let number) = value, let integer = integralValue(number) else {
+            throw FieldError(path: path, reason: "must be an integer")
+        }
+        guard range.contains(integer) else { throw FieldError(path: path, reason: "must be between \(range.lowerBound) and \(range.upperBound)") }
+        return integer
+    }
+
+    /// The integer a number stands for, also when written `1.0` or `1e3` (JSON Schema's view).
+    private static func integralValue(_ number: JSONNumber) -> Int64? {
+        if let exact = number.int64 { return exact }
+        let double = number.double
+        guard double.isFinite, double == double.rounded(), abs(double) < 9.2e18 else { return nil }
+        return Int64(double)
+    }
+
+    /// The elements of an array member, at most `limit` (and at least `minimum`).
+    func array(_ key: String, minimum: Int = 0, limit: Int = EnvelopeLimits.itemsPerArray) throws(FieldError) -> [JSONValue] {
+        guard case .array(let items) = try required(key) else { throw FieldError(path: path(key), reason: "must be an array") }
+        guard items.count >= minimum else { throw FieldError(path: path(key), reason: "must not be empty") }
+        guard items.count <= limit else { throw FieldError(path: path(key), reason: "has \(items.count) items; at most \(limit) are accepted") }
+        return items
+    }
+}
+
+/// The shape a string field must have.
+struct StringRule: Sendable {
+    var minimum = 1
+    var maximum: Int
+    /// Allowed ASCII bytes, or `nil` for any text without control characters.
+    var ascii: (@Sendable (UInt8) -> Bool)? = nil
+    var describe: String
+
+    func check(_ value: JSONValue, path: String) throws(FieldError) -> String {
+        guard case .string(let text) = value else { throw FieldError(path: path, reason: "must be a string") }
+        let count = text.unicodeScalars.count
+        guard count >= minimum, count <= maximum else {
+            throw FieldError(path: path, reason: minimum == maximum ? "must be \(minimum) characters" : "must be \(minimum) to \(maximum) characters")
+        }
+        if let ascii {
+            guard text.utf8.allSatisfy(ascii) else { throw FieldError(path: path, reason: "must be \(describe)") }
+        } else if text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            throw FieldError(path: path, reason: "must not contain control characters")
+        }
+        return text
+    }
+
+    static func isAlphanumeric(_ byte: UInt8) -> Bool {
+        (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+    }
+
+    static let user = StringRule(maximum: 128, ascii: { isAlphanumeric($0) || ".-_:@".utf8.contains($0) }, describe: "letters, digits and . _ : @ -")
+    static let provider = StringRule(maximum: 64, ascii: { isAlphanumeric($0) || "._-".utf8.contains($0) }, describe: "letters, digits and . _ -")
+    static let cohort = StringRule(maximum: 64, ascii: { isAlphanumeric($0) || "._:-".utf8.contains($0) }, describe: "letters, digits and . _ : -")
+    static let timeZone = StringRule(maximum: 64, ascii: { isAlphanumeric($0) || "_+-/".utf8.contains($0) }, describe: "an IANA time zone name")
+    static let base64 = StringRule(minimum: 0, maximum: 65_536, ascii: { isAlphanumeric($0) || "+/=".utf8.contains($0) }, describe: "base64")
+    static let id = StringRule(maximum: EnvelopeLimits.idLength, describe: "an id")
+    static let text = StringRule(maximum: 256, describe: "text")
+    static let device = StringRule(minimum: 0, maximum: 256, describe: "text")
+    static let token = StringRule(maximum: 4096, describe: "a token")
+    static let free = StringRule(minimum: 0, maximum: 1 << 20, describe: "text")
+}
+
+/// The limits that protect the engine (documented in `docs/ingest.md`).
+package enum EnvelopeLimits {
+    /// Bytes in one NDJSON line.
+    package static let lineBytes = 8 << 20
+    /// Items in any one array of an envelope (samples, deletions, changes, ids).
+    package static let itemsPerArray = 50_000
+    /// Characters in a sample id.
+    package static let idLength = 256
+    /// Nesting depth of the JSON.
+    package static let depth = 64
+}

@@ -1,0 +1,142 @@
+extension JSONReader {
+    /// Exact powers of ten as `Double`: every one up to 10^22 is representable.
+    static let exactPowersOfTen: [Double] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+    ]
+
+    /// Parses a number; `index` is at its `-` or first digit.
+    ///
+    /// Digits are folded into a 64-bit mantissa as they are checked against the grammar. The
+    /// `Double` is then exact without `Double(String)` when it can be: an integer of at most 19
+    /// digits converts with one rounding, and a mantissa up to 2^53 scaled by 10^k with
+    /// |k| ≤ 22 is one correctly rounded multiplication or division of two exact values
+    /// (Clinger's fast path). Everything else (long mantissas, large exponents) goes through
+    /// `Double(String)`, which is correctly rounded.
+    /// - Returns: the number; `index` is just past it.
+    /// - Throws: `JSONReadFailure` ("number is not valid JSON") at the first offending byte.
+    mutating func parseNumber() throws(JSONReadFailure) -> JSONNumber {
+        let start = index
+        var i = start
+        let negative = byte(i) == 0x2D
+        if negative { i &+= 1 }
+
+        var mantissa: UInt64 = 0
+        var significantDigits = 0
+        var truncated = false
+        @inline(__always) func fold(_ b: UInt8) {
+            let digit = UInt64(b &- 0x30)
+            if significantDigits < 19 {
+                if mantissa != 0 || digit != 0 {
+                    mantissa = mantissa &* 10 &+ digit
+                    significantDigits &+= 1
+                }
+            } else {
+                truncated = true
+            }
+        }
+
+        guard i < count else { throw JSONReader.invalidNumber(at: i) }
+        let first = byte(i)
+        if first == 0x30 {
+            i &+= 1
+            if i < count, JSONReader.isDigit(byte(i)) { throw JSONReader.invalidNumber(at: i) }
+        } else if first >= 0x31, first <= 0x39 {
+            while i < count {
+                let b = byte(i)
+                guard JSONReader.isDigit(b) else { break }
+                fold(b)
+                i &+= 1
+            }
+        } else {
+            throw JSONReader.invalidNumber(at: i)
+        }
+
+        var isInteger = true
+        var fractionDigits = 0
+        if i < count, byte(i) == 0x2E {  // .
+            isInteger = false
+            i &+= 1
+            let fractionStart = i
+            while i < count {
+                let b = byte(i)
+                guard JSONReader.isDigit(b) else { break }
+                fold(b)
+                i &+= 1
+            }
+            fractionDigits = i &- fractionStart
+            guard fractionDigits > 0 else { throw JSONReader.invalidNumber(at: i) }
+        }
+
+        var exponent = 0
+        if i < count, byte(i) | 0x20 == 0x65 {  // e E
+            isInteger = false
+            i &+= 1
+            var exponentNegative = false
+            if i < count, byte(i) == 0x2B || byte(i) == 0x2D {
+                exponentNegative = byte(i) == 0x2D
+                i &+= 1
+            }
+            guard i < count, JSONReader.isDigit(byte(i)) else {
+                throw JSONReader.invalidNumber(at: i)
+            }
+            while i < count {
+                let b = byte(i)
+                guard JSONReader.isDigit(b) else { break }
+                if exponent < 1_000_000 { exponent = exponent &* 10 &+ Int(b &- 0x30) }
+                i &+= 1
+            }
+            if exponentNegative { exponent = -exponent }
+        }
+        if i < count, JSONReader.continuesWord(byte(i)) { throw JSONReader.invalidNumber(at: i) }
+
+        index = i
+        let literal = String(
+            decoding: UnsafeRawBufferPointer(start: base + start, count: i &- start), as: UTF8.self)
+        var int64: Int64? = nil
+        let magnitude: Double
+        if truncated {
+            guard let value = Double(literal) else { throw JSONReader.invalidNumber(at: start) }
+            return JSONNumber(literal: literal, double: value, isInteger: isInteger, int64: nil)
+        } else if isInteger {
+            magnitude = Double(mantissa)
+            if negative {
+                if mantissa <= UInt64(Int64.max) &+ 1 { int64 = Int64(bitPattern: 0 &- mantissa) }
+            } else if mantissa <= UInt64(Int64.max) {
+                int64 = Int64(mantissa)
+            }
+        } else if let exact = JSONReader.exactDouble(mantissa, exponent &- fractionDigits) {
+            magnitude = exact
+        } else {
+            guard let value = Double(literal) else { throw JSONReader.invalidNumber(at: start) }
+            return JSONNumber(literal: literal, double: value, isInteger: false, int64: nil)
+        }
+        return JSONNumber(
+            literal: literal, double: negative ? -magnitude : magnitude, isInteger: isInteger,
+            int64: int64)
+    }
+
+    /// `mantissa × 10^power` correctly rounded, when one exact operation gives it; else `nil`.
+    /// - Parameters:
+    ///   - mantissa: the decimal digits as an integer.
+    ///   - power: the power of ten to scale by.
+    @inline(__always)
+    static func exactDouble(_ mantissa: UInt64, _ power: Int) -> Double? {
+        if mantissa == 0 { return 0 }
+        guard mantissa <= 1 << 53, power >= -22, power <= 22 else { return nil }
+        let value = Double(mantissa)
+        return power >= 0
+            ? value * exactPowersOfTen[power] : value / exactPowersOfTen[-power]
+    }
+
+    /// The failure for a number that breaks the grammar at `offset`.
+    static func invalidNumber(at offset: Int) -> JSONReadFailure {
+        JSONReadFailure(offset: offset, reason: "number is not valid JSON")
+    }
+
+    /// Whether `b` is an ASCII digit.
+    @inline(__always)
+    static func isDigit(_ b: UInt8) -> Bool {
+        b &- 0x30 < 10
+    }
+}

@@ -1,0 +1,192 @@
+/// Parses and formats RFC 3339 timestamps as epoch milliseconds plus the written UTC offset.
+///
+/// Accepted form (RFC 3339 §5.6 `date-time`, no extensions):
+/// `YYYY-MM-DD` `T`|`t` `HH:MM:SS` [`.` 1–9 digits] then `Z`|`z` or `+HH:MM`|`-HH:MM`.
+///
+/// - Month and day are checked against the proleptic Gregorian calendar, leap years included.
+/// - Hour 00–23, minute 00–59, second 00–59: a leap second (`:60`) is **rejected**, because epoch
+///   milliseconds cannot represent it and no health source writes one.
+/// - Offset hours 00–23, minutes 00–59. `-00:00` ("offset unknown" in RFC 3339) reads as UTC.
+/// - The fraction keeps milliseconds and drops further digits. Because the fraction only ever adds
+///   to a whole second, dropping digits rounds the instant toward negative infinity to the
+///   millisecond (`.9999` is `.999`), for instants before 1970 as well.
+/// - Anything else is rejected: spaces, a missing offset, a space instead of `T`, `+HHMM`, a bare
+///   `.`, more than 9 fraction digits, trailing bytes.
+///
+/// Parsing is integer code over the raw bytes: no Foundation, no `String`, no allocation.
+package enum RFC3339 {
+    /// Parses a timestamp from its bytes.
+    /// - Parameter bytes: the timestamp's UTF-8 bytes, without quotes.
+    /// - Returns: the instant in epoch milliseconds and the written offset in seconds east of UTC
+    ///   (`-07:00` is `-25_200`), or `nil` when the bytes are not a valid timestamp.
+    package static func parse(_ bytes: UnsafeRawBufferPointer) -> (
+        millis: Int64, offsetSeconds: Int32
+    )? {
+        let n = bytes.count
+        guard n >= 20, n <= 35 else { return nil }
+        guard bytes[4] == dash, bytes[7] == dash, bytes[10] | 0x20 == 0x74,  // "T" or "t"
+            bytes[13] == colon, bytes[16] == colon
+        else { return nil }
+        let yearHigh = twoDigits(bytes, 0)
+        let yearLow = twoDigits(bytes, 2)
+        let month = twoDigits(bytes, 5)
+        let day = twoDigits(bytes, 8)
+        let hour = twoDigits(bytes, 11)
+        let minute = twoDigits(bytes, 14)
+        let second = twoDigits(bytes, 17)
+        // Each is -1 or 0...99, so the bitwise or is negative exactly when one is not two digits.
+        guard yearHigh | yearLow | month | day | hour | minute | second >= 0 else { return nil }
+        let year = yearHigh * 100 + yearLow
+        guard month >= 1, month <= 12, day >= 1,
+            day <= CivilDay.daysInMonth(year: year, month: month),
+            hour <= 23, minute <= 59, second <= 59
+        else { return nil }
+
+        var i = 19
+        var fractionMillis: Int64 = 0
+        if bytes[i] == dot {
+            i &+= 1
+            let fractionStart = i
+            while i < n {
+                let digit = Int64(bytes[i]) &- 0x30
+                guard digit >= 0, digit <= 9 else { break }
+                if i &- fractionStart < 3 { fractionMillis = fractionMillis * 10 + digit }
+                i &+= 1
+            }
+            let digits = i &- fractionStart
+            guard digits >= 1, digits <= 9 else { return nil }
+            if digits == 1 { fractionMillis *= 100 } else if digits == 2 { fractionMillis *= 10 }
+        }
+
+        guard i < n else { return nil }
+        let offsetSeconds: Int64
+        switch bytes[i] {
+        case 0x5A, 0x7A:  // "Z", "z"
+            guard i &+ 1 == n else { return nil }
+            offsetSeconds = 0
+        case 0x2B, 0x2D:  // "+", "-"
+            guard i &+ 6 == n, bytes[i &+ 3] == colon else { return nil }
+            let offsetHours = twoDigits(bytes, i &+ 1)
+            let offsetMinutes = twoDigits(bytes, i &+ 4)
+            guard offsetHours >= 0, offsetMinutes >= 0, offsetHours <= 23, offsetMinutes <= 59
+            else { return nil }
+            let magnitude = offsetHours * 3600 + offsetMinutes * 60
+            offsetSeconds = bytes[i] == 0x2D ? -magnitude : magnitude
+        default:
+            return nil
+        }
+
+        let days = CivilDay.daysFromCivil(year: year, month: month, day: day)
+        let localSeconds = days * 86_400 + hour * 3600 + minute * 60 + second
+        let millis = (localSeconds - offsetSeconds) * 1000 + fractionMillis
+        return (millis, Int32(offsetSeconds))
+    }
+
+    /// Parses a timestamp from a string; see `parse(_:)` for the accepted form.
+    /// - Parameter text: the timestamp, such as `2026-07-13T23:45:00-07:00`.
+    /// - Returns: the instant and the written offset, or `nil` when the text is not valid.
+    package static func parse(_ text: String) -> (millis: Int64, offsetSeconds: Int32)? {
+        text.withRawUTF8 { parse($0) }
+    }
+
+    /// Formats an instant in the given offset: `2026-07-13T23:45:00-07:00`, with `.SSS` only when
+    /// the instant is not a whole second, and `Z` for offset 0.
+    ///
+    /// RFC 3339 offsets have whole minutes, so an offset with seconds (local mean time before
+    /// standard zones) is written truncated toward zero to the minute, and the local time is
+    /// computed with that written offset: the text always denotes exactly `millis`. Years outside
+    /// 0000–9999 are written with a sign and more digits, which is not RFC 3339 but never traps.
+    /// - Parameters:
+    ///   - millis: the instant in epoch milliseconds.
+    ///   - offsetSeconds: the offset to write, seconds east of UTC.
+    /// - Returns: the timestamp; `parse(format(m, o))` returns `(m, o)` for whole-minute offsets
+    ///   within ±23:59 and years 0000–9999.
+    package static func format(millis: Int64, offsetSeconds: Int32) -> String {
+        let offsetMinutes = Int64(offsetSeconds) / 60
+        let local = millis &+ offsetMinutes &* Timestamp.millisPerMinute
+        let days = Timestamp.floorDivide(local, Timestamp.millisPerDay)
+        let millisOfDay = Timestamp.floorModulo(local, Timestamp.millisPerDay)
+        let date = CivilDay.civilFromDays(days)
+        let secondsOfDay = millisOfDay / 1000
+
+        var out: [UInt8] = []
+        out.reserveCapacity(32)
+        appendYear(date.year, to: &out)
+        out.append(dash)
+        appendTwoDigits(date.month, to: &out)
+        out.append(dash)
+        appendTwoDigits(date.day, to: &out)
+        out.append(UInt8(ascii: "T"))
+        appendTwoDigits(secondsOfDay / 3600, to: &out)
+        out.append(colon)
+        appendTwoDigits(secondsOfDay / 60 % 60, to: &out)
+        out.append(colon)
+        appendTwoDigits(secondsOfDay % 60, to: &out)
+        let fraction = millisOfDay % 1000
+        if fraction != 0 {
+            out.append(dot)
+            out.append(UInt8(truncatingIfNeeded: 0x30 + fraction / 100))
+            out.append(UInt8(truncatingIfNeeded: 0x30 + fraction / 10 % 10))
+            out.append(UInt8(truncatingIfNeeded: 0x30 + fraction % 10))
+        }
+        if offsetMinutes == 0 {
+            out.append(UInt8(ascii: "Z"))
+        } else {
+            out.append(offsetMinutes < 0 ? dash : UInt8(ascii: "+"))
+            let magnitude = offsetMinutes.magnitude
+            appendTwoDigits(Int64(magnitude / 60), to: &out)
+            out.append(colon)
+            appendTwoDigits(Int64(magnitude % 60), to: &out)
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The value of the two ASCII digits at `bytes[i]` and `bytes[i + 1]`, or -1 if either is not
+    /// a digit.
+    /// The caller guarantees `i + 1 < bytes.count`.
+    @inline(__always)
+    static func twoDigits(_ bytes: UnsafeRawBufferPointer, _ i: Int) -> Int64 {
+        let tens = Int64(bytes[i]) &- 0x30
+        let ones = Int64(bytes[i &+ 1]) &- 0x30
+        guard UInt64(bitPattern: tens) <= 9, UInt64(bitPattern: ones) <= 9 else { return -1 }
+        return tens &* 10 &+ ones
+    }
+
+    /// Appends a non-negative value as at least two decimal digits.
+    static func appendTwoDigits(_ value: Int64, to out: inout [UInt8]) {
+        appendDecimal(value, minimumDigits: 2, to: &out)
+    }
+
+    /// Appends a year: four digits for 0000–9999, else a sign and at least four digits.
+    static func appendYear(_ year: Int64, to out: inout [UInt8]) {
+        if year >= 0, year <= 9999 {
+            appendDecimal(year, minimumDigits: 4, to: &out)
+        } else {
+            out.append(year < 0 ? dash : UInt8(ascii: "+"))
+            appendDecimal(Int64(clamping: year.magnitude), minimumDigits: 4, to: &out)
+        }
+    }
+
+    /// Appends a non-negative value in decimal, left-padded with zeros to `minimumDigits`.
+    private static func appendDecimal(_ value: Int64, minimumDigits: Int, to out: inout [UInt8]) {
+        let magnitude = value.magnitude
+        var divisor: UInt64 = 1
+        var digits = 1
+        while magnitude / divisor >= 10 {
+            divisor &*= 10
+            digits &+= 1
+        }
+        while digits < minimumDigits {
+            out.append(0x30)
+            digits &+= 1
+        }
+        while divisor > 0 {
+            out.append(UInt8(truncatingIfNeeded: 0x30 &+ magnitude / divisor % 10))
+            divisor /= 10
+        }
+    }
+
+    private static let dash = UInt8(ascii: "-")
+    private static let colon = UInt8(ascii: ":")
+    private static let dot = UInt8(ascii: ".")
+}

@@ -1,0 +1,71 @@
+import Foundation
+import Recount
+import RecountLog
+
+/// `recount ingest FILE... | -`: appends the envelopes of NDJSON inputs to the log.
+enum IngestCommand {
+    static func run(_ invocation: Invocation) throws -> ExitStatus {
+        try invocation.allowOnly([])
+        let inputs = Array(invocation.words.dropFirst())
+        guard !inputs.isEmpty else { throw UsageError(message: "ingest needs FILE... or - for standard input") }
+        let log = try Log(directory: invocation.logDirectory)
+        defer { try? log.close() }
+        if let torn = log.recovery { Output.standardError("recount: recovered the log: cut a torn frame of \(torn)\n") }
+        let ingestor = Ingestor(log: log) {
+            Instant(millis: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)), offsetSeconds: 0)
+        }
+        var report = IngestReport()
+        for input in inputs {
+            let reader = input == "-" ? LineReader() : try LineReader(path: input)
+            report.merge(try ingestor.ingest(reader, source: input))
+        }
+        try log.sync()
+        for rejection in report.rejected { Output.standardError("rejected: \(rejection)\n") }
+        let range = report.positions.map { "\($0.lowerBound)..<\($0.upperBound)" } ?? "none"
+        if invocation.json {
+            let first: Output.Value = report.positions.map { .int(Int64($0.lowerBound)) } ?? .null
+            let end: Output.Value = report.positions.map { .int(Int64($0.upperBound)) } ?? .null
+            Output.jsonLine([
+                ("appended", .int(Int64(report.appended))), ("rejected", .int(Int64(report.rejected.count))),
+                ("samples", .int(Int64(report.samples))), ("firstPosition", first), ("endPosition", end),
+            ])
+        } else {
+            print("appended \(report.appended) envelopes (\(report.samples) samples) at positions \(range); rejected \(report.rejected.count)")
+        }
+        return report.rejected.isEmpty ? .success : .someInputRejected
+    }
+}
+
+/// `recount log dump [--from POS] [--user U]`: the log's envelopes as NDJSON with their positions.
+enum DumpCommand {
+    static func run(_ invocation: Invocation) throws -> ExitStatus {
+        try invocation.allowOnly(["from", "user"])
+        let from = try invocation.options["from"].map { text -> UInt64 in
+            guard let value = UInt64(text) else { throw UsageError(message: "--from needs a log position") }
+            return value
+        } ?? Log.firstPosition
+        let user = invocation.options["user"]
+        let reader = try LogReader(directory: invocation.logDirectory)
+        var out = ""
+        try reader.forEach(from: max(from, reader.snapshot.startPosition)) { record in
+            let envelope: Envelope
+            do { envelope = try EnvelopeCodec.decode(record.bytes) } catch {
+                throw DumpError(position: record.position, reason: "\(error)")
+            }
+            if let user, envelope.user != user { return }
+            out += "{\"position\":\(record.position),\"envelope\":\(EnvelopeJSON.string(envelope))}\n"
+            if out.utf8.count > 1 << 16 {
+                FileHandle.standardOutput.write(Data(out.utf8))
+                out = ""
+            }
+        }
+        FileHandle.standardOutput.write(Data(out.utf8))
+        return .success
+    }
+
+    struct DumpError: Error, CustomStringConvertible {
+        var position: UInt64
+        var reason: String
+        var description: String { "log record \(position) is not an envelope: \(reason)" }
+    }
+}
