@@ -16,11 +16,13 @@ let package = Package(
             name: "CXXHash", pkgConfig: "libxxhash", providers: [.apt(["libxxhash-dev"])]),
         .target(name: "RecountLog", dependencies: ["CLZ4", "CXXHash"]),
         .target(name: "Recount", dependencies: ["RecountLog"]),
-        .executableTarget(name: "recount", dependencies: ["Recount", "RecountLog"]),
+        .target(name: "RecountImport", dependencies: ["Recount"]),
+        .executableTarget(name: "recount", dependencies: ["Recount", "RecountImport", "RecountLog"]),
         .executableTarget(
             name: "LogBenchmark", dependencies: ["RecountLog"], path: "Benchmarks/LogBenchmark"),
         .testTarget(name: "RecountLogTests", dependencies: ["RecountLog"]),
         .testTarget(name: "RecountTests", dependencies: ["Recount", "RecountLog"], exclude: ["Fixtures"]),
+        .testTarget(name: "RecountImportTests", dependencies: ["RecountImport", "Recount"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

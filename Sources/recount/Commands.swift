@@ -10,6 +10,7 @@ enum Commands {
             case ["log", "stats"]: return try LogCommands.stats(invocation)
             case ["log", "dump"]: return try DumpCommand.run(invocation)
             case let words where words.first == "ingest": return try IngestCommand.run(invocation)
+            case let words where words.first == "import": return try ImportCommand.run(invocation)
             case ["demo"]: return try DemoCommand.run(invocation)
             default: throw UsageError(message: "unknown command '\(invocation.words.joined(separator: " "))'")
             }

@@ -12,6 +12,7 @@ struct Invocation {
 
         commands:
           ingest FILE... | -   append NDJSON envelopes to the log; exit 3 when some lines were rejected
+          import apple-health FILE --user U   an Apple Health export.xml as samples.upsert NDJSON
           log dump [--from POS] [--user U]   the log's envelopes as NDJSON with their positions
           log check        check every frame of the log; exit 4 when damaged
           log stats        segments, records, raw and compressed bytes

@@ -1,0 +1,62 @@
+/// Why an Apple Health import stopped.
+///
+/// Malformed *records* never stop an import (they are counted in `ImportReport.invalid`); these
+/// errors are about the arguments or the document as a whole.
+package struct AppleHealthImportError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The kind of failure.
+    package struct Code: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+
+        /// The user is not 1–128 characters of `[A-Za-z0-9._:@-]`.
+        package static let invalidUser = Code("invalid user")
+        /// The batch size is below 1.
+        package static let invalidBatchSize = Code("invalid batch size")
+        /// The file cannot be opened or read.
+        package static let unreadableFile = Code("unreadable file")
+        /// The document is not well-formed XML (or is empty).
+        package static let malformedXML = Code("malformed XML")
+
+        /// The code's name.
+        package var description: String { name }
+    }
+
+    /// The kind of failure.
+    package var code: Code
+    /// The file, when importing from one.
+    package var path: String?
+    /// Line of the error (1-based), for `malformedXML`.
+    package var line: Int?
+    /// Column of the error (1-based), for `malformedXML`.
+    package var column: Int?
+    /// Detail, such as the parser's message.
+    package var message: String
+
+    /// Creates an error.
+    /// - Parameters:
+    ///   - code: the kind of failure.
+    ///   - path: the file, if any.
+    ///   - line: the line, if known.
+    ///   - column: the column, if known.
+    ///   - message: detail.
+    package init(
+        code: Code, path: String? = nil, line: Int? = nil, column: Int? = nil, message: String
+    ) {
+        self.code = code
+        self.path = path
+        self.line = line
+        self.column = column
+        self.message = message
+    }
+
+    /// `PATH:LINE:COLUMN: CODE: MESSAGE`, leaving out what is unknown.
+    package var description: String {
+        var location = path ?? ""
+        if let line {
+            location += (location.isEmpty ? "line " : ":") + String(line)
+            if let column { location += ":" + String(column) }
+        }
+        let head = location.isEmpty ? code.description : "\(location): \(code)"
+        return message.isEmpty ? head : "\(head): \(message)"
+    }
+}

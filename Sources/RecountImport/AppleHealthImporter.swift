@@ -1,0 +1,155 @@
+package import Foundation
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
+
+/// Converts an Apple Health `export.xml` into contract NDJSON: `samples.upsert` envelopes with
+/// `"provider":"healthkit"` (contract §1).
+///
+/// The file is streamed through `XMLParser` (SAX, 128 KiB reads), so memory stays flat for
+/// exports of hundreds of megabytes. Imported types: `HKQuantityTypeIdentifierStepCount`,
+/// `…DistanceWalkingRunning`, `…ActiveEnergyBurned`, `…HeartRate`, `…BodyMass`, `…BloodGlucose`,
+/// `HKCategoryTypeIdentifierSleepAnalysis` and `<Workout>` (as `HKWorkoutTypeIdentifier`); every
+/// other top-level element is counted as skipped. Malformed records are counted as invalid and
+/// skipped; a malformed document throws.
+///
+/// Output is a pure function of the file's bytes and the toolchain's time-zone data: no clock, no
+/// hash order, so importing the same export twice gives byte-identical lines. Sample ids are
+/// derived from each record's identity (see `SampleID`), so an overlapping later export yields
+/// the same ids for the same records. Envelopes are emitted while parsing: when `run` throws
+/// part-way, the lines already emitted are complete envelopes but the import is incomplete.
+///
+/// ```swift
+/// let importer = AppleHealthImporter(user: "u1")
+/// let report = try importer.run(xml: url) { line in print(line) }
+/// FileHandle.standardError.write(Data((report.summary + "\n").utf8))
+/// ```
+package struct AppleHealthImporter: Sendable {
+    /// The `user` of every envelope.
+    package var user: String
+    /// Most samples per envelope.
+    package var batchSize: Int
+    /// Records between two calls of the progress callback.
+    package var progressInterval: Int
+
+    /// Creates an importer.
+    /// - Parameters:
+    ///   - user: the envelopes' user: 1–128 characters of `[A-Za-z0-9._:@-]` (checked by `run`).
+    ///   - batchSize: most samples per envelope (default 1000, at least 1; checked by `run`).
+    ///   - progressInterval: top-level records between progress calls (default 100 000).
+    package init(user: String, batchSize: Int = 1000, progressInterval: Int = 100_000) {
+        self.user = user
+        self.batchSize = batchSize
+        self.progressInterval = progressInterval
+    }
+
+    /// Imports an `export.xml` file.
+    ///
+    /// - Parameters:
+    ///   - xml: a file URL of the export (the unzipped `apple_health_export/export.xml`).
+    ///   - progress: called with the number of top-level records seen so far, every
+    ///     `progressInterval` records.
+    ///   - emit: receives each envelope as one JSON line, without a trailing newline, in document
+    ///     order. An error it throws stops the import and is rethrown unchanged.
+    /// - Returns: what was imported, skipped and rejected.
+    /// - Throws: `AppleHealthImportError` (`.invalidUser`, `.invalidBatchSize`, `.unreadableFile`,
+    ///   `.malformedXML` with line and column), or the error `emit` threw.
+    package func run(
+        xml: URL, progress: ((Int) -> Void)? = nil, emit: (String) throws -> Void
+    ) throws -> ImportReport {
+        try validateArguments()
+        let path = xml.path
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory),
+            !isDirectory.boolValue, FileManager.default.isReadableFile(atPath: path),
+            let stream = InputStream(url: xml)
+        else {
+            throw AppleHealthImportError(
+                code: .unreadableFile, path: path, message: "cannot open file for reading")
+        }
+        return try run(
+            parser: XMLParser(stream: DoctypeBlankingStream(wrapping: stream)), path: path,
+            progress: progress, emit: emit)
+    }
+
+    /// Imports an export held in memory (small files, tests, fragments wrapped in a root element).
+    ///
+    /// - Parameters:
+    ///   - data: the XML document.
+    ///   - progress: as for `run(xml:progress:emit:)`.
+    ///   - emit: as for `run(xml:progress:emit:)`.
+    /// - Returns: what was imported, skipped and rejected.
+    /// - Throws: as `run(xml:progress:emit:)`, never `.unreadableFile`.
+    package func run(
+        data: Data, progress: ((Int) -> Void)? = nil, emit: (String) throws -> Void
+    ) throws -> ImportReport {
+        try validateArguments()
+        return try run(
+            parser: XMLParser(stream: DoctypeBlankingStream(wrapping: InputStream(data: data))),
+            path: nil, progress: progress, emit: emit)
+    }
+
+    /// Checks `user` and `batchSize`.
+    private func validateArguments() throws(AppleHealthImportError) {
+        let validUser =
+            (1...128).contains(user.utf8.count)
+            && user.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                    UInt8(ascii: ":"), UInt8(ascii: "@"), UInt8(ascii: "-"):
+                    return true
+                default:
+                    return false
+                }
+            }
+        guard validUser else {
+            throw AppleHealthImportError(
+                code: .invalidUser, message: "user must be 1-128 characters of [A-Za-z0-9._:@-]")
+        }
+        guard batchSize >= 1 else {
+            throw AppleHealthImportError(
+                code: .invalidBatchSize, message: "batch size must be at least 1, got \(batchSize)")
+        }
+    }
+
+    /// Drives a parser over the document and flushes the last envelope.
+    private func run(
+        parser: XMLParser, path: String?, progress: ((Int) -> Void)?,
+        emit: (String) throws -> Void
+    ) throws -> ImportReport {
+        try withoutActuallyEscaping(emit) { emit in
+            try withoutActuallyEscaping(progress ?? { _ in }) { progressCallback in
+                let writer = EnvelopeWriter(user: user, batchSize: batchSize, emit: emit)
+                let reader = ExportReader(
+                    writer: writer, progressInterval: progressInterval,
+                    progress: progress == nil ? nil : progressCallback)
+                parser.delegate = reader
+                parser.shouldProcessNamespaces = false
+                parser.shouldResolveExternalEntities = false
+                let finished = parser.parse()
+                parser.delegate = nil
+                if let failure = reader.emitFailure { throw failure }
+                if let xmlError = reader.xmlError {
+                    throw AppleHealthImportError(
+                        code: .malformedXML, path: path, line: xmlError.line,
+                        column: xmlError.column, message: xmlError.message)
+                }
+                guard finished else {
+                    throw AppleHealthImportError(
+                        code: .malformedXML, path: path, line: parser.lineNumber,
+                        column: parser.columnNumber,
+                        message: parser.parserError.map { "\($0)" } ?? "parse failed")
+                }
+                guard reader.sawElement else {
+                    throw AppleHealthImportError(
+                        code: .malformedXML, path: path, line: 1, column: 1,
+                        message: "document has no root element")
+                }
+                try writer.flush()
+                return reader.report
+            }
+        }
+    }
+}

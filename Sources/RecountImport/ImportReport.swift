@@ -1,0 +1,165 @@
+/// What an Apple Health import did: per-type counts, invalid records, envelopes written.
+///
+/// Every list is sorted (types by name, examples in document order), so printing a report is
+/// deterministic.
+package struct ImportReport: Sendable, Equatable {
+    /// A count for one HealthKit type (or element name, for elements without a `type`).
+    package struct TypeCount: Sendable, Equatable {
+        /// HealthKit type identifier, `HKWorkoutTypeIdentifier`, or an element name such as
+        /// `ActivitySummary`.
+        package var type: String
+        /// How many.
+        package var count: Int
+
+        /// Creates a count.
+        package init(type: String, count: Int) {
+            self.type = type
+            self.count = count
+        }
+    }
+
+    /// One invalid record, for the first few the report keeps.
+    package struct InvalidRecord: Sendable, Equatable {
+        /// Line of the element, as reported by the XML parser.
+        package var line: Int
+        /// The record's type.
+        package var type: String
+        /// Why it was skipped.
+        package var reason: String
+
+        /// Creates an example.
+        package init(line: Int, type: String, reason: String) {
+            self.line = line
+            self.type = type
+            self.reason = reason
+        }
+    }
+
+    /// How many invalid records the report describes in `invalidExamples`.
+    package static let invalidExampleLimit = 10
+
+    /// The export's `ExportDate` as RFC 3339 (at its written offset): the envelopes'
+    /// `receivedAt`. `nil` when the file has none (then envelopes carry no `receivedAt`).
+    package var exportDate: String?
+    /// Samples imported, per supported type.
+    package var imported: [TypeCount] = []
+    /// Top-level elements of unsupported types, per type (records, correlations, activity
+    /// summaries, ...).
+    package var skipped: [TypeCount] = []
+    /// Records of supported types skipped as malformed, per type.
+    package var invalid: [TypeCount] = []
+    /// The first `invalidExampleLimit` invalid records with their reasons.
+    package var invalidExamples: [InvalidRecord] = []
+    /// Top-level sample elements seen (everything under the root except `ExportDate` and `Me`).
+    package var recordsSeen = 0
+    /// `<Record>`s nested in a `<Correlation>`: the same samples appear at top level, so they are
+    /// not imported again.
+    package var correlationChildrenIgnored = 0
+    /// Records whose id repeated one already in the same envelope (an exact duplicate in the
+    /// export); the first is kept.
+    package var duplicatesDropped = 0
+    /// `HKTimeZone` values the toolchain's time-zone database cannot resolve (unknown names, or an
+    /// offset that is not whole minutes); their samples keep the written offset and carry no
+    /// `timeZone`. Sorted.
+    package var unknownTimeZones: [String] = []
+    /// Samples written into envelopes.
+    package var samplesWritten = 0
+    /// `samples.upsert` envelopes written.
+    package var envelopesWritten = 0
+
+    /// Creates an empty report.
+    package init() {}
+
+    /// Total samples imported (before in-envelope duplicates are dropped).
+    package var importedTotal: Int { imported.reduce(0) { $0 + $1.count } }
+    /// Total elements skipped as unsupported.
+    package var skippedTotal: Int { skipped.reduce(0) { $0 + $1.count } }
+    /// Total records skipped as invalid.
+    package var invalidTotal: Int { invalid.reduce(0) { $0 + $1.count } }
+
+    /// Imported count of one type (0 when none).
+    /// - Parameter type: HealthKit type identifier.
+    package func importedCount(_ type: String) -> Int {
+        imported.first { $0.type == type }?.count ?? 0
+    }
+
+    /// Skipped count of one type (0 when none).
+    /// - Parameter type: HealthKit type identifier or element name.
+    package func skippedCount(_ type: String) -> Int {
+        skipped.first { $0.type == type }?.count ?? 0
+    }
+
+    /// Invalid count of one type (0 when none).
+    /// - Parameter type: HealthKit type identifier.
+    package func invalidCount(_ type: String) -> Int {
+        invalid.first { $0.type == type }?.count ?? 0
+    }
+
+    /// A human-readable multi-line summary (no trailing newline), for a terminal or stderr.
+    package var summary: String {
+        var lines: [String] = []
+        lines.append(
+            "records seen \(recordsSeen); imported \(importedTotal), skipped \(skippedTotal), "
+                + "invalid \(invalidTotal); \(samplesWritten) samples in \(envelopesWritten) envelopes"
+        )
+        if let exportDate { lines.append("export date \(exportDate)") }
+        for entry in imported { lines.append("  imported \(entry.count) \(entry.type)") }
+        for entry in skipped { lines.append("  skipped  \(entry.count) \(entry.type)") }
+        for entry in invalid { lines.append("  invalid  \(entry.count) \(entry.type)") }
+        for example in invalidExamples {
+            lines.append("  line \(example.line): \(example.type): \(example.reason)")
+        }
+        if correlationChildrenIgnored > 0 {
+            lines.append("  \(correlationChildrenIgnored) correlation children not imported twice")
+        }
+        if duplicatesDropped > 0 {
+            lines.append("  \(duplicatesDropped) exact duplicates dropped")
+        }
+        if !unknownTimeZones.isEmpty {
+            lines.append("  unknown HKTimeZone: \(unknownTimeZones.joined(separator: ", "))")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The report as one JSON object (fixed field order, no trailing newline), for `--json`.
+    package var jsonLine: String {
+        var output = "{\"exportDate\":"
+        if let exportDate {
+            JSONText.appendQuoted(exportDate, to: &output)
+        } else {
+            output.append("null")
+        }
+        func appendCounts(_ name: String, _ counts: [TypeCount]) {
+            output.append(",\"\(name)\":{")
+            for (index, entry) in counts.enumerated() {
+                if index > 0 { output.append(",") }
+                JSONText.appendQuoted(entry.type, to: &output)
+                output.append(":\(entry.count)")
+            }
+            output.append("}")
+        }
+        appendCounts("imported", imported)
+        appendCounts("skipped", skipped)
+        appendCounts("invalid", invalid)
+        output.append(",\"invalidExamples\":[")
+        for (index, example) in invalidExamples.enumerated() {
+            if index > 0 { output.append(",") }
+            output.append("{\"line\":\(example.line),\"type\":")
+            JSONText.appendQuoted(example.type, to: &output)
+            output.append(",\"reason\":")
+            JSONText.appendQuoted(example.reason, to: &output)
+            output.append("}")
+        }
+        output.append("],\"recordsSeen\":\(recordsSeen)")
+        output.append(",\"correlationChildrenIgnored\":\(correlationChildrenIgnored)")
+        output.append(",\"duplicatesDropped\":\(duplicatesDropped)")
+        output.append(",\"unknownTimeZones\":[")
+        for (index, zone) in unknownTimeZones.enumerated() {
+            if index > 0 { output.append(",") }
+            JSONText.appendQuoted(zone, to: &output)
+        }
+        output.append("],\"samplesWritten\":\(samplesWritten)")
+        output.append(",\"envelopesWritten\":\(envelopesWritten)}")
+        return output
+    }
+}

@@ -1,0 +1,53 @@
+/// Running counts of an import, turned into a sorted `ImportReport` at the end.
+struct ImportTally {
+    /// Imported samples per type.
+    var imported: [String: Int] = [:]
+    /// Skipped elements per type.
+    var skipped: [String: Int] = [:]
+    /// Invalid records per type.
+    var invalid: [String: Int] = [:]
+    /// First invalid records, in document order.
+    var invalidExamples: [ImportReport.InvalidRecord] = []
+    /// Top-level sample elements seen.
+    var recordsSeen = 0
+    /// Correlation children not imported.
+    var correlationChildrenIgnored = 0
+    /// `ExportDate` as RFC 3339.
+    var exportDate: String?
+
+    /// Counts an invalid record, keeping the first few reasons.
+    /// - Parameters:
+    ///   - type: the record's type.
+    ///   - line: its line.
+    ///   - reason: why it was skipped.
+    mutating func addInvalid(type: String, line: Int, reason: String) {
+        invalid[type, default: 0] += 1
+        if invalidExamples.count < ImportReport.invalidExampleLimit {
+            invalidExamples.append(.init(line: line, type: type, reason: reason))
+        }
+    }
+
+    /// The report, every dictionary sorted by type name.
+    /// - Parameters:
+    ///   - unknownTimeZones: zone names that could not be resolved.
+    ///   - writer: the envelope writer, for its counts.
+    func report(unknownTimeZones: Set<String>, writer: EnvelopeWriter) -> ImportReport {
+        func sorted(_ counts: [String: Int]) -> [ImportReport.TypeCount] {
+            counts.map { ImportReport.TypeCount(type: $0.key, count: $0.value) }
+                .sorted { $0.type < $1.type }
+        }
+        var report = ImportReport()
+        report.exportDate = exportDate
+        report.imported = sorted(imported)
+        report.skipped = sorted(skipped)
+        report.invalid = sorted(invalid)
+        report.invalidExamples = invalidExamples
+        report.recordsSeen = recordsSeen
+        report.correlationChildrenIgnored = correlationChildrenIgnored
+        report.duplicatesDropped = writer.duplicatesDropped
+        report.unknownTimeZones = unknownTimeZones.sorted()
+        report.samplesWritten = writer.samplesWritten
+        report.envelopesWritten = writer.envelopesWritten
+        return report
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import Testing
+
+@testable import RecountImport
+
+/// Where the test inputs live: copied fixtures next to the tests, and the shared real exports
+/// (some not redistributable) read in place from `../shared/data` beside the package.
+enum FixturePaths {
+    /// This test target's directory.
+    static let testsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+
+    /// `/work/shared/data`, found relative to the package root (`<root>/../shared/data`).
+    static let sharedData = testsDirectory.appendingPathComponent("../../../shared/data")
+        .standardizedFileURL
+
+    /// A file under `Fixtures/`.
+    static func fixture(_ name: String) -> URL {
+        testsDirectory.appendingPathComponent("Fixtures").appendingPathComponent(name)
+    }
+
+    /// A file under the shared data directory, e.g. `apple-health-grll-fixture/export.xml`.
+    static func shared(_ relativePath: String) -> URL {
+        sharedData.appendingPathComponent(relativePath)
+    }
+
+    /// Whether a shared file is present (tests that need it are skipped otherwise).
+    static func sharedExists(_ relativePath: String) -> Bool {
+        FileManager.default.fileExists(atPath: shared(relativePath).path)
+    }
+}
+
+/// One decoded `samples.upsert` envelope.
+struct EmittedEnvelope: Decodable {
+    var kind: String
+    var user: String
+    var provider: String
+    var receivedAt: String?
+    var samples: [EmittedSample]
+}
+
+/// One decoded sample of an envelope.
+struct EmittedSample: Decodable, Hashable {
+    var id: String
+    var type: String
+    var start: String
+    var end: String
+    var timeZone: String?
+    var value: Double?
+    var unit: String?
+    var stage: String?
+    var origin: String
+    var device: String?
+    var syncIdentifier: String?
+    var syncVersion: Int64?
+}
+
+/// The outcome of one import: the raw lines, the report and the decoded envelopes.
+struct ImportRun {
+    var lines: [String]
+    var report: ImportReport
+    var envelopes: [EmittedEnvelope]
+    var progress: [Int]
+
+    /// Every sample of every envelope, in output order.
+    var samples: [EmittedSample] { envelopes.flatMap(\.samples) }
+
+    /// The samples of one HealthKit type.
+    func samples(of type: String) -> [EmittedSample] { samples.filter { $0.type == type } }
+
+    /// Imports a file.
+    static func file(
+        _ url: URL, user: String = "u1", batchSize: Int = 1000, progressInterval: Int = 100_000
+    ) throws -> ImportRun {
+        let importer = AppleHealthImporter(
+            user: user, batchSize: batchSize, progressInterval: progressInterval)
+        var lines: [String] = []
+        var progress: [Int] = []
+        let report = try importer.run(
+            xml: url, progress: { progress.append($0) }, emit: { lines.append($0) })
+        return try ImportRun(lines: lines, report: report, progress: progress)
+    }
+
+    /// Imports a document given as text.
+    static func xml(
+        _ text: String, user: String = "u1", batchSize: Int = 1000, progressInterval: Int = 100_000
+    ) throws -> ImportRun {
+        let importer = AppleHealthImporter(
+            user: user, batchSize: batchSize, progressInterval: progressInterval)
+        var lines: [String] = []
+        var progress: [Int] = []
+        let report = try importer.run(
+            data: Data(text.utf8), progress: { progress.append($0) }, emit: { lines.append($0) })
+        return try ImportRun(lines: lines, report: report, progress: progress)
+    }
+
+    private init(lines: [String], report: ImportReport, progress: [Int]) throws {
+        self.lines = lines
+        self.report = report
+        self.progress = progress
+        let decoder = JSONDecoder()
+        envelopes = try lines.map { try decoder.decode(EmittedEnvelope.self, from: Data($0.utf8)) }
+    }
+}
+
+/// A minimal export document around some top-level elements, `ExportDate` first.
+func exportDocument(exportDate: String = "2024-06-01 08:10:05 +0200", _ body: String) -> String {
+    """
+    <?xml version="1.0" encoding="UTF-8"?>
+    <HealthData locale="en_US">
+     <ExportDate value="\(exportDate)"/>
+    \(body)
+    </HealthData>
+
+    """
+}

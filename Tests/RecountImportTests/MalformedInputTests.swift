@@ -1,0 +1,227 @@
+import Foundation
+import Testing
+
+@testable import RecountImport
+
+/// Bad records are skipped and counted; bad documents and arguments throw.
+@Suite struct MalformedInputTests {
+    static let step = #"type="HKQuantityTypeIdentifierStepCount" sourceName="Phone" unit="count""#
+
+    @Test func invalidRecordsAreCountedWithLineAndReason() throws {
+        let run = try ImportRun.xml(
+            exportDocument(
+                """
+                 <Record \(Self.step) startDate="2024-13-01 10:00:00 +0200" endDate="2024-01-01 10:05:00 +0200" value="10"/>
+                 <Record \(Self.step) startDate="2024-01-01 10:00:00 +0200" value="10"/>
+                 <Record \(Self.step) startDate="2024-01-01 10:00:00 +0200" endDate="2024-01-01 10:05:00 +0200" value="ten"/>
+                 <Record \(Self.step) startDate="2024-01-01 10:00:00 +0200" endDate="2024-01-01 09:05:00 +0200" value="10"/>
+                 <Record \(Self.step) startDate="2024-01-01 10:00:00 +0200" endDate="2024-01-01 10:05:00 +0200" value="nan"/>
+                 <Record type="HKCategoryTypeIdentifierSleepAnalysis" sourceName="Phone" startDate="2024-01-01 01:00:00 +0200" endDate="2024-01-01 02:00:00 +0200" value="HKCategoryValueSleepAnalysisDreaming"/>
+                 <Record \(Self.step) startDate="2024-01-01 10:00:00 +0200" endDate="2024-01-01 10:05:00 +0200" value="12">
+                  <MetadataEntry key="HKMetadataKeySyncIdentifier" value="abc"/>
+                  <MetadataEntry key="HKMetadataKeySyncVersion" value="two"/>
+                 </Record>
+                 <Record type="HKQuantityTypeIdentifierHeartRate" sourceName=" \u{00A0} " unit="count/min" startDate="2024-01-01 10:00:00 +0200" endDate="2024-01-01 10:00:00 +0200" value="60"/>
+                 <Record type="HKQuantityTypeIdentifierBodyMass" sourceName="Scale" startDate="2024-01-01 10:00:00 +0200" endDate="2024-01-01 10:00:00 +0200" value="70"/>
+                 <Record sourceName="Phone" startDate="2024-01-01 10:00:00 +0200" endDate="2024-01-01 10:00:00 +0200"/>
+                 <Workout workoutActivityType="HKWorkoutActivityTypeRunning" sourceName="Watch" startDate="yesterday" endDate="2024-01-01 10:00:00 +0200"/>
+                 <Record \(Self.step) startDate="2024-01-01 10:00:00 +0200" endDate="2024-01-01 10:05:00 +0200" value="42" creationDate="2024-01-01 10:06:00 +0200"/>
+                """))
+        let report = run.report
+        #expect(report.importedTotal == 1)
+        #expect(run.samples.map(\.value) == [42])
+        #expect(
+            report.invalid == [
+                .init(type: "HKCategoryTypeIdentifierSleepAnalysis", count: 1),
+                .init(type: "HKQuantityTypeIdentifierBodyMass", count: 1),
+                .init(type: "HKQuantityTypeIdentifierHeartRate", count: 1),
+                .init(type: "HKQuantityTypeIdentifierStepCount", count: 6),
+                .init(type: "HKWorkoutTypeIdentifier", count: 1),
+                .init(type: "Record", count: 1),
+            ])
+        #expect(report.invalidTotal == 11)
+        #expect(report.recordsSeen == 12)
+        // The first ten, in document order; the document starts with the XML declaration, the
+        // root and ExportDate, so records start on line 4.
+        #expect(report.invalidExamples.count == ImportReport.invalidExampleLimit)
+        #expect(report.invalidExamples.map(\.line) == [4, 5, 6, 7, 8, 9, 10, 14, 15, 16])
+        #expect(
+            report.invalidExamples.map(\.reason) == [
+                #"bad startDate "2024-13-01 10:00:00 +0200""#,
+                "missing attribute endDate",
+                #"non-numeric value "ten""#,
+                "endDate is before startDate",
+                #"non-numeric value "nan""#,
+                #"unknown sleep value "HKCategoryValueSleepAnalysisDreaming""#,
+                #"non-integer HKMetadataKeySyncVersion "two""#,
+                "empty sourceName",
+                "missing attribute unit",
+                "missing attribute type",
+            ])
+        #expect(report.summary.contains("line 4: HKQuantityTypeIdentifierStepCount: bad startDate"))
+    }
+
+    @Test func syncIdentityAndDevicePassThrough() throws {
+        let run = try ImportRun.xml(
+            exportDocument(
+                """
+                 <Record type="HKQuantityTypeIdentifierBodyMass" sourceName="Scale" device="Body Scale 2" unit="lb" startDate="2024-01-01 10:00:00 +0200" endDate="2024-01-01 10:00:00 +0200" value="154.3">
+                  <MetadataEntry key="HKMetadataKeySyncVersion" value="3"/>
+                  <MetadataEntry key="HKMetadataKeySyncIdentifier" value="scale-2024-01-01"/>
+                  <MetadataEntry key="HKTimeZone" value="Mars/Olympus_Mons"/>
+                 </Record>
+                """))
+        let sample = try #require(run.samples.first)
+        #expect(sample.syncIdentifier == "scale-2024-01-01")
+        #expect(sample.syncVersion == 3)
+        #expect(sample.device == "Body Scale 2")
+        #expect(sample.unit == "lb" && sample.value == 154.3)
+        // An unknown zone is reported, the written offset kept and no timeZone emitted.
+        #expect(sample.timeZone == nil)
+        #expect(sample.start == "2024-01-01T10:00:00+02:00")
+        #expect(run.report.unknownTimeZones == ["Mars/Olympus_Mons"])
+        #expect(
+            run.lines[0].hasSuffix(
+                #","origin":"Scale","device":"Body Scale 2","syncIdentifier":"scale-2024-01-01","syncVersion":3}]}"#
+            ))
+    }
+
+    @Test func correlationChildrenAreNotImportedTwice() throws {
+        let mass =
+            #"type="HKQuantityTypeIdentifierBodyMass" sourceName="Scale" unit="kg" creationDate="2024-01-01 10:01:00 +0200" startDate="2024-01-01 10:00:00 +0200" endDate="2024-01-01 10:00:00 +0200" value="70.5""#
+        let run = try ImportRun.xml(
+            exportDocument(
+                """
+                 <Record \(mass)/>
+                 <Correlation type="HKCorrelationTypeIdentifierFood" sourceName="Scale" startDate="2024-01-01 10:00:00 +0200" endDate="2024-01-01 10:00:00 +0200">
+                  <Record \(mass)/>
+                 </Correlation>
+                """))
+        #expect(run.report.importedCount("HKQuantityTypeIdentifierBodyMass") == 1)
+        #expect(run.samples.count == 1)
+        #expect(run.report.correlationChildrenIgnored == 1)
+        #expect(run.report.skippedCount("HKCorrelationTypeIdentifierFood") == 1)
+    }
+
+    @Test func exactDuplicatesInOneEnvelopeAreDropped() throws {
+        let record =
+            #"<Record type="HKQuantityTypeIdentifierStepCount" sourceName="Phone" unit="count" startDate="2024-01-01 10:00:00 +0200" endDate="2024-01-01 10:05:00 +0200" value="10"/>"#
+        let run = try ImportRun.xml(exportDocument(record + "\n" + record))
+        #expect(run.samples.count == 1)
+        #expect(run.report.importedTotal == 2)
+        #expect(run.report.duplicatesDropped == 1)
+        #expect(run.report.samplesWritten == 1)
+    }
+
+    @Test func sameRecordAtAnotherExportOffsetKeepsItsId() throws {
+        let at = { (start: String, end: String, created: String) in
+            exportDocument(
+                #"<Record type="HKQuantityTypeIdentifierStepCount" sourceName="Apple&#160;Watch " unit="count" creationDate="\#(created)" startDate="\#(start)" endDate="\#(end)" value="10"/>"#
+            )
+        }
+        let summer = try ImportRun.xml(
+            at(
+                "2024-07-01 10:00:00 +0200", "2024-07-01 10:05:00 +0200",
+                "2024-07-01 10:06:00 +0200"))
+        let winter = try ImportRun.xml(
+            at(
+                "2024-07-01 09:00:00 +0100", "2024-07-01 09:05:00 +0100",
+                "2024-07-01 09:06:00 +0100"))
+        let other = try ImportRun.xml(
+            at(
+                "2024-07-01 10:00:00 +0100", "2024-07-01 10:05:00 +0100",
+                "2024-07-01 10:06:00 +0100"))
+        #expect(summer.samples[0].id == winter.samples[0].id)
+        #expect(summer.samples[0].start != winter.samples[0].start)
+        #expect(summer.samples[0].id != other.samples[0].id)
+        #expect(summer.samples[0].origin == "Apple Watch")
+    }
+
+    @Test func malformedXMLThrowsWithLineAndColumn() throws {
+        let text = exportDocument(
+            """
+             <Record type="HKQuantityTypeIdentifierStepCount" sourceName="Phone" unit="count" startDate="2024-01-01 10:00:00 +0200" endDate="2024-01-01 10:05:00 +0200" value="10">
+             </Workout>
+            """)
+        var emitted = 0
+        let error = try #require(throws: AppleHealthImportError.self) {
+            _ = try AppleHealthImporter(user: "u1").run(data: Data(text.utf8)) { _ in emitted += 1 }
+        }
+        #expect(error.code == .malformedXML)
+        #expect(error.line == 5)
+        #expect((error.column ?? 0) > 1)
+        #expect(error.description.hasPrefix("line 5:"))
+        #expect(error.message == "opening and ending tag mismatch (libxml2 error 76)")
+        #expect(emitted == 0)
+    }
+
+    @Test func truncatedFileThrowsNamingThePath() throws {
+        let text = String(exportDocument("").dropLast(8))
+        let url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("recount-truncated-\(UInt64.random(in: 0...UInt64.max)).xml")
+        try Data(text.utf8).write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let error = try #require(throws: AppleHealthImportError.self) {
+            _ = try AppleHealthImporter(user: "u1").run(xml: url) { _ in }
+        }
+        #expect(error.code == .malformedXML)
+        #expect(error.path == url.path)
+        #expect(error.line != nil && error.column != nil)
+        #expect(error.description.hasPrefix(url.path + ":"))
+    }
+
+    @Test func emptyDocumentThrows() throws {
+        let error = try #require(throws: AppleHealthImportError.self) {
+            _ = try AppleHealthImporter(user: "u1").run(data: Data()) { _ in }
+        }
+        #expect(error.code == .malformedXML)
+    }
+
+    @Test func missingFileAndBadArgumentsThrow() throws {
+        let missing = URL(fileURLWithPath: "/nonexistent/recount/export.xml")
+        #expect(
+            throws: AppleHealthImportError(
+                code: .unreadableFile, path: missing.path, message: "cannot open file for reading")
+        ) {
+            _ = try AppleHealthImporter(user: "u1").run(xml: missing) { _ in }
+        }
+        for user in ["", "has space", String(repeating: "u", count: 129), "ü"] {
+            let error = try #require(throws: AppleHealthImportError.self) {
+                _ = try AppleHealthImporter(user: user).run(data: Data("<a/>".utf8)) { _ in }
+            }
+            #expect(error.code == .invalidUser)
+        }
+        let error = try #require(throws: AppleHealthImportError.self) {
+            _ = try AppleHealthImporter(user: "u1", batchSize: 0).run(data: Data("<a/>".utf8)) {
+                _ in
+            }
+        }
+        #expect(error.code == .invalidBatchSize)
+    }
+
+    @Test func emitErrorsStopTheImportUnchanged() throws {
+        struct Full: Error, Equatable {}
+        var calls = 0
+        #expect(throws: Full()) {
+            _ = try AppleHealthImporter(user: "u1", batchSize: 2).run(
+                xml: FixturePaths.fixture("tdda-export6s3sample.xml")
+            ) { _ in
+                calls += 1
+                throw Full()
+            }
+        }
+        #expect(calls == 1)
+    }
+
+    @Test func documentWithoutExportDateHasNoReceivedAt() throws {
+        let run = try ImportRun.xml(
+            """
+            <HealthData><Record type="HKQuantityTypeIdentifierStepCount" sourceName="Phone" unit="count" startDate="2024-01-01 10:00:00 -0000" endDate="2024-01-01 10:05:00 -0000" value="1e3"/></HealthData>
+            """)
+        #expect(run.report.exportDate == nil)
+        #expect(run.envelopes.first?.receivedAt == nil)
+        #expect(!run.lines[0].contains("receivedAt"))
+        #expect(run.lines[0].contains(#""start":"2024-01-01T10:00:00+00:00""#))
+        #expect(run.lines[0].contains(#""value":1e3,"#))
+    }
+}

@@ -1,0 +1,44 @@
+import Testing
+
+@testable import RecountImport
+
+/// Stable ids derived from a record's identity.
+@Suite struct SampleIDTests {
+    static func id(
+        type: String = "HKQuantityTypeIdentifierStepCount", origin: String = "Health",
+        start: Int64 = 1_410_600_474, end: Int64 = 1_410_600_479, value: String = "329",
+        unit: String = "count", creation: Int64? = 1_411_279_727
+    ) -> String {
+        SampleID.derive(
+            type: type, origin: origin, start: start, end: end, value: value, unit: unit,
+            creation: creation)
+    }
+
+    /// Pinned value, computed independently with Python's hashlib over the documented encoding.
+    @Test func goldenValue() {
+        #expect(Self.id() == "efd1e933-ca9d-844b-b6a9-f89bf763471e")
+    }
+
+    @Test func isAVersion8RFC9562UUID() {
+        for value in ["1", "2", "3", "329", "0.5"] {
+            let id = Array(Self.id(value: value).utf8)
+            #expect(id.count == 36)
+            #expect([8, 13, 18, 23].allSatisfy { id[$0] == UInt8(ascii: "-") })
+            #expect(id[14] == UInt8(ascii: "8"))
+            #expect("89ab".utf8.contains(id[19]))
+            #expect(id.allSatisfy { "0123456789abcdef-".utf8.contains($0) })
+        }
+    }
+
+    @Test func everyIdentityFieldMatters() {
+        let base = Self.id()
+        let variants = [
+            Self.id(type: "HKQuantityTypeIdentifierHeartRate"), Self.id(origin: "Healt"),
+            Self.id(start: 1_410_600_475), Self.id(end: 1_410_600_480), Self.id(value: "329.0"),
+            Self.id(unit: "Cal"), Self.id(creation: nil), Self.id(creation: 1_411_279_728),
+            // Field boundaries are unambiguous.
+            Self.id(value: "32", unit: "9count"),
+        ]
+        #expect(Set(variants + [base]).count == variants.count + 1)
+    }
+}
