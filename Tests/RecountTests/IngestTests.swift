@@ -1,0 +1,179 @@
+import Foundation
+import Recount
+import RecountLog
+import Testing
+
+/// Ingest end to end: NDJSON lines through the decoder into a real log and back out.
+@Suite struct IngestTests {
+    static let clock = Instant(millis: 1_784_000_000_000, offsetSeconds: 0)
+
+    func withLog<T>(_ body: (Log, String) throws -> T) throws -> T {
+        let directory = NSTemporaryDirectory() + "recount-ingest-tests-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let log = try Log(directory: directory, configuration: LogConfiguration(durability: .none))
+        defer { try? log.close() }
+        return try body(log, directory)
+    }
+
+    func ingest(_ text: String, into log: Log, directory: String) throws -> IngestReport {
+        let file = directory + "/input.ndjson"
+        try Data(text.utf8).write(to: URL(fileURLWithPath: file))
+        return try Ingestor(log: log, batchSize: 3, now: { Self.clock }).ingest(try LineReader(path: file), source: "input.ndjson")
+    }
+
+    func envelopes(_ log: Log) throws -> [(UInt64, Envelope)] {
+        var out: [(UInt64, Envelope)] = []
+        try log.reader().forEach { record in out.append((record.position, try EnvelopeCodec.decode(record.bytes))) }
+        return out
+    }
+
+    static func sample(_ id: String, _ type: String, _ start: String, _ end: String? = nil, extra: String = "") -> String {
+        "{\"id\":\"\(id)\",\"type\":\"\(type)\",\"start\":\"\(start)\"" + (end.map { ",\"end\":\"\($0)\"" } ?? "") + extra + ",\"origin\":\"com.example\"}"
+    }
+
+    static func upsert(_ samples: [String], user: String = "u1", receivedAt: String? = "2026-07-14T08:00:00Z") -> String {
+        "{\"kind\":\"samples.upsert\",\"user\":\"\(user)\"" + (receivedAt.map { ",\"receivedAt\":\"\($0)\"" } ?? "")
+            + ",\"provider\":\"fitbit\",\"samples\":[\(samples.joined(separator: ","))]}"
+    }
+
+    @Test func validLinesAreAppendedAndRejectedLinesChangeNothing() throws {
+        try withLog { log, directory in
+            let good = Self.upsert([Self.sample("a", "steps", "2026-07-13T10:00:00-07:00", "2026-07-13T10:05:00-07:00", extra: ",\"value\":12,\"unit\":\"count\"")])
+            let bad = Self.upsert([Self.sample("b", "steps", "2026-07-13T10:00:00-07:00", "2026-07-13T09:00:00-07:00", extra: ",\"value\":12,\"unit\":\"count\"")])
+            let report = try ingest([good, bad, "", "not json", good.replacingOccurrences(of: "\"a\"", with: "\"c\""), "{\"kind\":\"checkin\"}"].joined(separator: "\n") + "\n", into: log, directory: directory)
+            #expect(report.appended == 2)
+            #expect(report.samples == 2)
+            #expect(report.blankLines == 1)
+            #expect(report.positions == 1..<3)
+            #expect(report.rejected.map(\.error.line) == [2, 4, 6])
+            #expect(report.rejected[0].description == "input.ndjson: line 2: samples[0].end is before start")
+            #expect(report.rejected[1].error.path == "$")
+            #expect(report.rejected[2].error.description == "line 6: user is required")
+            #expect(try envelopes(log).map { $0.1.samples.map(\.id) } == [["a"], ["c"]])
+        }
+    }
+
+    @Test func missingReceivedAtIsStampedBeforeAppend() throws {
+        try withLog { log, directory in
+            _ = try ingest(Self.upsert([], receivedAt: nil) + "\n" + Self.upsert([]), into: log, directory: directory)
+            let stored = try envelopes(log).map(\.1.receivedAt)
+            #expect(stored == [Self.clock, Instant(rfc3339: "2026-07-14T08:00:00Z")])
+        }
+    }
+
+    @Test func dumpWritesBackWhatWasIngested() throws {
+        try withLog { log, directory in
+            let corpus = try String(contentsOf: EnvelopeCorpusTests.corpus.appendingPathComponent("valid.ndjson"), encoding: .utf8)
+            let report = try ingest(corpus, into: log, directory: directory)
+            #expect(report.rejected.isEmpty)
+            let decoder = EnvelopeDecoder()
+            for (index, (position, envelope)) in try envelopes(log).enumerated() {
+                #expect(position == UInt64(index + 1))
+                let json = Array(EnvelopeJSON.string(envelope).utf8)
+                let again = try json.withUnsafeBytes { try decoder.decode(line: $0, number: 1) }
+                #expect(again == envelope)
+            }
+        }
+    }
+
+    /// Every catalogue metric under every type name, and every unit, converted exactly.
+    @Test func everyMetricAliasAndUnitIsAccepted() throws {
+        let decoder = EnvelopeDecoder()
+        for metric in Metric.allCases {
+            for name in metric.typeNames {
+                let units = MeasureUnit.accepted(for: metric)
+                let extras: [String] =
+                    switch metric.kind {
+                    case .quantity: units.map { ",\"value\":2.5,\"unit\":\"\($0.symbol)\"" }
+                    case .sleep: [",\"stage\":\"asleep\""]
+                    case .workout: [""]
+                    }
+                for extra in extras {
+                    let line = Array(Self.upsert([Self.sample("x", name, "2026-07-13T10:00:00-07:00", "2026-07-13T10:30:00-07:00", extra: extra)]).utf8)
+                    let envelope = try line.withUnsafeBytes { try decoder.decode(line: $0, number: 1) }
+                    let sample = try #require(envelope.samples.first)
+                    #expect(sample.type.metric == metric)
+                    if let unit = sample.unit { #expect(sample.canonicalValue == MeasureUnit.parse(unit)!.toCanonical(2.5)) }
+                }
+            }
+        }
+        let line = Array(Self.upsert([Self.sample("x", "weight", "2026-07-13T10:00:00-07:00", extra: ",\"value\":2,\"unit\":\"furlong\"")]).utf8)
+        #expect { try line.withUnsafeBytes { try decoder.decode(line: $0, number: 4) } } throws: { error in
+            (error as? IngestError)?.description == "line 4: samples[0].unit is not a unit of weight (furlong); accepted: kg, g, lb, st"
+        }
+    }
+
+    /// Seed stories: a glucose reading at 07:00 local stays on its local date whatever the
+    /// server's zone; a step sample 23:50–00:10 splits 50/50 across two days.
+    @Test func seedStoriesCivilDaysComeFromTheSampleNotTheServer() throws {
+        let decoder = EnvelopeDecoder()
+        let text = Self.upsert([
+            Self.sample("g", "HKQuantityTypeIdentifierBloodGlucose", "2026-03-08T07:00:00-08:00", extra: ",\"value\":99,\"unit\":\"mg/dL\""),
+            Self.sample("s", "StepsRecord", "2026-07-13T23:50:00-07:00", "2026-07-14T00:10:00-07:00", extra: ",\"value\":400,\"unit\":\"count\""),
+            Self.sample("z", "steps", "2026-03-08T01:30:00-08:00", "2026-03-08T03:30:00-07:00", extra: ",\"timeZone\":\"America/Los_Angeles\",\"value\":60,\"unit\":\"count\""),
+        ])
+        let samples = try Array(text.utf8).withUnsafeBytes { try decoder.decode(line: $0, number: 1) }.samples
+        let zones = ZoneOffsets()
+        #expect(samples[0].days(zones: zones) == [DayShare(day: CivilDay(parsing: "2026-03-08")!, fraction: 1)])
+        #expect(abs(samples[0].canonicalValue! - 99 / 18.0156) < 1e-12)
+        #expect(samples[1].days(zones: zones) == [DayShare(day: CivilDay(parsing: "2026-07-13")!, fraction: 0.5), DayShare(day: CivilDay(parsing: "2026-07-14")!, fraction: 0.5)])
+        #expect(samples[2].days(zones: zones).map(\.day.description) == ["2026-03-08"])
+    }
+
+    /// Thousands of mutated envelopes: each is accepted or rejected with a message naming its
+    /// line; the accepted ones land in a log that stays readable and decodes back.
+    @Test func mutatedEnvelopesAreAcceptedOrRejectedWithAMessage() throws {
+        let seed = ProcessInfo.processInfo.environment["RECOUNT_TEST_SEED"].flatMap(UInt64.init) ?? 20_261_129
+        print("mutatedEnvelopesAreAcceptedOrRejectedWithAMessage: seed \(seed) (replay with RECOUNT_TEST_SEED=\(seed))")
+        var random = SplitMix(seed: seed)
+        let corpus = try String(contentsOf: EnvelopeCorpusTests.corpus.appendingPathComponent("valid.ndjson"), encoding: .utf8)
+        let lines = corpus.split(separator: "\n").map { Array($0.utf8) }
+        var input: [UInt8] = []
+        let count = 3000
+        for _ in 0..<count {
+            var line = lines[Int(random.next() % UInt64(lines.count))]
+            switch random.next() % 5 {
+            case 0: line = Array(line.prefix(Int(random.next() % UInt64(line.count))))
+            case 1:
+                let at = Int(random.next() % UInt64(line.count))
+                line[at] ^= UInt8(1 << (random.next() % 8))
+            case 2:
+                let at = Int(random.next() % UInt64(line.count))
+                line.insert(contentsOf: Array([",", "1", "\"", "{", "[", "null", "-", "\u{00}", "é"].randomElement(using: &random)!.utf8), at: at)
+            case 3:
+                // Swap a value's type: strings become numbers and numbers strings.
+                let text = String(decoding: line, as: UTF8.self)
+                line = Array((random.next() % 2 == 0 ? text.replacingOccurrences(of: ":\"", with: ":1,\"x\":\"") : text.replacingOccurrences(of: ":1", with: ":\"1\"")).utf8)
+            default: break
+            }
+            line.removeAll { $0 == UInt8(ascii: "\n") }
+            input += line + [UInt8(ascii: "\n")]
+        }
+        try withLog { log, directory in
+            let file = directory + "/fuzz.ndjson"
+            try Data(input).write(to: URL(fileURLWithPath: file))
+            let report = try Ingestor(log: log, now: { Self.clock }).ingest(try LineReader(path: file), source: "fuzz")
+            #expect(report.appended + report.rejected.count + report.blankLines == count)
+            #expect(report.appended > 0 && report.rejected.count > 0)
+            for rejection in report.rejected {
+                #expect(rejection.error.line >= 1 && rejection.error.line <= count && !rejection.error.reason.isEmpty && !rejection.error.path.isEmpty)
+            }
+            let stats = try LogReader(directory: log.directory).check()
+            #expect(stats.records == UInt64(report.appended))
+            #expect(try envelopes(log).count == report.appended)
+        }
+    }
+}
+
+/// SplitMix64: a seedable generator so the fuzz test replays exactly.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
