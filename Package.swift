@@ -18,8 +18,12 @@ let package = Package(
         .target(name: "Recount", dependencies: ["RecountLog"]),
         .target(name: "RecountImport", dependencies: ["Recount"]),
         .executableTarget(name: "recount", dependencies: ["Recount", "RecountImport", "RecountLog"]),
+        .target(name: "BenchmarkSupport", path: "Benchmarks/BenchmarkSupport"),
         .executableTarget(
-            name: "LogBenchmark", dependencies: ["RecountLog"], path: "Benchmarks/LogBenchmark"),
+            name: "LogBenchmark", dependencies: ["BenchmarkSupport", "RecountLog"], path: "Benchmarks/LogBenchmark"),
+        .executableTarget(
+            name: "IngestBenchmark", dependencies: ["BenchmarkSupport", "Recount", "RecountLog"],
+            path: "Benchmarks/IngestBenchmark"),
         .testTarget(name: "RecountLogTests", dependencies: ["RecountLog"]),
         .testTarget(name: "RecountTests", dependencies: ["Recount", "RecountLog"], exclude: ["Fixtures"]),
         .testTarget(name: "RecountImportTests", dependencies: ["RecountImport", "Recount"], exclude: ["Fixtures"]),

@@ -6,4 +6,5 @@ scripts/bootstrap.sh
 swift build --build-tests -Xswiftc -warnings-as-errors
 python3 scripts/validate_corpus.py | tail -n 1
 swift run LogBenchmark --smoke
+swift run IngestBenchmark --smoke
 swift test

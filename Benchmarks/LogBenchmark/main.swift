@@ -2,33 +2,22 @@
 //
 //   swift run -c release LogBenchmark            full run (refuses a debug build)
 //   swift run LogBenchmark --smoke               small run that checks counts, reports no times
+import BenchmarkSupport
 import Foundation
 import RecountLog
 
-let smoke = CommandLine.arguments.contains("--smoke")
-#if DEBUG
-    if !smoke {
-        FileHandle.standardError.write(Data("LogBenchmark: refusing to time a debug build; use swift run -c release LogBenchmark\n".utf8))
-        exit(2)
-    }
-#endif
+let run = BenchmarkRun(name: "LogBenchmark")
+let smoke = run.smoke
 
 let recordsPerBatch = 1000
 let batchCount = smoke ? 20 : 2000
 let fsyncBatchCount = smoke ? 5 : 300
-let runs = smoke ? 1 : 5
 
 /// ~80-byte records shaped like encoded samples: a random 16-byte id, growing timestamps,
 /// a small value, a repeated origin and unit.
 func makeBatches(count: Int) -> [LogBatch] {
-    var state: UInt64 = 0x1234_5678
-    func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    var random = SplitMix64(seed: 0x1234_5678)
+    func next() -> UInt64 { random.next() }
     var time: UInt64 = 1_780_000_000_000
     var batches: [LogBatch] = []
     for _ in 0..<count {
@@ -50,21 +39,6 @@ func makeBatches(count: Int) -> [LogBatch] {
     return batches
 }
 
-func seconds(_ body: () throws -> Void) rethrows -> Double {
-    let start = ContinuousClock.now
-    try body()
-    let elapsed = ContinuousClock.now - start
-    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-}
-
-/// The best of `runs` timings after one warm-up.
-func best(_ body: () throws -> Void) rethrows -> Double {
-    try body()
-    var times: [Double] = []
-    for _ in 0..<runs { times.append(try seconds(body)) }
-    return times.min()!
-}
-
 func emit(_ fields: [(String, Any)]) {
     let body = fields.map { key, value -> String in
         let text: String
@@ -78,13 +52,6 @@ func emit(_ fields: [(String, Any)]) {
     print("{" + body.joined(separator: ",") + "}")
 }
 
-func check(_ condition: Bool, _ message: String) {
-    if !condition {
-        FileHandle.standardError.write(Data("LogBenchmark: check failed: \(message)\n".utf8))
-        exit(1)
-    }
-}
-
 let batches = makeBatches(count: batchCount)
 let records = Double(batchCount * recordsPerBatch)
 let rawBytes = Double(batches.reduce(0) { $0 + $1.byteCount })
@@ -93,7 +60,7 @@ defer { try? FileManager.default.removeItem(atPath: scratch) }
 
 // The bound: raw LZ4 on the same payloads.
 var compressed: [[UInt8]] = []
-let compressTime = best {
+let compressTime = run.best {
     compressed = batches.map { batch in
         var out = [UInt8](repeating: 0, count: LZ4Block.compressBound(batch.byteCount))
         let n = batch.payload.withUnsafeBytes { source in out.withUnsafeMutableBytes { LZ4Block.compress(source, into: $0) } }
@@ -101,12 +68,12 @@ let compressTime = best {
     }
 }
 var scratchOut = [UInt8](repeating: 0, count: batches.map(\.byteCount).max()!)
-let decompressTime = best {
+let decompressTime = run.best {
     for (batch, block) in zip(batches, compressed) {
         let ok = block.withUnsafeBytes { source in
             scratchOut.withUnsafeMutableBytes { LZ4Block.decompress(source, into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<batch.byteCount])) }
         }
-        check(ok, "lz4 round trip")
+        run.check(ok, "lz4 round trip")
     }
 }
 
@@ -117,15 +84,15 @@ func freshLog(_ durability: LogConfiguration.Durability) throws -> Log {
 
 // First, on a quiet disk: one fsync per 1,000-record batch.
 sync()
-let fsyncTime = try seconds {
+let fsyncTime = try run.seconds {
     let log = try freshLog(.everyBatch)
     for batch in batches.prefix(fsyncBatchCount) { try log.append(batch) }
     try log.close()
 }
 let fsyncRecords = Double(fsyncBatchCount * recordsPerBatch)
-check(try LogReader(directory: scratch).check().records == UInt64(fsyncRecords), "fsync log record count")
+run.check(try LogReader(directory: scratch).check().records == UInt64(fsyncRecords), "fsync log record count")
 
-let appendTime = try best {
+let appendTime = try run.best {
     let log = try freshLog(.none)
     for batch in batches { try log.append(batch) }
     try log.close()
@@ -133,16 +100,16 @@ let appendTime = try best {
 let diskBytes = try LogReader(directory: scratch).stats().fileBytes
 
 var scanned = 0
-let scanTime = try best {
+let scanTime = try run.best {
     scanned = 0
     var sum = 0
     try LogReader(directory: scratch).forEach { record in
         scanned += 1
         sum &+= record.bytes.count
     }
-    check(sum > 0, "scan read bytes")
+    run.check(sum > 0, "scan read bytes")
 }
-check(scanned == batchCount * recordsPerBatch, "scan saw \(scanned) records")
+run.check(scanned == batchCount * recordsPerBatch, "scan saw \(scanned) records")
 
 // Open = the torn-tail check of the last segment (every frame's checksum), here one segment
 // holding the whole log; closing (trim and fsync) is outside the timing.
@@ -153,9 +120,9 @@ do {
 }
 defer { try? FileManager.default.removeItem(atPath: scratch + "-one") }
 var openTime = Double.infinity
-for _ in 0...runs {
+for _ in 0...run.runs {
     var log: Log?
-    openTime = min(openTime, try seconds { log = try Log(directory: scratch + "-one", configuration: LogConfiguration(durability: .none)) })
+    openTime = min(openTime, try run.seconds { log = try Log(directory: scratch + "-one", configuration: LogConfiguration(durability: .none)) })
     try log?.close()
 }
 let lastSegmentBytes = Double(try LogReader(directory: scratch + "-one").stats().fileBytes)

@@ -1,0 +1,61 @@
+// Timing and checking helpers shared by the benchmark executables.
+import Foundation
+
+/// How a benchmark run was asked to behave.
+public struct BenchmarkRun: Sendable {
+    /// `--smoke`: small sizes, counts checked, no times reported (what CI runs).
+    public let smoke: Bool
+    /// Timed repetitions after the warm-up.
+    public let runs: Int
+    private let name: String
+
+    /// Reads `--smoke` from the command line; refuses to time a debug build.
+    public init(name: String, arguments: [String] = CommandLine.arguments) {
+        self.name = name
+        smoke = arguments.contains("--smoke")
+        runs = smoke ? 1 : 3
+        #if DEBUG
+            if !smoke {
+                FileHandle.standardError.write(Data("\(name): refusing to time a debug build; use swift run -c release \(name)\n".utf8))
+                exit(2)
+            }
+        #endif
+    }
+
+    /// The wall-clock seconds `body` takes.
+    public func seconds(_ body: () throws -> Void) rethrows -> Double {
+        let start = ContinuousClock.now
+        try body()
+        let elapsed = ContinuousClock.now - start
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
+    /// The best of `runs` timings of `body`, after one warm-up run.
+    public func best(_ body: () throws -> Void) rethrows -> Double {
+        try body()
+        var fastest = Double.infinity
+        for _ in 0..<runs { fastest = min(fastest, try seconds(body)) }
+        return fastest
+    }
+
+    /// Exits with status 1 and `message` when `condition` is false.
+    public func check(_ condition: Bool, _ message: @autoclosure () -> String) {
+        if !condition {
+            FileHandle.standardError.write(Data("\(name): check failed: \(message())\n".utf8))
+            exit(1)
+        }
+    }
+}
+
+/// SplitMix64: deterministic data for benchmarks.
+public struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+    public init(seed: UInt64) { state = seed }
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

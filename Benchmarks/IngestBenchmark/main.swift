@@ -1,0 +1,135 @@
+// Ingest throughput: JSON parsing, validation, encoding and append, as JSON lines.
+//
+//   swift run -c release IngestBenchmark            full run (refuses a debug build)
+//   swift run IngestBenchmark --smoke               small run that checks counts, reports no times
+import BenchmarkSupport
+import Foundation
+import Recount
+import RecountLog
+
+let run = BenchmarkRun(name: "IngestBenchmark")
+let smoke = run.smoke
+
+let envelopeCount = smoke ? 20 : 4000
+let samplesPerEnvelope = 100
+
+/// A realistic file: HealthKit deliveries of steps and heart rate from a watch, UUID ids,
+/// local offsets, one device and origin per delivery.
+func makeInput() -> [UInt8] {
+    var random = SplitMix64(seed: 42)
+    func next() -> UInt64 { random.next() }
+    func uuid() -> String {
+        let hex = Array("0123456789ABCDEF")
+        var out = ""
+        for i in 0..<32 {
+            if [8, 12, 16, 20].contains(i) { out.append("-") }
+            out.append(hex[Int(next() % 16)])
+        }
+        return out
+    }
+    var text = ""
+    var minute: Int64 = 29_000_000  // minutes since 1970, mid-2025
+    for e in 0..<envelopeCount {
+        let steps = e % 2 == 0
+        let type = steps ? "HKQuantityTypeIdentifierStepCount" : "HKQuantityTypeIdentifierHeartRate"
+        var samples: [String] = []
+        for _ in 0..<samplesPerEnvelope {
+            minute += 1
+            let start = RFC3339.format(millis: minute * 60_000, offsetSeconds: -25_200)
+            let end = RFC3339.format(millis: (minute + 1) * 60_000, offsetSeconds: -25_200)
+            let value = steps ? "\(next() % 150)" : "\(60 + next() % 90)"
+            let unit = steps ? "count" : "count/min"
+            samples.append(
+                "{\"id\":\"\(uuid())\",\"type\":\"\(type)\",\"start\":\"\(start)\",\"end\":\"\(end)\",\"value\":\(value),\"unit\":\"\(unit)\",\"origin\":\"com.apple.health.8F1B2C3D\",\"device\":\"Apple Watch\"}")
+        }
+        text += "{\"kind\":\"healthkit.delivery\",\"user\":\"user-\(e % 50)\",\"receivedAt\":\"2025-07-14T07:15:02Z\",\"type\":\"\(type)\",\"anchor\":\"YnBsaXN0MDDUAQIDBAUGBwpYJHZlcnNpb24=\",\"newAnchor\":\"YnBsaXN0MDDUAQIDBAUGBwpYJHZlcnNpb24SAAGGoA==\",\"added\":[\(samples.joined(separator: ","))],\"deleted\":[]}\n"
+    }
+    return Array(text.utf8)
+}
+
+func emit(_ name: String, _ time: Double, _ extra: String = "") {
+    let samples = Double(envelopeCount * samplesPerEnvelope)
+    print(String(format: "{\"benchmark\":\"%@\",\"samplesPerSec\":%.0f,\"envelopesPerSec\":%.0f,\"jsonMBps\":%.1f%@}", name, samples / time, Double(envelopeCount) / time, Double(input.count) / time / 1e6, extra))
+}
+
+let input = makeInput()
+let lines: [Range<Int>] = {
+    var ranges: [Range<Int>] = []
+    var start = 0
+    for (i, byte) in input.enumerated() where byte == UInt8(ascii: "\n") {
+        ranges.append(start..<i)
+        start = i + 1
+    }
+    return ranges
+}()
+run.check(lines.count == envelopeCount, "line count")
+
+// Foundation's JSONSerialization, for comparison.
+let serializationTime = try run.best {
+    for range in lines {
+        _ = try JSONSerialization.jsonObject(with: Data(input[range]))
+    }
+}
+
+var parsed = 0
+let parseTime = try run.best {
+    parsed = 0
+    try input.withUnsafeBytes { bytes in
+        for range in lines {
+            _ = try JSONParser.parse(UnsafeRawBufferPointer(rebasing: bytes[range]))
+            parsed += 1
+        }
+    }
+}
+run.check(parsed == envelopeCount, "parsed")
+
+var decodedSamples = 0
+let decoder = EnvelopeDecoder()
+let decodeTime = try run.best {
+    decodedSamples = 0
+    try input.withUnsafeBytes { bytes in
+        for (index, range) in lines.enumerated() {
+            decodedSamples += try decoder.decode(line: UnsafeRawBufferPointer(rebasing: bytes[range]), number: index + 1).samples.count
+        }
+    }
+}
+run.check(decodedSamples == envelopeCount * samplesPerEnvelope, "decoded samples")
+
+let encodeTime = try run.best {
+    var record: [UInt8] = []
+    try input.withUnsafeBytes { bytes in
+        for (index, range) in lines.enumerated() {
+            let envelope = try decoder.decode(line: UnsafeRawBufferPointer(rebasing: bytes[range]), number: index + 1)
+            record.removeAll(keepingCapacity: true)
+            EnvelopeCodec.encode(envelope, into: &record)
+        }
+    }
+}
+
+let file = NSTemporaryDirectory() + "recount-ingest-bench-\(ProcessInfo.processInfo.processIdentifier).ndjson"
+let directory = file + ".log"
+run.check(FileManager.default.createFile(atPath: file, contents: Data(input)), "write the input file")
+defer {
+    try? FileManager.default.removeItem(atPath: file)
+    try? FileManager.default.removeItem(atPath: directory)
+}
+var report = IngestReport()
+let endToEndTime = try run.best {
+    try? FileManager.default.removeItem(atPath: directory)
+    let log = try Log(directory: directory, configuration: LogConfiguration(durability: .none))
+    report = try Ingestor(log: log, now: { Instant(millis: 0, offsetSeconds: 0) }).ingest(try LineReader(path: file), source: file)
+    try log.close()
+}
+run.check(report.appended == envelopeCount && report.rejected.isEmpty, "ingest appended \(report.appended)")
+let stats = try LogReader(directory: directory).check()
+let bytesPerSample = Double(stats.fileBytes) / Double(envelopeCount * samplesPerEnvelope)
+
+if smoke {
+    print("{\"benchmark\":\"ingest\",\"mode\":\"smoke\",\"envelopes\":\(report.appended),\"samples\":\(report.samples),\"ok\":true}")
+    exit(0)
+}
+emit("json.JSONSerialization", serializationTime)
+emit("json.JSONParser", parseTime, String(format: ",\"vsJSONSerialization\":%.2f", serializationTime / parseTime))
+emit("ingest.parse+validate", decodeTime)
+emit("ingest.parse+validate+encode", encodeTime)
+emit("ingest.end-to-end", endToEndTime, String(format: ",\"logBytesPerSample\":%.1f,\"secondsSplit\":{\"parse\":%.3f,\"validate\":%.3f,\"encode\":%.3f,\"append\":%.3f}", bytesPerSample, parseTime, decodeTime - parseTime, encodeTime - decodeTime, endToEndTime - encodeTime))
