@@ -132,18 +132,31 @@ enum SampleBlock {
 }
 
 /// Strings numbered in order of first use; the order is the input's, never a hash table's.
+///
+/// Envelopes repeat a handful of strings, so small tables are searched linearly (cheaper than
+/// hashing); a hash index takes over past `linearLimit` entries.
 struct StringTable {
     private(set) var strings: [String] = []
-    private var indices: [String: Int] = [:]
+    /// Indices of the entries past `linearLimit`, keyed by exact UTF-8 bytes.
+    private var indices: [[UInt8]: Int] = [:]
+    private static let linearLimit = 16
 
     mutating func add(_ string: String) {
-        if indices[string] == nil {
-            indices[string] = strings.count
-            strings.append(string)
-        }
+        guard find(string) == nil else { return }
+        if strings.count >= Self.linearLimit { indices[Array(string.utf8)] = strings.count }
+        strings.append(string)
     }
 
-    func index(_ string: String) -> Int { indices[string]! }
+    func index(_ string: String) -> Int { find(string)! }
+
+    private func find(_ string: String) -> Int? {
+        // `==` on String is canonical equivalence, so a match is confirmed byte for byte.
+        for index in strings.indices.prefix(Self.linearLimit)
+        where strings[index] == string && strings[index].utf8.elementsEqual(string.utf8) {
+            return index
+        }
+        return strings.count > Self.linearLimit ? indices[Array(string.utf8)] : nil
+    }
 }
 
 /// The 16 bytes of a canonical UUID string (`8-4-4-4-12` hex, one letter case), and back.

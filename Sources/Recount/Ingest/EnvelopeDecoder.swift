@@ -197,13 +197,15 @@ package struct EnvelopeDecoder {
         return samples
     }
 
+    private static let sampleFields: Set<String> = [
+        "id", "type", "start", "end", "timeZone", "value", "unit", "stage", "origin", "device", "syncIdentifier", "syncVersion",
+        "lastModified",
+    ]
+
     /// One sample object (contract §1 "Samples").
     func sample(_ value: JSONValue, path: String) throws(FieldError) -> Sample {
         let object = try ObjectReader(value, path: path)
-        try object.allowOnly([
-            "id", "type", "start", "end", "timeZone", "value", "unit", "stage", "origin", "device", "syncIdentifier", "syncVersion",
-            "lastModified",
-        ])
+        try object.allowOnly(Self.sampleFields)
         let id = try object.string("id", .id)
         let type = try metricName(try object.required("type"), path: object.path("type"))
         let start = try object.instant("start")

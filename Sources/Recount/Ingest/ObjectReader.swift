@@ -102,13 +102,15 @@ struct StringRule: Sendable {
 
     func check(_ value: JSONValue, path: String) throws(FieldError) -> String {
         guard case .string(let text) = value else { throw FieldError(path: path, reason: "must be a string") }
-        let count = text.unicodeScalars.count
+        // Scalars never outnumber UTF-8 bytes, so short strings skip the count.
+        let bytes = text.utf8.count
+        let count = bytes <= maximum && (minimum == 0 || bytes == 0) ? bytes : text.unicodeScalars.count
         guard count >= minimum, count <= maximum else {
             throw FieldError(path: path, reason: minimum == maximum ? "must be \(minimum) characters" : "must be \(minimum) to \(maximum) characters")
         }
         if let ascii {
             guard text.utf8.allSatisfy(ascii) else { throw FieldError(path: path, reason: "must be \(describe)") }
-        } else if text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+        } else if text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {  // control characters are single bytes in UTF-8
             throw FieldError(path: path, reason: "must not contain control characters")
         }
         return text
