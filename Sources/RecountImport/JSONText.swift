@@ -1,34 +1,12 @@
+import Recount
+
 /// The little JSON writing the importer needs: quoted strings and number validation.
 ///
 /// Output is built by hand so the field order is fixed and the bytes are identical on every run.
 enum JSONText {
-    /// Appends `text` as a JSON string literal (quotes included).
-    ///
-    /// Escapes `"` and `\`, and control characters below U+0020 (`\n`, `\r`, `\t`, else
-    /// `\u00XX`). Everything else, including non-ASCII, is written as UTF-8.
-    /// - Parameters:
-    ///   - text: the string to write.
-    ///   - output: the JSON text being built.
+    /// Appends `text` as a JSON string literal (quotes included), escaped as `JSONWriter` does.
     static func appendQuoted(_ text: String, to output: inout String) {
-        output.append("\"")
-        if !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5c }) {
-            output.append(text)
-        } else {
-            for scalar in text.unicodeScalars {
-                switch scalar {
-                case "\"": output.append("\\\"")
-                case "\\": output.append("\\\\")
-                case "\n": output.append("\\n")
-                case "\r": output.append("\\r")
-                case "\t": output.append("\\t")
-                case _ where scalar.value < 0x20:
-                    let hex = String(scalar.value, radix: 16)
-                    output.append("\\u" + String(repeating: "0", count: 4 - hex.count) + hex)
-                default: output.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        output.append("\"")
+        output += EnvelopeJSON.quote(text)
     }
 
     /// Appends text known to need no escaping (ids, RFC 3339 times, catalogue names) in quotes.

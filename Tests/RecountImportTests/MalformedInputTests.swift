@@ -221,7 +221,7 @@ import Testing
         #expect(run.report.exportDate == nil)
         #expect(run.envelopes.first?.receivedAt == nil)
         #expect(!run.lines[0].contains("receivedAt"))
-        #expect(run.lines[0].contains(#""start":"2024-01-01T10:00:00+00:00""#))
+        #expect(run.lines[0].contains(#""start":"2024-01-01T10:00:00Z""#))
         #expect(run.lines[0].contains(#""value":1e3,"#))
     }
 }

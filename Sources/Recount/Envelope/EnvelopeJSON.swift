@@ -92,7 +92,8 @@ package enum EnvelopeJSON {
         return String(value)
     }
 
-    static func quote(_ text: String) -> String {
+    /// `text` as a JSON string literal.
+    package static func quote(_ text: String) -> String {
         var bytes: [UInt8] = []
         JSONWriter.writeString(text, into: &bytes)
         return String(decoding: bytes, as: UTF8.self)
