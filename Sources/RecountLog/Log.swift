@@ -20,6 +20,9 @@ public final class Log: Sendable {
     public let configuration: LogConfiguration
     /// The torn tail cut off on open, if there was one.
     public let recovery: TornTail?
+    /// Sealed segments whose index file was missing or disagreed with the segment, and was
+    /// rebuilt on open.
+    public let rebuiltIndexes: [String]
 
     private let writer: Mutex<Writer>
     private let published: Mutex<LogSnapshot>
@@ -43,6 +46,15 @@ public final class Log: Sendable {
             directory: directory, configuration: configuration, lock: lock, sealed: [],
             nextPosition: segments.first?.firstPosition ?? Self.firstPosition)
         var tornTail: TornTail? = nil
+        var rebuilt: [String] = []
+        for segment in segments.dropLast() {
+            let file = try fileSystem.open(segment.path, writable: false, create: false)
+            let interval = configuration.indexInterval
+            if SegmentIndex.load(segment, segmentFile: file, fileSystem: fileSystem, interval: interval) == nil {
+                _ = try SegmentIndex.rebuild(segment, segmentFile: file, fileSystem: fileSystem, interval: interval)
+                rebuilt.append(segment.path)
+            }
+        }
         if var last = segments.popLast() {
             let file = try fileSystem.open(last.path, writable: true, create: false)
             var index = SegmentIndex(interval: configuration.indexInterval)
@@ -74,6 +86,7 @@ public final class Log: Sendable {
         self.directory = directory
         self.configuration = configuration
         self.recovery = tornTail
+        self.rebuiltIndexes = rebuilt
         self.published = Mutex(writer.snapshot)
         self.writer = Mutex(writer)
     }

@@ -56,6 +56,7 @@ public struct LogError: Error, CustomStringConvertible, Sendable {
 }
 
 /// Runs `body`, passing a `LogError` through and wrapping anything else as `.io` on `path`.
+@discardableResult
 package func withLogErrors<T>(path: String, _ body: () throws -> T) throws(LogError) -> T {
     do { return try body() } catch let error as LogError { throw error } catch {
         throw LogError(.io, "\(error)", path: path)

@@ -173,25 +173,11 @@ public struct LogReader: Sendable {
     /// segment; the segment's start when the index is missing or disagrees.
     private func seek(_ scanner: SegmentScanner, to position: UInt64) -> (Int64, UInt64) {
         let segment = scanner.segment
-        let start = (Int64(0), segment.firstPosition)
         guard position > segment.firstPosition,
-            let file = try? fileSystem.open(segment.indexPath, writable: false, create: false),
-            let size = try? file.size(), size > 0, size <= 64 << 20
-        else { return start }
-        var bytes = [UInt8](repeating: 0, count: Int(size))
-        let read = bytes.withUnsafeMutableBytes { (try? file.read(into: $0, at: 0)) ?? 0 }
-        guard read == Int(size),
-            let index = bytes.withUnsafeBytes({
-                SegmentIndex.decode($0, firstPosition: segment.firstPosition, segmentLength: segment.length, interval: 0)
-            }),
-            let entry = index.entry(atOrBefore: position)
-        else { return start }
-        var header = [UInt8](repeating: 0, count: FrameHeader.size)
-        let headerRead = header.withUnsafeMutableBytes { (try? scanner.file.read(into: $0, at: entry.offset)) ?? 0 }
-        guard headerRead == FrameHeader.size,
-            case .success(let decoded) = header.withUnsafeBytes({ FrameHeader.decode($0) }),
-            decoded.firstPosition == entry.position
-        else { return start }
+            let index = SegmentIndex.load(segment, segmentFile: scanner.file, fileSystem: fileSystem, interval: 0),
+            let entry = index.entry(atOrBefore: position),
+            index.agrees(position: entry.position, offset: entry.offset, segmentFile: scanner.file)
+        else { return (0, segment.firstPosition) }
         return (entry.offset, entry.position)
     }
 }

@@ -116,6 +116,33 @@ import Testing
         }
     }
 
+    @Test func theWriterRebuildsMissingOrWrongIndexesOfSealedSegments() throws {
+        try withTemporaryDirectory { directory in
+            do {
+                let log = try Log(directory: directory, configuration: Self.small)
+                try appendBatches(log, Array(repeating: 20, count: 40))
+                try log.close()
+            }
+            let indexes = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".idx") }.sorted()
+                .map { directory + "/" + $0 }
+            #expect(indexes.count >= 4)
+            let good = try Data(contentsOf: URL(fileURLWithPath: indexes[1]))
+            try FileManager.default.removeItem(atPath: indexes[0])
+            // An entry that points into the middle of a frame.
+            var wrong = Array(good)
+            wrong[wrong.count - 8] &+= 3
+            try Data(wrong).write(to: URL(fileURLWithPath: indexes[1]))
+
+            let log = try Log(directory: directory, configuration: Self.small)
+            #expect(log.rebuiltIndexes == [indexes[0].replacingOccurrences(of: ".idx", with: ".seg"), indexes[1].replacingOccurrences(of: ".idx", with: ".seg")])
+            #expect(try Data(contentsOf: URL(fileURLWithPath: indexes[1])) == good)
+            #expect(FileManager.default.fileExists(atPath: indexes[0]))
+            expectRecords(try readAll(log.reader(), from: 37), cover: 37..<801)
+            try log.close()
+            #expect(try Log(directory: directory, configuration: Self.small).rebuiltIndexes.isEmpty)
+        }
+    }
+
     @Test func groupCommitAndEveryBatchDurabilityRoundTrip() throws {
         for durability in [LogConfiguration.Durability.everyBatch, .groupCommit(maxBytes: 2048, maxDelay: .milliseconds(5))] {
             try withTemporaryDirectory { directory in
