@@ -112,7 +112,8 @@ import Testing
 
     @Test func decodesEscapes() throws {
         #expect(
-            try Self.value(#""a\"b\\c\/d\be\ff\ng\rh\ti""#) == .string("a\"b\\c/d\u{8}e\u{C}f\ng\rh\ti"))
+            try Self.value(#""a\"b\\c\/d\be\ff\ng\rh\ti""#)
+                == .string("a\"b\\c/d\u{8}e\u{C}f\ng\rh\ti"))
         #expect(try Self.value(#""caf\u00e9""#) == .string("café"))
         #expect(try Self.value(#""\u00E9\u20AC""#) == .string("é€"))
         #expect(try Self.value(#""\uD83D\uDE00!""#) == .string("😀!"))
@@ -182,7 +183,8 @@ import Testing
                 let point = Int.random(in: 1..<text.count, using: &random)
                 text.insert(".", at: text.index(text.startIndex, offsetBy: point))
             } else if Bool.random(using: &random) {
-                text = "0." + String(repeating: "0", count: Int.random(in: 0...8, using: &random))
+                text =
+                    "0." + String(repeating: "0", count: Int.random(in: 0...8, using: &random))
                     + text
             }
             if Int.random(in: 0..<3, using: &random) == 0 {
@@ -247,7 +249,10 @@ import Testing
         ("{\"id\":1,\"\\u0069d\":2}", 8, "id", "duplicate key \"id\""),
         ("{\"added\":[{\"id\":\"a\",\"id\":\"b\"}]}", 20, "added[0].id", "duplicate key \"id\""),
         ("{\"a\\nb\":1,\"a\\u000ab\":2}", 10, "$[\"a\\nb\"]", "duplicate key \"a\\nb\""),
-        ("{\"\":{\"x.y\":[{\"\":1,\"\":2}]}}", 18, "$[\"\"][\"x.y\"][0][\"\"]", "duplicate key \"\""),
+        (
+            "{\"\":{\"x.y\":[{\"\":1,\"\":2}]}}", 18, "$[\"\"][\"x.y\"][0][\"\"]",
+            "duplicate key \"\""
+        ),
         ("{\"window\":{\"a b\":{\"end\":1,}}}", 25, "window[\"a b\"]", "trailing comma"),
         ("{\"a\" 1}", 5, "$", "expected ':'"),
         ("{\"a\":1 \"b\":2}", 7, "$", "expected ',' or '}'"),
@@ -361,7 +366,8 @@ import Testing
                 == JSONParseError(
                     offset: 64, path: "$" + String(repeating: "[0]", count: 64),
                     reason: "nesting deeper than 64"))
-        let objects = String(repeating: "{\"a\":", count: 65) + "1" + String(repeating: "}", count: 65)
+        let objects =
+            String(repeating: "{\"a\":", count: 65) + "1" + String(repeating: "}", count: 65)
         #expect(
             Self.failure(Array(objects.utf8))
                 == JSONParseError(
@@ -375,13 +381,37 @@ import Testing
         let error = Self.failure(hostile, maxDepth: .max)
         #expect(error?.reason == "nesting deeper than \(JSONParser.depthCeiling)")
         #expect(error?.offset == JSONParser.depthCeiling)
+        let hostileObjects = Array(String(repeating: "{\"a\":", count: 100_000).utf8)
+        let objectError = Self.failure(hostileObjects, maxDepth: .max)
+        #expect(objectError?.reason == "nesting deeper than \(JSONParser.depthCeiling)")
+        #expect(objectError?.offset == JSONParser.depthCeiling * 5)
+    }
+
+    @Test func offsetsAreRelativeToTheBufferGiven() throws {
+        let file = Array("{\"kind\":1}\n{\"kind\":1,}\n".utf8)
+        let error = file.withUnsafeBytes { raw in
+            Result { () throws(JSONParseError) -> JSONValue in
+                try JSONParser.parse(UnsafeRawBufferPointer(rebasing: raw[11..<23]))
+            }
+        }
+        #expect(error == .failure(JSONParseError(offset: 9, path: "$", reason: "trailing comma")))
+    }
+
+    @Test func numberLiteralsAreCheckedWhole() {
+        #expect(JSONNumber(literal: "-1.5e3")?.double == -1500)
+        #expect(JSONNumber(literal: "12") == JSONNumber(12))
+        for bad in ["", " 1", "1 ", "01", "1.", "+1", "NaN", "\"1\"", "[1]", "1,2"] {
+            #expect(JSONNumber(literal: bad) == nil, "\(bad)")
+        }
     }
 
     // MARK: Writer
 
     @Test func writesCompactText() throws {
         let text = "{ \"b\" : [1, 2.50, -0, 1E+3, true, null, \"\"], \"a\" : {}, \"c\": [] }"
-        #expect(JSONWriter.string(try Self.value(text)) == #"{"b":[1,2.50,-0,1E+3,true,null,""],"a":{},"c":[]}"#)
+        #expect(
+            JSONWriter.string(try Self.value(text))
+                == #"{"b":[1,2.50,-0,1E+3,true,null,""],"a":{},"c":[]}"#)
     }
 
     @Test func escapesStringsMinimally() {
@@ -391,7 +421,9 @@ import Testing
             String(decoding: out, as: UTF8.self)
                 == #""a\"b\\c/\n\r\t\b\f\u0000\u001f"# + "\u{7F}é😀\"")
         #expect(JSONWriter.string(.string("plain")) == "\"plain\"")
-        #expect(JSONWriter.string(.object(JSONObject(members: [(key: "k\"", value: .null)]))) == #"{"k\"":null}"#)
+        #expect(
+            JSONWriter.string(.object(JSONObject(members: [(key: "k\"", value: .null)])))
+                == #"{"k\"":null}"#)
     }
 
     @Test func roundTripsGeneratedValues() throws {
@@ -547,7 +579,8 @@ import Testing
     enum Generator {
         static let keyPieces = ["id", "kind", "value", "é", "日本", "😀", "a b", "x\"y", "\\", "k"]
         static let stringPieces = [
-            "a", "Z", " ", "\"", "\\", "/", "\n", "\t", "\u{0}", "\u{1F}", "\u{7F}", "é", "e\u{301}",
+            "a", "Z", " ", "\"", "\\", "/", "\n", "\t", "\u{0}", "\u{1F}", "\u{7F}", "é",
+            "e\u{301}",
             "€", "日本", "😀", "\u{10FFFF}", "\u{FEFF}", "0123456789abcdef",
         ]
 
@@ -562,7 +595,8 @@ import Testing
             case 2: return .number(number(using: &random, foundationSafe: foundationSafe))
             case 3:
                 // Foundation drops a U+FEFF that starts a string, so the differential leaves it out.
-                let pieces = foundationSafe ? stringPieces.filter { $0 != "\u{FEFF}" } : stringPieces
+                let pieces =
+                    foundationSafe ? stringPieces.filter { $0 != "\u{FEFF}" } : stringPieces
                 return .string(string(from: pieces, using: &random))
             case 4:
                 return .array(
@@ -576,19 +610,25 @@ import Testing
                     guard !members.contains(where: { Array($0.key.utf8) == Array(key.utf8) })
                     else { continue }
                     members.append(
-                        (key, value(depth: depth + 1, using: &random, foundationSafe: foundationSafe)))
+                        (
+                            key,
+                            value(depth: depth + 1, using: &random, foundationSafe: foundationSafe)
+                        ))
                 }
                 return .object(JSONObject(members: members))
             }
         }
 
         static func string(from pieces: [String], using random: inout SplitMix64) -> String {
-            (0..<Int.random(in: 0...4, using: &random)).map { _ in pieces.randomElement(using: &random)! }
-                .joined()
+            (0..<Int.random(in: 0...4, using: &random)).map { _ in
+                pieces.randomElement(using: &random)!
+            }
+            .joined()
         }
 
         static func number(using random: inout SplitMix64, foundationSafe: Bool) -> JSONNumber {
-            let digits = String(UInt64.random(in: 1_000_000_000_000_000_000...UInt64.max, using: &random))
+            let digits = String(
+                UInt64.random(in: 1_000_000_000_000_000_000...UInt64.max, using: &random))
             var literal: String
             switch Int.random(in: 0..<6, using: &random) {
             case 0: literal = String(Int.random(in: -1000...1000, using: &random))
@@ -598,10 +638,15 @@ import Testing
                 literal = String(digits.prefix(cut)) + "." + String(digits.dropFirst(cut).prefix(6))
                 if literal.hasSuffix(".") { literal += "0" }
             case 3:
-                literal = "\(digits.prefix(1)).\(digits.dropFirst().prefix(16))e\(Int.random(in: -300...300, using: &random))"
-            case 4: literal = "0.\(String(repeating: "0", count: Int.random(in: 0...5, using: &random)))\(digits.prefix(9))"
+                literal =
+                    "\(digits.prefix(1)).\(digits.dropFirst().prefix(16))e\(Int.random(in: -300...300, using: &random))"
+            case 4:
+                literal =
+                    "0.\(String(repeating: "0", count: Int.random(in: 0...5, using: &random)))\(digits.prefix(9))"
             default:
-                literal = foundationSafe ? "1e\(Int.random(in: -20...20, using: &random))" : digits + digits
+                literal =
+                    foundationSafe
+                    ? "1e\(Int.random(in: -20...20, using: &random))" : digits + digits
             }
             if literal.hasPrefix("0"), literal.count > 1, !literal.hasPrefix("0.") {
                 literal = "1" + literal
@@ -626,7 +671,9 @@ import Testing
             }
         }
 
-        static func write(_ value: JSONValue, into out: inout String, using random: inout SplitMix64) {
+        static func write(
+            _ value: JSONValue, into out: inout String, using random: inout SplitMix64
+        ) {
             space(&out, using: &random)
             switch value {
             case .string(let text): quote(text, into: &out, using: &random)
@@ -658,7 +705,8 @@ import Testing
         static func quote(_ text: String, into out: inout String, using random: inout SplitMix64) {
             out += "\""
             for scalar in text.unicodeScalars {
-                let escape = scalar.value < 0x20 || scalar == "\"" || scalar == "\\"
+                let escape =
+                    scalar.value < 0x20 || scalar == "\"" || scalar == "\\"
                     || Int.random(in: 0..<8, using: &random) == 0
                 guard escape else {
                     out.unicodeScalars.append(scalar)

@@ -34,11 +34,7 @@ package struct JSONObject: Equatable, Sendable {
     ///   - rhs: another object.
     /// - Returns: `true` when keys (by scalars) and values are equal pairwise, in order.
     package static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
-        guard lhs.members.count == rhs.members.count else { return false }
-        for (left, right) in zip(lhs.members, rhs.members) {
-            guard sameScalars(left.key, right.key), left.value == right.value else { return false }
-        }
-        return true
+        JSONValue.object(lhs) == JSONValue.object(rhs)
     }
 
     /// Whether two strings have the same Unicode scalars, that is the same UTF-8 bytes.

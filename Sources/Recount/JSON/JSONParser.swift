@@ -13,14 +13,17 @@
 /// - trailing commas (`trailing comma`), comments (`comments are not JSON`), single quotes
 ///   (`strings must use double quotes`), bare words (`invalid literal`);
 /// - a key repeated in one object, compared after unescaping (`duplicate key "id"`);
-/// - containers nested deeper than `maxDepth` (`nesting deeper than 64`).
+/// - containers nested deeper than `maxDepth` (`nesting deeper than 64`);
+/// - anything else out of place: `expected a value`, `expected a string key`, `expected ':'`,
+///   `expected ',' or '}'`, `expected ',' or ']'`, `unexpected end of input`.
 ///
 /// Whitespace is space, tab, CR and LF only. Work is done on the raw bytes with an index; strings
 /// without escapes become `String`s in one copy, and numbers take an exact fast path when the
 /// result is provably correctly rounded.
 package enum JSONParser {
-    /// The deepest nesting any caller can ask for: the parser recurses once per level, and this
-    /// keeps the stack use well under a thread's stack on every platform Recount runs on.
+    /// The deepest nesting any caller can ask for. The parser, `==` and `JSONWriter` use
+    /// explicit stacks, but Swift destroys a nested value recursively (about 200 bytes of stack
+    /// per level); this bound keeps that under 256 KB, inside any thread's stack.
     package static let depthCeiling = 1_000
 
     /// Parses one JSON text from its UTF-8 bytes.
@@ -38,11 +41,7 @@ package enum JSONParser {
         }
         var reader = JSONReader(
             base: base, count: bytes.count, maxDepth: min(maxDepth, depthCeiling))
-        do throws(JSONReadFailure) {
-            return try reader.parseDocument()
-        } catch {
-            throw error.parseError
-        }
+        return try reader.parseDocument()
     }
 
     /// Parses one JSON text held in a `String` (convenient for tests and literals).

@@ -15,6 +15,7 @@ extension JSONReader {
     /// `Double(String)`, which is correctly rounded.
     /// - Returns: the number; `index` is just past it.
     /// - Throws: `JSONReadFailure` ("number is not valid JSON") at the first offending byte.
+    @inline(never)
     mutating func parseNumber() throws(JSONReadFailure) -> JSONNumber {
         let start = index
         var i = start
@@ -130,6 +131,7 @@ extension JSONReader {
     }
 
     /// The failure for a number that breaks the grammar at `offset`.
+    @inline(never)
     static func invalidNumber(at offset: Int) -> JSONReadFailure {
         JSONReadFailure(offset: offset, reason: "number is not valid JSON")
     }

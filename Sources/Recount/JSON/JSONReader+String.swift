@@ -44,7 +44,8 @@ extension JSONReader {
         var i = quote &+ 1
         while true {
             while i &+ 8 <= count {
-                let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+                let word = UInt64(
+                    littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self))
                 let special = JSONReader.specialBytes(word)
                 if special == 0 {
                     i &+= 8
@@ -100,6 +101,7 @@ extension JSONReader {
     ///   - quote: the offset of the opening quote.
     ///   - firstEscape: the offset of the first backslash; the bytes before it are plain.
     /// - Throws: `JSONReadFailure` as `scanString()` does; `index` ends just past the closing quote.
+    @inline(never)
     mutating func scanEscapedString(quote: Int, firstEscape: Int) throws(JSONReadFailure) {
         scratch.removeAll(keepingCapacity: true)
         let start = quote &+ 1
@@ -122,7 +124,8 @@ extension JSONReader {
                 guard let next = utf8SequenceEnd(at: i) else {
                     throw JSONReadFailure(offset: i, reason: "invalid UTF-8")
                 }
-                scratch.append(contentsOf: UnsafeRawBufferPointer(start: base + i, count: next &- i))
+                scratch.append(
+                    contentsOf: UnsafeRawBufferPointer(start: base + i, count: next &- i))
                 i = next
             } else {
                 scratch.append(b)
@@ -231,12 +234,20 @@ extension JSONReader {
         var high: UInt8 = 0xBF
         switch lead {
         case 0xC2...0xDF: length = 2
-        case 0xE0: length = 3; low = 0xA0
+        case 0xE0:
+            length = 3
+            low = 0xA0
         case 0xE1...0xEC, 0xEE...0xEF: length = 3
-        case 0xED: length = 3; high = 0x9F
-        case 0xF0: length = 4; low = 0x90
+        case 0xED:
+            length = 3
+            high = 0x9F
+        case 0xF0:
+            length = 4
+            low = 0x90
         case 0xF1...0xF3: length = 4
-        case 0xF4: length = 4; high = 0x8F
+        case 0xF4:
+            length = 4
+            high = 0x8F
         default: return nil
         }
         guard offset &+ length <= count else { return nil }

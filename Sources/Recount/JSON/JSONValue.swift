@@ -22,19 +22,43 @@ package enum JSONValue: Equatable, Sendable {
     case object(JSONObject)
 
     /// Whether two values are the same JSON: same kind, same scalars, same literals, same order.
+    ///
+    /// Walks nested containers with an explicit work list rather than recursion, so comparing
+    /// deeply nested values needs no more stack than comparing flat ones.
     /// - Parameters:
     ///   - lhs: a value.
     ///   - rhs: another value.
     /// - Returns: `true` when they are identical as JSON.
     package static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
-        switch (lhs, rhs) {
-        case (.null, .null): true
-        case (.bool(let a), .bool(let b)): a == b
-        case (.number(let a), .number(let b)): a == b
-        case (.string(let a), .string(let b)): JSONObject.sameScalars(a, b)
-        case (.array(let a), .array(let b)): a == b
-        case (.object(let a), .object(let b)): a == b
-        default: false
+        var pending: [(JSONValue, JSONValue)] = []
+        var left = lhs
+        var right = rhs
+        while true {
+            switch left {
+            case .null:
+                guard case .null = right else { return false }
+            case .bool(let a):
+                guard case .bool(let b) = right, a == b else { return false }
+            case .number(let a):
+                guard case .number(let b) = right, a == b else { return false }
+            case .string(let a):
+                guard case .string(let b) = right, JSONObject.sameScalars(a, b) else {
+                    return false
+                }
+            case .array(let a):
+                guard case .array(let b) = right, a.count == b.count else { return false }
+                for (x, y) in zip(a, b) { pending.append((x, y)) }
+            case .object(let a):
+                guard case .object(let b) = right, a.members.count == b.members.count else {
+                    return false
+                }
+                for (x, y) in zip(a.members, b.members) {
+                    guard JSONObject.sameScalars(x.key, y.key) else { return false }
+                    pending.append((x.value, y.value))
+                }
+            }
+            guard let next = pending.popLast() else { return true }
+            (left, right) = next
         }
     }
 }

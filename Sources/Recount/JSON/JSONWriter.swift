@@ -5,33 +5,61 @@
 package enum JSONWriter {
     /// Compact JSON text of a value (members in order, no spaces), strings escaped minimally
     /// (`"`, `\`, control chars as `\u00XX` or `\n` `\t` etc.), numbers written as their literal.
+    ///
+    /// Nested containers are walked with an explicit stack, not recursion.
     /// - Parameters:
     ///   - value: the value to write.
     ///   - out: the bytes to append to.
     package static func write(_ value: JSONValue, into out: inout [UInt8]) {
-        switch value {
-        case .null: out.append(contentsOf: "null".utf8)
-        case .bool(true): out.append(contentsOf: "true".utf8)
-        case .bool(false): out.append(contentsOf: "false".utf8)
-        case .number(let number): out.append(contentsOf: number.literal.utf8)
-        case .string(let text): writeString(text, into: &out)
-        case .array(let elements):
-            out.append(0x5B)
-            for (position, element) in elements.enumerated() {
-                if position > 0 { out.append(0x2C) }
-                write(element, into: &out)
+        var open: [OpenContainer] = []
+        var next: JSONValue? = value
+        while true {
+            if let current = next {
+                next = nil
+                switch current {
+                case .null: out.append(contentsOf: "null".utf8)
+                case .bool(true): out.append(contentsOf: "true".utf8)
+                case .bool(false): out.append(contentsOf: "false".utf8)
+                case .number(let number): out.append(contentsOf: number.literal.utf8)
+                case .string(let text): writeString(text, into: &out)
+                case .array(let elements):
+                    out.append(0x5B)
+                    open.append(.array(elements, next: 0))
+                case .object(let object):
+                    out.append(0x7B)
+                    open.append(.object(object.members, next: 0))
+                }
             }
-            out.append(0x5D)
-        case .object(let object):
-            out.append(0x7B)
-            for (position, member) in object.members.enumerated() {
-                if position > 0 { out.append(0x2C) }
-                writeString(member.key, into: &out)
-                out.append(0x3A)
-                write(member.value, into: &out)
+            guard let container = open.popLast() else { return }
+            switch container {
+            case .array(let elements, let position):
+                if position == elements.count {
+                    out.append(0x5D)
+                } else {
+                    if position > 0 { out.append(0x2C) }
+                    open.append(.array(elements, next: position &+ 1))
+                    next = elements[position]
+                }
+            case .object(let members, let position):
+                if position == members.count {
+                    out.append(0x7D)
+                } else {
+                    if position > 0 { out.append(0x2C) }
+                    writeString(members[position].key, into: &out)
+                    out.append(0x3A)
+                    open.append(.object(members, next: position &+ 1))
+                    next = members[position].value
+                }
             }
-            out.append(0x7D)
         }
+    }
+
+    /// A container `write(_:into:)` has opened and not yet closed.
+    private enum OpenContainer {
+        /// An array and the position of its next element.
+        case array([JSONValue], next: Int)
+        /// An object's members and the position of its next member.
+        case object([(key: String, value: JSONValue)], next: Int)
     }
 
     /// Compact JSON text of a value, as a `String`.
@@ -67,7 +95,9 @@ package enum JSONWriter {
                 case 0x09: out.append(contentsOf: [0x5C, 0x74])
                 case 0..<0x20:
                     let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                    out.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex[Int(b >> 4)], hex[Int(b & 0xF)]])
+                    out.append(contentsOf: [
+                        0x5C, 0x75, 0x30, 0x30, hex[Int(b >> 4)], hex[Int(b & 0xF)],
+                    ])
                 default: out.append(b)
                 }
             }
