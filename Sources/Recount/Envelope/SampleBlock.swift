@@ -19,19 +19,27 @@ enum SampleBlock {
     }
 
     static func write(_ samples: [Sample], _ out: inout RecordWriter) {
+        // One pass numbers the repeated strings; the samples then refer to them by index.
         var table = StringTable()
+        var references: [Int32] = []
+        references.reserveCapacity(samples.count * 5)
         for sample in samples {
-            table.add(sample.type.name)
-            table.add(sample.origin)
-            if let unit = sample.unit { table.add(unit) }
-            if let zone = sample.timeZone { table.add(zone) }
-            if let device = sample.device { table.add(device) }
+            references.append(table.index(adding: sample.type.name))
+            references.append(table.index(adding: sample.origin))
+            references.append(sample.unit.map { table.index(adding: $0) } ?? -1)
+            references.append(sample.timeZone.map { table.index(adding: $0) } ?? -1)
+            references.append(sample.device.map { table.index(adding: $0) } ?? -1)
         }
         out.varint(UInt64(table.strings.count))
         for string in table.strings { out.string(string) }
         out.varint(UInt64(samples.count))
         var previousStart: Int64 = 0
-        for sample in samples {
+        for (number, sample) in samples.enumerated() {
+            let type = references[number * 5]
+            let origin = references[number * 5 + 1]
+            let unit = references[number * 5 + 2]
+            let zone = references[number * 5 + 3]
+            let device = references[number * 5 + 4]
             var flags: Flags = []
             if sample.end != nil { flags.insert(.end) }
             if sample.timeZone != nil { flags.insert(.timeZone) }
@@ -44,8 +52,12 @@ enum SampleBlock {
             let uuid = UUIDText.bytes(of: sample.id)
             if let uuid { flags.insert(uuid.lowercase ? .lowercaseUUID : .uppercaseUUID) }
             out.varint(flags.rawValue)
-            if let uuid { out.bytes.append(contentsOf: uuid.bytes) } else { out.string(sample.id) }
-            out.varint(UInt64(table.index(sample.type.name)))
+            if let uuid {
+                withUnsafeBytes(of: (uuid.bytes.0.bigEndian, uuid.bytes.1.bigEndian)) { out.bytes.append(contentsOf: $0) }
+            } else {
+                out.string(sample.id)
+            }
+            out.varint(UInt64(type))
             out.signed(sample.start.millis &- previousStart)
             out.signed(Int64(sample.start.offsetSeconds))
             previousStart = sample.start.millis
@@ -53,14 +65,14 @@ enum SampleBlock {
                 out.signed(end.millis &- sample.start.millis)
                 out.signed(Int64(end.offsetSeconds))
             }
-            if let zone = sample.timeZone { out.varint(UInt64(table.index(zone))) }
+            if zone >= 0 { out.varint(UInt64(zone)) }
             if let value = sample.value {
                 out.double(value)
-                out.varint(UInt64(table.index(sample.unit ?? "")))
+                out.varint(UInt64(max(unit, 0)))
             }
             if let stage = sample.stage { out.byte(stage.rawValue) }
-            out.varint(UInt64(table.index(sample.origin)))
-            if let device = sample.device { out.varint(UInt64(table.index(device))) }
+            out.varint(UInt64(origin))
+            if device >= 0 { out.varint(UInt64(device)) }
             if let syncIdentifier = sample.syncIdentifier { out.string(syncIdentifier) }
             if let syncVersion = sample.syncVersion { out.signed(syncVersion) }
             if let lastModified = sample.lastModified {
@@ -134,42 +146,46 @@ enum SampleBlock {
 /// Strings numbered in order of first use; the order is the input's, never a hash table's.
 ///
 /// Envelopes repeat a handful of strings, so small tables are searched linearly (cheaper than
-/// hashing); a hash index takes over past `linearLimit` entries.
+/// hashing), starting with the last match; a hash index keyed by exact bytes takes over past
+/// `linearLimit` entries.
 struct StringTable {
     private(set) var strings: [String] = []
-    /// Indices of the entries past `linearLimit`, keyed by exact UTF-8 bytes.
-    private var indices: [[UInt8]: Int] = [:]
+    private var indices: [[UInt8]: Int32] = [:]
+    private var lastMatch = 0
     private static let linearLimit = 16
 
-    mutating func add(_ string: String) {
-        guard find(string) == nil else { return }
-        if strings.count >= Self.linearLimit { indices[Array(string.utf8)] = strings.count }
-        strings.append(string)
-    }
-
-    func index(_ string: String) -> Int { find(string)! }
-
-    private func find(_ string: String) -> Int? {
-        // `==` on String is canonical equivalence, so a match is confirmed byte for byte.
-        for index in strings.indices.prefix(Self.linearLimit)
-        where strings[index] == string && strings[index].utf8.elementsEqual(string.utf8) {
-            return index
+    /// The number of `string`, added when new.
+    mutating func index(adding string: String) -> Int32 {
+        if lastMatch < strings.count, strings[lastMatch].hasSameUTF8(as: string) { return Int32(lastMatch) }
+        for index in strings.indices.prefix(Self.linearLimit) where strings[index].hasSameUTF8(as: string) {
+            lastMatch = index
+            return Int32(index)
         }
-        return strings.count > Self.linearLimit ? indices[Array(string.utf8)] : nil
+        if strings.count > Self.linearLimit, let index = indices[Array(string.utf8)] { return index }
+        let index = Int32(strings.count)
+        if strings.count >= Self.linearLimit { indices[Array(string.utf8)] = index }
+        strings.append(string)
+        return index
     }
 }
 
 /// The 16 bytes of a canonical UUID string (`8-4-4-4-12` hex, one letter case), and back.
 enum UUIDText {
-    static func bytes(of text: String) -> (bytes: [UInt8], lowercase: Bool)? {
-        let utf8 = text.utf8
-        guard utf8.count == 36 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(16)
+    /// The UUID's 16 bytes (big-endian halves) and its letter case, or `nil` when `text` is not one.
+    static func bytes(of text: String) -> (bytes: (UInt64, UInt64), lowercase: Bool)? {
+        guard text.utf8.count == 36 else { return nil }
+        var text = text
+        return text.withUTF8 { parse($0) }
+    }
+
+    private static func parse(_ utf8: UnsafeBufferPointer<UInt8>) -> (bytes: (UInt64, UInt64), lowercase: Bool)? {
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        var nibbles = 0
         var sawLower = false
         var sawUpper = false
-        var high: UInt8? = nil
-        for (index, char) in utf8.enumerated() {
+        for index in 0..<utf8.count {
+            let char = utf8[index]
             if index == 8 || index == 13 || index == 18 || index == 23 {
                 guard char == UInt8(ascii: "-") else { return nil }
                 continue
@@ -185,15 +201,11 @@ enum UUIDText {
                 sawUpper = true
             default: return nil
             }
-            if let h = high {
-                bytes.append(h << 4 | nibble)
-                high = nil
-            } else {
-                high = nibble
-            }
+            if nibbles < 16 { high = high << 4 | UInt64(nibble) } else { low = low << 4 | UInt64(nibble) }
+            nibbles += 1
         }
         guard !(sawLower && sawUpper) else { return nil }
-        return (bytes, !sawUpper)
+        return ((high, low), !sawUpper)
     }
 
     static func text(of bytes: UnsafeRawBufferPointer, lowercase: Bool) -> String {

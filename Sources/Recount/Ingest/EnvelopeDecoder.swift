@@ -4,13 +4,28 @@
 /// the same corpus through this decoder and a JSON Schema validator.
 package struct EnvelopeDecoder {
     private let zones: ZoneOffsets
+    private let scanning: Bool
 
-    package init(zones: ZoneOffsets = ZoneOffsets()) { self.zones = zones }
+    /// - Parameters:
+    ///   - zones: the time-zone cache to check `timeZone` names with.
+    ///   - scanning: read sample arrays with `EnvelopeScan` (the fast path); `false` parses every
+    ///     line as a JSON tree (the reference the tests compare the fast path with).
+    package init(zones: ZoneOffsets = ZoneOffsets(), scanning: Bool = true) {
+        self.zones = zones
+        self.scanning = scanning
+    }
 
     /// Decodes line `line` of an input.
     package func decode(line bytes: UnsafeRawBufferPointer, number line: Int) throws(IngestError) -> Envelope {
         guard bytes.count <= EnvelopeLimits.lineBytes else {
             throw IngestError(line: line, path: "$", reason: "is \(bytes.count) bytes; lines of at most \(EnvelopeLimits.lineBytes) bytes are accepted")
+        }
+        if scanning, let scan = EnvelopeScan.scan(bytes, maxDepth: EnvelopeLimits.depth) {
+            do {
+                return try decode(.object(scan.root), lifted: scan.samples)
+            } catch {
+                throw IngestError(line: line, path: error.path, reason: error.reason)
+            }
         }
         let value: JSONValue
         do {
@@ -29,8 +44,8 @@ package struct EnvelopeDecoder {
         }
     }
 
-    /// Decodes a parsed envelope.
-    func decode(_ value: JSONValue) throws(FieldError) -> Envelope {
+    /// Decodes a parsed envelope; `lifted` holds sample arrays `EnvelopeScan` read already.
+    func decode(_ value: JSONValue, lifted: [String: [SampleFields]] = [:]) throws(FieldError) -> Envelope {
         let root = try ObjectReader(value, path: "$")
         guard case .string(let kindName) = try root.required("kind") else { throw FieldError(path: "kind", reason: "must be a string") }
         guard let kind = Kind(name: kindName) else {
@@ -49,7 +64,7 @@ package struct EnvelopeDecoder {
             let anchor: String?
             if case .null = anchorValue { anchor = nil } else { anchor = try base64(anchorValue, path: "anchor") }
             let newAnchor = try base64(try root.required("newAnchor"), path: "newAnchor")
-            let added = try samples(root, "added", allowed: { $0 == type.metric }, mismatch: "must be a \(type.metric.name) sample, like the delivery's type")
+            let added = try samples(root, "added", lifted: lifted["added"], allowed: { $0 == type.metric }, mismatch: "must be a \(type.metric.name) sample, like the delivery's type")
             var deleted: [HealthKitDeletion] = []
             var seen = Set<String>()
             for (index, item) in try root.array("deleted").enumerated() {
@@ -85,7 +100,7 @@ package struct EnvelopeDecoder {
                     throw FieldError(path: path, reason: "must hold exactly one of upsertion or deletion")
                 }
                 if let value = try change.optional("upsertion") {
-                    let sample = try self.sample(value, path: path + ".upsertion")
+                    let sample = try self.sample(try SampleFields(value, path: ElementPath(array: "changes", index: index, member: "upsertion")))
                     guard metrics.contains(sample.type.metric) else {
                         throw FieldError(path: path + ".upsertion.type", reason: "is not among the page's recordTypes")
                     }
@@ -108,7 +123,7 @@ package struct EnvelopeDecoder {
         case .samplesUpsert:
             try root.allowOnly(common.union(["provider", "samples"]))
             let provider = try root.string("provider", .provider)
-            body = .samplesUpsert(provider: provider, samples: try samples(root, "samples", allowed: { _ in true }, mismatch: ""))
+            body = .samplesUpsert(provider: provider, samples: try samples(root, "samples", lifted: lifted["samples"], allowed: { _ in true }, mismatch: ""))
         case .samplesDelete:
             try root.allowOnly(common.union(["provider", "ids"]))
             let provider = try root.string("provider", .provider)
@@ -132,7 +147,7 @@ package struct EnvelopeDecoder {
             let from = try window.instant("from")
             let to = try window.instant("to")
             guard from.millis <= to.millis else { throw FieldError(path: "window.from", reason: "is after window.to") }
-            let samples = try samples(root, "samples", allowed: { $0 == metric.metric }, mismatch: "must be a \(metric.metric.name) sample, like the reconcile's metric")
+            let samples = try samples(root, "samples", lifted: lifted["samples"], allowed: { $0 == metric.metric }, mismatch: "must be a \(metric.metric.name) sample, like the reconcile's metric")
             body = .reconcile(Reconcile(provider: provider, metric: metric, from: from, to: to, samples: samples))
         case .configSources:
             try root.allowOnly(common.union(["metric", "priority"]))
@@ -151,10 +166,10 @@ package struct EnvelopeDecoder {
         return Envelope(user: user, receivedAt: receivedAt, body: body)
     }
 
-    private func metricName(_ value: JSONValue, path: String) throws(FieldError) -> MetricName {
-        guard case .string(let text) = value else { throw FieldError(path: path, reason: "must be a type name string") }
+    private func metricName(_ value: JSONValue, path: @autoclosure () -> String) throws(FieldError) -> MetricName {
+        guard case .string(let text) = value else { throw FieldError(path: path(), reason: "must be a type name string") }
         guard let name = MetricName(text) else {
-            throw FieldError(path: path, reason: "is not a known type (\(text)); accepted: \(Metric.acceptedTypeNames.joined(separator: ", "))")
+            throw FieldError(path: path(), reason: "is not a known type (\(text)); accepted: \(Metric.acceptedTypeNames.joined(separator: ", "))")
         }
         return name
     }
@@ -181,84 +196,102 @@ package struct EnvelopeDecoder {
         return text
     }
 
-    /// The samples of array `key`, each of a metric `allowed` accepts, with no id twice.
+    /// The samples of array `key` (or `lifted`, when the scan read them), each of a metric
+    /// `allowed` accepts, with no id twice.
     private func samples(
-        _ object: ObjectReader, _ key: String, allowed: (Metric) -> Bool, mismatch: String
+        _ object: ObjectReader, _ key: String, lifted: [SampleFields]?, allowed: (Metric) -> Bool, mismatch: String
     ) throws(FieldError) -> [Sample] {
         var samples: [Sample] = []
         var seen = Set<String>()
-        for (index, item) in try object.array(key).enumerated() {
-            let path = "\(object.path(key))[\(index)]"
-            let sample = try self.sample(item, path: path)
-            guard allowed(sample.type.metric) else { throw FieldError(path: path + ".type", reason: mismatch) }
-            guard seen.insert(sample.id).inserted else { throw FieldError(path: path + ".id", reason: "repeats an id earlier in this envelope") }
+        func accept(_ sample: Sample, at path: ElementPath) throws(FieldError) {
+            guard allowed(sample.type.metric) else { throw FieldError(path: path.field("type"), reason: mismatch) }
+            guard seen.insert(sample.id).inserted else {
+                throw FieldError(path: path.field("id"), reason: "repeats an id earlier in this envelope")
+            }
             samples.append(sample)
+        }
+        if let lifted {
+            try object.checkCount(key, lifted.count)
+            samples.reserveCapacity(lifted.count)
+            for index in lifted.indices { try accept(try sample(lifted[index]), at: lifted[index].path) }
+        } else {
+            let arrayPath = object.path(key)
+            for (index, value) in try object.array(key).enumerated() {
+                let path = ElementPath(array: arrayPath, index: index)
+                try accept(try sample(try SampleFields(value, path: path)), at: path)
+            }
         }
         return samples
     }
 
-    private static let sampleFields: Set<String> = [
-        "id", "type", "start", "end", "timeZone", "value", "unit", "stage", "origin", "device", "syncIdentifier", "syncVersion",
-        "lastModified",
-    ]
-
     /// One sample object (contract §1 "Samples").
-    func sample(_ value: JSONValue, path: String) throws(FieldError) -> Sample {
-        let object = try ObjectReader(value, path: path)
-        try object.allowOnly(Self.sampleFields)
-        let id = try object.string("id", .id)
-        let type = try metricName(try object.required("type"), path: object.path("type"))
-        let start = try object.instant("start")
-        let end = try object.optionalInstant("end")
-        if let end {
-            guard end.millis >= start.millis else { throw FieldError(path: object.path("end"), reason: "is before start") }
-            guard end.millis - start.millis <= DayAttribution.maximumSpanMillis else {
-                throw FieldError(path: object.path("end"), reason: "is more than 366 days after start")
+    func sample(_ fields: borrowing SampleFields) throws(FieldError) -> Sample {
+        let path = fields.path
+        // Error paths capture only `path`, never `fields` (copying the fields cost more than checking them).
+        let id = try StringRule.id.check(try fields.required(fields.id, "id"), path: path.field("id"))
+        let type = try metricName(try fields.required(fields.type, "type"), path: path.field("type"))
+        let start = try ObjectReader.instant(try fields.required(fields.start, "start"), path: path.field("start"))
+        var end: Instant? = nil
+        if let value = try fields.optional(fields.end, "end") {
+            let instant = try ObjectReader.instant(value, path: path.field("end"))
+            guard instant.millis >= start.millis else { throw FieldError(path: path.field("end"), reason: "is before start") }
+            guard instant.millis - start.millis <= DayAttribution.maximumSpanMillis else {
+                throw FieldError(path: path.field("end"), reason: "is more than 366 days after start")
             }
+            end = instant
         }
-        let timeZone = try object.optionalString("timeZone", .timeZone)
-        if let timeZone, !zones.isKnown(zone: timeZone) {
-            throw FieldError(path: object.path("timeZone"), reason: "is not a known IANA time zone (\(timeZone))")
+        var timeZone: String? = nil
+        if let value = try fields.optional(fields.timeZone, "timeZone") {
+            let name = try StringRule.timeZone.check(value, path: path.field("timeZone"))
+            guard zones.isKnown(zone: name) else {
+                throw FieldError(path: path.field("timeZone"), reason: "is not a known IANA time zone (\(name))")
+            }
+            timeZone = name
         }
         var sample = Sample(id: id, type: type, start: start, end: end, timeZone: timeZone, origin: "")
         let metric = type.metric
         switch metric.kind {
         case .quantity:
-            guard case .number(let number) = try object.required("value") else {
-                throw FieldError(path: object.path("value"), reason: "must be a number")
+            guard case .number(let number) = try fields.required(fields.value, "value") else {
+                throw FieldError(path: path.field("value"), reason: "must be a number")
             }
-            guard number.double.isFinite else { throw FieldError(path: object.path("value"), reason: "is out of range (not a finite number)") }
-            let unit = try object.string("unit", .text)
+            guard number.double.isFinite else { throw FieldError(path: path.field("value"), reason: "is out of range (not a finite number)") }
+            let unit = try StringRule.text.check(try fields.required(fields.unit, "unit"), path: path.field("unit"))
             guard let measure = MeasureUnit.parse(unit), measure.isAccepted(for: metric) else {
                 let accepted = MeasureUnit.accepted(for: metric).map(\.symbol).joined(separator: ", ")
-                throw FieldError(path: object.path("unit"), reason: "is not a unit of \(metric.name) (\(unit)); accepted: \(accepted)")
+                throw FieldError(path: path.field("unit"), reason: "is not a unit of \(metric.name) (\(unit)); accepted: \(accepted)")
             }
             guard measure.toCanonical(number.double).isFinite else {
-                throw FieldError(path: object.path("value"), reason: "is out of range once converted to \(metric.canonicalUnit)")
+                throw FieldError(path: path.field("value"), reason: "is out of range once converted to \(metric.canonicalUnit)")
             }
-            if object.object["stage"] != nil { throw FieldError(path: object.path("stage"), reason: "is only for sleep samples") }
+            if fields.stage != nil { throw FieldError(path: path.field("stage"), reason: "is only for sleep samples") }
             sample.value = number.double
             sample.unit = unit
         case .sleep:
-            for key in ["value", "unit"] where object.object[key] != nil {
-                throw FieldError(path: object.path(key), reason: "is not used by sleep samples")
-            }
-            guard case .string(let name) = try object.required("stage"), let stage = SleepStage(name: name) else {
-                throw FieldError(path: object.path("stage"), reason: "must be one of \(SleepStage.allCases.map(\.name).joined(separator: ", "))")
+            if fields.value != nil { throw FieldError(path: path.field("value"), reason: "is not used by sleep samples") }
+            if fields.unit != nil { throw FieldError(path: path.field("unit"), reason: "is not used by sleep samples") }
+            guard case .string(let name) = try fields.required(fields.stage, "stage"), let stage = SleepStage(name: name) else {
+                throw FieldError(path: path.field("stage"), reason: "must be one of \(SleepStage.allCases.map(\.name).joined(separator: ", "))")
             }
             sample.stage = stage
         case .workout:
-            for key in ["value", "unit", "stage"] where object.object[key] != nil {
-                throw FieldError(path: object.path(key), reason: "is not used by workout samples")
+            for (field, key) in [(fields.value, "value"), (fields.unit, "unit"), (fields.stage, "stage")] where field != nil {
+                throw FieldError(path: path.field(key), reason: "is not used by workout samples")
             }
         }
-        sample.origin = try object.string("origin", .text)
-        sample.device = try object.optionalString("device", .device)
-        sample.syncIdentifier = try object.optionalString("syncIdentifier", .text)
-        if let version = try object.optional("syncVersion") {
-            sample.syncVersion = try ObjectReader.integer(version, in: 0...Int64.max, path: object.path("syncVersion"))
+        sample.origin = try StringRule.text.check(try fields.required(fields.origin, "origin"), path: path.field("origin"))
+        if let value = try fields.optional(fields.device, "device") {
+            sample.device = try StringRule.device.check(value, path: path.field("device"))
         }
-        sample.lastModified = try object.optionalInstant("lastModified")
+        if let value = try fields.optional(fields.syncIdentifier, "syncIdentifier") {
+            sample.syncIdentifier = try StringRule.text.check(value, path: path.field("syncIdentifier"))
+        }
+        if let value = try fields.optional(fields.syncVersion, "syncVersion") {
+            sample.syncVersion = try ObjectReader.integer(value, in: 0...Int64.max, path: path.field("syncVersion"))
+        }
+        if let value = try fields.optional(fields.lastModified, "lastModified") {
+            sample.lastModified = try ObjectReader.instant(value, path: path.field("lastModified"))
+        }
         return sample
     }
 }

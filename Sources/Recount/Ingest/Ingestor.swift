@@ -46,7 +46,7 @@ package struct Ingestor {
                 if envelope.receivedAt == nil { envelope.receivedAt = now() }
                 record.removeAll(keepingCapacity: true)
                 EnvelopeCodec.encode(envelope, into: &record)
-                batch.append(record)
+                record.withUnsafeBytes { batch.append($0) }
                 pendingSamples += envelope.samples.count
                 if batch.count >= batchSize { try flush() }
             }

@@ -32,7 +32,7 @@ package final class LineReader {
     /// bytes so the caller can reject them without holding them whole.
     package func next<T>(limit: Int, _ body: (UnsafeRawBufferPointer) throws -> T) throws -> T? {
         while true {
-            if let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
+            if let newline = nextNewline() {
                 defer { start = newline + 1 }
                 lineNumber += 1
                 return try line(start..<newline, limit: limit, body)
@@ -44,6 +44,14 @@ package final class LineReader {
                 return try line(start..<buffer.count, limit: limit, body)
             }
             try fill()
+        }
+    }
+
+    /// The index of the next `\n` in the buffer from `start` (memchr: lines can be megabytes).
+    private func nextNewline() -> Int? {
+        guard start < buffer.count else { return nil }
+        return buffer.withUnsafeBytes { bytes in
+            memchr(bytes.baseAddress! + start, 0x0A, bytes.count - start).map { $0 - UnsafeMutableRawPointer(mutating: bytes.baseAddress!) }
         }
     }
 

@@ -55,10 +55,10 @@ struct ObjectReader {
     }
 
     /// An RFC 3339 instant; year 0000 is refused, as RFC 3339 date validators (and the schema's) do.
-    static func instant(_ value: JSONValue, path: String) throws(FieldError) -> Instant {
-        guard case .string(let text) = value else { throw FieldError(path: path, reason: "must be an RFC 3339 date-time string") }
+    static func instant(_ value: JSONValue, path: @autoclosure () -> String) throws(FieldError) -> Instant {
+        guard case .string(let text) = value else { throw FieldError(path: path(), reason: "must be an RFC 3339 date-time string") }
         guard !text.hasPrefix("0000"), let instant = Instant(rfc3339: text) else {
-            throw FieldError(path: path, reason: "is not an RFC 3339 date-time with an offset (\(text))")
+            throw FieldError(path: path(), reason: "is not an RFC 3339 date-time with an offset (\(text))")
         }
         return instant
     }
@@ -67,11 +67,13 @@ struct ObjectReader {
         try Self.integer(try required(key), in: range, path: path(key))
     }
 
-    static func integer(_ value: JSONValue, in range: ClosedRange<Int64>, path: String) throws(FieldError) -> Int64 {
+    static func integer(
+        _ value: JSONValue, in range: ClosedRange<Int64>, path: @autoclosure () -> String
+    ) throws(FieldError) -> Int64 {
         guard case .number(let number) = value, let integer = integralValue(number) else {
-            throw FieldError(path: path, reason: "must be an integer")
+            throw FieldError(path: path(), reason: "must be an integer")
         }
-        guard range.contains(integer) else { throw FieldError(path: path, reason: "must be between \(range.lowerBound) and \(range.upperBound)") }
+        guard range.contains(integer) else { throw FieldError(path: path(), reason: "must be between \(range.lowerBound) and \(range.upperBound)") }
         return integer
     }
 
@@ -86,9 +88,14 @@ struct ObjectReader {
     /// The elements of an array member, at most `limit` (and at least `minimum`).
     func array(_ key: String, minimum: Int = 0, limit: Int = EnvelopeLimits.itemsPerArray) throws(FieldError) -> [JSONValue] {
         guard case .array(let items) = try required(key) else { throw FieldError(path: path(key), reason: "must be an array") }
-        guard items.count >= minimum else { throw FieldError(path: path(key), reason: "must not be empty") }
-        guard items.count <= limit else { throw FieldError(path: path(key), reason: "has \(items.count) items; at most \(limit) are accepted") }
+        try checkCount(key, items.count, minimum: minimum, limit: limit)
         return items
+    }
+
+    /// Checks the number of items of array member `key`.
+    func checkCount(_ key: String, _ count: Int, minimum: Int = 0, limit: Int = EnvelopeLimits.itemsPerArray) throws(FieldError) {
+        guard count >= minimum else { throw FieldError(path: path(key), reason: "must not be empty") }
+        guard count <= limit else { throw FieldError(path: path(key), reason: "has \(count) items; at most \(limit) are accepted") }
     }
 }
 
@@ -100,18 +107,20 @@ struct StringRule: Sendable {
     var ascii: (@Sendable (UInt8) -> Bool)? = nil
     var describe: String
 
-    func check(_ value: JSONValue, path: String) throws(FieldError) -> String {
-        guard case .string(let text) = value else { throw FieldError(path: path, reason: "must be a string") }
-        // Scalars never outnumber UTF-8 bytes, so short strings skip the count.
+    /// The string in `value` if it has this shape; `path` is rendered only for an error.
+    func check(_ value: JSONValue, path: @autoclosure () -> String) throws(FieldError) -> String {
+        guard case .string(let text) = value else { throw FieldError(path: path(), reason: "must be a string") }
+        // A scalar is 1 to 4 UTF-8 bytes, so the byte count settles most length checks.
         let bytes = text.utf8.count
-        let count = bytes <= maximum && (minimum == 0 || bytes == 0) ? bytes : text.unicodeScalars.count
+        let settled = bytes <= maximum && (bytes + 3) / 4 >= minimum
+        let count = settled ? minimum : text.unicodeScalars.count
         guard count >= minimum, count <= maximum else {
-            throw FieldError(path: path, reason: minimum == maximum ? "must be \(minimum) characters" : "must be \(minimum) to \(maximum) characters")
+            throw FieldError(path: path(), reason: minimum == maximum ? "must be \(minimum) characters" : "must be \(minimum) to \(maximum) characters")
         }
         if let ascii {
-            guard text.utf8.allSatisfy(ascii) else { throw FieldError(path: path, reason: "must be \(describe)") }
-        } else if text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {  // control characters are single bytes in UTF-8
-            throw FieldError(path: path, reason: "must not contain control characters")
+            guard !text.containsUTF8Byte(where: { !ascii($0) }) else { throw FieldError(path: path(), reason: "must be \(describe)") }
+        } else if text.containsUTF8Byte(where: { $0 < 0x20 || $0 == 0x7F }) {  // control characters are single bytes in UTF-8
+            throw FieldError(path: path(), reason: "must not contain control characters")
         }
         return text
     }
