@@ -23,12 +23,19 @@ enum SampleBlock {
         var table = StringTable()
         var references: [Int32] = []
         references.reserveCapacity(samples.count * 5)
+        // Each field's previous entry is tried first: consecutive samples mostly repeat them.
+        var last: [Int32] = [0, 0, 0, 0, 0]
+        func reference(_ string: String?, _ field: Int) -> Int32 {
+            guard let string else { return -1 }
+            last[field] = table.index(adding: string, hint: last[field])
+            return last[field]
+        }
         for sample in samples {
-            references.append(table.index(adding: sample.type.name))
-            references.append(table.index(adding: sample.origin))
-            references.append(sample.unit.map { table.index(adding: $0) } ?? -1)
-            references.append(sample.timeZone.map { table.index(adding: $0) } ?? -1)
-            references.append(sample.device.map { table.index(adding: $0) } ?? -1)
+            references.append(reference(sample.type.name, 0))
+            references.append(reference(sample.origin, 1))
+            references.append(reference(sample.unit, 2))
+            references.append(reference(sample.timeZone, 3))
+            references.append(reference(sample.device, 4))
         }
         out.varint(UInt64(table.strings.count))
         for string in table.strings { out.string(string) }
@@ -146,19 +153,17 @@ enum SampleBlock {
 /// Strings numbered in order of first use; the order is the input's, never a hash table's.
 ///
 /// Envelopes repeat a handful of strings, so small tables are searched linearly (cheaper than
-/// hashing), starting with the last match; a hash index keyed by exact bytes takes over past
+/// hashing), starting with the caller's hint; a hash index keyed by exact bytes takes over past
 /// `linearLimit` entries.
 struct StringTable {
     private(set) var strings: [String] = []
     private var indices: [[UInt8]: Int32] = [:]
-    private var lastMatch = 0
     private static let linearLimit = 16
 
-    /// The number of `string`, added when new.
-    mutating func index(adding string: String) -> Int32 {
-        if lastMatch < strings.count, strings[lastMatch].hasSameUTF8(as: string) { return Int32(lastMatch) }
+    /// The number of `string`, added when new; `hint` is the entry to try first.
+    mutating func index(adding string: String, hint: Int32 = 0) -> Int32 {
+        if hint >= 0, Int(hint) < strings.count, strings[Int(hint)].hasSameUTF8(as: string) { return hint }
         for index in strings.indices.prefix(Self.linearLimit) where strings[index].hasSameUTF8(as: string) {
-            lastMatch = index
             return Int32(index)
         }
         if strings.count > Self.linearLimit, let index = indices[Array(string.utf8)] { return index }

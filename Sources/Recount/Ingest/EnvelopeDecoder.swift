@@ -66,13 +66,13 @@ package struct EnvelopeDecoder {
             let newAnchor = try base64(try root.required("newAnchor"), path: "newAnchor")
             let added = try samples(root, "added", lifted: lifted["added"], allowed: { $0 == type.metric }, mismatch: "must be a \(type.metric.name) sample, like the delivery's type")
             var deleted: [HealthKitDeletion] = []
-            var seen = Set<String>()
+            var seen = IdSet()
             for (index, item) in try root.array("deleted").enumerated() {
                 let path = "deleted[\(index)]"
                 let deletion = try ObjectReader(item, path: path)
                 try deletion.allowOnly(["uuid", "metadata"])
                 let uuid = try deletion.string("uuid", .id)
-                guard seen.insert(uuid).inserted else { throw FieldError(path: path + ".uuid", reason: "repeats an id deleted earlier in this envelope") }
+                guard seen.insert(uuid) else { throw FieldError(path: path + ".uuid", reason: "repeats an id deleted earlier in this envelope") }
                 var metadata: String? = nil
                 if let value = try deletion.optional("metadata") {
                     guard case .object = value else { throw FieldError(path: path + ".metadata", reason: "must be an object") }
@@ -90,8 +90,8 @@ package struct EnvelopeDecoder {
             let expired = try root.bool("changesTokenExpired")
             let metrics = Set(recordTypes.map(\.metric))
             var changes: [HealthConnectChanges.Change] = []
-            var upserted = Set<String>()
-            var deleted = Set<String>()
+            var upserted = IdSet()
+            var deleted = IdSet()
             for (index, item) in try root.array("changes").enumerated() {
                 let path = "changes[\(index)]"
                 let change = try ObjectReader(item, path: path)
@@ -104,7 +104,7 @@ package struct EnvelopeDecoder {
                     guard metrics.contains(sample.type.metric) else {
                         throw FieldError(path: path + ".upsertion.type", reason: "is not among the page's recordTypes")
                     }
-                    guard upserted.insert(sample.id).inserted else {
+                    guard upserted.insert(sample.id) else {
                         throw FieldError(path: path + ".upsertion.id", reason: "repeats an id upserted earlier in this envelope")
                     }
                     changes.append(.upsertion(sample))
@@ -112,7 +112,7 @@ package struct EnvelopeDecoder {
                     let deletion = try ObjectReader(try change.required("deletion"), path: path + ".deletion")
                     try deletion.allowOnly(["recordId"])
                     let id = try deletion.string("recordId", .id)
-                    guard deleted.insert(id).inserted else {
+                    guard deleted.insert(id) else {
                         throw FieldError(path: path + ".deletion.recordId", reason: "repeats an id deleted earlier in this envelope")
                     }
                     changes.append(.deletion(recordId: id))
@@ -128,10 +128,10 @@ package struct EnvelopeDecoder {
             try root.allowOnly(common.union(["provider", "ids"]))
             let provider = try root.string("provider", .provider)
             var ids: [String] = []
-            var seen = Set<String>()
+            var seen = IdSet()
             for (index, item) in try root.array("ids").enumerated() {
                 let id = try StringRule.id.check(item, path: "ids[\(index)]")
-                guard seen.insert(id).inserted else { throw FieldError(path: "ids[\(index)]", reason: "repeats an id earlier in this envelope") }
+                guard seen.insert(id) else { throw FieldError(path: "ids[\(index)]", reason: "repeats an id earlier in this envelope") }
                 ids.append(id)
             }
             body = .samplesDelete(provider: provider, ids: ids)
@@ -202,10 +202,10 @@ package struct EnvelopeDecoder {
         _ object: ObjectReader, _ key: String, lifted: [SampleFields]?, allowed: (Metric) -> Bool, mismatch: String
     ) throws(FieldError) -> [Sample] {
         var samples: [Sample] = []
-        var seen = Set<String>()
+        var seen = IdSet()
         func accept(_ sample: Sample, at path: ElementPath) throws(FieldError) {
             guard allowed(sample.type.metric) else { throw FieldError(path: path.field("type"), reason: mismatch) }
-            guard seen.insert(sample.id).inserted else {
+            guard seen.insert(sample.id) else {
                 throw FieldError(path: path.field("id"), reason: "repeats an id earlier in this envelope")
             }
             samples.append(sample)

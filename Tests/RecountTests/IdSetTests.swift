@@ -1,0 +1,19 @@
+@testable import Recount
+import Testing
+
+@Suite struct IdSetTests {
+    @Test func refusesExactRepeatsOnlyAcrossGrowth() {
+        var set = IdSet()
+        var fresh = 0
+        for number in 0..<5000 where set.insert("id-\(number)") { fresh += 1 }
+        #expect(fresh == 5000)
+        var repeats = 0
+        for number in stride(from: 0, to: 5000, by: 37) where !set.insert("id-\(number)") { repeats += 1 }
+        #expect(repeats == 136)
+        // Canonically equivalent but different bytes: distinct ids.
+        let precomposed = set.insert("caf\u{E9}")
+        let decomposed = set.insert("cafe\u{301}")
+        let again = set.insert("caf\u{E9}")
+        #expect(precomposed && decomposed && !again)
+    }
+}
