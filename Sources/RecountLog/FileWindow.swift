@@ -1,20 +1,27 @@
-/// A read buffer over a file: hands out byte ranges, reading ahead in large chunks.
+/// Hands out byte ranges of a file's first `length` bytes: from a memory mapping when the file
+/// can be mapped (no copy), else from a buffer read ahead in large chunks.
 final class FileWindow {
     private let file: any LogFile
+    private let mapped: MappedFile?
     private var buffer: UnsafeMutableRawBufferPointer
     private var start: Int64 = 0
     private var filled = 0
     private static let chunk = 1 << 20
 
-    init(file: any LogFile) {
+    init(file: any LogFile, length: Int64) {
         self.file = file
-        buffer = .allocate(byteCount: Self.chunk, alignment: 16)
+        mapped = file.map(length: Int(length))
+        buffer = .allocate(byteCount: mapped == nil ? Self.chunk : 0, alignment: 16)
     }
 
     deinit { buffer.deallocate() }
 
-    /// The `count` bytes at `offset`, valid until the next call; the caller has checked they exist.
+    /// The `count` bytes at `offset`, valid until the next call; the caller has checked they
+    /// exist within the window's length.
     func bytes(at offset: Int64, count: Int, path: String) throws(LogError) -> UnsafeRawBufferPointer {
+        if let mapped, offset >= 0, offset + Int64(count) <= Int64(mapped.bytes.count) {
+            return UnsafeRawBufferPointer(rebasing: mapped.bytes[Int(offset)..<(Int(offset) + count)])
+        }
         if offset < start || offset + Int64(count) > start + Int64(filled) {
             if count > buffer.count {
                 buffer.deallocate()

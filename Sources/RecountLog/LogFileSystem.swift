@@ -14,6 +14,26 @@ package protocol LogFile: AnyObject {
     func truncate(to length: Int64) throws(LogError)
     /// The file's current length.
     func size() throws(LogError) -> Int64
+    /// The first `length` bytes mapped read-only into memory, or `nil` when the file cannot be
+    /// mapped (then reads go through `read(into:at:)`).
+    func map(length: Int) -> MappedFile?
+}
+
+extension LogFile {
+    package func map(length: Int) -> MappedFile? { nil }
+}
+
+/// A read-only memory mapping of a file's first bytes, unmapped when released.
+///
+/// The log only ever reads committed bytes through a mapping, and never truncates below them,
+/// so a mapped read cannot fault.
+package final class MappedFile {
+    /// The mapped bytes.
+    package let bytes: UnsafeRawBufferPointer
+
+    init(bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+
+    deinit { munmap(UnsafeMutableRawPointer(mutating: bytes.baseAddress), bytes.count) }
 }
 
 /// How the log reaches the file system; `PosixFileSystem` in production.
@@ -97,6 +117,13 @@ final class PosixFile: LogFile {
         guard ftruncate(fd, off_t(length)) == 0 else {
             throw posixError("cannot truncate", path: path, offset: length)
         }
+    }
+
+    func map(length: Int) -> MappedFile? {
+        guard length > 0, let address = mmap(nil, length, PROT_READ, MAP_SHARED, fd, 0), address != MAP_FAILED else {
+            return nil
+        }
+        return MappedFile(bytes: UnsafeRawBufferPointer(start: address, count: length))
     }
 
     func size() throws(LogError) -> Int64 {

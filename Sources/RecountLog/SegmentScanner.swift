@@ -25,7 +25,7 @@ struct SegmentScanner {
     init(segment: Segment, file: any LogFile) {
         self.segment = segment
         self.file = file
-        window = FileWindow(file: file)
+        window = FileWindow(file: file, length: segment.length)
     }
 
     /// Scans frames from `offset` (where a frame with `position` starts) to `segment.length`.
