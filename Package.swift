@@ -18,14 +18,15 @@ let package = Package(
         .target(name: "Recount", dependencies: ["RecountLog"]),
         .target(name: "RecountImport", dependencies: ["Recount"]),
         .executableTarget(name: "recount", dependencies: ["Recount", "RecountImport", "RecountLog"]),
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .target(name: "BenchmarkSupport", path: "Benchmarks/BenchmarkSupport"),
         .executableTarget(
-            name: "LogBenchmark", dependencies: ["BenchmarkSupport", "RecountLog"], path: "Benchmarks/LogBenchmark"),
+            name: "LogBenchmark", dependencies: ["BenchmarkSupport", "RecountLog", "TestSupport"], path: "Benchmarks/LogBenchmark"),
         .executableTarget(
-            name: "IngestBenchmark", dependencies: ["BenchmarkSupport", "Recount", "RecountLog"],
+            name: "IngestBenchmark", dependencies: ["BenchmarkSupport", "Recount", "RecountLog", "TestSupport"],
             path: "Benchmarks/IngestBenchmark"),
-        .testTarget(name: "RecountLogTests", dependencies: ["RecountLog"]),
-        .testTarget(name: "RecountTests", dependencies: ["Recount", "RecountLog"], exclude: ["Fixtures"]),
+        .testTarget(name: "RecountLogTests", dependencies: ["RecountLog", "TestSupport"]),
+        .testTarget(name: "RecountTests", dependencies: ["Recount", "RecountLog", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "RecountImportTests", dependencies: ["RecountImport", "Recount"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]

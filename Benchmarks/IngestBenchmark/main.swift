@@ -3,6 +3,7 @@
 //   swift run -c release IngestBenchmark            full run (refuses a debug build)
 //   swift run IngestBenchmark --smoke               small run that checks counts, reports no times
 import BenchmarkSupport
+import TestSupport
 import Foundation
 import Recount
 import RecountLog

@@ -3,6 +3,7 @@
 //   swift run -c release LogBenchmark            full run (refuses a debug build)
 //   swift run LogBenchmark --smoke               small run that checks counts, reports no times
 import BenchmarkSupport
+import TestSupport
 import Foundation
 import RecountLog
 

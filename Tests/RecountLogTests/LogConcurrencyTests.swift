@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import RecountLog
 import Synchronization
+import TestSupport
 import Testing
 
 @Suite struct LogConcurrencyTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 @testable import RecountLog
+import TestSupport
 import Testing
 
 @Suite struct LogFaultTests {

@@ -1,5 +1,6 @@
 import Foundation
 import RecountLog
+import TestSupport
 import Testing
 
 @Suite struct LogRecoveryTests {

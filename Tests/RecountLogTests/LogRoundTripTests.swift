@@ -1,5 +1,6 @@
 import Foundation
 import RecountLog
+import TestSupport
 import Testing
 
 @Suite struct LogRoundTripTests {
@@ -7,7 +8,7 @@ import Testing
 
     @Test(arguments: [1 as UInt64, 2, 3])
     func manyBatchesAcrossManySegmentsReadBackFromAnyPosition(seedBase: UInt64) throws {
-        var random = SeededGenerator(seed: testSeed(seedBase))
+        var random = SplitMix64(seed: testSeed(seedBase))
         try withTemporaryDirectory { directory in
             let counts = (0..<200).map { _ in Int.random(in: 1...40, using: &random) }
             let total = UInt64(counts.reduce(0, +))

@@ -1,42 +1,12 @@
 import Foundation
 import RecountLog
+import TestSupport
 import Testing
-
-/// Runs `body` with a fresh temporary directory, removed afterwards.
-func withTemporaryDirectory<T>(
-    sourceLocation: SourceLocation = #_sourceLocation, _ body: (String) throws -> T
-) throws -> T {
-    let path = NSTemporaryDirectory() + "recount-log-tests-" + UUID().uuidString
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: path) }
-    return try body(path)
-}
-
-/// A small, seedable, deterministic generator (SplitMix64) so randomised tests replay exactly.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
-/// The seed for a randomised test: `RECOUNT_TEST_SEED` when set, else `fallback`; printed so a
-/// failure can be replayed.
-func testSeed(_ fallback: UInt64, _ name: String = #function) -> UInt64 {
-    let seed = ProcessInfo.processInfo.environment["RECOUNT_TEST_SEED"].flatMap { UInt64($0) } ?? fallback
-    print("\(name): seed \(seed) (replay with RECOUNT_TEST_SEED=\(seed))")
-    return seed
-}
 
 /// The bytes a test writes at `position` (0 to 120 of them): derived from the position, so any
 /// reader can check them.
 func recordBytes(position: UInt64) -> [UInt8] {
-    var generator = SeededGenerator(seed: position)
+    var generator = SplitMix64(seed: position)
     let length = Int(generator.next() % 121)
     return (0..<length).map { index in index % 5 == 0 ? UInt8(truncatingIfNeeded: generator.next()) : UInt8(index % 13) }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Recount
+import TestSupport
 import Testing
 
 /// The fast path (`EnvelopeScan`) against the reference (a JSON tree): same envelopes, same
@@ -31,9 +32,7 @@ import Testing
     }
 
     @Test func theScanAgreesWithTheTreeOnMutatedLines() throws {
-        let seed = ProcessInfo.processInfo.environment["RECOUNT_TEST_SEED"].flatMap(UInt64.init) ?? 7_2026
-        print("theScanAgreesWithTheTreeOnMutatedLines: seed \(seed) (replay with RECOUNT_TEST_SEED=\(seed))")
-        var random = SplitMix(seed: seed)
+        var random = SplitMix64(seed: testSeed(72_026))
         let lines = try EnvelopeCorpusTests.lines("valid.ndjson")
         let fast = EnvelopeDecoder(scanning: true)
         let reference = EnvelopeDecoder(scanning: false)

@@ -1,6 +1,7 @@
 import Foundation
 import Recount
 import RecountLog
+import TestSupport
 import Testing
 
 /// Ingest end to end: NDJSON lines through the decoder into a real log and back out.
@@ -8,11 +9,11 @@ import Testing
     static let clock = Instant(millis: 1_784_000_000_000, offsetSeconds: 0)
 
     func withLog<T>(_ body: (Log, String) throws -> T) throws -> T {
-        let directory = NSTemporaryDirectory() + "recount-ingest-tests-" + UUID().uuidString
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let log = try Log(directory: directory, configuration: LogConfiguration(durability: .none))
-        defer { try? log.close() }
-        return try body(log, directory)
+        try withTemporaryDirectory { directory in
+            let log = try Log(directory: directory, configuration: LogConfiguration(durability: .none))
+            defer { try? log.close() }
+            return try body(log, directory)
+        }
     }
 
     func ingest(_ text: String, into log: Log, directory: String) throws -> IngestReport {
@@ -123,9 +124,7 @@ import Testing
     /// Thousands of mutated envelopes: each is accepted or rejected with a message naming its
     /// line; the accepted ones land in a log that stays readable and decodes back.
     @Test func mutatedEnvelopesAreAcceptedOrRejectedWithAMessage() throws {
-        let seed = ProcessInfo.processInfo.environment["RECOUNT_TEST_SEED"].flatMap(UInt64.init) ?? 20_261_129
-        print("mutatedEnvelopesAreAcceptedOrRejectedWithAMessage: seed \(seed) (replay with RECOUNT_TEST_SEED=\(seed))")
-        var random = SplitMix(seed: seed)
+        var random = SplitMix64(seed: testSeed(20_261_129))
         let corpus = try String(contentsOf: EnvelopeCorpusTests.corpus.appendingPathComponent("valid.ndjson"), encoding: .utf8)
         let lines = corpus.split(separator: "\n").map { Array($0.utf8) }
         var input: [UInt8] = []
@@ -162,18 +161,5 @@ import Testing
             #expect(stats.records == UInt64(report.appended))
             #expect(try envelopes(log).count == report.appended)
         }
-    }
-}
-
-/// SplitMix64: a seedable generator so the fuzz test replays exactly.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

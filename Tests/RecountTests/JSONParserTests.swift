@@ -1,5 +1,6 @@
 import Foundation
 import Recount
+import TestSupport
 import Testing
 
 /// The strict JSON parser and writer: accepted values, each rejection class with its offset and
@@ -47,25 +48,9 @@ import Testing
         return number
     }
 
-    /// A small, fast, seedable generator (SplitMix64) so random tests replay exactly.
-    struct SplitMix64: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
-    /// The seed for randomised tests: `RECOUNT_TEST_SEED` when set, else a fresh one (printed).
+    /// The seed for a randomised test: `RECOUNT_TEST_SEED` when set, else a fixed one per test.
     static func seed(for test: String) -> UInt64 {
-        let seed =
-            ProcessInfo.processInfo.environment["RECOUNT_TEST_SEED"].flatMap { UInt64($0) }
-            ?? UInt64.random(in: 0...UInt64.max)
-        print("\(test): seed \(seed) (replay with RECOUNT_TEST_SEED=\(seed))")
-        return seed
+        testSeed(test.utf8.reduce(0xCBF2_9CE4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01B3 }, test)
     }
 
     // MARK: Accepted input
@@ -173,7 +158,7 @@ import Testing
 
     /// The fast paths must agree bit for bit with `Double(String)` (correctly rounded).
     @Test func numberFastPathsAreCorrectlyRounded() throws {
-        var random = SplitMix64(state: Self.seed(for: "numberFastPathsAreCorrectlyRounded"))
+        var random = SplitMix64(seed: Self.seed(for: "numberFastPathsAreCorrectlyRounded"))
         for _ in 0..<20_000 {
             let digits = Int.random(in: 1...19, using: &random)
             var text = (0..<digits).map { _ in String(Int.random(in: 0...9, using: &random)) }
@@ -427,7 +412,7 @@ import Testing
     }
 
     @Test func roundTripsGeneratedValues() throws {
-        var random = SplitMix64(state: Self.seed(for: "roundTripsGeneratedValues"))
+        var random = SplitMix64(seed: Self.seed(for: "roundTripsGeneratedValues"))
         for _ in 0..<500 {
             let value = Generator.value(depth: 0, using: &random)
             let text = JSONWriter.string(value)
@@ -482,7 +467,7 @@ import Testing
     }
 
     @Test func fuzzedEnvelopesNeverCrash() throws {
-        var random = SplitMix64(state: Self.seed(for: "fuzzedEnvelopesNeverCrash"))
+        var random = SplitMix64(seed: Self.seed(for: "fuzzedEnvelopesNeverCrash"))
         var accepted = 0
         var rejected = 0
         var problems: [String] = []
@@ -512,7 +497,7 @@ import Testing
     }
 
     @Test func randomBytesNeverCrash() {
-        var random = SplitMix64(state: Self.seed(for: "randomBytesNeverCrash"))
+        var random = SplitMix64(seed: Self.seed(for: "randomBytesNeverCrash"))
         for _ in 0..<5_000 {
             let bytes = (0..<Int.random(in: 0...40, using: &random)).map { _ in
                 Bool.random(using: &random)
@@ -528,7 +513,7 @@ import Testing
     // MARK: Differential
 
     @Test func agreesWithFoundation() throws {
-        var random = SplitMix64(state: Self.seed(for: "agreesWithFoundation"))
+        var random = SplitMix64(seed: Self.seed(for: "agreesWithFoundation"))
         for _ in 0..<400 {
             let value = Generator.value(depth: 0, using: &random, foundationSafe: true)
             let text = Generator.text(value, using: &random)
