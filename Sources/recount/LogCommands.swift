@@ -6,9 +6,11 @@ enum LogCommands {
     /// Checks every frame and record; exit 4 when the log is damaged.
     static func check(_ invocation: Invocation) throws -> ExitStatus {
         try invocation.allowOnly([])
-        let reader = try LogReader(directory: invocation.logDirectory)
+        let reader: LogReader
         let stats: LogStats
         do {
+            // Opening checks the last segment, so damage there surfaces here too.
+            reader = try LogReader(directory: invocation.logDirectory)
             stats = try reader.check()
         } catch let error as LogError where error.code == .corruptFrame || error.code == .corruptSegment {
             if invocation.json {
