@@ -1,3 +1,5 @@
+import Glibc
+
 /// A quick pass over an envelope line that reads its sample arrays (`added`, `samples`) straight
 /// into `SampleFields`, without building a JSON tree for them.
 ///
@@ -59,6 +61,7 @@ package struct EnvelopeScan {
     private static func scanSamples(_ reader: inout JSONReader, array: String) throws(JSONReadFailure) -> [SampleFields]? {
         reader.index &+= 1  // [
         var samples: [SampleFields] = []
+        var repeats = RepeatedStrings()
         reader.skipWhitespace()
         if reader.next(is: 0x5D) { return samples }  // ]
         repeat {
@@ -70,19 +73,27 @@ package struct EnvelopeScan {
                 repeat {
                     reader.skipWhitespace()
                     guard reader.index < reader.count, reader.byte(reader.index) == 0x22 else { return nil }
-                    let key = try reader.parseString()
+                    let keyStart = reader.index &+ 1
+                    guard let keyEnd = try reader.scanString(),
+                        let field = SampleFields.Field(name: UnsafeRawBufferPointer(start: reader.base + keyStart, count: keyEnd &- keyStart))
+                    else { return nil }
                     reader.skipWhitespace()
                     guard reader.next(is: 0x3A) else { return nil }
                     reader.skipWhitespace()
                     guard reader.index < reader.count else { return nil }
                     let value: JSONValue
                     switch reader.byte(reader.index) {
-                    case 0x22: value = .string(try reader.parseString())
+                    case 0x22:
+                        if let slot = field.repeatSlot {
+                            value = try repeats.string(&reader, slot: slot)
+                        } else {
+                            value = .string(try reader.parseString())
+                        }
                     case 0x2D, 0x30...0x39: value = .number(try reader.parseNumber())
                     case 0x74, 0x66, 0x6E: value = try reader.parseTree()  // true false null
                     default: return nil  // nested values go the tree's way
                     }
-                    guard fields.set(key, value) else { return nil }
+                    guard fields.set(field, value) else { return nil }
                     reader.skipWhitespace()
                 } while try reader.nextSeparator(close: 0x7D)
             }
@@ -90,6 +101,27 @@ package struct EnvelopeScan {
             reader.skipWhitespace()
         } while try reader.nextSeparator(close: 0x5D)
         return samples
+    }
+}
+
+/// The last text of each repeating sample field (type, origin, unit, device, zone), so a
+/// sample that repeats its predecessor's bytes reuses its string instead of allocating one.
+private struct RepeatedStrings {
+    private var offsets = [Int](repeating: 0, count: 5)
+    private var counts = [Int](repeating: -1, count: 5)
+    private var values = [JSONValue](repeating: .null, count: 5)
+
+    /// Reads the string at the reader for field `slot`.
+    mutating func string(_ reader: inout JSONReader, slot: Int) throws(JSONReadFailure) -> JSONValue {
+        let start = reader.index &+ 1
+        guard let end = try reader.scanString() else { return .string(String(decoding: reader.scratch, as: UTF8.self)) }
+        let count = end &- start
+        if counts[slot] == count, memcmp(reader.base + offsets[slot], reader.base + start, count) == 0 {
+            return values[slot]
+        }
+        let value = JSONValue.string(String(decoding: UnsafeRawBufferPointer(start: reader.base + start, count: count), as: UTF8.self))
+        (offsets[slot], counts[slot], values[slot]) = (start, count, value)
+        return value
     }
 }
 

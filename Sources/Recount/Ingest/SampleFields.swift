@@ -1,8 +1,7 @@
 /// The members of one sample object, sorted into fields in a single pass.
 ///
 /// Samples are ingest's hot path (thousands per envelope), so they skip `ObjectReader`'s
-/// per-field lookups. Field names hold no `K`, `;` or `` ` `` (the only ASCII characters another
-/// Unicode scalar is canonically equivalent to), so `String ==` on them is byte equality.
+/// per-field lookups; member names are matched by their exact bytes.
 struct SampleFields {
     let path: ElementPath
     var id: JSONValue?
@@ -31,28 +30,65 @@ struct SampleFields {
         }
     }
 
-    /// Stores member `key`; `false` when the key is not a sample field or was already set.
-    mutating func set(_ key: String, _ value: JSONValue) -> Bool {
-        // Dispatch on the length first: one string comparison per member.
-        switch key.utf8.count {
-        case 2 where key == "id": return fill(&id, value)
-        case 3 where key == "end": return fill(&end, value)
-        case 4 where key == "type": return fill(&type, value)
-        case 4 where key == "unit": return fill(&unit, value)
-        case 5 where key == "start": return fill(&start, value)
-        case 5 where key == "value": return fill(&self.value, value)
-        case 5 where key == "stage": return fill(&stage, value)
-        case 6 where key == "origin": return fill(&origin, value)
-        case 6 where key == "device": return fill(&device, value)
-        case 8 where key == "timeZone": return fill(&timeZone, value)
-        case 11 where key == "syncVersion": return fill(&syncVersion, value)
-        case 12 where key == "lastModified": return fill(&lastModified, value)
-        case 14 where key == "syncIdentifier": return fill(&syncIdentifier, value)
-        default: return false
+    /// The fields of a sample, by member name.
+    enum Field: Int, CaseIterable {
+        case id, type, start, end, timeZone, value, unit, stage, origin, device, syncIdentifier, syncVersion, lastModified
+
+        private static let names: [[UInt8]] = [
+            "id", "type", "start", "end", "timeZone", "value", "unit", "stage", "origin", "device", "syncIdentifier",
+            "syncVersion", "lastModified",
+        ].map { Array($0.utf8) }
+
+        /// The field a member name's exact bytes name, if any.
+        init?(name: UnsafeRawBufferPointer) {
+            for (index, candidate) in Self.names.enumerated() where candidate.count == name.count && name.elementsEqual(candidate) {
+                self.init(rawValue: index)
+                return
+            }
+            return nil
+        }
+
+        /// For fields whose text repeats from sample to sample (type, origin, unit, device,
+        /// zone), a slot where the scan keeps the last one to reuse.
+        var repeatSlot: Int? {
+            switch self {
+            case .type: 0
+            case .origin: 1
+            case .unit: 2
+            case .device: 3
+            case .timeZone: 4
+            default: nil
+            }
         }
     }
 
-    private func fill(_ slot: inout JSONValue?, _ value: JSONValue) -> Bool {
+    /// Stores member `key`; `false` when the key is not a sample field or was already set.
+    mutating func set(_ key: String, _ value: JSONValue) -> Bool {
+        var key = key
+        guard let field = key.withUTF8({ Field(name: UnsafeRawBufferPointer($0)) }) else { return false }
+        return set(field, value)
+    }
+
+    /// Stores `field`; `false` when it was already set.
+    mutating func set(_ field: Field, _ value: JSONValue) -> Bool {
+        switch field {
+        case .id: Self.fill(&id, value)
+        case .type: Self.fill(&type, value)
+        case .start: Self.fill(&start, value)
+        case .end: Self.fill(&end, value)
+        case .timeZone: Self.fill(&timeZone, value)
+        case .value: Self.fill(&self.value, value)
+        case .unit: Self.fill(&unit, value)
+        case .stage: Self.fill(&stage, value)
+        case .origin: Self.fill(&origin, value)
+        case .device: Self.fill(&device, value)
+        case .syncIdentifier: Self.fill(&syncIdentifier, value)
+        case .syncVersion: Self.fill(&syncVersion, value)
+        case .lastModified: Self.fill(&lastModified, value)
+        }
+    }
+
+    private static func fill(_ slot: inout JSONValue?, _ value: JSONValue) -> Bool {
         guard slot == nil else { return false }
         slot = value
         return true
