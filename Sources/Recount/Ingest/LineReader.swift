@@ -5,6 +5,8 @@ import Glibc
 package final class LineReader {
     private let fd: Int32
     private let ownsDescriptor: Bool
+    /// The input's name in errors: its path, or `-` for standard input.
+    private let source: String
     private var buffer: [UInt8] = []
     private var start = 0
     private var atEnd = false
@@ -13,9 +15,10 @@ package final class LineReader {
     private static let chunk = 1 << 20
 
     /// Reads standard input.
-    package init(standardInput: Void = ()) {
+    package init() {
         fd = 0
         ownsDescriptor = false
+        source = "-"
     }
 
     /// Opens `path` for reading.
@@ -23,6 +26,7 @@ package final class LineReader {
         fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw IngestFileError(path: path, reason: String(cString: strerror(errno))) }
         ownsDescriptor = true
+        source = path
     }
 
     deinit { if ownsDescriptor { close(fd) } }
@@ -73,7 +77,7 @@ package final class LineReader {
         if n < 0 {
             buffer.removeSubrange(old...)
             if errno == EINTR { return }
-            throw IngestFileError(path: fd == 0 ? "-" : "input", reason: String(cString: strerror(errno)))
+            throw IngestFileError(path: source, reason: String(cString: strerror(errno)))
         }
         buffer.removeSubrange((old + n)...)
         if n == 0 { atEnd = true }

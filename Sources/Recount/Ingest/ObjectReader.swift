@@ -138,7 +138,6 @@ struct StringRule: Sendable {
     static let text = StringRule(maximum: 256, describe: "text")
     static let device = StringRule(minimum: 0, maximum: 256, describe: "text")
     static let token = StringRule(maximum: 4096, describe: "a token")
-    static let free = StringRule(minimum: 0, maximum: 1 << 20, describe: "text")
 }
 
 /// The limits that protect the engine (documented in `docs/ingest.md`).
