@@ -5,7 +5,8 @@ import RecountLog
 /// `recount ingest FILE... | -`: appends the envelopes of NDJSON inputs to the log.
 enum IngestCommand {
     static func run(_ invocation: Invocation) throws -> ExitStatus {
-        try invocation.allowOnly([])
+        // `--no-recompute` (contract §4) is accepted; there are no projections to recompute yet.
+        try invocation.allowOnly(["no-recompute"])
         let inputs = Array(invocation.words.dropFirst())
         guard !inputs.isEmpty else { throw UsageError(message: "ingest needs FILE... or - for standard input") }
         let log = try Log(directory: invocation.logDirectory)

@@ -12,6 +12,7 @@ struct Invocation {
 
         commands:
           ingest FILE... | -   append NDJSON envelopes to the log; exit 3 when some lines were rejected
+                              (--no-recompute is accepted; projections do not exist yet)
           import apple-health FILE --user U   an Apple Health export.xml as samples.upsert NDJSON
           log dump [--from POS] [--user U]   the log's envelopes as NDJSON with their positions
           log check        check every frame of the log; exit 4 when damaged
@@ -25,6 +26,8 @@ struct Invocation {
     var dataDirectory: String
     /// JSON lines instead of text.
     var json = false
+    /// Options that take no value (`--no-recompute`), after the command.
+    var flags: Set<String> = []
     /// The command words and arguments, without global options.
     var words: [String] = []
     /// `--name value` options after the command.
@@ -36,6 +39,7 @@ struct Invocation {
         while let argument = iterator.next() {
             switch argument {
             case "--json": json = true
+            case "--no-recompute": flags.insert("no-recompute")
             case "--data":
                 guard let value = iterator.next() else { throw UsageError(message: "--data needs a directory") }
                 data = value
@@ -61,7 +65,7 @@ struct Invocation {
 
     /// Refuses options the command does not know.
     func allowOnly(_ names: Set<String>) throws {
-        if let unknown = options.keys.sorted().first(where: { !names.contains($0) }) {
+        if let unknown = (Array(options.keys) + flags).sorted().first(where: { !names.contains($0) }) {
             throw UsageError(message: "unknown option --\(unknown) for \(words.joined(separator: " "))")
         }
     }
