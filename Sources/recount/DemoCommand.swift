@@ -1,31 +1,44 @@
 import Foundation
+import Recount
 import RecountLog
 
-/// `recount demo`: appends synthetic records to the data directory's log, reads them back and checks them.
+/// `recount demo`: writes a small day of envelopes of every kind to `DIR/demo.ndjson` (one line
+/// broken on purpose), ingests it into the data directory's log, and shows what the log holds.
 enum DemoCommand {
     static func run(_ invocation: Invocation) throws -> ExitStatus {
-        try invocation.allowOnly(["records"])
-        let count = Int(invocation.options["records"] ?? "100000") ?? 100_000
-        let log = try Log(directory: invocation.logDirectory, configuration: LogConfiguration(durability: .groupCommit(maxBytes: 1 << 20, maxDelay: .milliseconds(50))))
-        if let torn = log.recovery { print("recovered: cut a torn frame of \(torn)") }
-        let first = log.endPosition
-        var batch = LogBatch()
-        for index in 0..<count {
-            batch.append(Array("demo record \(first + UInt64(index))".utf8))
-            if batch.count == 1000 || index == count - 1 {
-                try log.append(batch)
-                batch.removeAll()
-            }
+        try invocation.allowOnly([])
+        try FileManager.default.createDirectory(atPath: invocation.dataDirectory, withIntermediateDirectories: true)
+        let input = invocation.dataDirectory + "/demo.ndjson"
+        try Data(envelopes.utf8).write(to: URL(fileURLWithPath: input))
+        print("wrote \(input): \(envelopes.split(separator: "\n").count) envelopes, the sixth broken on purpose\n")
+
+        print("$ recount ingest \(input)")
+        var ingest = invocation
+        ingest.words = ["ingest", input]
+        let ingestStatus = try IngestCommand.run(ingest)
+        print(ingestStatus == .someInputRejected ? "(exit 3: a line was rejected, the rest applied)\n" : "(exit \(ingestStatus.rawValue))\n")
+
+        print("$ recount log stats")
+        _ = try LogCommands.stats(invocation)
+        print("\n$ recount log check")
+        let checkStatus = try LogCommands.check(invocation)
+        print("\n$ recount log dump (last two envelopes)")
+        let reader = try LogReader(directory: invocation.logDirectory)
+        try reader.forEach(from: max(reader.snapshot.startPosition, reader.endPosition.subtractingReportingOverflow(2).partialValue)) { record in
+            print("\(record.position): \(EnvelopeJSON.string(try EnvelopeCodec.decode(record.bytes)))")
         }
-        try log.sync()
-        var matched = 0
-        try log.reader().forEach(from: first) { record in
-            if Array(record.bytes) == Array("demo record \(record.position)".utf8) { matched += 1 }
-        }
-        try log.close()
-        let stats = try LogReader(directory: invocation.logDirectory).check()
-        print("appended \(count) records at positions \(first)..<\(first + UInt64(count)), read back \(matched) intact")
-        print("log: \(stats.records) records, \(stats.segments) segments, \(stats.rawBytes) raw bytes, \(stats.fileBytes) on disk")
-        return matched == count ? .success : .verificationFailed
+        return checkStatus
     }
+
+    /// A Watch step delivery, a revised sleep night, a Health Connect page with a deletion,
+    /// a Fitbit upsert, a check-in, a bad sample, and config.
+    static let envelopes = """
+        {"kind":"config.sources","user":"*","receivedAt":"2026-07-14T06:00:00Z","metric":"steps","priority":["com.apple.health.watch","com.apple.health.phone"]}
+        {"kind":"healthkit.delivery","user":"alice","receivedAt":"2026-07-14T07:15:02Z","type":"HKQuantityTypeIdentifierStepCount","anchor":null,"newAnchor":"YW5jaG9yLTE=","added":[{"id":"8A1E0F52-3C44-4B8E-9B1D-2F6C7A9E0001","type":"HKQuantityTypeIdentifierStepCount","start":"2026-07-13T23:50:00-07:00","end":"2026-07-14T00:10:00-07:00","timeZone":"America/Los_Angeles","value":400,"unit":"count","origin":"com.apple.health.watch","device":"Apple Watch"},{"id":"8A1E0F52-3C44-4B8E-9B1D-2F6C7A9E0002","type":"HKQuantityTypeIdentifierStepCount","start":"2026-07-14T07:00:00-07:00","end":"2026-07-14T07:10:00-07:00","value":812,"unit":"count","origin":"com.apple.health.phone","device":"iPhone"}],"deleted":[]}
+        {"kind":"healthkit.delivery","user":"alice","receivedAt":"2026-07-14T19:02:11Z","type":"sleep","anchor":"YW5jaG9yLTE=","newAnchor":"YW5jaG9yLTI=","added":[{"id":"5B0C1D2E-0000-4000-8000-000000000010","type":"HKCategoryTypeIdentifierSleepAnalysis","start":"2026-07-13T23:45:00-07:00","end":"2026-07-14T06:40:00-07:00","stage":"asleep","origin":"com.apple.health.watch"}],"deleted":[{"uuid":"5B0C1D2E-0000-4000-8000-000000000009"}]}
+        {"kind":"healthconnect.changes","user":"bob","receivedAt":"2026-07-14T08:00:00+02:00","recordTypes":["StepsRecord"],"token":"t-41","nextChangesToken":"t-42","hasMore":false,"changesTokenExpired":false,"changes":[{"upsertion":{"id":"hc-1","type":"Steps","start":"2026-07-14T07:00:00+02:00","end":"2026-07-14T07:30:00+02:00","value":2100,"unit":"count","origin":"com.google.android.apps.fitness","lastModified":"2026-07-14T07:31:00+02:00"}},{"deletion":{"recordId":"hc-0"}}]}
+        {"kind":"samples.upsert","user":"bob","receivedAt":"2026-07-14T09:00:00Z","provider":"fitbit","samples":[{"id":"fb-9","type":"heart_rate","start":"2026-07-14T08:59:00+02:00","value":71,"unit":"bpm","origin":"com.fitbit.versa3"}]}
+        {"kind":"samples.upsert","user":"bob","provider":"fitbit","samples":[{"id":"fb-10","type":"weight","start":"2026-07-14T09:00:00+02:00","value":81.5,"unit":"stone","origin":"com.fitbit.aria"}]}
+        {"kind":"checkin","user":"bob","receivedAt":"2026-07-15T00:30:00Z","provider":"fitbit","metrics":["steps","heart_rate"],"at":"2026-07-15T00:29:58Z"}
+        """
 }

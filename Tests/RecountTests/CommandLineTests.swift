@@ -58,6 +58,17 @@ import Testing
     }
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
+    func theDemoIngestsItsExampleDayAndChecksTheLog() throws {
+        try withTemporaryDirectory { directory in
+            let demo = try Self.recount(["--data", directory, "demo"])
+            #expect(demo.status == 0)
+            #expect(demo.output.contains("appended 6 envelopes (5 samples) at positions 1..<7; rejected 1"))
+            #expect(demo.output.contains("log ok: 6 records"))
+            #expect(demo.errors.contains("line 6: samples[0].unit is not a unit of weight (stone)"))
+        }
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
     func exitStatusesFollowTheContract() throws {
         try withTemporaryDirectory { directory in
             let good = #"{"kind":"checkin","user":"u1","provider":"fitbit","metrics":["steps"],"at":"2026-07-14T00:00:00Z"}"#
