@@ -21,21 +21,24 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .target(name: "BenchmarkSupport", path: "Benchmarks/BenchmarkSupport"),
         .executableTarget(
-            name: "LogBenchmark", dependencies: ["BenchmarkSupport", "RecountLog", "TestSupport"], path: "Benchmarks/LogBenchmark"),
+            name: "LogBenchmark", dependencies: ["BenchmarkSupport", "RecountLog", "TestSupport"],
+            path: "Benchmarks/LogBenchmark"),
         .executableTarget(
             name: "IngestBenchmark", dependencies: ["BenchmarkSupport", "Recount", "RecountLog", "TestSupport"],
             path: "Benchmarks/IngestBenchmark"),
         .testTarget(name: "RecountLogTests", dependencies: ["RecountLog", "TestSupport"]),
-        .testTarget(name: "RecountTests", dependencies: ["Recount", "RecountLog", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(
+            name: "RecountTests", dependencies: ["Recount", "RecountLog", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "RecountImportTests", dependencies: ["RecountImport", "Recount"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )
 
 for target in package.targets where target.type != .system {
-    target.swiftSettings = (target.swiftSettings ?? []) + [
-        .enableUpcomingFeature("ExistentialAny"),
-        .enableUpcomingFeature("MemberImportVisibility"),
-        .enableUpcomingFeature("InternalImportsByDefault"),
-    ]
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [
+            .enableUpcomingFeature("ExistentialAny"),
+            .enableUpcomingFeature("MemberImportVisibility"),
+            .enableUpcomingFeature("InternalImportsByDefault"),
+        ]
 }

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The README's test command: set-up, a warnings-as-errors build, the tests, and a benchmark smoke run.
+# The README test command: set-up, format lint, a warnings-as-errors build, the schema corpus,
+# benchmark smoke runs and the tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
+swift format lint --strict -r Sources Tests Benchmarks Package.swift
 swift build --build-tests -Xswiftc -warnings-as-errors
 python3 scripts/validate_corpus.py | tail -n 1
 swift run LogBenchmark --smoke

@@ -16,7 +16,8 @@ public struct BenchmarkRun: Sendable {
         runs = smoke ? 1 : 3
         #if DEBUG
             if !smoke {
-                FileHandle.standardError.write(Data("\(name): refusing to time a debug build; use swift run -c release \(name)\n".utf8))
+                FileHandle.standardError.write(
+                    Data("\(name): refusing to time a debug build; use swift run -c release \(name)\n".utf8))
                 exit(2)
             }
         #endif

@@ -3,10 +3,10 @@
 //   swift run -c release IngestBenchmark            full run (refuses a debug build)
 //   swift run IngestBenchmark --smoke               small run that checks counts, reports no times
 import BenchmarkSupport
-import TestSupport
 import Foundation
 import Recount
 import RecountLog
+import TestSupport
 
 let run = BenchmarkRun(name: "IngestBenchmark")
 let smoke = run.smoke
@@ -41,16 +41,21 @@ func makeInput() -> [UInt8] {
             let value = steps ? "\(next() % 150)" : "\(60 + next() % 90)"
             let unit = steps ? "count" : "count/min"
             samples.append(
-                "{\"id\":\"\(uuid())\",\"type\":\"\(type)\",\"start\":\"\(start)\",\"end\":\"\(end)\",\"value\":\(value),\"unit\":\"\(unit)\",\"origin\":\"com.apple.health.8F1B2C3D\",\"device\":\"Apple Watch\"}")
+                "{\"id\":\"\(uuid())\",\"type\":\"\(type)\",\"start\":\"\(start)\",\"end\":\"\(end)\",\"value\":\(value),\"unit\":\"\(unit)\",\"origin\":\"com.apple.health.8F1B2C3D\",\"device\":\"Apple Watch\"}"
+            )
         }
-        text += "{\"kind\":\"healthkit.delivery\",\"user\":\"user-\(e % 50)\",\"receivedAt\":\"2025-07-14T07:15:02Z\",\"type\":\"\(type)\",\"anchor\":\"YnBsaXN0MDDUAQIDBAUGBwpYJHZlcnNpb24=\",\"newAnchor\":\"YnBsaXN0MDDUAQIDBAUGBwpYJHZlcnNpb24SAAGGoA==\",\"added\":[\(samples.joined(separator: ","))],\"deleted\":[]}\n"
+        text +=
+            "{\"kind\":\"healthkit.delivery\",\"user\":\"user-\(e % 50)\",\"receivedAt\":\"2025-07-14T07:15:02Z\",\"type\":\"\(type)\",\"anchor\":\"YnBsaXN0MDDUAQIDBAUGBwpYJHZlcnNpb24=\",\"newAnchor\":\"YnBsaXN0MDDUAQIDBAUGBwpYJHZlcnNpb24SAAGGoA==\",\"added\":[\(samples.joined(separator: ","))],\"deleted\":[]}\n"
     }
     return Array(text.utf8)
 }
 
 func emit(_ name: String, _ time: Double, _ extra: String = "") {
     let samples = Double(envelopeCount * samplesPerEnvelope)
-    print(String(format: "{\"benchmark\":\"%@\",\"samplesPerSec\":%.0f,\"envelopesPerSec\":%.0f,\"jsonMBps\":%.1f%@}", name, samples / time, Double(envelopeCount) / time, Double(input.count) / time / 1e6, extra))
+    print(
+        String(
+            format: "{\"benchmark\":\"%@\",\"samplesPerSec\":%.0f,\"envelopesPerSec\":%.0f,\"jsonMBps\":%.1f%@}", name,
+            samples / time, Double(envelopeCount) / time, Double(input.count) / time / 1e6, extra))
 }
 
 let input = makeInput()
@@ -89,7 +94,8 @@ var scannedLines = 0
 let scanTime = run.best {
     scannedLines = 0
     input.withUnsafeBytes { bytes in
-        for range in lines where EnvelopeScan.scan(UnsafeRawBufferPointer(rebasing: bytes[range]), maxDepth: 64) != nil {
+        for range in lines where EnvelopeScan.scan(UnsafeRawBufferPointer(rebasing: bytes[range]), maxDepth: 64) != nil
+        {
             scannedLines += 1
         }
     }
@@ -102,7 +108,9 @@ let decodeTime = try run.best {
     decodedSamples = 0
     try input.withUnsafeBytes { bytes in
         for (index, range) in lines.enumerated() {
-            decodedSamples += try decoder.decode(line: UnsafeRawBufferPointer(rebasing: bytes[range]), number: index + 1).samples.count
+            decodedSamples += try decoder.decode(
+                line: UnsafeRawBufferPointer(rebasing: bytes[range]), number: index + 1
+            ).samples.count
         }
     }
 }
@@ -130,7 +138,8 @@ var report = IngestReport()
 let endToEndTime = try run.best {
     try? FileManager.default.removeItem(atPath: directory)
     let log = try Log(directory: directory, configuration: LogConfiguration(durability: .none))
-    report = try Ingestor(log: log, now: { Instant(millis: 0, offsetSeconds: 0) }).ingest(try LineReader(path: file), source: file)
+    report = try Ingestor(log: log, now: { Instant(millis: 0, offsetSeconds: 0) }).ingest(
+        try LineReader(path: file), source: file)
     try log.close()
 }
 run.check(report.appended == envelopeCount && report.rejected.isEmpty, "ingest appended \(report.appended)")
@@ -138,7 +147,9 @@ let stats = try LogReader(directory: directory).check()
 let bytesPerSample = Double(stats.fileBytes) / Double(envelopeCount * samplesPerEnvelope)
 
 if smoke {
-    print("{\"benchmark\":\"ingest\",\"mode\":\"smoke\",\"envelopes\":\(report.appended),\"samples\":\(report.samples),\"ok\":true}")
+    print(
+        "{\"benchmark\":\"ingest\",\"mode\":\"smoke\",\"envelopes\":\(report.appended),\"samples\":\(report.samples),\"ok\":true}"
+    )
     exit(0)
 }
 emit("json.JSONSerialization", serializationTime)
@@ -146,4 +157,9 @@ emit("json.JSONParser", parseTime, String(format: ",\"vsJSONSerialization\":%.2f
 emit("ingest.scan", scanTime)
 emit("ingest.scan+validate", decodeTime)
 emit("ingest.scan+validate+encode", encodeTime)
-emit("ingest.end-to-end", endToEndTime, String(format: ",\"logBytesPerSample\":%.1f,\"secondsSplit\":{\"scan\":%.3f,\"validate\":%.3f,\"encode\":%.3f,\"append\":%.3f}", bytesPerSample, scanTime, decodeTime - scanTime, encodeTime - decodeTime, endToEndTime - encodeTime))
+emit(
+    "ingest.end-to-end", endToEndTime,
+    String(
+        format:
+            ",\"logBytesPerSample\":%.1f,\"secondsSplit\":{\"scan\":%.3f,\"validate\":%.3f,\"encode\":%.3f,\"append\":%.3f}",
+        bytesPerSample, scanTime, decodeTime - scanTime, encodeTime - decodeTime, endToEndTime - encodeTime))

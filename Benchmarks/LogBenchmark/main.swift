@@ -3,9 +3,9 @@
 //   swift run -c release LogBenchmark            full run (refuses a debug build)
 //   swift run LogBenchmark --smoke               small run that checks counts, reports no times
 import BenchmarkSupport
-import TestSupport
 import Foundation
 import RecountLog
+import TestSupport
 
 let run = BenchmarkRun(name: "LogBenchmark")
 let smoke = run.smoke
@@ -64,7 +64,9 @@ var compressed: [[UInt8]] = []
 let compressTime = run.best {
     compressed = batches.map { batch in
         var out = [UInt8](repeating: 0, count: LZ4Block.compressBound(batch.byteCount))
-        let n = batch.payload.withUnsafeBytes { source in out.withUnsafeMutableBytes { LZ4Block.compress(source, into: $0) } }
+        let n = batch.payload.withUnsafeBytes { source in
+            out.withUnsafeMutableBytes { LZ4Block.compress(source, into: $0) }
+        }
         return Array(out[0..<n])
     }
 }
@@ -72,7 +74,9 @@ var scratchOut = [UInt8](repeating: 0, count: batches.map(\.byteCount).max()!)
 let decompressTime = run.best {
     for (batch, block) in zip(batches, compressed) {
         let ok = block.withUnsafeBytes { source in
-            scratchOut.withUnsafeMutableBytes { LZ4Block.decompress(source, into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<batch.byteCount])) }
+            scratchOut.withUnsafeMutableBytes {
+                LZ4Block.decompress(source, into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<batch.byteCount]))
+            }
         }
         run.check(ok, "lz4 round trip")
     }
@@ -115,7 +119,8 @@ run.check(scanned == batchCount * recordsPerBatch, "scan saw \(scanned) records"
 // Open = the torn-tail check of the last segment (every frame's checksum), here one segment
 // holding the whole log; closing (trim and fsync) is outside the timing.
 do {
-    let log = try Log(directory: scratch + "-one", configuration: LogConfiguration(segmentBytes: 1 << 30, durability: .none))
+    let log = try Log(
+        directory: scratch + "-one", configuration: LogConfiguration(segmentBytes: 1 << 30, durability: .none))
     for batch in batches { try log.append(batch) }
     try log.close()
 }
@@ -123,12 +128,14 @@ defer { try? FileManager.default.removeItem(atPath: scratch + "-one") }
 var openTime = Double.infinity
 for _ in 0...run.runs {
     var log: Log?
-    openTime = min(openTime, try run.seconds { log = try Log(directory: scratch + "-one", configuration: LogConfiguration(durability: .none)) })
+    openTime = min(
+        openTime,
+        try run.seconds {
+            log = try Log(directory: scratch + "-one", configuration: LogConfiguration(durability: .none))
+        })
     try log?.close()
 }
 let lastSegmentBytes = Double(try LogReader(directory: scratch + "-one").stats().fileBytes)
-
-
 
 if smoke {
     emit([("benchmark", "log"), ("mode", "smoke"), ("records", Int(records)), ("scanned", scanned), ("ok", true)])
@@ -137,8 +144,23 @@ if smoke {
 let mb = 1_000_000.0
 emit([("benchmark", "lz4.compress"), ("MBps", rawBytes / compressTime / mb)])
 emit([("benchmark", "lz4.decompress"), ("MBps", rawBytes / decompressTime / mb)])
-emit([("benchmark", "log.append.durability-none"), ("recordsPerSec", records / appendTime), ("MBps", rawBytes / appendTime / mb), ("vsLZ4Compress", compressTime / appendTime)])
-emit([("benchmark", "log.append.fsync-per-batch"), ("recordsPerSec", fsyncRecords / fsyncTime), ("batchesPerSec", Double(fsyncBatchCount) / fsyncTime)])
-emit([("benchmark", "log.scan"), ("recordsPerSec", records / scanTime), ("MBps", rawBytes / scanTime / mb), ("vsLZ4Decompress", decompressTime / scanTime)])
-emit([("benchmark", "log.open.tail-check"), ("GBps", lastSegmentBytes / openTime / 1e9), ("segmentBytes", Int(lastSegmentBytes))])
-emit([("benchmark", "log.size"), ("recordBytes", rawBytes / records), ("diskBytesPerRecord", Double(diskBytes) / records), ("compressionRatio", rawBytes / Double(diskBytes))])
+emit([
+    ("benchmark", "log.append.durability-none"), ("recordsPerSec", records / appendTime),
+    ("MBps", rawBytes / appendTime / mb), ("vsLZ4Compress", compressTime / appendTime),
+])
+emit([
+    ("benchmark", "log.append.fsync-per-batch"), ("recordsPerSec", fsyncRecords / fsyncTime),
+    ("batchesPerSec", Double(fsyncBatchCount) / fsyncTime),
+])
+emit([
+    ("benchmark", "log.scan"), ("recordsPerSec", records / scanTime), ("MBps", rawBytes / scanTime / mb),
+    ("vsLZ4Decompress", decompressTime / scanTime),
+])
+emit([
+    ("benchmark", "log.open.tail-check"), ("GBps", lastSegmentBytes / openTime / 1e9),
+    ("segmentBytes", Int(lastSegmentBytes)),
+])
+emit([
+    ("benchmark", "log.size"), ("recordBytes", rawBytes / records), ("diskBytesPerRecord", Double(diskBytes) / records),
+    ("compressionRatio", rawBytes / Double(diskBytes)),
+])

@@ -81,8 +81,7 @@ enum DoctypeBlanker {
 
     /// The index just past the `>` that closes a DOCTYPE declaration, or `nil` when it is not
     /// within `bytes`.
-    private static func declarationEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int?
-    {
+    private static func declarationEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
         var index = start
         var quote: UInt8?
         var inComment = false

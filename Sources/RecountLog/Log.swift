@@ -80,7 +80,8 @@ public final class Log: Sendable {
             try indexFile.truncate(to: 0)
             try indexFile.write(index.encoded(), at: 0)
             writer.sealed = segments
-            writer.active = ActiveSegment(segment: last, file: file, index: index, indexFile: indexFile, allocated: last.length)
+            writer.active = ActiveSegment(
+                segment: last, file: file, index: index, indexFile: indexFile, allocated: last.length)
             writer.nextPosition = end
         }
         self.directory = directory
@@ -110,7 +111,10 @@ public final class Log: Sendable {
     @discardableResult
     public func append(_ batch: LogBatch) throws(LogError) -> Range<UInt64> {
         guard batch.byteCount <= FrameHeader.maximumPayload else {
-            throw LogError(.tooLarge, "a batch holds \(batch.byteCount) bytes; at most \(FrameHeader.maximumPayload) fit in one frame", path: directory)
+            throw LogError(
+                .tooLarge,
+                "a batch holds \(batch.byteCount) bytes; at most \(FrameHeader.maximumPayload) fit in one frame",
+                path: directory)
         }
         let (positions, snapshot) = try writer.withLock { writer throws(LogError) in
             let positions = try writer.append(batch)
@@ -169,7 +173,9 @@ struct Writer {
     private var oldestUnsynced: ContinuousClock.Instant?
     private var failure: LogError?
 
-    init(directory: String, configuration: LogConfiguration, lock: DirectoryLock, sealed: [Segment], nextPosition: UInt64) {
+    init(
+        directory: String, configuration: LogConfiguration, lock: DirectoryLock, sealed: [Segment], nextPosition: UInt64
+    ) {
         self.directory = directory
         self.configuration = configuration
         self.lock = lock
@@ -178,14 +184,17 @@ struct Writer {
     }
 
     var snapshot: LogSnapshot {
-        LogSnapshot(directory: directory, segments: sealed + (active.map { [$0.segment] } ?? []), endPosition: nextPosition)
+        LogSnapshot(
+            directory: directory, segments: sealed + (active.map { [$0.segment] } ?? []), endPosition: nextPosition)
     }
 
     mutating func append(_ batch: LogBatch) throws(LogError) -> Range<UInt64> {
         try checkUsable()
         guard !batch.isEmpty else { return nextPosition..<nextPosition }
         let frameLength = encodeFrame(batch)
-        if active == nil || (active!.segment.length > 0 && active!.segment.length + Int64(frameLength) > configuration.segmentBytes) {
+        if active == nil
+            || (active!.segment.length > 0 && active!.segment.length + Int64(frameLength) > configuration.segmentBytes)
+        {
             try roll()
         }
         let segment = active!.segment
@@ -268,7 +277,8 @@ struct Writer {
         }
         let fileSystem = configuration.fileSystem
         let segment = Segment(
-            firstPosition: nextPosition, path: directory + "/" + Segment.fileName(firstPosition: nextPosition), length: 0)
+            firstPosition: nextPosition, path: directory + "/" + Segment.fileName(firstPosition: nextPosition),
+            length: 0)
         let file = try fileSystem.open(segment.path, writable: true, create: true)
         guard try file.size() == 0 else {
             throw LogError(.corruptSegment, "a segment for the next position already holds data", path: segment.path)
@@ -280,7 +290,8 @@ struct Writer {
             throw error
         }
         active = ActiveSegment(
-            segment: segment, file: file, index: SegmentIndex(interval: configuration.indexInterval), indexFile: indexFile,
+            segment: segment, file: file, index: SegmentIndex(interval: configuration.indexInterval),
+            indexFile: indexFile,
             allocated: 0)
     }
 
@@ -300,7 +311,8 @@ struct Writer {
 
     private func checkUsable() throws(LogError) {
         if let failure {
-            throw LogError(.failStopped, "the log stopped after a failed write or sync (\(failure)); reopen it", path: directory)
+            throw LogError(
+                .failStopped, "the log stopped after a failed write or sync (\(failure)); reopen it", path: directory)
         }
         guard lock != nil else { throw LogError(.closed, "the log is closed", path: directory) }
     }

@@ -48,7 +48,9 @@ public struct LogReader: Sendable {
             }
             if let torn {
                 if !torn.isPreallocated {
-                    tail = TornTail(segment: last.path, offset: torn.offset, position: torn.position, bytes: torn.bytes, reason: torn.reason)
+                    tail = TornTail(
+                        segment: last.path, offset: torn.offset, position: torn.position, bytes: torn.bytes,
+                        reason: torn.reason)
                 }
                 last.length = torn.offset
             }
@@ -70,7 +72,9 @@ public struct LogReader: Sendable {
     ) throws {
         let end = min(end, snapshot.endPosition)
         guard start <= snapshot.endPosition else {
-            throw LogError(.positionOutOfRange, "position \(start) is past the end of the log (\(snapshot.endPosition))", path: snapshot.directory)
+            throw LogError(
+                .positionOutOfRange, "position \(start) is past the end of the log (\(snapshot.endPosition))",
+                path: snapshot.directory)
         }
         guard start < end else { return }
         var raw: [UInt8] = []
@@ -83,7 +87,9 @@ public struct LogReader: Sendable {
                     if position >= start && position < end { try body(LogRecord(position: position, bytes: bytes)) }
                 }
                 guard wellFormed else {
-                    throw LogError(.corruptFrame, "log corrupted: frame payload does not split into its records", path: segment.path, offset: offset)
+                    throw LogError(
+                        .corruptFrame, "log corrupted: frame payload does not split into its records",
+                        path: segment.path, offset: offset)
                 }
             }
             return header.endPosition < end
@@ -110,9 +116,13 @@ public struct LogReader: Sendable {
             stats.fileBytes += UInt64(header.frameLength)
             if decodeRecords {
                 let payload = try decode(header, stored: stored, into: &raw, segment: segment, offset: offset)
-                let wellFormed = payload.withUnsafeBytes { RecordWalker.walk($0, expected: Int(header.recordCount)) { _, _ in } }
+                let wellFormed = payload.withUnsafeBytes {
+                    RecordWalker.walk($0, expected: Int(header.recordCount)) { _, _ in }
+                }
                 guard wellFormed else {
-                    throw LogError(.corruptFrame, "log corrupted: frame payload does not split into its records", path: segment.path, offset: offset)
+                    throw LogError(
+                        .corruptFrame, "log corrupted: frame payload does not split into its records",
+                        path: segment.path, offset: offset)
                 }
             }
             return true
@@ -135,7 +145,9 @@ public struct LogReader: Sendable {
             return LZ4Block.decompress(stored, into: target)
         }
         guard ok else {
-            throw LogError(.corruptFrame, "log corrupted: frame does not decompress to its length", path: segment.path, offset: offset)
+            throw LogError(
+                .corruptFrame, "log corrupted: frame does not decompress to its length", path: segment.path,
+                offset: offset)
         }
         return raw[0..<length]
     }
@@ -153,11 +165,15 @@ public struct LogReader: Sendable {
         var expected = segments[first].firstPosition
         for segment in segments[first...] {
             guard segment.firstPosition == expected else {
-                throw LogError(.corruptSegment, "segment starts at position \(segment.firstPosition) but the one before ends at \(expected)", path: segment.path)
+                throw LogError(
+                    .corruptSegment,
+                    "segment starts at position \(segment.firstPosition) but the one before ends at \(expected)",
+                    path: segment.path)
             }
             let file = try fileSystem.open(segment.path, writable: false, create: false)
             let scanner = SegmentScanner(segment: segment, file: file)
-            let (offset, position) = segment.firstPosition == segments[first].firstPosition
+            let (offset, position) =
+                segment.firstPosition == segments[first].firstPosition
                 ? seek(scanner, to: start) : (0, segment.firstPosition)
             var keepGoing = true
             try scanner.scan(from: offset, position: position, isLast: false) { offset, header, stored in

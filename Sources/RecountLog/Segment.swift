@@ -52,7 +52,8 @@ package struct Segment: Sendable, Equatable {
         for name in names where name.hasSuffix(".seg") {
             let path = directory + "/" + name
             guard let first = firstPosition(fileName: name) else {
-                throw LogError(.corruptSegment, "a file ends in .seg but is not named by a 20-digit position", path: path)
+                throw LogError(
+                    .corruptSegment, "a file ends in .seg but is not named by a 20-digit position", path: path)
             }
             let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int ?? 0
             segments.append(Segment(firstPosition: first, path: path, length: Int64(size)))

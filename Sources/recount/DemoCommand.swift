@@ -16,7 +16,9 @@ enum DemoCommand {
         var ingest = invocation
         ingest.words = ["ingest", input]
         let ingestStatus = try IngestCommand.run(ingest)
-        print(ingestStatus == .someInputRejected ? "(exit 3: a line was rejected, the rest applied)\n" : "(exit \(ingestStatus.rawValue))\n")
+        print(
+            ingestStatus == .someInputRejected
+                ? "(exit 3: a line was rejected, the rest applied)\n" : "(exit \(ingestStatus.rawValue))\n")
 
         print("$ recount log stats")
         _ = try LogCommands.stats(invocation)
@@ -24,7 +26,8 @@ enum DemoCommand {
         let checkStatus = try LogCommands.check(invocation)
         print("\n$ recount log dump (last two envelopes)")
         let reader = try LogReader(directory: invocation.logDirectory)
-        try reader.forEach(from: max(reader.snapshot.startPosition, reader.endPosition.subtractingReportingOverflow(2).partialValue)) { record in
+        let lastTwo = max(reader.snapshot.startPosition, reader.endPosition > 2 ? reader.endPosition - 2 : 0)
+        try reader.forEach(from: lastTwo) { record in
             print("\(record.position): \(EnvelopeJSON.string(try EnvelopeCodec.decode(record.bytes)))")
         }
         return checkStatus

@@ -31,7 +31,9 @@ enum IngestCommand {
                 ("samples", .int(Int64(report.samples))), ("firstPosition", first), ("endPosition", end),
             ])
         } else {
-            print("appended \(report.appended) envelopes (\(report.samples) samples) at positions \(range); rejected \(report.rejected.count)")
+            print(
+                "appended \(report.appended) envelopes (\(report.samples) samples) at positions \(range); rejected \(report.rejected.count)"
+            )
         }
         return report.rejected.isEmpty ? .success : .someInputRejected
     }
@@ -41,10 +43,11 @@ enum IngestCommand {
 enum DumpCommand {
     static func run(_ invocation: Invocation) throws -> ExitStatus {
         try invocation.allowOnly(["from", "user"])
-        let from = try invocation.options["from"].map { text -> UInt64 in
-            guard let value = UInt64(text) else { throw UsageError(message: "--from needs a log position") }
-            return value
-        } ?? Log.firstPosition
+        let from =
+            try invocation.options["from"].map { text -> UInt64 in
+                guard let value = UInt64(text) else { throw UsageError(message: "--from needs a log position") }
+                return value
+            } ?? Log.firstPosition
         let user = invocation.options["user"]
         let reader = try LogReader(directory: invocation.logDirectory)
         var out = ""

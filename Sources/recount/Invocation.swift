@@ -59,7 +59,9 @@ struct Invocation {
 
     /// The value of `--name`, or a usage error when it is missing.
     func require(_ name: String) throws -> String {
-        guard let value = options[name] else { throw UsageError(message: "\(words.joined(separator: " ")) needs --\(name)") }
+        guard let value = options[name] else {
+            throw UsageError(message: "\(words.joined(separator: " ")) needs --\(name)")
+        }
         return value
     }
 

@@ -15,7 +15,8 @@ enum LogCommands {
         } catch let error as LogError where error.code == .corruptFrame || error.code == .corruptSegment {
             if invocation.json {
                 Output.jsonLine([
-                    ("ok", .bool(false)), ("error", .string(error.message)), ("file", error.path.map { .string($0) } ?? .null),
+                    ("ok", .bool(false)), ("error", .string(error.message)),
+                    ("file", error.path.map { .string($0) } ?? .null),
                     ("offset", error.offset.map { .int($0) } ?? .null),
                 ])
             } else {
@@ -24,9 +25,15 @@ enum LogCommands {
             return .verificationFailed
         }
         if invocation.json {
-            Output.jsonLine(fields(stats) + [("ok", .bool(true)), ("uncommittedTail", reader.uncommittedTail.map { .string($0.description) } ?? .null)])
+            Output.jsonLine(
+                fields(stats) + [
+                    ("ok", .bool(true)),
+                    ("uncommittedTail", reader.uncommittedTail.map { .string($0.description) } ?? .null),
+                ])
         } else {
-            print("log ok: \(stats.records) records in \(stats.frames) frames, \(stats.segments) segments, every checksum matches")
+            print(
+                "log ok: \(stats.records) records in \(stats.frames) frames, \(stats.segments) segments, every checksum matches"
+            )
             if let tail = reader.uncommittedTail { print("uncommitted tail (a writer cuts it off on open): \(tail)") }
         }
         return .success
@@ -38,9 +45,14 @@ enum LogCommands {
         let reader = try LogReader(directory: invocation.logDirectory)
         let stats = try reader.stats()
         if invocation.json {
-            Output.jsonLine(fields(stats) + [("startPosition", .int(Int64(reader.snapshot.startPosition))), ("endPosition", .int(Int64(reader.endPosition)))])
+            Output.jsonLine(
+                fields(stats) + [
+                    ("startPosition", .int(Int64(reader.snapshot.startPosition))),
+                    ("endPosition", .int(Int64(reader.endPosition))),
+                ])
         } else {
-            print("""
+            print(
+                """
                 directory          \(invocation.logDirectory)
                 segments           \(stats.segments)
                 frames             \(stats.frames)
@@ -55,7 +67,8 @@ enum LogCommands {
 
     static func fields(_ stats: LogStats) -> [(String, Output.Value)] {
         [
-            ("segments", .int(Int64(stats.segments))), ("frames", .int(Int64(stats.frames))), ("records", .int(Int64(stats.records))),
+            ("segments", .int(Int64(stats.segments))), ("frames", .int(Int64(stats.frames))),
+            ("records", .int(Int64(stats.records))),
             ("rawBytes", .int(Int64(stats.rawBytes))), ("fileBytes", .int(Int64(stats.fileBytes))),
             ("compressionRatio", .double((stats.compressionRatio * 1000).rounded() / 1000)),
         ]

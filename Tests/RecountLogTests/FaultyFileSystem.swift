@@ -1,5 +1,6 @@
 import Glibc
 import Synchronization
+
 @testable import RecountLog
 
 /// A file system that fails on cue: the Nth write (optionally after writing part of it, as a

@@ -8,7 +8,9 @@ import Testing
 @Suite struct LogConcurrencyTests {
     @Test func aReaderConcurrentWithTheWriterSeesAPrefixNeverGarbage() throws {
         try withTemporaryDirectory { directory in
-            let log = try Log(directory: directory, configuration: LogConfiguration(segmentBytes: 8192, indexInterval: 512, durability: .none))
+            let log = try Log(
+                directory: directory,
+                configuration: LogConfiguration(segmentBytes: 8192, indexInterval: 512, durability: .none))
             let done = Atomic<Bool>(false)
             let problems = Mutex<[String]>([])
             let reads = Atomic<Int>(0)
@@ -21,7 +23,9 @@ import Testing
                     var expected = max(Log.firstPosition, reader.endPosition.subtractingClamped(3000))
                     do {
                         try reader.forEach(from: expected) { record in
-                            if record.position != expected || Array(record.bytes) != recordBytes(position: record.position) {
+                            if record.position != expected
+                                || Array(record.bytes) != recordBytes(position: record.position)
+                            {
                                 problems.withLock { $0.append("bad record at \(record.position)") }
                             }
                             expected += 1

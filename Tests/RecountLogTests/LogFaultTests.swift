@@ -1,11 +1,14 @@
 import Foundation
 import Glibc
-@testable import RecountLog
 import TestSupport
 import Testing
 
+@testable import RecountLog
+
 @Suite struct LogFaultTests {
-    func configuration(_ plan: FaultyFileSystem.Plan, durability: LogConfiguration.Durability = .everyBatch) -> LogConfiguration {
+    func configuration(_ plan: FaultyFileSystem.Plan, durability: LogConfiguration.Durability = .everyBatch)
+        -> LogConfiguration
+    {
         var configuration = LogConfiguration(segmentBytes: 2048, indexInterval: 256, durability: durability)
         configuration.fileSystem = FaultyFileSystem(plan)
         return configuration
@@ -15,7 +18,9 @@ import Testing
     func aFailedOrPartialWriteRejectsTheBatchAndLeavesAValidLog(partialBytes: Int) throws {
         try withTemporaryDirectory { directory in
             // Write 1 preallocates zeros; writes 2 to 4 are the first three frames.
-            let log = try Log(directory: directory, configuration: configuration(.init(failWrite: 5, partialBytes: partialBytes, errno: ENOSPC)))
+            let log = try Log(
+                directory: directory,
+                configuration: configuration(.init(failWrite: 5, partialBytes: partialBytes, errno: ENOSPC)))
             try appendBatches(log, [10, 10, 10])
             #expect { try appendBatches(log, [10]) } throws: { ($0 as? LogError)?.errno == ENOSPC }
             #expect(log.endPosition == 31)
@@ -50,7 +55,8 @@ import Testing
 
     @Test func aFailedSyncWhileRollingASegmentStopsTheLog() throws {
         try withTemporaryDirectory { directory in
-            let log = try Log(directory: directory, configuration: configuration(.init(failSyncFrom: 2), durability: .none))
+            let log = try Log(
+                directory: directory, configuration: configuration(.init(failSyncFrom: 2), durability: .none))
             try appendBatches(log, [40])
             #expect(throws: LogError.self) { try appendBatches(log, Array(repeating: 40, count: 3)) }
             #expect { try appendBatches(log, [1]) } throws: { ($0 as? LogError)?.code == .failStopped }

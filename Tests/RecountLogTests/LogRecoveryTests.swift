@@ -99,7 +99,9 @@ import Testing
     @Test func everySingleBitFlipOfASealedSegmentIsALoudPreciseError() throws {
         try withTemporaryDirectory { directory in
             let source = directory + "/source"
-            let log = try Log(directory: source, configuration: LogConfiguration(segmentBytes: 400, indexInterval: 64, durability: .none))
+            let log = try Log(
+                directory: source,
+                configuration: LogConfiguration(segmentBytes: 400, indexInterval: 64, durability: .none))
             try appendBatches(log, Array(repeating: 1, count: 12))
             try log.close()
             let segments = try segmentFiles(source)

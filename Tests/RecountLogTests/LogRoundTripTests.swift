@@ -102,7 +102,9 @@ import Testing
 
     @Test func aDamagedIndexIsIgnoredAndReadsStayCorrect() throws {
         try withTemporaryDirectory { directory in
-            let log = try Log(directory: directory, configuration: LogConfiguration(segmentBytes: 1 << 20, indexInterval: 256, durability: .none))
+            let log = try Log(
+                directory: directory,
+                configuration: LogConfiguration(segmentBytes: 1 << 20, indexInterval: 256, durability: .none))
             try appendBatches(log, Array(repeating: 9, count: 60))
             try log.close()
             let index = try FileManager.default.contentsOfDirectory(atPath: directory).first { $0.hasSuffix(".idx") }!
@@ -124,7 +126,8 @@ import Testing
                 try appendBatches(log, Array(repeating: 20, count: 40))
                 try log.close()
             }
-            let indexes = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".idx") }.sorted()
+            let indexes = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".idx") }
+                .sorted()
                 .map { directory + "/" + $0 }
             #expect(indexes.count >= 4)
             let good = try Data(contentsOf: URL(fileURLWithPath: indexes[1]))
@@ -135,7 +138,11 @@ import Testing
             try Data(wrong).write(to: URL(fileURLWithPath: indexes[1]))
 
             let log = try Log(directory: directory, configuration: Self.small)
-            #expect(log.rebuiltIndexes == [indexes[0].replacingOccurrences(of: ".idx", with: ".seg"), indexes[1].replacingOccurrences(of: ".idx", with: ".seg")])
+            #expect(
+                log.rebuiltIndexes == [
+                    indexes[0].replacingOccurrences(of: ".idx", with: ".seg"),
+                    indexes[1].replacingOccurrences(of: ".idx", with: ".seg"),
+                ])
             #expect(try Data(contentsOf: URL(fileURLWithPath: indexes[1])) == good)
             #expect(FileManager.default.fileExists(atPath: indexes[0]))
             expectRecords(try readAll(log.reader(), from: 37), cover: 37..<801)
@@ -145,9 +152,12 @@ import Testing
     }
 
     @Test func groupCommitAndEveryBatchDurabilityRoundTrip() throws {
-        for durability in [LogConfiguration.Durability.everyBatch, .groupCommit(maxBytes: 2048, maxDelay: .milliseconds(5))] {
+        for durability in [
+            LogConfiguration.Durability.everyBatch, .groupCommit(maxBytes: 2048, maxDelay: .milliseconds(5)),
+        ] {
             try withTemporaryDirectory { directory in
-                let log = try Log(directory: directory, configuration: LogConfiguration(segmentBytes: 8192, durability: durability))
+                let log = try Log(
+                    directory: directory, configuration: LogConfiguration(segmentBytes: 8192, durability: durability))
                 try appendBatches(log, Array(repeating: 25, count: 20))
                 try log.sync()
                 try log.close()

@@ -8,7 +8,8 @@ import Testing
 func recordBytes(position: UInt64) -> [UInt8] {
     var generator = SplitMix64(seed: position)
     let length = Int(generator.next() % 121)
-    return (0..<length).map { index in index % 5 == 0 ? UInt8(truncatingIfNeeded: generator.next()) : UInt8(index % 13) }
+    return (0..<length).map { index in index % 5 == 0 ? UInt8(truncatingIfNeeded: generator.next()) : UInt8(index % 13)
+    }
 }
 
 /// Appends one batch per element of `counts`, of that many records.

@@ -5,7 +5,8 @@ import Testing
 /// The `recount` binary end to end: import an Apple Health export, ingest it, dump and check
 /// the log, and the exit statuses of the contract.
 @Suite struct CommandLineTests {
-    static let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("recount").path
+    static let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        .appendingPathComponent("recount").path
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("RecountImportTests/Fixtures")
 
@@ -31,10 +32,14 @@ import Testing
         let out = output.fileHandleForReading.readDataToEndOfFile()
         let err = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return Run(status: process.terminationStatus, output: String(decoding: out, as: UTF8.self), errors: String(decoding: err, as: UTF8.self))
+        return Run(
+            status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),
+            errors: String(decoding: err, as: UTF8.self))
     }
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
     func importIngestDumpAndCheckAnAppleHealthExport() throws {
         try withTemporaryDirectory { directory in
             let export = Self.fixtures.appendingPathComponent("tdda-export6s3sample.xml").path
@@ -45,19 +50,23 @@ import Testing
             let again = try Self.recount(["import", "apple-health", export, "--user", "alice"])
             #expect(again.output == imported.output, "importing twice gives the same envelopes and ids")
 
-            let ingested = try Self.recount(["--data", directory, "--json", "ingest", "-"], input: Data(imported.output.utf8))
+            let ingested = try Self.recount(
+                ["--data", directory, "--json", "ingest", "-"], input: Data(imported.output.utf8))
             #expect(ingested.status == 0)
             #expect(ingested.output.contains("\"appended\":1,\"rejected\":0,\"samples\":16"))
 
             let dump = try Self.recount(["--data", directory, "log", "dump", "--user", "alice"])
             #expect(dump.status == 0)
-            #expect(dump.output.hasPrefix("{\"position\":1,\"envelope\":{\"kind\":\"samples.upsert\",\"user\":\"alice\""))
+            #expect(
+                dump.output.hasPrefix("{\"position\":1,\"envelope\":{\"kind\":\"samples.upsert\",\"user\":\"alice\""))
             #expect(try Self.recount(["--data", directory, "log", "dump", "--user", "bob"]).output.isEmpty)
             #expect(try Self.recount(["--data", directory, "log", "check"]).status == 0)
         }
     }
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
     func theDemoIngestsItsExampleDayAndChecksTheLog() throws {
         try withTemporaryDirectory { directory in
             let demo = try Self.recount(["--data", directory, "demo"])
@@ -68,12 +77,16 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
     func exitStatusesFollowTheContract() throws {
         try withTemporaryDirectory { directory in
-            let good = #"{"kind":"checkin","user":"u1","provider":"fitbit","metrics":["steps"],"at":"2026-07-14T00:00:00Z"}"#
+            let good =
+                #"{"kind":"checkin","user":"u1","provider":"fitbit","metrics":["steps"],"at":"2026-07-14T00:00:00Z"}"#
             let bad = #"{"kind":"checkin","user":"u1","provider":"fitbit","metrics":[],"at":"2026-07-14T00:00:00Z"}"#
-            let partly = try Self.recount(["--data", directory, "ingest", "-"], input: Data((good + "\n" + bad + "\n").utf8))
+            let partly = try Self.recount(
+                ["--data", directory, "ingest", "-"], input: Data((good + "\n" + bad + "\n").utf8))
             #expect(partly.status == 3)
             #expect(partly.errors.contains("rejected: -: line 2: metrics must not be empty"))
             #expect(partly.output.contains("appended 1 envelopes"))
@@ -83,7 +96,9 @@ import Testing
             // Damage before the last frame: check exits 4 and names the file and offset (damage in
             // the last frame would read as a torn write and be reported as an uncommitted tail).
             #expect(try Self.recount(["--data", directory, "ingest", "-"], input: Data(good.utf8)).status == 0)
-            let segment = try FileManager.default.contentsOfDirectory(atPath: directory + "/log").first { $0.hasSuffix(".seg") }!
+            let segment = try FileManager.default.contentsOfDirectory(atPath: directory + "/log").first {
+                $0.hasSuffix(".seg")
+            }!
             let path = directory + "/log/" + segment
             var bytes = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
             bytes[50] ^= 0x01

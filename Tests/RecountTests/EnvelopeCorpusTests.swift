@@ -5,8 +5,10 @@ import Testing
 /// The corpus under Fixtures/corpus, run through the decoder, the binary record format, the
 /// JSON writer, and Python's jsonschema against `schemas/`.
 @Suite struct EnvelopeCorpusTests {
-    static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/corpus")
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+        "Fixtures/corpus")
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     struct Expectation: Decodable {
         var line: Int
@@ -63,11 +65,14 @@ import Testing
         #expect(lines.count == expected.count)
         for (index, line) in lines.enumerated() {
             switch Self.decode(line, number: index + 1) {
-            case .success: Issue.record("\(file) line \(index + 1) was accepted; expected \(expected[index + 1]?.reason ?? "a rejection")")
+            case .success:
+                Issue.record(
+                    "\(file) line \(index + 1) was accepted; expected \(expected[index + 1]?.reason ?? "a rejection")")
             case .failure(let error):
                 #expect(error.line == index + 1)
                 if let path = expected[index + 1]?.path, path != error.path {
-                    Issue.record("\(file) line \(index + 1): rejected at \(error.path) (\(error.reason)); expected \(path)")
+                    Issue.record(
+                        "\(file) line \(index + 1): rejected at \(error.path) (\(error.reason)); expected \(path)")
                 }
             }
         }
@@ -79,14 +84,20 @@ import Testing
     func theSchemasAndTheDecoderAgree(file: String) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Self.packageRoot.appendingPathComponent("scripts/validate_corpus.py").path, "--verdicts", Self.corpus.appendingPathComponent(file + ".ndjson").path]
+        process.arguments = [
+            "python3", Self.packageRoot.appendingPathComponent("scripts/validate_corpus.py").path, "--verdicts",
+            Self.corpus.appendingPathComponent(file + ".ndjson").path,
+        ]
         let pipe = Pipe()
         process.standardOutput = pipe
         try process.run()
         let output = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "validate_corpus.py failed; run scripts/bootstrap.sh to install jsonschema")
-        let verdicts = String(decoding: output, as: UTF8.self).split(separator: "\n").map { $0.split(separator: "\t", omittingEmptySubsequences: false) }
+        try #require(
+            process.terminationStatus == 0, "validate_corpus.py failed; run scripts/bootstrap.sh to install jsonschema")
+        let verdicts = String(decoding: output, as: UTF8.self).split(separator: "\n").map {
+            $0.split(separator: "\t", omittingEmptySubsequences: false)
+        }
         let lines = try Self.lines(file + ".ndjson")
         #expect(verdicts.count == lines.count)
         for (verdict, (index, line)) in zip(verdicts, lines.enumerated()) {
@@ -95,7 +106,10 @@ import Testing
             if file == "semantic_invalid" {
                 #expect(schemaValid && !decoderValid, "\(file) line \(index + 1)")
             } else {
-                #expect(schemaValid == decoderValid, "\(file) line \(index + 1): schema \(verdict[1]) \(verdict.count > 2 ? verdict[2] : ""), decoder disagrees")
+                #expect(
+                    schemaValid == decoderValid,
+                    "\(file) line \(index + 1): schema \(verdict[1]) \(verdict.count > 2 ? verdict[2] : ""), decoder disagrees"
+                )
             }
         }
     }

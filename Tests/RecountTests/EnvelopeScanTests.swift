@@ -7,7 +7,9 @@ import Testing
 /// errors, on the corpus and on thousands of mutated lines.
 @Suite struct EnvelopeScanTests {
     static func outcome(_ decoder: EnvelopeDecoder, _ line: [UInt8]) -> Result<Envelope, IngestError> {
-        line.withUnsafeBytes { bytes in Result { () throws(IngestError) -> Envelope in try decoder.decode(line: bytes, number: 1) } }
+        line.withUnsafeBytes { bytes in
+            Result { () throws(IngestError) -> Envelope in try decoder.decode(line: bytes, number: 1) }
+        }
     }
 
     static func corpusLines() throws -> [[UInt8]] {
@@ -25,7 +27,9 @@ import Testing
             switch (expected, actual) {
             case (.success(let a), .success(let b)): #expect(a == b, "\(String(decoding: line, as: UTF8.self))")
             case (.failure(let a), .failure(let b)): #expect(a == b, "\(String(decoding: line, as: UTF8.self))")
-            default: Issue.record("scan and tree disagree on \(String(decoding: line, as: UTF8.self)): \(expected) vs \(actual)")
+            default:
+                Issue.record(
+                    "scan and tree disagree on \(String(decoding: line, as: UTF8.self)): \(expected) vs \(actual)")
             }
         }
         #expect(scanned > 100, "the scan should read most corpus lines")
@@ -36,7 +40,9 @@ import Testing
         let lines = try EnvelopeCorpusTests.lines("valid.ndjson")
         let fast = EnvelopeDecoder(scanning: true)
         let reference = EnvelopeDecoder(scanning: false)
-        let pieces = [",", "}", "]", "{", "[", "\"", ":", "1", "-", "null", "\\", " ", "\"id\":\"x\",", "é"].map { Array($0.utf8) }
+        let pieces = [",", "}", "]", "{", "[", "\"", ":", "1", "-", "null", "\\", " ", "\"id\":\"x\",", "é"].map {
+            Array($0.utf8)
+        }
         for _ in 0..<4000 {
             var line = lines[Int(random.next() % UInt64(lines.count))]
             for _ in 0...(random.next() % 2) {
@@ -52,7 +58,9 @@ import Testing
             switch (expected, actual) {
             case (.success(let a), .success(let b)) where a == b: continue
             case (.failure(let a), .failure(let b)) where a == b: continue
-            default: Issue.record("scan and tree disagree on \(String(decoding: line, as: UTF8.self)): \(expected) vs \(actual)")
+            default:
+                Issue.record(
+                    "scan and tree disagree on \(String(decoding: line, as: UTF8.self)): \(expected) vs \(actual)")
             }
         }
     }

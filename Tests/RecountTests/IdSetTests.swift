@@ -1,5 +1,6 @@
-@testable import Recount
 import Testing
+
+@testable import Recount
 
 @Suite struct IdSetTests {
     @Test func refusesExactRepeatsOnlyAcrossGrowth() {

@@ -19,7 +19,8 @@ import Testing
     func ingest(_ text: String, into log: Log, directory: String) throws -> IngestReport {
         let file = directory + "/input.ndjson"
         try Data(text.utf8).write(to: URL(fileURLWithPath: file))
-        return try Ingestor(log: log, batchSize: 3, now: { Self.clock }).ingest(try LineReader(path: file), source: "input.ndjson")
+        return try Ingestor(log: log, batchSize: 3, now: { Self.clock }).ingest(
+            try LineReader(path: file), source: "input.ndjson")
     }
 
     func envelopes(_ log: Log) throws -> [(UInt64, Envelope)] {
@@ -28,20 +29,36 @@ import Testing
         return out
     }
 
-    static func sample(_ id: String, _ type: String, _ start: String, _ end: String? = nil, extra: String = "") -> String {
-        "{\"id\":\"\(id)\",\"type\":\"\(type)\",\"start\":\"\(start)\"" + (end.map { ",\"end\":\"\($0)\"" } ?? "") + extra + ",\"origin\":\"com.example\"}"
+    static func sample(_ id: String, _ type: String, _ start: String, _ end: String? = nil, extra: String = "")
+        -> String
+    {
+        "{\"id\":\"\(id)\",\"type\":\"\(type)\",\"start\":\"\(start)\"" + (end.map { ",\"end\":\"\($0)\"" } ?? "")
+            + extra + ",\"origin\":\"com.example\"}"
     }
 
-    static func upsert(_ samples: [String], user: String = "u1", receivedAt: String? = "2026-07-14T08:00:00Z") -> String {
+    static func upsert(_ samples: [String], user: String = "u1", receivedAt: String? = "2026-07-14T08:00:00Z") -> String
+    {
         "{\"kind\":\"samples.upsert\",\"user\":\"\(user)\"" + (receivedAt.map { ",\"receivedAt\":\"\($0)\"" } ?? "")
             + ",\"provider\":\"fitbit\",\"samples\":[\(samples.joined(separator: ","))]}"
     }
 
     @Test func validLinesAreAppendedAndRejectedLinesChangeNothing() throws {
         try withLog { log, directory in
-            let good = Self.upsert([Self.sample("a", "steps", "2026-07-13T10:00:00-07:00", "2026-07-13T10:05:00-07:00", extra: ",\"value\":12,\"unit\":\"count\"")])
-            let bad = Self.upsert([Self.sample("b", "steps", "2026-07-13T10:00:00-07:00", "2026-07-13T09:00:00-07:00", extra: ",\"value\":12,\"unit\":\"count\"")])
-            let report = try ingest([good, bad, "", "not json", good.replacingOccurrences(of: "\"a\"", with: "\"c\""), "{\"kind\":\"checkin\"}"].joined(separator: "\n") + "\n", into: log, directory: directory)
+            let good = Self.upsert([
+                Self.sample(
+                    "a", "steps", "2026-07-13T10:00:00-07:00", "2026-07-13T10:05:00-07:00",
+                    extra: ",\"value\":12,\"unit\":\"count\"")
+            ])
+            let bad = Self.upsert([
+                Self.sample(
+                    "b", "steps", "2026-07-13T10:00:00-07:00", "2026-07-13T09:00:00-07:00",
+                    extra: ",\"value\":12,\"unit\":\"count\"")
+            ])
+            let report = try ingest(
+                [
+                    good, bad, "", "not json", good.replacingOccurrences(of: "\"a\"", with: "\"c\""),
+                    "{\"kind\":\"checkin\"}",
+                ].joined(separator: "\n") + "\n", into: log, directory: directory)
             #expect(report.appended == 2)
             #expect(report.samples == 2)
             #expect(report.blankLines == 1)
@@ -64,7 +81,8 @@ import Testing
 
     @Test func dumpWritesBackWhatWasIngested() throws {
         try withLog { log, directory in
-            let corpus = try String(contentsOf: EnvelopeCorpusTests.corpus.appendingPathComponent("valid.ndjson"), encoding: .utf8)
+            let corpus = try String(
+                contentsOf: EnvelopeCorpusTests.corpus.appendingPathComponent("valid.ndjson"), encoding: .utf8)
             let report = try ingest(corpus, into: log, directory: directory)
             #expect(report.rejected.isEmpty)
             let decoder = EnvelopeDecoder()
@@ -90,17 +108,27 @@ import Testing
                     case .workout: [""]
                     }
                 for extra in extras {
-                    let line = Array(Self.upsert([Self.sample("x", name, "2026-07-13T10:00:00-07:00", "2026-07-13T10:30:00-07:00", extra: extra)]).utf8)
+                    let line = Array(
+                        Self.upsert([
+                            Self.sample(
+                                "x", name, "2026-07-13T10:00:00-07:00", "2026-07-13T10:30:00-07:00", extra: extra)
+                        ]).utf8)
                     let envelope = try line.withUnsafeBytes { try decoder.decode(line: $0, number: 1) }
                     let sample = try #require(envelope.samples.first)
                     #expect(sample.type.metric == metric)
-                    if let unit = sample.unit { #expect(sample.canonicalValue == MeasureUnit.parse(unit)!.toCanonical(2.5)) }
+                    if let unit = sample.unit {
+                        #expect(sample.canonicalValue == MeasureUnit.parse(unit)!.toCanonical(2.5))
+                    }
                 }
             }
         }
-        let line = Array(Self.upsert([Self.sample("x", "weight", "2026-07-13T10:00:00-07:00", extra: ",\"value\":2,\"unit\":\"furlong\"")]).utf8)
+        let line = Array(
+            Self.upsert([
+                Self.sample("x", "weight", "2026-07-13T10:00:00-07:00", extra: ",\"value\":2,\"unit\":\"furlong\"")
+            ]).utf8)
         #expect { try line.withUnsafeBytes { try decoder.decode(line: $0, number: 4) } } throws: { error in
-            (error as? IngestError)?.description == "line 4: samples[0].unit is not a unit of weight (furlong); accepted: kg, g, lb, st"
+            (error as? IngestError)?.description
+                == "line 4: samples[0].unit is not a unit of weight (furlong); accepted: kg, g, lb, st"
         }
     }
 
@@ -109,15 +137,25 @@ import Testing
     @Test func seedStoriesCivilDaysComeFromTheSampleNotTheServer() throws {
         let decoder = EnvelopeDecoder()
         let text = Self.upsert([
-            Self.sample("g", "HKQuantityTypeIdentifierBloodGlucose", "2026-03-08T07:00:00-08:00", extra: ",\"value\":99,\"unit\":\"mg/dL\""),
-            Self.sample("s", "StepsRecord", "2026-07-13T23:50:00-07:00", "2026-07-14T00:10:00-07:00", extra: ",\"value\":400,\"unit\":\"count\""),
-            Self.sample("z", "steps", "2026-03-08T01:30:00-08:00", "2026-03-08T03:30:00-07:00", extra: ",\"timeZone\":\"America/Los_Angeles\",\"value\":60,\"unit\":\"count\""),
+            Self.sample(
+                "g", "HKQuantityTypeIdentifierBloodGlucose", "2026-03-08T07:00:00-08:00",
+                extra: ",\"value\":99,\"unit\":\"mg/dL\""),
+            Self.sample(
+                "s", "StepsRecord", "2026-07-13T23:50:00-07:00", "2026-07-14T00:10:00-07:00",
+                extra: ",\"value\":400,\"unit\":\"count\""),
+            Self.sample(
+                "z", "steps", "2026-03-08T01:30:00-08:00", "2026-03-08T03:30:00-07:00",
+                extra: ",\"timeZone\":\"America/Los_Angeles\",\"value\":60,\"unit\":\"count\""),
         ])
         let samples = try Array(text.utf8).withUnsafeBytes { try decoder.decode(line: $0, number: 1) }.samples
         let zones = ZoneOffsets()
         #expect(samples[0].days(zones: zones) == [DayShare(day: CivilDay(parsing: "2026-03-08")!, fraction: 1)])
         #expect(abs(samples[0].canonicalValue! - 99 / 18.0156) < 1e-12)
-        #expect(samples[1].days(zones: zones) == [DayShare(day: CivilDay(parsing: "2026-07-13")!, fraction: 0.5), DayShare(day: CivilDay(parsing: "2026-07-14")!, fraction: 0.5)])
+        #expect(
+            samples[1].days(zones: zones) == [
+                DayShare(day: CivilDay(parsing: "2026-07-13")!, fraction: 0.5),
+                DayShare(day: CivilDay(parsing: "2026-07-14")!, fraction: 0.5),
+            ])
         #expect(samples[2].days(zones: zones).map(\.day.description) == ["2026-03-08"])
     }
 
@@ -125,7 +163,8 @@ import Testing
     /// line; the accepted ones land in a log that stays readable and decodes back.
     @Test func mutatedEnvelopesAreAcceptedOrRejectedWithAMessage() throws {
         var random = SplitMix64(seed: testSeed(20_261_129))
-        let corpus = try String(contentsOf: EnvelopeCorpusTests.corpus.appendingPathComponent("valid.ndjson"), encoding: .utf8)
+        let corpus = try String(
+            contentsOf: EnvelopeCorpusTests.corpus.appendingPathComponent("valid.ndjson"), encoding: .utf8)
         let lines = corpus.split(separator: "\n").map { Array($0.utf8) }
         var input: [UInt8] = []
         let count = 3000
@@ -138,11 +177,17 @@ import Testing
                 line[at] ^= UInt8(1 << (random.next() % 8))
             case 2:
                 let at = Int(random.next() % UInt64(line.count))
-                line.insert(contentsOf: Array([",", "1", "\"", "{", "[", "null", "-", "\u{00}", "é"].randomElement(using: &random)!.utf8), at: at)
+                line.insert(
+                    contentsOf: Array(
+                        [",", "1", "\"", "{", "[", "null", "-", "\u{00}", "é"].randomElement(using: &random)!.utf8),
+                    at: at)
             case 3:
                 // Swap a value's type: strings become numbers and numbers strings.
                 let text = String(decoding: line, as: UTF8.self)
-                line = Array((random.next() % 2 == 0 ? text.replacingOccurrences(of: ":\"", with: ":1,\"x\":\"") : text.replacingOccurrences(of: ":1", with: ":\"1\"")).utf8)
+                line = Array(
+                    (random.next() % 2 == 0
+                        ? text.replacingOccurrences(of: ":\"", with: ":1,\"x\":\"")
+                        : text.replacingOccurrences(of: ":1", with: ":\"1\"")).utf8)
             default: break
             }
             line.removeAll { $0 == UInt8(ascii: "\n") }
@@ -155,7 +200,9 @@ import Testing
             #expect(report.appended + report.rejected.count + report.blankLines == count)
             #expect(report.appended > 0 && report.rejected.count > 0)
             for rejection in report.rejected {
-                #expect(rejection.error.line >= 1 && rejection.error.line <= count && !rejection.error.reason.isEmpty && !rejection.error.path.isEmpty)
+                #expect(
+                    rejection.error.line >= 1 && rejection.error.line <= count && !rejection.error.reason.isEmpty
+                        && !rejection.error.path.isEmpty)
             }
             let stats = try LogReader(directory: log.directory).check()
             #expect(stats.records == UInt64(report.appended))

@@ -32,7 +32,8 @@ package struct Envelope: Equatable, Sendable {
     package var samples: [Sample] {
         switch body {
         case .healthKitDelivery(let delivery): delivery.added
-        case .healthConnectChanges(let page): page.changes.compactMap { if case .upsertion(let sample) = $0 { sample } else { nil } }
+        case .healthConnectChanges(let page):
+            page.changes.compactMap { if case .upsertion(let sample) = $0 { sample } else { nil } }
         case .samplesUpsert(_, let samples): samples
         case .reconcile(let reconcile): reconcile.samples
         default: []

@@ -93,9 +93,11 @@ package enum EnvelopeCodec {
             let added = try SampleBlock.read(&input)
             var deleted: [HealthKitDeletion] = []
             for _ in 0..<(try input.count()) {
-                deleted.append(HealthKitDeletion(uuid: try input.string(), metadataJSON: try readOptionalString(&input)))
+                deleted.append(
+                    HealthKitDeletion(uuid: try input.string(), metadataJSON: try readOptionalString(&input)))
             }
-            body = .healthKitDelivery(HealthKitDelivery(type: type, anchor: anchor, newAnchor: newAnchor, added: added, deleted: deleted))
+            body = .healthKitDelivery(
+                HealthKitDelivery(type: type, anchor: anchor, newAnchor: newAnchor, added: added, deleted: deleted))
         case .healthConnectChanges:
             let recordTypes = try readNames(&input)
             let token = try input.string()
@@ -116,13 +118,17 @@ package enum EnvelopeCodec {
                 if let recordId = entry {
                     changes.append(.deletion(recordId: recordId))
                 } else {
-                    guard let sample = upserted.popFirst() else { throw input.malformed("fewer upserted samples than upsertions") }
+                    guard let sample = upserted.popFirst() else {
+                        throw input.malformed("fewer upserted samples than upsertions")
+                    }
                     changes.append(.upsertion(sample))
                 }
             }
             guard upserted.isEmpty else { throw input.malformed("more upserted samples than upsertions") }
             body = .healthConnectChanges(
-                HealthConnectChanges(recordTypes: recordTypes, token: token, nextChangesToken: next, hasMore: hasMore, changesTokenExpired: expired, changes: changes))
+                HealthConnectChanges(
+                    recordTypes: recordTypes, token: token, nextChangesToken: next, hasMore: hasMore,
+                    changesTokenExpired: expired, changes: changes))
         case .samplesUpsert:
             body = .samplesUpsert(provider: try input.string(), samples: try SampleBlock.read(&input))
         case .samplesDelete:
@@ -134,11 +140,15 @@ package enum EnvelopeCodec {
             let metric = try readName(&input)
             let from = try readInstant(&input)
             let to = try readInstant(&input)
-            body = .reconcile(Reconcile(provider: provider, metric: metric, from: from, to: to, samples: try SampleBlock.read(&input)))
+            body = .reconcile(
+                Reconcile(provider: provider, metric: metric, from: from, to: to, samples: try SampleBlock.read(&input))
+            )
         case .configSources:
             body = .configSources(metric: try readName(&input), priority: try readStrings(&input))
         case .configProvider:
-            body = .configProvider(provider: try input.string(), expectedCheckinSeconds: try input.signed(), cohort: try readOptionalString(&input))
+            body = .configProvider(
+                provider: try input.string(), expectedCheckinSeconds: try input.signed(),
+                cohort: try readOptionalString(&input))
         case .configOwnOrigins:
             body = .configOwnOrigins(origins: try readStrings(&input))
         }
@@ -154,7 +164,9 @@ package enum EnvelopeCodec {
     static func readInstant(_ input: inout RecordReader) throws(EnvelopeCodecError) -> Instant {
         let millis = try input.signed()
         let offset = try input.signed()
-        guard let offset = Int32(exactly: offset), abs(offset) < 86_400 else { throw input.malformed("offset out of range") }
+        guard let offset = Int32(exactly: offset), abs(offset) < 86_400 else {
+            throw input.malformed("offset out of range")
+        }
         return Instant(millis: millis, offsetSeconds: offset)
     }
 

@@ -12,29 +12,35 @@ package enum EnvelopeJSON {
             if let anchor = delivery.anchor { out.string("anchor", anchor) } else { out.raw("anchor", "null") }
             out.string("newAnchor", delivery.newAnchor)
             out.raw("added", array(delivery.added.map(sample)))
-            out.raw("deleted", array(delivery.deleted.map { deletion in
-                var item = JSONObjectText()
-                item.string("uuid", deletion.uuid)
-                if let metadata = deletion.metadataJSON { item.raw("metadata", metadata) }
-                return item.text
-            }))
+            out.raw(
+                "deleted",
+                array(
+                    delivery.deleted.map { deletion in
+                        var item = JSONObjectText()
+                        item.string("uuid", deletion.uuid)
+                        if let metadata = deletion.metadataJSON { item.raw("metadata", metadata) }
+                        return item.text
+                    }))
         case .healthConnectChanges(let page):
             out.raw("recordTypes", array(page.recordTypes.map { quote($0.name) }))
             out.string("token", page.token)
             out.string("nextChangesToken", page.nextChangesToken)
             out.raw("hasMore", page.hasMore ? "true" : "false")
             out.raw("changesTokenExpired", page.changesTokenExpired ? "true" : "false")
-            out.raw("changes", array(page.changes.map { change in
-                var item = JSONObjectText()
-                switch change {
-                case .upsertion(let upserted): item.raw("upsertion", Self.sample(upserted))
-                case .deletion(let recordId):
-                    var deletion = JSONObjectText()
-                    deletion.string("recordId", recordId)
-                    item.raw("deletion", deletion.text)
-                }
-                return item.text
-            }))
+            out.raw(
+                "changes",
+                array(
+                    page.changes.map { change in
+                        var item = JSONObjectText()
+                        switch change {
+                        case .upsertion(let upserted): item.raw("upsertion", Self.sample(upserted))
+                        case .deletion(let recordId):
+                            var deletion = JSONObjectText()
+                            deletion.string("recordId", recordId)
+                            item.raw("deletion", deletion.text)
+                        }
+                        return item.text
+                    }))
         case .samplesUpsert(let provider, let samples):
             out.string("provider", provider)
             out.raw("samples", array(samples.map(sample)))

@@ -60,7 +60,9 @@ enum SampleBlock {
             if let uuid { flags.insert(uuid.lowercase ? .lowercaseUUID : .uppercaseUUID) }
             out.varint(flags.rawValue)
             if let uuid {
-                withUnsafeBytes(of: (uuid.bytes.0.bigEndian, uuid.bytes.1.bigEndian)) { out.bytes.append(contentsOf: $0) }
+                withUnsafeBytes(of: (uuid.bytes.0.bigEndian, uuid.bytes.1.bigEndian)) {
+                    out.bytes.append(contentsOf: $0)
+                }
             } else {
                 out.string(sample.id)
             }
@@ -106,7 +108,9 @@ enum SampleBlock {
             let id: String
             if flags.contains(.lowercaseUUID) || flags.contains(.uppercaseUUID) {
                 guard input.bytes.count - input.offset >= 16 else { throw input.malformed("record ends early") }
-                id = UUIDText.text(of: UnsafeRawBufferPointer(rebasing: input.bytes[input.offset..<(input.offset + 16)]), lowercase: flags.contains(.lowercaseUUID))
+                id = UUIDText.text(
+                    of: UnsafeRawBufferPointer(rebasing: input.bytes[input.offset..<(input.offset + 16)]),
+                    lowercase: flags.contains(.lowercaseUUID))
                 input.offset += 16
             } else {
                 id = try input.string()
@@ -127,7 +131,9 @@ enum SampleBlock {
                 sample.unit = try entry(&input)
             }
             if flags.contains(.stage) {
-                guard let stage = SleepStage(rawValue: try input.byte()) else { throw input.malformed("unknown sleep stage") }
+                guard let stage = SleepStage(rawValue: try input.byte()) else {
+                    throw input.malformed("unknown sleep stage")
+                }
                 sample.stage = stage
             }
             sample.origin = try entry(&input)
@@ -145,7 +151,9 @@ enum SampleBlock {
 
     private static func offset(_ input: inout RecordReader) throws(EnvelopeCodecError) -> Int32 {
         let value = try input.signed()
-        guard let offset = Int32(exactly: value), abs(offset) < 86_400 else { throw input.malformed("offset out of range") }
+        guard let offset = Int32(exactly: value), abs(offset) < 86_400 else {
+            throw input.malformed("offset out of range")
+        }
         return offset
     }
 }

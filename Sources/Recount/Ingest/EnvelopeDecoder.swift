@@ -18,7 +18,9 @@ package struct EnvelopeDecoder {
     /// Decodes line `line` of an input.
     package func decode(line bytes: UnsafeRawBufferPointer, number line: Int) throws(IngestError) -> Envelope {
         guard bytes.count <= EnvelopeLimits.lineBytes else {
-            throw IngestError(line: line, path: "$", reason: "is \(bytes.count) bytes; lines of at most \(EnvelopeLimits.lineBytes) bytes are accepted")
+            throw IngestError(
+                line: line, path: "$",
+                reason: "is \(bytes.count) bytes; lines of at most \(EnvelopeLimits.lineBytes) bytes are accepted")
         }
         if scanning, let scan = EnvelopeScan.scan(bytes, maxDepth: EnvelopeLimits.depth) {
             do {
@@ -35,7 +37,8 @@ package struct EnvelopeDecoder {
             let ofField = error.reason.hasPrefix("duplicate key") || error.reason.contains("surrogate")
             let at = ofField || error.path == "$" ? "" : " in \(error.path)"
             throw IngestError(
-                line: line, path: ofField ? error.path : "$", reason: "is not valid JSON: \(error.reason)\(at) (byte \(error.offset + 1))")
+                line: line, path: ofField ? error.path : "$",
+                reason: "is not valid JSON: \(error.reason)\(at) (byte \(error.offset + 1))")
         }
         do {
             return try decode(value)
@@ -47,13 +50,20 @@ package struct EnvelopeDecoder {
     /// Decodes a parsed envelope; `lifted` holds sample arrays `EnvelopeScan` read already.
     func decode(_ value: JSONValue, lifted: [String: [SampleFields]] = [:]) throws(FieldError) -> Envelope {
         let root = try ObjectReader(value, path: "$")
-        guard case .string(let kindName) = try root.required("kind") else { throw FieldError(path: "kind", reason: "must be a string") }
+        guard case .string(let kindName) = try root.required("kind") else {
+            throw FieldError(path: "kind", reason: "must be a string")
+        }
         guard let kind = Kind(name: kindName) else {
-            throw FieldError(path: "kind", reason: "is not a known kind (\(Kind.allCases.map(\.name).joined(separator: ", ")))")
+            throw FieldError(
+                path: "kind", reason: "is not a known kind (\(Kind.allCases.map(\.name).joined(separator: ", ")))")
         }
         let common: Set = ["kind", "user", "receivedAt"]
         let user: String
-        if kind.isConfig, case .string("*") = try root.required("user") { user = "*" } else { user = try root.string("user", .user) }
+        if kind.isConfig, case .string("*") = try root.required("user") {
+            user = "*"
+        } else {
+            user = try root.string("user", .user)
+        }
         let receivedAt = try root.optionalInstant("receivedAt")
         let body: Envelope.Body
         switch kind {
@@ -64,7 +74,9 @@ package struct EnvelopeDecoder {
             let anchor: String?
             if case .null = anchorValue { anchor = nil } else { anchor = try base64(anchorValue, path: "anchor") }
             let newAnchor = try base64(try root.required("newAnchor"), path: "newAnchor")
-            let added = try samples(root, "added", lifted: lifted["added"], allowed: { $0 == type.metric }, mismatch: "must be a \(type.metric.name) sample, like the delivery's type")
+            let added = try samples(
+                root, "added", lifted: lifted["added"], allowed: { $0 == type.metric },
+                mismatch: "must be a \(type.metric.name) sample, like the delivery's type")
             var deleted: [HealthKitDeletion] = []
             var seen = IdSet()
             for (index, item) in try root.array("deleted").enumerated() {
@@ -72,17 +84,23 @@ package struct EnvelopeDecoder {
                 let deletion = try ObjectReader(item, path: path)
                 try deletion.allowOnly(["uuid", "metadata"])
                 let uuid = try deletion.string("uuid", .id)
-                guard seen.insert(uuid) else { throw FieldError(path: path + ".uuid", reason: "repeats an id deleted earlier in this envelope") }
+                guard seen.insert(uuid) else {
+                    throw FieldError(path: path + ".uuid", reason: "repeats an id deleted earlier in this envelope")
+                }
                 var metadata: String? = nil
                 if let value = try deletion.optional("metadata") {
-                    guard case .object = value else { throw FieldError(path: path + ".metadata", reason: "must be an object") }
+                    guard case .object = value else {
+                        throw FieldError(path: path + ".metadata", reason: "must be an object")
+                    }
                     metadata = JSONWriter.string(value)
                 }
                 deleted.append(HealthKitDeletion(uuid: uuid, metadataJSON: metadata))
             }
-            body = .healthKitDelivery(HealthKitDelivery(type: type, anchor: anchor, newAnchor: newAnchor, added: added, deleted: deleted))
+            body = .healthKitDelivery(
+                HealthKitDelivery(type: type, anchor: anchor, newAnchor: newAnchor, added: added, deleted: deleted))
         case .healthConnectChanges:
-            try root.allowOnly(common.union(["recordTypes", "token", "nextChangesToken", "hasMore", "changesTokenExpired", "changes"]))
+            try root.allowOnly(
+                common.union(["recordTypes", "token", "nextChangesToken", "hasMore", "changesTokenExpired", "changes"]))
             let recordTypes = try metricNames(root, "recordTypes")
             let token = try root.string("token", .token)
             let next = try root.string("nextChangesToken", .token)
@@ -100,12 +118,14 @@ package struct EnvelopeDecoder {
                     throw FieldError(path: path, reason: "must hold exactly one of upsertion or deletion")
                 }
                 if let value = try change.optional("upsertion") {
-                    let sample = try self.sample(try SampleFields(value, path: ElementPath(array: "changes", index: index, member: "upsertion")))
+                    let sample = try self.sample(
+                        try SampleFields(value, path: ElementPath(array: "changes", index: index, member: "upsertion")))
                     guard metrics.contains(sample.type.metric) else {
                         throw FieldError(path: path + ".upsertion.type", reason: "is not among the page's recordTypes")
                     }
                     guard upserted.insert(sample.id) else {
-                        throw FieldError(path: path + ".upsertion.id", reason: "repeats an id upserted earlier in this envelope")
+                        throw FieldError(
+                            path: path + ".upsertion.id", reason: "repeats an id upserted earlier in this envelope")
                     }
                     changes.append(.upsertion(sample))
                 } else {
@@ -113,17 +133,22 @@ package struct EnvelopeDecoder {
                     try deletion.allowOnly(["recordId"])
                     let id = try deletion.string("recordId", .id)
                     guard deleted.insert(id) else {
-                        throw FieldError(path: path + ".deletion.recordId", reason: "repeats an id deleted earlier in this envelope")
+                        throw FieldError(
+                            path: path + ".deletion.recordId", reason: "repeats an id deleted earlier in this envelope")
                     }
                     changes.append(.deletion(recordId: id))
                 }
             }
             body = .healthConnectChanges(
-                HealthConnectChanges(recordTypes: recordTypes, token: token, nextChangesToken: next, hasMore: hasMore, changesTokenExpired: expired, changes: changes))
+                HealthConnectChanges(
+                    recordTypes: recordTypes, token: token, nextChangesToken: next, hasMore: hasMore,
+                    changesTokenExpired: expired, changes: changes))
         case .samplesUpsert:
             try root.allowOnly(common.union(["provider", "samples"]))
             let provider = try root.string("provider", .provider)
-            body = .samplesUpsert(provider: provider, samples: try samples(root, "samples", lifted: lifted["samples"], allowed: { _ in true }, mismatch: ""))
+            body = .samplesUpsert(
+                provider: provider,
+                samples: try samples(root, "samples", lifted: lifted["samples"], allowed: { _ in true }, mismatch: ""))
         case .samplesDelete:
             try root.allowOnly(common.union(["provider", "ids"]))
             let provider = try root.string("provider", .provider)
@@ -131,13 +156,17 @@ package struct EnvelopeDecoder {
             var seen = IdSet()
             for (index, item) in try root.array("ids").enumerated() {
                 let id = try StringRule.id.check(item, path: "ids[\(index)]")
-                guard seen.insert(id) else { throw FieldError(path: "ids[\(index)]", reason: "repeats an id earlier in this envelope") }
+                guard seen.insert(id) else {
+                    throw FieldError(path: "ids[\(index)]", reason: "repeats an id earlier in this envelope")
+                }
                 ids.append(id)
             }
             body = .samplesDelete(provider: provider, ids: ids)
         case .checkin:
             try root.allowOnly(common.union(["provider", "metrics", "at"]))
-            body = .checkin(provider: try root.string("provider", .provider), metrics: try metricNames(root, "metrics"), at: try root.instant("at"))
+            body = .checkin(
+                provider: try root.string("provider", .provider), metrics: try metricNames(root, "metrics"),
+                at: try root.instant("at"))
         case .reconcile:
             try root.allowOnly(common.union(["provider", "metric", "window", "samples"]))
             let provider = try root.string("provider", .provider)
@@ -147,7 +176,9 @@ package struct EnvelopeDecoder {
             let from = try window.instant("from")
             let to = try window.instant("to")
             guard from.millis <= to.millis else { throw FieldError(path: "window.from", reason: "is after window.to") }
-            let samples = try samples(root, "samples", lifted: lifted["samples"], allowed: { $0 == metric.metric }, mismatch: "must be a \(metric.metric.name) sample, like the reconcile's metric")
+            let samples = try samples(
+                root, "samples", lifted: lifted["samples"], allowed: { $0 == metric.metric },
+                mismatch: "must be a \(metric.metric.name) sample, like the reconcile's metric")
             body = .reconcile(Reconcile(provider: provider, metric: metric, from: from, to: to, samples: samples))
         case .configSources:
             try root.allowOnly(common.union(["metric", "priority"]))
@@ -167,9 +198,13 @@ package struct EnvelopeDecoder {
     }
 
     private func metricName(_ value: JSONValue, path: @autoclosure () -> String) throws(FieldError) -> MetricName {
-        guard case .string(let text) = value else { throw FieldError(path: path(), reason: "must be a type name string") }
+        guard case .string(let text) = value else {
+            throw FieldError(path: path(), reason: "must be a type name string")
+        }
         guard let name = MetricName(text) else {
-            throw FieldError(path: path(), reason: "is not a known type (\(text)); accepted: \(Metric.acceptedTypeNames.joined(separator: ", "))")
+            throw FieldError(
+                path: path(),
+                reason: "is not a known type (\(text)); accepted: \(Metric.acceptedTypeNames.joined(separator: ", "))")
         }
         return name
     }
@@ -234,7 +269,9 @@ package struct EnvelopeDecoder {
         var end: Instant? = nil
         if let value = try fields.optional(fields.end, "end") {
             let instant = try ObjectReader.instant(value, path: path.field("end"))
-            guard instant.millis >= start.millis else { throw FieldError(path: path.field("end"), reason: "is before start") }
+            guard instant.millis >= start.millis else {
+                throw FieldError(path: path.field("end"), reason: "is before start")
+            }
             guard instant.millis - start.millis <= DayAttribution.maximumSpanMillis else {
                 throw FieldError(path: path.field("end"), reason: "is more than 366 days after start")
             }
@@ -255,31 +292,44 @@ package struct EnvelopeDecoder {
             guard case .number(let number) = try fields.required(fields.value, "value") else {
                 throw FieldError(path: path.field("value"), reason: "must be a number")
             }
-            guard number.double.isFinite else { throw FieldError(path: path.field("value"), reason: "is out of range (not a finite number)") }
+            guard number.double.isFinite else {
+                throw FieldError(path: path.field("value"), reason: "is out of range (not a finite number)")
+            }
             let unit = try StringRule.text.check(try fields.required(fields.unit, "unit"), path: path.field("unit"))
             guard let measure = MeasureUnit.parse(unit), measure.isAccepted(for: metric) else {
                 let accepted = MeasureUnit.accepted(for: metric).map(\.symbol).joined(separator: ", ")
-                throw FieldError(path: path.field("unit"), reason: "is not a unit of \(metric.name) (\(unit)); accepted: \(accepted)")
+                throw FieldError(
+                    path: path.field("unit"), reason: "is not a unit of \(metric.name) (\(unit)); accepted: \(accepted)"
+                )
             }
             guard measure.toCanonical(number.double).isFinite else {
-                throw FieldError(path: path.field("value"), reason: "is out of range once converted to \(metric.canonicalUnit)")
+                throw FieldError(
+                    path: path.field("value"), reason: "is out of range once converted to \(metric.canonicalUnit)")
             }
             if fields.stage != nil { throw FieldError(path: path.field("stage"), reason: "is only for sleep samples") }
             sample.value = number.double
             sample.unit = unit
         case .sleep:
-            if fields.value != nil { throw FieldError(path: path.field("value"), reason: "is not used by sleep samples") }
+            if fields.value != nil {
+                throw FieldError(path: path.field("value"), reason: "is not used by sleep samples")
+            }
             if fields.unit != nil { throw FieldError(path: path.field("unit"), reason: "is not used by sleep samples") }
-            guard case .string(let name) = try fields.required(fields.stage, "stage"), let stage = SleepStage(name: name) else {
-                throw FieldError(path: path.field("stage"), reason: "must be one of \(SleepStage.allCases.map(\.name).joined(separator: ", "))")
+            guard case .string(let name) = try fields.required(fields.stage, "stage"),
+                let stage = SleepStage(name: name)
+            else {
+                throw FieldError(
+                    path: path.field("stage"),
+                    reason: "must be one of \(SleepStage.allCases.map(\.name).joined(separator: ", "))")
             }
             sample.stage = stage
         case .workout:
-            for (field, key) in [(fields.value, "value"), (fields.unit, "unit"), (fields.stage, "stage")] where field != nil {
+            for (field, key) in [(fields.value, "value"), (fields.unit, "unit"), (fields.stage, "stage")]
+            where field != nil {
                 throw FieldError(path: path.field(key), reason: "is not used by workout samples")
             }
         }
-        sample.origin = try StringRule.text.check(try fields.required(fields.origin, "origin"), path: path.field("origin"))
+        sample.origin = try StringRule.text.check(
+            try fields.required(fields.origin, "origin"), path: path.field("origin"))
         if let value = try fields.optional(fields.device, "device") {
             sample.device = try StringRule.device.check(value, path: path.field("device"))
         }
@@ -303,6 +353,8 @@ enum Base64 {
         guard bytes.count % 4 == 0 else { return false }
         let padding = bytes.reversed().prefix { $0 == UInt8(ascii: "=") }.count
         guard padding <= 2 else { return false }
-        return bytes.dropLast(padding).allSatisfy { StringRule.isAlphanumeric($0) || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "/") }
+        return bytes.dropLast(padding).allSatisfy {
+            StringRule.isAlphanumeric($0) || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "/")
+        }
     }
 }

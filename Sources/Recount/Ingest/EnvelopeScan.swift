@@ -58,7 +58,9 @@ package struct EnvelopeScan {
     }
 
     /// Reads an array of flat sample objects; `nil` when it is anything else.
-    private static func scanSamples(_ reader: inout JSONReader, array: String) throws(JSONReadFailure) -> [SampleFields]? {
+    private static func scanSamples(_ reader: inout JSONReader, array: String) throws(JSONReadFailure)
+        -> [SampleFields]?
+    {
         reader.index &+= 1  // [
         var samples: [SampleFields] = []
         var repeats = RepeatedStrings()
@@ -75,7 +77,8 @@ package struct EnvelopeScan {
                     guard reader.index < reader.count, reader.byte(reader.index) == 0x22 else { return nil }
                     let keyStart = reader.index &+ 1
                     guard let keyEnd = try reader.scanString(),
-                        let field = SampleFields.Field(name: UnsafeRawBufferPointer(start: reader.base + keyStart, count: keyEnd &- keyStart))
+                        let field = SampleFields.Field(
+                            name: UnsafeRawBufferPointer(start: reader.base + keyStart, count: keyEnd &- keyStart))
                     else { return nil }
                     reader.skipWhitespace()
                     guard reader.next(is: 0x3A) else { return nil }
@@ -119,7 +122,8 @@ private struct RepeatedStrings {
         if counts[slot] == count, memcmp(reader.base + offsets[slot], reader.base + start, count) == 0 {
             return values[slot]
         }
-        let value = JSONValue.string(String(decoding: UnsafeRawBufferPointer(start: reader.base + start, count: count), as: UTF8.self))
+        let value = JSONValue.string(
+            String(decoding: UnsafeRawBufferPointer(start: reader.base + start, count: count), as: UTF8.self))
         (offsets[slot], counts[slot], values[slot]) = (start, count, value)
         return value
     }
@@ -138,7 +142,9 @@ extension JSONReader {
     fileprivate mutating func nextSeparator(close: UInt8) throws(JSONReadFailure) -> Bool {
         if next(is: 0x2C) {
             skipWhitespace()
-            guard index < count, byte(index) != close else { throw JSONReadFailure(offset: index, reason: "trailing comma") }
+            guard index < count, byte(index) != close else {
+                throw JSONReadFailure(offset: index, reason: "trailing comma")
+            }
             return true
         }
         guard next(is: close) else { throw JSONReadFailure(offset: index, reason: "expected a separator") }

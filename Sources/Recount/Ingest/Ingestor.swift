@@ -31,14 +31,17 @@ package struct Ingestor {
             batch.removeAll()
             pendingSamples = 0
         }
-        while let outcome = try input.next(limit: EnvelopeLimits.lineBytes, { line -> LineOutcome in
-            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return .blank }
-            do throws(IngestError) {
-                return .accepted(try decoder.decode(line: line, number: input.lineNumber))
-            } catch {
-                return .rejected(error)
-            }
-        }) {
+        while let outcome = try input.next(
+            limit: EnvelopeLimits.lineBytes,
+            { line -> LineOutcome in
+                if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return .blank }
+                do throws(IngestError) {
+                    return .accepted(try decoder.decode(line: line, number: input.lineNumber))
+                } catch {
+                    return .rejected(error)
+                }
+            })
+        {
             switch outcome {
             case .blank: report.blankLines += 1
             case .rejected(let error): report.rejected.append(IngestRejection(source: source, error: error))

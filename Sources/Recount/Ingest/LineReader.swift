@@ -55,13 +55,17 @@ package final class LineReader {
     private func nextNewline() -> Int? {
         guard start < buffer.count else { return nil }
         return buffer.withUnsafeBytes { bytes in
-            memchr(bytes.baseAddress! + start, 0x0A, bytes.count - start).map { $0 - UnsafeMutableRawPointer(mutating: bytes.baseAddress!) }
+            memchr(bytes.baseAddress! + start, 0x0A, bytes.count - start).map {
+                $0 - UnsafeMutableRawPointer(mutating: bytes.baseAddress!)
+            }
         }
     }
 
     private func line<T>(_ range: Range<Int>, limit: Int, _ body: (UnsafeRawBufferPointer) throws -> T) throws -> T {
         var range = range
-        if range.count > 0, buffer[range.upperBound - 1] == UInt8(ascii: "\r") { range = range.lowerBound..<(range.upperBound - 1) }
+        if range.count > 0, buffer[range.upperBound - 1] == UInt8(ascii: "\r") {
+            range = range.lowerBound..<(range.upperBound - 1)
+        }
         if range.count > limit + 1 { range = range.lowerBound..<(range.lowerBound + limit + 1) }
         return try buffer.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[range])) }
     }

@@ -41,7 +41,9 @@ struct ObjectReader {
     }
 
     func bool(_ key: String) throws(FieldError) -> Bool {
-        guard case .bool(let flag) = try required(key) else { throw FieldError(path: path(key), reason: "must be true or false") }
+        guard case .bool(let flag) = try required(key) else {
+            throw FieldError(path: path(key), reason: "must be true or false")
+        }
         return flag
     }
 
@@ -56,7 +58,9 @@ struct ObjectReader {
 
     /// An RFC 3339 instant; year 0000 is refused, as RFC 3339 date validators (and the schema's) do.
     static func instant(_ value: JSONValue, path: @autoclosure () -> String) throws(FieldError) -> Instant {
-        guard case .string(let text) = value else { throw FieldError(path: path(), reason: "must be an RFC 3339 date-time string") }
+        guard case .string(let text) = value else {
+            throw FieldError(path: path(), reason: "must be an RFC 3339 date-time string")
+        }
         guard !text.hasPrefix("0000"), let instant = Instant(rfc3339: text) else {
             throw FieldError(path: path(), reason: "is not an RFC 3339 date-time with an offset (\(text))")
         }
@@ -73,7 +77,9 @@ struct ObjectReader {
         guard case .number(let number) = value, let integer = integralValue(number) else {
             throw FieldError(path: path(), reason: "must be an integer")
         }
-        guard range.contains(integer) else { throw FieldError(path: path(), reason: "must be between \(range.lowerBound) and \(range.upperBound)") }
+        guard range.contains(integer) else {
+            throw FieldError(path: path(), reason: "must be between \(range.lowerBound) and \(range.upperBound)")
+        }
         return integer
     }
 
@@ -86,16 +92,24 @@ struct ObjectReader {
     }
 
     /// The elements of an array member, at most `limit` (and at least `minimum`).
-    func array(_ key: String, minimum: Int = 0, limit: Int = EnvelopeLimits.itemsPerArray) throws(FieldError) -> [JSONValue] {
-        guard case .array(let items) = try required(key) else { throw FieldError(path: path(key), reason: "must be an array") }
+    func array(_ key: String, minimum: Int = 0, limit: Int = EnvelopeLimits.itemsPerArray) throws(FieldError)
+        -> [JSONValue]
+    {
+        guard case .array(let items) = try required(key) else {
+            throw FieldError(path: path(key), reason: "must be an array")
+        }
         try checkCount(key, items.count, minimum: minimum, limit: limit)
         return items
     }
 
     /// Checks the number of items of array member `key`.
-    func checkCount(_ key: String, _ count: Int, minimum: Int = 0, limit: Int = EnvelopeLimits.itemsPerArray) throws(FieldError) {
+    func checkCount(_ key: String, _ count: Int, minimum: Int = 0, limit: Int = EnvelopeLimits.itemsPerArray)
+        throws(FieldError)
+    {
         guard count >= minimum else { throw FieldError(path: path(key), reason: "must not be empty") }
-        guard count <= limit else { throw FieldError(path: path(key), reason: "has \(count) items; at most \(limit) are accepted") }
+        guard count <= limit else {
+            throw FieldError(path: path(key), reason: "has \(count) items; at most \(limit) are accepted")
+        }
     }
 }
 
@@ -115,11 +129,17 @@ struct StringRule: Sendable {
         let settled = bytes <= maximum && (bytes + 3) / 4 >= minimum
         let count = settled ? minimum : text.unicodeScalars.count
         guard count >= minimum, count <= maximum else {
-            throw FieldError(path: path(), reason: minimum == maximum ? "must be \(minimum) characters" : "must be \(minimum) to \(maximum) characters")
+            throw FieldError(
+                path: path(),
+                reason: minimum == maximum
+                    ? "must be \(minimum) characters" : "must be \(minimum) to \(maximum) characters")
         }
         if let ascii {
-            guard !text.containsUTF8Byte(where: { !ascii($0) }) else { throw FieldError(path: path(), reason: "must be \(describe)") }
-        } else if text.containsUTF8Byte(where: { $0 < 0x20 || $0 == 0x7F }) {  // control characters are single bytes in UTF-8
+            guard !text.containsUTF8Byte(where: { !ascii($0) }) else {
+                throw FieldError(path: path(), reason: "must be \(describe)")
+            }
+        } else if text.containsUTF8Byte(where: { $0 < 0x20 || $0 == 0x7F }) {
+            // Control characters are single bytes in UTF-8, so the bytes tell.
             throw FieldError(path: path(), reason: "must not contain control characters")
         }
         return text
@@ -129,11 +149,17 @@ struct StringRule: Sendable {
         (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
     }
 
-    static let user = StringRule(maximum: 128, ascii: { isAlphanumeric($0) || ".-_:@".utf8.contains($0) }, describe: "letters, digits and . _ : @ -")
-    static let provider = StringRule(maximum: 64, ascii: { isAlphanumeric($0) || "._-".utf8.contains($0) }, describe: "letters, digits and . _ -")
-    static let cohort = StringRule(maximum: 64, ascii: { isAlphanumeric($0) || "._:-".utf8.contains($0) }, describe: "letters, digits and . _ : -")
-    static let timeZone = StringRule(maximum: 64, ascii: { isAlphanumeric($0) || "_+-/".utf8.contains($0) }, describe: "an IANA time zone name")
-    static let base64 = StringRule(minimum: 0, maximum: 65_536, ascii: { isAlphanumeric($0) || "+/=".utf8.contains($0) }, describe: "base64")
+    static let user = StringRule(
+        maximum: 128, ascii: { isAlphanumeric($0) || ".-_:@".utf8.contains($0) },
+        describe: "letters, digits and . _ : @ -")
+    static let provider = StringRule(
+        maximum: 64, ascii: { isAlphanumeric($0) || "._-".utf8.contains($0) }, describe: "letters, digits and . _ -")
+    static let cohort = StringRule(
+        maximum: 64, ascii: { isAlphanumeric($0) || "._:-".utf8.contains($0) }, describe: "letters, digits and . _ : -")
+    static let timeZone = StringRule(
+        maximum: 64, ascii: { isAlphanumeric($0) || "_+-/".utf8.contains($0) }, describe: "an IANA time zone name")
+    static let base64 = StringRule(
+        minimum: 0, maximum: 65_536, ascii: { isAlphanumeric($0) || "+/=".utf8.contains($0) }, describe: "base64")
     static let id = StringRule(maximum: EnvelopeLimits.idLength, describe: "an id")
     static let text = StringRule(maximum: 256, describe: "text")
     static let device = StringRule(minimum: 0, maximum: 256, describe: "text")

@@ -32,7 +32,8 @@ struct SampleFields {
 
     /// The fields of a sample, by member name.
     enum Field: Int, CaseIterable {
-        case id, type, start, end, timeZone, value, unit, stage, origin, device, syncIdentifier, syncVersion, lastModified
+        case id, type, start, end, timeZone, value, unit, stage, origin, device, syncIdentifier, syncVersion,
+            lastModified
 
         private static let names: [[UInt8]] = [
             "id", "type", "start", "end", "timeZone", "value", "unit", "stage", "origin", "device", "syncIdentifier",
@@ -41,7 +42,8 @@ struct SampleFields {
 
         /// The field a member name's exact bytes name, if any.
         init?(name: UnsafeRawBufferPointer) {
-            for (index, candidate) in Self.names.enumerated() where candidate.count == name.count && name.elementsEqual(candidate) {
+            for (index, candidate) in Self.names.enumerated()
+            where candidate.count == name.count && name.elementsEqual(candidate) {
                 self.init(rawValue: index)
                 return
             }

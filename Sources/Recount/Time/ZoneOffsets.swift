@@ -145,8 +145,7 @@ package final class ZoneOffsets {
             ? Int64.min : millis - lookbackMillis
         var cursor = date(start)
         var steps = 0
-        while steps < 64, let transition = timeZone.nextDaylightSavingTimeTransition(after: cursor)
-        {
+        while steps < 64, let transition = timeZone.nextDaylightSavingTimeTransition(after: cursor) {
             let transitionMillis = ZoneOffsets.millis(of: transition)
             guard transitionMillis <= millis, transitionMillis > start else { break }
             start = transitionMillis
