@@ -1,0 +1,72 @@
+import Foundation
+import Recount
+import TestSupport
+import Testing
+
+/// The binary log record of an envelope: damaged bytes throw, never trap.
+@Suite struct EnvelopeCodecTests {
+    static func records() throws -> [[UInt8]] {
+        let decoder = EnvelopeDecoder()
+        return try EnvelopeCorpusTests.lines("valid.ndjson").map { line in
+            let envelope = try line.withUnsafeBytes { try decoder.decode(line: $0, number: 1) }
+            var record: [UInt8] = []
+            EnvelopeCodec.encode(envelope, into: &record)
+            return record
+        }
+    }
+
+    @Test func everyTruncatedRecordIsRefused() throws {
+        for record in try Self.records() {
+            for length in 0..<record.count {
+                #expect(throws: EnvelopeCodecError.self) {
+                    try record.prefix(length).withUnsafeBytes { try EnvelopeCodec.decode($0) }
+                }
+            }
+        }
+    }
+
+    @Test func flippedBitsDecodeOrThrowButNeverTrap() throws {
+        var random = SplitMix64(seed: testSeed(4_046))
+        var refused = 0
+        for record in try Self.records() {
+            for _ in 0..<200 {
+                var damaged = record
+                let bit = Int(random.next() % UInt64(record.count * 8))
+                damaged[bit / 8] ^= 1 << UInt8(bit % 8)
+                do {
+                    _ = try damaged.withUnsafeBytes { try EnvelopeCodec.decode($0) }
+                } catch {
+                    refused += 1
+                }
+            }
+        }
+        #expect(refused > 0)
+    }
+
+    @Test func uuidIdsAreStoredCompactlyAndComeBackInTheirCase() throws {
+        let ids = [
+            "8a1e0f52-3c44-4b8e-9b1d-2f6c7a9e0001", "8A1E0F52-3C44-4B8E-9B1D-2F6C7A9E0001",
+            "12345678-1234-1234-1234-123456789012", "8a1E0f52-3c44-4b8e-9b1d-2f6c7a9e0001", "not-a-uuid",
+        ]
+        func encoded(_ ids: [String]) throws -> [UInt8] {
+            let samples = ids.enumerated().map { index, id in
+                Sample(
+                    id: id, type: MetricName("steps")!,
+                    start: Instant(millis: Int64(index) * 60_000, offsetSeconds: -25_200), value: 3, unit: "count",
+                    origin: "o")
+            }
+            let envelope = Envelope(
+                user: "u1", receivedAt: Instant(millis: 0, offsetSeconds: 0),
+                body: .samplesUpsert(provider: "p", samples: samples))
+            var record: [UInt8] = []
+            EnvelopeCodec.encode(envelope, into: &record)
+            #expect(try record.withUnsafeBytes { try EnvelopeCodec.decode($0) } == envelope)
+            return record
+        }
+        // Three UUIDs of one letter case take 16 bytes instead of 1 + 36, less one for the flags
+        // varint their flag bit lengthens; the mixed-case one and the plain id stay text.
+        let compact = try encoded(ids)
+        let text = try encoded(ids.map { $0.replacingOccurrences(of: "-", with: "_") })
+        #expect(text.count - compact.count == 3 * 20)
+    }
+}
