@@ -2,7 +2,7 @@
 /// importer uses, before any validation.
 ///
 /// Filled by `ExportReader` from a top-level `<Record>` or `<Workout>` and its direct
-/// `<MetadataEntry>` children, then turned into a `HealthSample` by `RecordConverter`.
+/// `<MetadataEntry>` children, then turned into a `Sample` by `RecordConverter`.
 struct AppleHealthRecord: Sendable {
     /// What the record carries besides its times.
     enum Kind: Sendable {

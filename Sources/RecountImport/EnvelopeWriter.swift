@@ -1,8 +1,10 @@
+import Recount
+
 /// Packs samples into `samples.upsert` envelopes of at most `batchSize` samples and hands each
 /// envelope, as one line of JSON without a trailing newline, to a closure.
 ///
-/// Envelope shape, fields in this order:
-/// `{"kind":"samples.upsert","user":U,"provider":"healthkit","receivedAt":T,"samples":[…]}`;
+/// Envelopes are written by `EnvelopeJSON`, as `recount log dump` writes them:
+/// `{"kind":"samples.upsert","user":U,"receivedAt":T,"provider":"healthkit","samples":[…]}`;
 /// `receivedAt` is left out when the export has no `ExportDate` (the engine then stamps it).
 final class EnvelopeWriter {
     /// The envelopes' user.
@@ -12,10 +14,10 @@ final class EnvelopeWriter {
     /// Where finished lines go.
     private let emit: (String) throws -> Void
     /// `receivedAt` of the envelopes to come (the export's `ExportDate`).
-    var receivedAt: String?
+    var receivedAt: Instant?
 
-    /// The samples of the envelope being built, comma-separated JSON objects.
-    private var body = ""
+    /// The samples of the envelope being built.
+    private var body: [Sample] = []
     /// Ids in the envelope being built, to drop exact duplicates within it.
     private var idsInBody: Set<String> = []
     /// Samples written so far.
@@ -42,14 +44,13 @@ final class EnvelopeWriter {
     /// the record), so no envelope holds one id twice.
     /// - Parameter sample: the sample.
     /// - Throws: whatever `emit` throws.
-    func add(_ sample: HealthSample) throws {
+    func add(_ sample: Sample) throws {
         guard idsInBody.insert(sample.id).inserted else {
             duplicatesDropped += 1
             return
         }
-        if idsInBody.count > 1 { body.append(",") }
-        sample.appendJSON(to: &body)
-        if idsInBody.count >= batchSize {
+        body.append(sample)
+        if body.count >= batchSize {
             try flush()
         }
     }
@@ -57,19 +58,11 @@ final class EnvelopeWriter {
     /// Emits the envelope being built, if it holds any sample.
     /// - Throws: whatever `emit` throws.
     func flush() throws {
-        guard !idsInBody.isEmpty else { return }
-        var line = "{\"kind\":\"samples.upsert\",\"user\":"
-        JSONText.appendQuoted(user, to: &line)
-        line.append(",\"provider\":\"healthkit\"")
-        if let receivedAt {
-            line.append(",\"receivedAt\":")
-            JSONText.appendQuoted(receivedAt, to: &line)
-        }
-        line.append(",\"samples\":[")
-        line.append(body)
-        line.append("]}")
-        let count = idsInBody.count
-        body = ""
+        guard !body.isEmpty else { return }
+        let line = EnvelopeJSON.string(
+            Envelope(user: user, receivedAt: receivedAt, body: .samplesUpsert(provider: "healthkit", samples: body)))
+        let count = body.count
+        body.removeAll(keepingCapacity: true)
         idsInBody.removeAll(keepingCapacity: true)
         try emit(line)
         samplesWritten += count

@@ -1,4 +1,5 @@
 import Foundation
+import Recount
 
 #if canImport(FoundationXML)
     import FoundationXML
@@ -99,9 +100,8 @@ final class ExportReader: NSObject, XMLParserDelegate {
         switch name {
         case "ExportDate":
             if let value = attributes["value"], let date = ExportTimestamp(parsing: value) {
-                let text = date.rfc3339AtWrittenOffset
-                tally.exportDate = text
-                writer.receivedAt = text
+                tally.exportDate = date.rfc3339AtWrittenOffset
+                writer.receivedAt = Instant(millis: date.epochSeconds * 1000, offsetSeconds: date.writtenOffsetSeconds)
             }
             return
         case "Me":
@@ -140,7 +140,7 @@ final class ExportReader: NSObject, XMLParserDelegate {
     /// Converts a finished record and writes it, or counts it as invalid.
     private func finish(_ record: AppleHealthRecord, parser: XMLParser) {
         guard emitFailure == nil else { return }
-        let sample: HealthSample
+        let sample: Sample
         do {
             sample = try converter.convert(record)
         } catch {

@@ -1,3 +1,5 @@
+import Recount
+
 /// What an Apple Health import did: per-type counts, invalid records, envelopes written.
 ///
 /// Every list is sorted (types by name, examples in document order), so printing a report is
@@ -125,7 +127,7 @@ package struct ImportReport: Sendable, Equatable {
     package var jsonLine: String {
         var output = "{\"exportDate\":"
         if let exportDate {
-            JSONText.appendQuoted(exportDate, to: &output)
+            output += EnvelopeJSON.quote(exportDate)
         } else {
             output.append("null")
         }
@@ -133,7 +135,7 @@ package struct ImportReport: Sendable, Equatable {
             output.append(",\"\(name)\":{")
             for (index, entry) in counts.enumerated() {
                 if index > 0 { output.append(",") }
-                JSONText.appendQuoted(entry.type, to: &output)
+                output += EnvelopeJSON.quote(entry.type)
                 output.append(":\(entry.count)")
             }
             output.append("}")
@@ -145,9 +147,9 @@ package struct ImportReport: Sendable, Equatable {
         for (index, example) in invalidExamples.enumerated() {
             if index > 0 { output.append(",") }
             output.append("{\"line\":\(example.line),\"type\":")
-            JSONText.appendQuoted(example.type, to: &output)
+            output += EnvelopeJSON.quote(example.type)
             output.append(",\"reason\":")
-            JSONText.appendQuoted(example.reason, to: &output)
+            output += EnvelopeJSON.quote(example.reason)
             output.append("}")
         }
         output.append("],\"recordsSeen\":\(recordsSeen)")
@@ -156,7 +158,7 @@ package struct ImportReport: Sendable, Equatable {
         output.append(",\"unknownTimeZones\":[")
         for (index, zone) in unknownTimeZones.enumerated() {
             if index > 0 { output.append(",") }
-            JSONText.appendQuoted(zone, to: &output)
+            output += EnvelopeJSON.quote(zone)
         }
         output.append("],\"samplesWritten\":\(samplesWritten)")
         output.append(",\"envelopesWritten\":\(envelopesWritten)}")

@@ -1,4 +1,6 @@
-/// Turns raw `AppleHealthRecord`s into validated `HealthSample`s.
+import Recount
+
+/// Turns raw `AppleHealthRecord`s into validated `Sample`s.
 ///
 /// Holds the per-run caches (normalised origins, time zones) and the zone names it could not
 /// resolve. Deterministic: the output depends only on the record and the toolchain's time-zone
@@ -28,7 +30,7 @@ final class RecordConverter {
     /// - Throws: `RecordRejection` for a missing attribute, a malformed date, an end before the
     ///   start, a non-numeric or non-finite value, an empty unit or source name, an unknown sleep
     ///   value or a non-integer sync version.
-    func convert(_ record: AppleHealthRecord) throws(RecordRejection) -> HealthSample {
+    func convert(_ record: AppleHealthRecord) throws(RecordRejection) -> Sample {
         let rawSource = try Self.require(record.sourceName, "sourceName")
         let origin = normalizedOrigin(rawSource)
         guard !origin.isEmpty else { throw RecordRejection("empty sourceName") }
@@ -42,13 +44,13 @@ final class RecordConverter {
             creation = try Self.timestamp(creationDate, "creationDate")
         }
 
-        var value: String?
+        var value: Double?
         var unit: String?
         var stage: SleepStage?
         switch record.kind {
         case .quantity:
             let writtenValue = try Self.require(record.value, "value")
-            guard let number = JSONText.number(writtenValue) else {
+            guard let number = Double(writtenValue), number.isFinite else {
                 throw RecordRejection("non-numeric value \"\(writtenValue)\"")
             }
             let writtenUnit = try Self.require(record.unit, "unit")
@@ -91,20 +93,12 @@ final class RecordConverter {
         let id = SampleID.derive(
             type: record.type, origin: origin, start: start.epochSeconds, end: end.epochSeconds,
             value: record.value ?? "", unit: record.unit ?? "", creation: creation?.epochSeconds)
-        return HealthSample(
-            id: id,
-            type: record.type,
-            start: ExportTimestamp.rfc3339(
-                epochSeconds: start.epochSeconds, offsetSeconds: startOffset),
-            end: ExportTimestamp.rfc3339(epochSeconds: end.epochSeconds, offsetSeconds: endOffset),
-            timeZone: timeZone,
-            value: value,
-            unit: unit,
-            stage: stage,
-            origin: origin,
-            device: record.device.flatMap(normalizedDevice),
-            syncIdentifier: record.syncIdentifier,
-            syncVersion: syncVersion)
+        guard let type = MetricName(record.type) else { throw RecordRejection("unsupported type \(record.type)") }
+        return Sample(
+            id: id, type: type, start: Instant(millis: start.epochSeconds * 1000, offsetSeconds: startOffset),
+            end: Instant(millis: end.epochSeconds * 1000, offsetSeconds: endOffset), timeZone: timeZone, value: value,
+            unit: unit, stage: stage, origin: origin, device: record.device.flatMap(normalizedDevice),
+            syncIdentifier: record.syncIdentifier, syncVersion: syncVersion)
     }
 
     /// The normalised origin of a raw source name, cached.

@@ -155,8 +155,8 @@ import Testing
         #expect(run.lines.count == 16)
         #expect(
             run.lines.first == """
-                {"kind":"samples.upsert","user":"user-7@example.org","provider":"healthkit",\
-                "receivedAt":"2016-04-15T07:27:26+01:00","samples":[{"id":"efd1e933-ca9d-844b-b6a9-f89bf763471e",\
+                {"kind":"samples.upsert","user":"user-7@example.org","receivedAt":"2016-04-15T07:27:26+01:00",\
+                "provider":"healthkit","samples":[{"id":"efd1e933-ca9d-844b-b6a9-f89bf763471e",\
                 "type":"HKQuantityTypeIdentifierStepCount","start":"2014-09-13T10:27:54+01:00",\
                 "end":"2014-09-13T10:27:59+01:00","value":329,"unit":"count","origin":"Health"}]}
                 """)

@@ -222,6 +222,7 @@ import Testing
         #expect(run.envelopes.first?.receivedAt == nil)
         #expect(!run.lines[0].contains("receivedAt"))
         #expect(run.lines[0].contains(#""start":"2024-01-01T10:00:00Z""#))
-        #expect(run.lines[0].contains(#""value":1e3,"#))
+        // The value is written as the number it is; the id still hashes the text as written.
+        #expect(run.lines[0].contains(#""value":1000,"#))
     }
 }

@@ -1,12 +1,6 @@
-/// Sleep stages of the contract (`stage` field) and their Apple Health category values.
-enum SleepStage: String, Sendable {
-    case inBed
-    case asleep
-    case awake
-    case core
-    case deep
-    case rem
+import Recount
 
+extension SleepStage {
     /// The stage of an `HKCategoryTypeIdentifierSleepAnalysis` value.
     ///
     /// Accepts the names exports write (`HKCategoryValueSleepAnalysisInBed`, `…Asleep`,
@@ -17,8 +11,7 @@ enum SleepStage: String, Sendable {
     init?(categoryValue: String) {
         switch categoryValue {
         case "HKCategoryValueSleepAnalysisInBed", "0": self = .inBed
-        case "HKCategoryValueSleepAnalysisAsleep", "HKCategoryValueSleepAnalysisAsleepUnspecified",
-            "1":
+        case "HKCategoryValueSleepAnalysisAsleep", "HKCategoryValueSleepAnalysisAsleepUnspecified", "1":
             self = .asleep
         case "HKCategoryValueSleepAnalysisAwake", "2": self = .awake
         case "HKCategoryValueSleepAnalysisAsleepCore", "3": self = .core
