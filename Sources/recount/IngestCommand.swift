@@ -18,7 +18,17 @@ enum IngestCommand {
         var report = IngestReport()
         for input in inputs {
             let reader = input == "-" ? LineReader() : try LineReader(path: input)
-            report.merge(try ingestor.ingest(reader, source: input))
+            var reported = 0
+            let done = report
+            report.merge(
+                try ingestor.ingest(reader, source: input) { sofar in
+                    // A line per million samples, so long inputs show they are moving.
+                    guard (done.samples + sofar.samples) / 1_000_000 > reported else { return }
+                    reported = (done.samples + sofar.samples) / 1_000_000
+                    Output.standardError(
+                        "recount: \(input): \(done.appended + sofar.appended) envelopes, "
+                            + "\(done.samples + sofar.samples) samples appended\n")
+                })
         }
         try log.sync()
         for rejection in report.rejected { Output.standardError("rejected: \(rejection)\n") }

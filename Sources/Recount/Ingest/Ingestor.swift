@@ -17,7 +17,12 @@ package struct Ingestor {
     }
 
     /// Reads every line of `input`, appending what is valid; returns what happened.
-    package func ingest(_ input: LineReader, source: String) throws -> IngestReport {
+    ///
+    /// - Parameter progress: called after each appended batch with the report so far (long
+    ///   inputs take minutes; the CLI prints a line every million samples).
+    package func ingest(
+        _ input: LineReader, source: String, progress: ((IngestReport) -> Void)? = nil
+    ) throws -> IngestReport {
         var report = IngestReport()
         var batch = LogBatch()
         var record: [UInt8] = []
@@ -30,6 +35,7 @@ package struct Ingestor {
             report.samples += pendingSamples
             batch.removeAll()
             pendingSamples = 0
+            progress?(report)
         }
         while let outcome = try input.next(
             limit: EnvelopeLimits.lineBytes,
