@@ -26,6 +26,8 @@ public final class Log: Sendable {
 
     private let writer: Mutex<Writer>
     private let published: Mutex<LogSnapshot>
+    /// With group commit, a timer that syncs batches older than `maxDelay` when appends stop.
+    private let flusher = Mutex<LogFlusher?>(nil)
 
     /// Opens (creating it when missing) the log in `directory` as its only writer.
     ///
@@ -90,6 +92,17 @@ public final class Log: Sendable {
         self.rebuiltIndexes = rebuilt
         self.published = Mutex(writer.snapshot)
         self.writer = Mutex(writer)
+        if case .groupCommit(_, let maxDelay) = configuration.durability { startFlusher(every: maxDelay) }
+    }
+
+    /// Syncs, every `interval`, batches that have waited `interval` or longer, so group commit's
+    /// delay bounds what a crash can lose even when no further append comes to check it.
+    private func startFlusher(every interval: Duration) {
+        let flusher = LogFlusher(every: interval) { [weak self] in
+            // A failed sync stops the log (the writer records it); the next append reports it.
+            self?.writer.withLock { writer in try? writer.syncIfOlder(than: interval) }
+        }
+        self.flusher.withLock { $0 = flusher }
     }
 
     /// The position the next appended record will get.
@@ -131,10 +144,12 @@ public final class Log: Sendable {
 
     /// Syncs and releases the directory lock; the log refuses appends afterwards.
     public func close() throws(LogError) {
+        flusher.withLock { $0?.cancel() }
         try writer.withLock { writer throws(LogError) in try writer.close() }
     }
 
     deinit {
+        flusher.withLock { $0?.cancel() }
         writer.withLock { writer in try? writer.close() }
     }
 }
@@ -293,6 +308,14 @@ struct Writer {
             segment: segment, file: file, index: SegmentIndex(interval: configuration.indexInterval),
             indexFile: indexFile,
             allocated: 0)
+    }
+
+    /// Fsyncs when the oldest unsynced batch has waited at least `delay`.
+    mutating func syncIfOlder(than delay: Duration) throws(LogError) {
+        guard lock != nil, failure == nil, let oldest = oldestUnsynced, ContinuousClock.now - oldest >= delay else {
+            return
+        }
+        try syncActive()
     }
 
     /// Fsyncs the active segment; a failure stops the log (it never retries and carries on).

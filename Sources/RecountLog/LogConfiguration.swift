@@ -5,9 +5,10 @@ public struct LogConfiguration: Sendable {
         /// Every `append` fsyncs its frame before returning: what `append` returned is durable.
         case everyBatch
         /// `append` fsyncs once `maxBytes` are unsynced or the oldest unsynced batch is older
-        /// than `maxDelay` (checked at each append). When `append` returns, every batch before
-        /// the last sync is durable; at most `maxBytes` and `maxDelay` of batches are not.
-        /// `sync()` and `close()` make everything durable.
+        /// than `maxDelay`, and a timer syncs every `maxDelay` when appends stop. When `append`
+        /// returns, every batch before the last sync is durable; at most `maxBytes` of batches,
+        /// none older than about twice `maxDelay`, are not. `sync()` and `close()` make
+        /// everything durable.
         case groupCommit(maxBytes: Int, maxDelay: Duration)
         /// Nothing is fsynced until `sync()` or `close()`; for benchmarks and bulk loads.
         case none

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Synchronization
 import TestSupport
 import Testing
 
@@ -59,6 +60,43 @@ import Testing
                 directory: directory, configuration: configuration(.init(failSyncFrom: 2), durability: .none))
             try appendBatches(log, [40])
             #expect(throws: LogError.self) { try appendBatches(log, Array(repeating: 40, count: 3)) }
+            #expect { try appendBatches(log, [1]) } throws: { ($0 as? LogError)?.code == .failStopped }
+        }
+    }
+
+    /// Waits up to two seconds for `condition`.
+    func eventually(_ condition: () -> Bool) -> Bool {
+        for _ in 0..<200 {
+            if condition() { return true }
+            usleep(10_000)
+        }
+        return condition()
+    }
+
+    @Test func groupCommitSyncsOldBatchesWhenAppendsStop() throws {
+        try withTemporaryDirectory { directory in
+            let fileSystem = FaultyFileSystem(.init())
+            var configuration = LogConfiguration(
+                durability: .groupCommit(maxBytes: 1 << 30, maxDelay: .milliseconds(20)))
+            configuration.fileSystem = fileSystem
+            let log = try Log(directory: directory, configuration: configuration)
+            try appendBatches(log, [5])
+            let afterAppend = fileSystem.syncs.load(ordering: .relaxed)
+            #expect(
+                eventually { fileSystem.syncs.load(ordering: .relaxed) > afterAppend }, "the timer synced the batch")
+            try log.close()
+        }
+    }
+
+    @Test func aFailedTimerSyncStopsTheLog() throws {
+        try withTemporaryDirectory { directory in
+            let fileSystem = FaultyFileSystem(.init(failSyncFrom: 2))
+            var configuration = LogConfiguration(
+                durability: .groupCommit(maxBytes: 1 << 30, maxDelay: .milliseconds(20)))
+            configuration.fileSystem = fileSystem
+            let log = try Log(directory: directory, configuration: configuration)
+            try appendBatches(log, [5])  // sync 1: the new segment's directory
+            #expect(eventually { fileSystem.syncs.load(ordering: .relaxed) >= 2 })
             #expect { try appendBatches(log, [1]) } throws: { ($0 as? LogError)?.code == .failStopped }
         }
     }
