@@ -9,19 +9,17 @@ enum IngestCommand {
         try invocation.allowOnly(["no-recompute"])
         let inputs = Array(invocation.words.dropFirst())
         guard !inputs.isEmpty else { throw UsageError(message: "ingest needs FILE... or - for standard input") }
-        let log = try Log(directory: invocation.logDirectory)
-        defer { try? log.close() }
-        if let torn = log.recovery { Output.standardError("recount: recovered the log: cut a torn frame of \(torn)\n") }
-        let ingestor = Ingestor(log: log) {
-            Instant(millis: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)), offsetSeconds: 0)
+        let engine = try RecountEngine(directory: invocation.dataDirectory)
+        defer { try? engine.close() }
+        if let torn = engine.recovery {
+            Output.standardError("recount: recovered the log: cut a torn frame of \(torn)\n")
         }
         var report = IngestReport()
         for input in inputs {
-            let reader = input == "-" ? LineReader() : try LineReader(path: input)
             var reported = 0
             let done = report
             report.merge(
-                try ingestor.ingest(reader, source: input) { sofar in
+                try engine.ingest(file: input) { sofar in
                     // A line per million samples, so long inputs show they are moving.
                     guard (done.samples + sofar.samples) / 1_000_000 > reported else { return }
                     reported = (done.samples + sofar.samples) / 1_000_000
@@ -30,7 +28,7 @@ enum IngestCommand {
                             + "\(done.samples + sofar.samples) samples appended\n")
                 })
         }
-        try log.sync()
+        try engine.sync()
         for rejection in report.rejected { Output.standardError("rejected: \(rejection)\n") }
         let range = report.positions.map { "\($0.lowerBound)..<\($0.upperBound)" } ?? "none"
         if invocation.json {

@@ -1,10 +1,11 @@
 /// Why one input line was rejected: the line, the JSON path of the field, and the reason.
-package struct IngestError: Error, Equatable, Sendable, CustomStringConvertible {
+public struct IngestError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The 1-based line number in its input.
-    package var line: Int
+    public var line: Int
     /// The JSON path of the offending field: `kind`, `added[3].end`, `$` for the whole line.
-    package var path: String
-    package var reason: String
+    public var path: String
+    /// Why the line was rejected.
+    public var reason: String
 
     package init(line: Int, path: String, reason: String) {
         self.line = line
@@ -13,7 +14,7 @@ package struct IngestError: Error, Equatable, Sendable, CustomStringConvertible 
     }
 
     /// `line 12: added[3].end is before start`.
-    package var description: String { "line \(line): \(path) \(reason)" }
+    public var description: String { "line \(line): \(path) \(reason)" }
 }
 
 /// A rejection found while decoding one envelope, before the line number is known.

@@ -73,29 +73,37 @@ private enum LineOutcome {
 }
 
 /// A line that was rejected, with the input it came from.
-package struct IngestRejection: Sendable, CustomStringConvertible {
-    package var source: String
-    package var error: IngestError
-    package var description: String { "\(source): \(error)" }
+public struct IngestRejection: Sendable, CustomStringConvertible {
+    /// The input's name (its path, `-`, or what the caller called it).
+    public var source: String
+    /// The line, JSON path and reason.
+    public var error: IngestError
+    /// `FILE: line N: PATH REASON`.
+    public var description: String { "\(source): \(error)" }
 }
 
 /// What one ingest did.
-package struct IngestReport: Sendable {
-    package var appended = 0
-    package var samples = 0
-    package var blankLines = 0
-    package var rejected: [IngestRejection] = []
+public struct IngestReport: Sendable {
+    /// Envelopes appended to the log.
+    public package(set) var appended = 0
+    /// Samples in the appended envelopes.
+    public package(set) var samples = 0
+    /// Whitespace-only lines, skipped.
+    public package(set) var blankLines = 0
+    /// Lines rejected, in input order.
+    public package(set) var rejected: [IngestRejection] = []
     /// The log positions the appended envelopes got.
-    package var positions: Range<UInt64>?
+    public package(set) var positions: Range<UInt64>?
 
-    package init() {}
+    /// An empty report.
+    public init() {}
 
     mutating func note(positions new: Range<UInt64>) {
         positions = positions.map { $0.lowerBound..<new.upperBound } ?? new
     }
 
     /// Adds another input's report.
-    package mutating func merge(_ other: IngestReport) {
+    public mutating func merge(_ other: IngestReport) {
         appended += other.appended
         samples += other.samples
         blankLines += other.blankLines

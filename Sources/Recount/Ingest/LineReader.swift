@@ -21,6 +21,15 @@ package final class LineReader {
         source = "-"
     }
 
+    /// Reads lines held in memory.
+    package init(bytes: [UInt8], source: String) {
+        fd = -1
+        ownsDescriptor = false
+        self.source = source
+        buffer = bytes
+        atEnd = true
+    }
+
     /// Opens `path` for reading.
     package init(path: String) throws(IngestFileError) {
         fd = open(path, O_RDONLY | O_CLOEXEC)
@@ -89,8 +98,11 @@ package final class LineReader {
 }
 
 /// An input file that cannot be read.
-package struct IngestFileError: Error, CustomStringConvertible {
-    package var path: String
-    package var reason: String
-    package var description: String { "cannot read \(path): \(reason)" }
+public struct IngestFileError: Error, CustomStringConvertible {
+    /// The input's path.
+    public var path: String
+    /// The operating system's reason.
+    public var reason: String
+    /// `cannot read PATH: REASON`.
+    public var description: String { "cannot read \(path): \(reason)" }
 }
