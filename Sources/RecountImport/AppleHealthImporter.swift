@@ -1,4 +1,5 @@
 package import Foundation
+import Recount
 
 #if canImport(FoundationXML)
     import FoundationXML
@@ -92,19 +93,7 @@ package struct AppleHealthImporter: Sendable {
 
     /// Checks `user` and `batchSize`.
     private func validateArguments() throws(AppleHealthImportError) {
-        let validUser =
-            (1...128).contains(user.utf8.count)
-            && user.utf8.allSatisfy { byte in
-                switch byte {
-                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                    UInt8(ascii: ":"), UInt8(ascii: "@"), UInt8(ascii: "-"):
-                    return true
-                default:
-                    return false
-                }
-            }
-        guard validUser else {
+        guard Envelope.isValidUser(user) else {
             throw AppleHealthImportError(
                 code: .invalidUser, message: "user must be 1-128 characters of [A-Za-z0-9._:@-]")
         }

@@ -28,6 +28,12 @@ package struct Envelope: Equatable, Sendable {
     /// The contract's `kind` string.
     package var kind: Kind { body.kind }
 
+    /// Whether `user` is a user name the contract accepts (1–128 of `[A-Za-z0-9._:@-]`; the
+    /// config default `*` is not a user).
+    package static func isValidUser(_ user: String) -> Bool {
+        (try? StringRule.user.check(.string(user), path: "user")) != nil
+    }
+
     /// Samples this envelope upserts, in order.
     package var samples: [Sample] {
         switch body {
