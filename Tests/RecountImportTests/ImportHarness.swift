@@ -71,25 +71,29 @@ struct ImportRun {
     static func file(
         _ url: URL, user: String = "u1", batchSize: Int = 1000, progressInterval: Int = 100_000
     ) throws -> ImportRun {
-        let importer = AppleHealthImporter(
-            user: user, batchSize: batchSize, progressInterval: progressInterval)
-        var lines: [String] = []
-        var progress: [Int] = []
-        let report = try importer.run(
-            xml: url, progress: { progress.append($0) }, emit: { lines.append($0) })
-        return try ImportRun(lines: lines, report: report, progress: progress)
+        try run(user: user, batchSize: batchSize, progressInterval: progressInterval) {
+            try $0.run(xml: url, progress: $1, emit: $2)
+        }
     }
 
     /// Imports a document given as text.
     static func xml(
         _ text: String, user: String = "u1", batchSize: Int = 1000, progressInterval: Int = 100_000
     ) throws -> ImportRun {
-        let importer = AppleHealthImporter(
-            user: user, batchSize: batchSize, progressInterval: progressInterval)
+        try run(user: user, batchSize: batchSize, progressInterval: progressInterval) {
+            try $0.run(data: Data(text.utf8), progress: $1, emit: $2)
+        }
+    }
+
+    /// Runs an importer, collecting its lines and progress calls.
+    private static func run(
+        user: String, batchSize: Int, progressInterval: Int,
+        _ body: (AppleHealthImporter, @escaping (Int) -> Void, (String) throws -> Void) throws -> ImportReport
+    ) throws -> ImportRun {
+        let importer = AppleHealthImporter(user: user, batchSize: batchSize, progressInterval: progressInterval)
         var lines: [String] = []
         var progress: [Int] = []
-        let report = try importer.run(
-            data: Data(text.utf8), progress: { progress.append($0) }, emit: { lines.append($0) })
+        let report = try body(importer, { progress.append($0) }, { lines.append($0) })
         return try ImportRun(lines: lines, report: report, progress: progress)
     }
 
