@@ -235,10 +235,8 @@ struct Writer {
         case .everyBatch:
             try syncActive()
         case .groupCommit(let maxBytes, let maxDelay):
-            let now = ContinuousClock.now
-            let oldest = oldestUnsynced ?? now
-            oldestUnsynced = oldest
-            if unsyncedBytes >= maxBytes || now - oldest >= maxDelay { try syncActive() }
+            if oldestUnsynced == nil { oldestUnsynced = ContinuousClock.now }
+            if unsyncedBytes >= maxBytes { try syncActive() } else { try syncIfOlder(than: maxDelay) }
         case .none:
             break
         }
