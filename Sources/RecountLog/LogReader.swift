@@ -80,17 +80,9 @@ public struct LogReader: Sendable {
         var raw: [UInt8] = []
         try walkFrames(from: start, to: end) { segment, offset, header, stored in
             if header.endPosition <= start { return true }
-            let payload = try decode(header, stored: stored, into: &raw, segment: segment, offset: offset)
-            try payload.withUnsafeBytes { payload in
-                let wellFormed = try RecordWalker.walk(payload, expected: Int(header.recordCount)) { index, bytes in
-                    let position = header.firstPosition + UInt64(index)
-                    if position >= start && position < end { try body(LogRecord(position: position, bytes: bytes)) }
-                }
-                guard wellFormed else {
-                    throw LogError(
-                        .corruptFrame, "log corrupted: frame payload does not split into its records",
-                        path: segment.path, offset: offset)
-                }
+            try records(of: header, stored: stored, into: &raw, segment: segment, offset: offset) { index, bytes in
+                let position = header.firstPosition + UInt64(index)
+                if position >= start && position < end { try body(LogRecord(position: position, bytes: bytes)) }
             }
             return header.endPosition < end
         }
@@ -115,19 +107,29 @@ public struct LogReader: Sendable {
             stats.rawBytes += UInt64(header.rawLength)
             stats.fileBytes += UInt64(header.frameLength)
             if decodeRecords {
-                let payload = try decode(header, stored: stored, into: &raw, segment: segment, offset: offset)
-                let wellFormed = payload.withUnsafeBytes {
-                    RecordWalker.walk($0, expected: Int(header.recordCount)) { _, _ in }
-                }
-                guard wellFormed else {
-                    throw LogError(
-                        .corruptFrame, "log corrupted: frame payload does not split into its records",
-                        path: segment.path, offset: offset)
-                }
+                try records(of: header, stored: stored, into: &raw, segment: segment, offset: offset) { _, _ in }
             }
             return true
         }
         return stats
+    }
+
+    /// Calls `body` with the index and bytes of each record of a checked frame, decompressing
+    /// into `raw` when needed; a payload that does not split into its records is `corruptFrame`.
+    @inline(__always)
+    private func records(
+        of header: FrameHeader, stored: UnsafeRawBufferPointer, into raw: inout [UInt8], segment: Segment,
+        offset: Int64, _ body: (Int, UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        let payload = try decode(header, stored: stored, into: &raw, segment: segment, offset: offset)
+        let wellFormed = try payload.withUnsafeBytes { payload in
+            try RecordWalker.walk(payload, expected: Int(header.recordCount), body)
+        }
+        guard wellFormed else {
+            throw LogError(
+                .corruptFrame, "log corrupted: frame payload does not split into its records", path: segment.path,
+                offset: offset)
+        }
     }
 
     /// The raw payload of a checked frame (decompressed into `raw` when needed).
