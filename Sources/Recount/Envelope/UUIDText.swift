@@ -8,33 +8,31 @@ enum UUIDText {
     }
 
     private static func parse(_ utf8: UnsafeBufferPointer<UInt8>) -> (bytes: (UInt64, UInt64), lowercase: Bool)? {
+        guard utf8[8] == dash, utf8[13] == dash, utf8[18] == dash, utf8[23] == dash else { return nil }
         var high: UInt64 = 0
         var low: UInt64 = 0
-        var nibbles = 0
-        var sawLower = false
-        var sawUpper = false
-        for index in 0..<utf8.count {
-            let char = utf8[index]
-            if index == 8 || index == 13 || index == 18 || index == 23 {
-                guard char == UInt8(ascii: "-") else { return nil }
-                continue
-            }
-            let nibble: UInt8
-            switch char {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = char - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"):
-                nibble = char - UInt8(ascii: "a") + 10
-                sawLower = true
-            case UInt8(ascii: "A")...UInt8(ascii: "F"):
-                nibble = char - UInt8(ascii: "A") + 10
-                sawUpper = true
-            default: return nil
-            }
-            if nibbles < 16 { high = high << 4 | UInt64(nibble) } else { low = low << 4 | UInt64(nibble) }
-            nibbles += 1
+        // Each byte's class: bit 4 marks a hex digit (its value in the low bits), bit 5 a
+        // lowercase letter, bit 6 an uppercase one.
+        var classes: UInt8 = 0x10
+        for index in 0..<36 where index != 8 && index != 13 && index != 18 && index != 23 {
+            let entry = hexTable[Int(utf8[index])]
+            classes &= entry | 0x60
+            classes |= entry & 0x60
+            if index < 19 { high = high &<< 4 | UInt64(entry & 0x0F) } else { low = low &<< 4 | UInt64(entry & 0x0F) }
         }
-        guard !(sawLower && sawUpper) else { return nil }
-        return ((high, low), !sawUpper)
+        guard classes & 0x10 != 0, classes & 0x60 != 0x60 else { return nil }
+        return ((high, low), classes & 0x40 == 0)
+    }
+
+    private static let dash = UInt8(ascii: "-")
+
+    private static let hexTable: [UInt8] = (0...255).map { byte -> UInt8 in
+        switch UInt8(byte) {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): 0x10 | (UInt8(byte) - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): 0x30 | (UInt8(byte) - UInt8(ascii: "a") + 10)
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): 0x50 | (UInt8(byte) - UInt8(ascii: "A") + 10)
+        default: 0
+        }
     }
 
     static func text(of bytes: UnsafeRawBufferPointer, lowercase: Bool) -> String {

@@ -24,7 +24,7 @@ package struct EnvelopeDecoder {
         }
         if scanning, let scan = EnvelopeScan.scan(bytes, maxDepth: EnvelopeLimits.depth) {
             do {
-                return try decode(.object(scan.root), lifted: scan.samples)
+                return try decode(.object(scan.root), scan: scan)
             } catch {
                 throw IngestError(line: line, path: error.path, reason: error.reason)
             }
@@ -47,8 +47,8 @@ package struct EnvelopeDecoder {
         }
     }
 
-    /// Decodes a parsed envelope; `lifted` holds sample arrays `EnvelopeScan` read already.
-    func decode(_ value: JSONValue, lifted: [String: [SampleFields]] = [:]) throws(FieldError) -> Envelope {
+    /// Decodes a parsed envelope; `scan`, when given, holds the sample arrays it read already.
+    func decode(_ value: JSONValue, scan: EnvelopeScan? = nil) throws(FieldError) -> Envelope {
         let root = try ObjectReader(value, path: "$")
         guard case .string(let kindName) = try root.required("kind") else {
             throw FieldError(path: "kind", reason: "must be a string")
@@ -75,7 +75,7 @@ package struct EnvelopeDecoder {
             if case .null = anchorValue { anchor = nil } else { anchor = try base64(anchorValue, path: "anchor") }
             let newAnchor = try base64(try root.required("newAnchor"), path: "newAnchor")
             let added = try samples(
-                root, "added", lifted: lifted["added"], allowed: { $0 == type.metric },
+                root, "added", scan: scan, allowed: { $0 == type.metric },
                 mismatch: "must be a \(type.metric.name) sample, like the delivery's type")
             var deleted: [HealthKitDeletion] = []
             var seen = IdSet()
@@ -118,8 +118,9 @@ package struct EnvelopeDecoder {
                     throw FieldError(path: path, reason: "must hold exactly one of upsertion or deletion")
                 }
                 if let value = try change.optional("upsertion") {
+                    var repeats = SampleRepeats()
                     let sample = try self.sample(
-                        try SampleFields(value, path: ElementPath(array: "changes", index: index, member: "upsertion")))
+                        value, at: ElementPath(array: "changes", index: index, member: "upsertion"), repeats: &repeats)
                     guard metrics.contains(sample.type.metric) else {
                         throw FieldError(path: path + ".upsertion.type", reason: "is not among the page's recordTypes")
                     }
@@ -148,7 +149,7 @@ package struct EnvelopeDecoder {
             let provider = try root.string("provider", .provider)
             body = .samplesUpsert(
                 provider: provider,
-                samples: try samples(root, "samples", lifted: lifted["samples"], allowed: { _ in true }, mismatch: ""))
+                samples: try samples(root, "samples", scan: scan, allowed: { _ in true }, mismatch: ""))
         case .samplesDelete:
             try root.allowOnly(common.union(["provider", "ids"]))
             let provider = try root.string("provider", .provider)
@@ -177,7 +178,7 @@ package struct EnvelopeDecoder {
             let to = try window.instant("to")
             guard from.millis <= to.millis else { throw FieldError(path: "window.from", reason: "is after window.to") }
             let samples = try samples(
-                root, "samples", lifted: lifted["samples"], allowed: { $0 == metric.metric },
+                root, "samples", scan: scan, allowed: { $0 == metric.metric },
                 mismatch: "must be a \(metric.metric.name) sample, like the reconcile's metric")
             body = .reconcile(Reconcile(provider: provider, metric: metric, from: from, to: to, samples: samples))
         case .configSources:
@@ -231,13 +232,14 @@ package struct EnvelopeDecoder {
         return text
     }
 
-    /// The samples of array `key` (or `lifted`, when the scan read them), each of a metric
+    /// The samples of array `key` (read from `scan` when it lifted them), each of a metric
     /// `allowed` accepts, with no id twice.
     private func samples(
-        _ object: ObjectReader, _ key: String, lifted: [SampleFields]?, allowed: (Metric) -> Bool, mismatch: String
+        _ object: ObjectReader, _ key: String, scan: EnvelopeScan?, allowed: (Metric) -> Bool, mismatch: String
     ) throws(FieldError) -> [Sample] {
         var samples: [Sample] = []
         var seen = IdSet()
+        var repeats = SampleRepeats()
         func accept(_ sample: Sample, at path: ElementPath) throws(FieldError) {
             guard allowed(sample.type.metric) else { throw FieldError(path: path.field("type"), reason: mismatch) }
             guard seen.insert(sample.id) else {
@@ -245,102 +247,135 @@ package struct EnvelopeDecoder {
             }
             samples.append(sample)
         }
-        if let lifted {
+        if let scan, let lifted = scan.samples[key] {
             try object.checkCount(key, lifted.count)
             samples.reserveCapacity(lifted.count)
-            for index in lifted.indices { try accept(try sample(lifted[index]), at: lifted[index].path) }
+            for index in lifted.indices {
+                let path = ElementPath(array: key, index: index)
+                let input = SampleInput(fields: lifted[index], bytes: scan.bytes, element: path)
+                try accept(try sample(input, repeats: &repeats), at: path)
+            }
         } else {
             let arrayPath = object.path(key)
             for (index, value) in try object.array(key).enumerated() {
                 let path = ElementPath(array: arrayPath, index: index)
-                try accept(try sample(try SampleFields(value, path: path)), at: path)
+                try accept(try sample(value, at: path, repeats: &repeats), at: path)
             }
         }
         return samples
     }
 
+    /// One sample object of a parsed tree, read through the same fields the scan produces.
+    private func sample(_ value: JSONValue, at path: ElementPath, repeats: inout SampleRepeats) throws(FieldError)
+        -> Sample
+    {
+        guard case .object = value else { throw FieldError(path: path.text, reason: "must be an object") }
+        var text: [UInt8] = []
+        JSONWriter.write(value, into: &text)
+        let result = text.withUnsafeBytes { bytes -> Result<Sample, FieldError> in
+            var reader = JSONReader(base: bytes.baseAddress!, count: bytes.count, maxDepth: EnvelopeLimits.depth)
+            // The tree was valid JSON without a repeated key, so its text reads back.
+            guard let fields = try? SampleFields.read(&reader, openLevels: 0) else {
+                return .failure(FieldError(path: path.text, reason: "could not be read back"))
+            }
+            return Result { () throws(FieldError) in
+                try sample(SampleInput(fields: fields, bytes: bytes, element: path), repeats: &repeats)
+            }
+        }
+        return try result.get()
+    }
+
     /// One sample object (contract §1 "Samples").
-    func sample(_ fields: borrowing SampleFields) throws(FieldError) -> Sample {
-        let path = fields.path
-        // Error paths capture only `path`, never `fields` (copying the fields cost more than checking them).
-        let id = try StringRule.id.check(try fields.required(fields.id, "id"), path: path.field("id"))
-        let type = try metricName(try fields.required(fields.type, "type"), path: path.field("type"))
-        let start = try ObjectReader.instant(try fields.required(fields.start, "start"), path: path.field("start"))
+    private func sample(_ input: SampleInput, repeats: inout SampleRepeats) throws(FieldError) -> Sample {
+        if let key = input.unknownKey {
+            throw FieldError(path: input.element.field(key), reason: "is not a known field")
+        }
+        let id = try StringRule.id.check(input.value(try input.required(.id)), path: input.path(.id))
+        let type = try input.repeated(try input.required(.type), &repeats.type) { value throws(FieldError) in
+            try metricName(value, path: input.path(.type))
+        }
+        let start = try input.instant(try input.required(.start), .start)
         var end: Instant? = nil
-        if let value = try fields.optional(fields.end, "end") {
-            let instant = try ObjectReader.instant(value, path: path.field("end"))
+        if let span = try input.optional(.end) {
+            let instant = try input.instant(span, .end)
             guard instant.millis >= start.millis else {
-                throw FieldError(path: path.field("end"), reason: "is before start")
+                throw FieldError(path: input.path(.end), reason: "is before start")
             }
             guard instant.millis - start.millis <= DayAttribution.maximumSpanMillis else {
-                throw FieldError(path: path.field("end"), reason: "is more than 366 days after start")
+                throw FieldError(path: input.path(.end), reason: "is more than 366 days after start")
             }
             end = instant
         }
         var timeZone: String? = nil
-        if let value = try fields.optional(fields.timeZone, "timeZone") {
-            let name = try StringRule.timeZone.check(value, path: path.field("timeZone"))
-            guard zones.isKnown(zone: name) else {
-                throw FieldError(path: path.field("timeZone"), reason: "is not a known IANA time zone (\(name))")
+        if let span = try input.optional(.timeZone) {
+            timeZone = try input.repeated(span, &repeats.timeZone) { value throws(FieldError) in
+                let name = try StringRule.timeZone.check(value, path: input.path(.timeZone))
+                guard zones.isKnown(zone: name) else {
+                    throw FieldError(path: input.path(.timeZone), reason: "is not a known IANA time zone (\(name))")
+                }
+                return name
             }
-            timeZone = name
         }
         var sample = Sample(id: id, type: type, start: start, end: end, timeZone: timeZone, origin: "")
         let metric = type.metric
         switch metric.kind {
         case .quantity:
-            guard case .number(let number) = try fields.required(fields.value, "value") else {
-                throw FieldError(path: path.field("value"), reason: "must be a number")
+            guard case .number(let number) = input.value(try input.required(.value)) else {
+                throw FieldError(path: input.path(.value), reason: "must be a number")
             }
             guard number.double.isFinite else {
-                throw FieldError(path: path.field("value"), reason: "is out of range (not a finite number)")
+                throw FieldError(path: input.path(.value), reason: "is out of range (not a finite number)")
             }
-            let unit = try StringRule.text.check(try fields.required(fields.unit, "unit"), path: path.field("unit"))
-            guard let measure = MeasureUnit.parse(unit), measure.isAccepted(for: metric) else {
+            let unit = try input.repeated(try input.required(.unit), &repeats.unit) { value throws(FieldError) in
+                let text = try StringRule.text.check(value, path: input.path(.unit))
+                return (text, MeasureUnit.parse(text))
+            }
+            guard let measure = unit.measure, measure.isAccepted(for: metric) else {
                 let accepted = MeasureUnit.accepted(for: metric).map(\.symbol).joined(separator: ", ")
                 throw FieldError(
-                    path: path.field("unit"), reason: "is not a unit of \(metric.name) (\(unit)); accepted: \(accepted)"
-                )
+                    path: input.path(.unit),
+                    reason: "is not a unit of \(metric.name) (\(unit.text)); accepted: \(accepted)")
             }
             guard measure.toCanonical(number.double).isFinite else {
                 throw FieldError(
-                    path: path.field("value"), reason: "is out of range once converted to \(metric.canonicalUnit)")
+                    path: input.path(.value), reason: "is out of range once converted to \(metric.canonicalUnit)")
             }
-            if fields.stage != nil { throw FieldError(path: path.field("stage"), reason: "is only for sleep samples") }
+            if input.has(.stage) { throw FieldError(path: input.path(.stage), reason: "is only for sleep samples") }
             sample.value = number.double
-            sample.unit = unit
+            sample.unit = unit.text
         case .sleep:
-            if fields.value != nil {
-                throw FieldError(path: path.field("value"), reason: "is not used by sleep samples")
+            for field in [SampleFields.Field.value, .unit] where input.has(field) {
+                throw FieldError(path: input.path(field), reason: "is not used by sleep samples")
             }
-            if fields.unit != nil { throw FieldError(path: path.field("unit"), reason: "is not used by sleep samples") }
-            guard case .string(let name) = try fields.required(fields.stage, "stage"),
-                let stage = SleepStage(name: name)
+            guard case .string(let name) = input.value(try input.required(.stage)), let stage = SleepStage(name: name)
             else {
                 throw FieldError(
-                    path: path.field("stage"),
+                    path: input.path(.stage),
                     reason: "must be one of \(SleepStage.allCases.map(\.name).joined(separator: ", "))")
             }
             sample.stage = stage
         case .workout:
-            for (field, key) in [(fields.value, "value"), (fields.unit, "unit"), (fields.stage, "stage")]
-            where field != nil {
-                throw FieldError(path: path.field(key), reason: "is not used by workout samples")
+            for field in [SampleFields.Field.value, .unit, .stage] where input.has(field) {
+                throw FieldError(path: input.path(field), reason: "is not used by workout samples")
             }
         }
-        sample.origin = try StringRule.text.check(
-            try fields.required(fields.origin, "origin"), path: path.field("origin"))
-        if let value = try fields.optional(fields.device, "device") {
-            sample.device = try StringRule.device.check(value, path: path.field("device"))
+        sample.origin = try input.repeated(try input.required(.origin), &repeats.origin) { value throws(FieldError) in
+            try StringRule.text.check(value, path: input.path(.origin))
         }
-        if let value = try fields.optional(fields.syncIdentifier, "syncIdentifier") {
-            sample.syncIdentifier = try StringRule.text.check(value, path: path.field("syncIdentifier"))
+        if let span = try input.optional(.device) {
+            sample.device = try input.repeated(span, &repeats.device) { value throws(FieldError) in
+                try StringRule.device.check(value, path: input.path(.device))
+            }
         }
-        if let value = try fields.optional(fields.syncVersion, "syncVersion") {
-            sample.syncVersion = try ObjectReader.integer(value, in: 0...Int64.max, path: path.field("syncVersion"))
+        if let span = try input.optional(.syncIdentifier) {
+            sample.syncIdentifier = try StringRule.text.check(input.value(span), path: input.path(.syncIdentifier))
         }
-        if let value = try fields.optional(fields.lastModified, "lastModified") {
-            sample.lastModified = try ObjectReader.instant(value, path: path.field("lastModified"))
+        if let span = try input.optional(.syncVersion) {
+            sample.syncVersion = try ObjectReader.integer(
+                input.value(span), in: 0...Int64.max, path: input.path(.syncVersion))
+        }
+        if let span = try input.optional(.lastModified) {
+            sample.lastModified = try input.instant(span, .lastModified)
         }
         return sample
     }

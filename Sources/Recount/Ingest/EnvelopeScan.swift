@@ -1,15 +1,15 @@
-import Glibc
-
 /// A quick pass over an envelope line that reads its sample arrays (`added`, `samples`) straight
 /// into `SampleFields`, without building a JSON tree for them.
 ///
-/// The scan only handles plain input: any syntax error, duplicate key, unknown sample field or
-/// nested value inside a sample makes it give up (`nil`), and the decoder parses the line as a
-/// tree instead, which finds and names the problem. A line the scan accepts decodes exactly as
+/// The scan only handles plain input: any syntax error, duplicate key or unknown sample field
+/// makes it give up (`nil`), and the decoder parses the line as a tree instead, which finds and
+/// names the problem. A line the scan accepts decodes exactly as
 /// its tree would (a test checks both ways on the corpus and on fuzzed lines).
 package struct EnvelopeScan {
+    /// The bytes scanned, which the sample fields point into.
+    let bytes: UnsafeRawBufferPointer
     /// The root object, each lifted sample array standing as an empty array.
-    var root: JSONObject
+    var root = JSONObject()
     /// The lifted sample arrays by member name.
     var samples: [String: [SampleFields]] = [:]
 
@@ -32,7 +32,7 @@ package struct EnvelopeScan {
         if reader.count >= 3, reader.byte(0) == 0xEF { return nil }
         reader.skipWhitespace()
         guard reader.next(is: 0x7B) else { return nil }  // {
-        var scan = EnvelopeScan(root: JSONObject())
+        var scan = EnvelopeScan(bytes: reader.bytes)
         reader.skipWhitespace()
         if !reader.next(is: 0x7D) {  // }
             repeat {
@@ -44,7 +44,7 @@ package struct EnvelopeScan {
                 guard reader.next(is: 0x3A) else { return nil }  // :
                 reader.skipWhitespace()
                 if sampleArrays.contains(key), reader.index < reader.count, reader.byte(reader.index) == 0x5B {
-                    guard let samples = try scanSamples(&reader, array: key) else { return nil }
+                    guard let samples = try scanSamples(&reader) else { return nil }
                     scan.samples[key] = samples
                     scan.root.members.append((key: key, value: .array([])))
                 } else {
@@ -57,97 +57,21 @@ package struct EnvelopeScan {
         return reader.index == reader.count ? scan : nil
     }
 
-    /// Reads an array of flat sample objects; `nil` when it is anything else.
-    private static func scanSamples(_ reader: inout JSONReader, array: String) throws(JSONReadFailure)
-        -> [SampleFields]?
-    {
+    /// Reads an array of sample objects; `nil` when it is anything else, or when a sample
+    /// repeats a member or has one that is not a sample field.
+    private static func scanSamples(_ reader: inout JSONReader) throws(JSONReadFailure) -> [SampleFields]? {
         reader.index &+= 1  // [
         var samples: [SampleFields] = []
-        var repeats = RepeatedStrings()
         reader.skipWhitespace()
         if reader.next(is: 0x5D) { return samples }  // ]
         repeat {
             reader.skipWhitespace()
-            guard reader.next(is: 0x7B) else { return nil }  // {
-            var fields = SampleFields(path: ElementPath(array: array, index: samples.count))
-            reader.skipWhitespace()
-            if !reader.next(is: 0x7D) {
-                repeat {
-                    reader.skipWhitespace()
-                    guard reader.index < reader.count, reader.byte(reader.index) == 0x22 else { return nil }
-                    let keyStart = reader.index &+ 1
-                    guard let keyEnd = try reader.scanString(),
-                        let field = SampleFields.Field(
-                            name: UnsafeRawBufferPointer(start: reader.base + keyStart, count: keyEnd &- keyStart))
-                    else { return nil }
-                    reader.skipWhitespace()
-                    guard reader.next(is: 0x3A) else { return nil }
-                    reader.skipWhitespace()
-                    guard reader.index < reader.count else { return nil }
-                    let value: JSONValue
-                    switch reader.byte(reader.index) {
-                    case 0x22:
-                        if let slot = field.repeatSlot {
-                            value = try repeats.string(&reader, slot: slot)
-                        } else {
-                            value = .string(try reader.parseString())
-                        }
-                    case 0x2D, 0x30...0x39: value = .number(try reader.parseNumber())
-                    case 0x74, 0x66, 0x6E: value = try reader.parseTree()  // true false null
-                    default: return nil  // nested values go the tree's way
-                    }
-                    guard fields.set(field, value) else { return nil }
-                    reader.skipWhitespace()
-                } while try reader.nextSeparator(close: 0x7D)
-            }
+            guard reader.index < reader.count, reader.byte(reader.index) == 0x7B,  // {
+                let fields = try SampleFields.read(&reader, openLevels: 2), fields.unknownKey == nil
+            else { return nil }
             samples.append(fields)
             reader.skipWhitespace()
         } while try reader.nextSeparator(close: 0x5D)
         return samples
-    }
-}
-
-/// The last text of each repeating sample field (type, origin, unit, device, zone), so a
-/// sample that repeats its predecessor's bytes reuses its string instead of allocating one.
-private struct RepeatedStrings {
-    private var offsets = [Int](repeating: 0, count: 5)
-    private var counts = [Int](repeating: -1, count: 5)
-    private var values = [JSONValue](repeating: .null, count: 5)
-
-    /// Reads the string at the reader for field `slot`.
-    mutating func string(_ reader: inout JSONReader, slot: Int) throws(JSONReadFailure) -> JSONValue {
-        let start = reader.index &+ 1
-        guard let end = try reader.scanString() else { return .string(String(decoding: reader.scratch, as: UTF8.self)) }
-        let count = end &- start
-        if counts[slot] == count, memcmp(reader.base + offsets[slot], reader.base + start, count) == 0 {
-            return values[slot]
-        }
-        let value = JSONValue.string(
-            String(decoding: UnsafeRawBufferPointer(start: reader.base + start, count: count), as: UTF8.self))
-        (offsets[slot], counts[slot], values[slot]) = (start, count, value)
-        return value
-    }
-}
-
-extension JSONReader {
-    /// Consumes `byte` when it is next.
-    fileprivate mutating func next(is byte: UInt8) -> Bool {
-        guard index < count, self.byte(index) == byte else { return false }
-        index &+= 1
-        return true
-    }
-
-    /// Consumes a `,` (returns `true`) or the closing `close` (returns `false`); anything else,
-    /// or a trailing comma, fails.
-    fileprivate mutating func nextSeparator(close: UInt8) throws(JSONReadFailure) -> Bool {
-        if next(is: 0x2C) {
-            skipWhitespace()
-            guard index < count, byte(index) != close else {
-                throw JSONReadFailure(offset: index, reason: "trailing comma")
-            }
-            return true
-        }
-        guard next(is: close) else { throw JSONReadFailure(offset: index, reason: "expected a separator") }
-        return false
     }
 }

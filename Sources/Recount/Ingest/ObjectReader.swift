@@ -61,10 +61,17 @@ struct ObjectReader {
         guard case .string(let text) = value else {
             throw FieldError(path: path(), reason: "must be an RFC 3339 date-time string")
         }
-        guard !text.hasPrefix("0000"), let instant = Instant(rfc3339: text) else {
+        guard let instant = text.withRawUTF8({ Self.instant(text: $0) }) else {
             throw FieldError(path: path(), reason: "is not an RFC 3339 date-time with an offset (\(text))")
         }
         return instant
+    }
+
+    /// The instant RFC 3339 `text` (UTF-8) stands for, or `nil`.
+    static func instant(text: UnsafeRawBufferPointer) -> Instant? {
+        let yearZero = text.count >= 4 && text.prefix(4).allSatisfy { $0 == UInt8(ascii: "0") }
+        guard !yearZero, let parsed = RFC3339.parse(text) else { return nil }
+        return Instant(millis: parsed.millis, offsetSeconds: parsed.offsetSeconds)
     }
 
     func integer(_ key: String, in range: ClosedRange<Int64>) throws(FieldError) -> Int64 {

@@ -1,123 +1,167 @@
-/// The members of one sample object, sorted into fields in a single pass.
+internal import Glibc
+
+/// The members of one sample object as spans of its JSON text, sorted into fields in one pass.
 ///
-/// Samples are ingest's hot path (thousands per envelope), so they skip `ObjectReader`'s
-/// per-field lookups; member names are matched by their exact bytes.
+/// Samples are ingest's hot path (thousands per envelope). A span is three integers, so reading
+/// a sample allocates nothing and copying one retains nothing; the decoder turns each span into
+/// a value only once it checks the field. Spans point into the bytes the sample was read from,
+/// which must outlive the fields.
 struct SampleFields {
-    let path: ElementPath
-    var id: JSONValue?
-    var type: JSONValue?
-    var start: JSONValue?
-    var end: JSONValue?
-    var timeZone: JSONValue?
-    var value: JSONValue?
-    var unit: JSONValue?
-    var stage: JSONValue?
-    var origin: JSONValue?
-    var device: JSONValue?
-    var syncIdentifier: JSONValue?
-    var syncVersion: JSONValue?
-    var lastModified: JSONValue?
-
-    /// No fields yet; `set` fills them.
-    init(path: ElementPath) { self.path = path }
-
-    /// Sorts the members of a parsed sample object into fields.
-    init(_ object: JSONValue, path: ElementPath) throws(FieldError) {
-        guard case .object(let members) = object else { throw FieldError(path: path.text, reason: "must be an object") }
-        self.path = path
-        for (key, value) in members.members where !set(key, value) {
-            throw FieldError(path: path.field(key), reason: "is not a known field")
-        }
-    }
-
     /// The fields of a sample, by member name.
     enum Field: Int, CaseIterable {
         case id, type, start, end, timeZone, value, unit, stage, origin, device, syncIdentifier, syncVersion,
             lastModified
 
-        private static let names: [[UInt8]] = [
-            "id", "type", "start", "end", "timeZone", "value", "unit", "stage", "origin", "device", "syncIdentifier",
-            "syncVersion", "lastModified",
-        ].map { Array($0.utf8) }
+        /// The member name.
+        var name: String {
+            switch self {
+            case .id: "id"
+            case .type: "type"
+            case .start: "start"
+            case .end: "end"
+            case .timeZone: "timeZone"
+            case .value: "value"
+            case .unit: "unit"
+            case .stage: "stage"
+            case .origin: "origin"
+            case .device: "device"
+            case .syncIdentifier: "syncIdentifier"
+            case .syncVersion: "syncVersion"
+            case .lastModified: "lastModified"
+            }
+        }
+
+        private static let names: [[UInt8]] = allCases.map { Array($0.name.utf8) }
 
         /// The field a member name's exact bytes name, if any.
         init?(name: UnsafeRawBufferPointer) {
-            for (index, candidate) in Self.names.enumerated()
-            where candidate.count == name.count && name.elementsEqual(candidate) {
-                self.init(rawValue: index)
-                return
+            guard let base = name.baseAddress else { return nil }
+            for (index, candidate) in Self.names.enumerated() where candidate.count == name.count {
+                if candidate.withUnsafeBytes({ memcmp($0.baseAddress!, base, name.count) }) == 0 {
+                    self.init(rawValue: index)
+                    return
+                }
             }
             return nil
         }
+    }
 
-        /// For fields whose text repeats from sample to sample (type, origin, unit, device,
-        /// zone), a slot where the scan keeps the last one to reuse.
-        var repeatSlot: Int? {
-            switch self {
-            case .type: 0
-            case .origin: 1
-            case .unit: 2
-            case .device: 3
-            case .timeZone: 4
-            default: nil
+    private var spans = InlineArray<13, JSONSpan>(repeating: JSONSpan())
+    /// The key of the first member that names no field, if any (a span of kind `.string`).
+    private(set) var unknownKey: JSONSpan?
+
+    /// The span of `field`; kind `.absent` when the sample left it out.
+    subscript(field: Field) -> JSONSpan { spans[field.rawValue] }
+
+    /// Reads the object at the reader (its `{`) into fields, or returns `nil` when a field
+    /// repeats (the tree parser then names the duplicate key).
+    /// - Parameter openLevels: containers open around the object's members that the reader has
+    ///   not counted (see `JSONReader.span(openLevels:)`).
+    /// - Throws: `JSONReadFailure` when the object is not valid JSON.
+    static func read(_ reader: inout JSONReader, openLevels: Int) throws(JSONReadFailure) -> SampleFields? {
+        var fields = SampleFields()
+        reader.index &+= 1  // {
+        reader.skipWhitespace()
+        if reader.next(is: 0x7D) { return fields }  // }
+        repeat {
+            reader.skipWhitespace()
+            guard reader.index < reader.count, reader.byte(reader.index) == 0x22 else {
+                throw JSONReadFailure(offset: reader.index, reason: "expected a member name")
             }
-        }
-    }
-
-    /// Stores member `key`; `false` when the key is not a sample field or was already set.
-    mutating func set(_ key: String, _ value: JSONValue) -> Bool {
-        var key = key
-        guard let field = key.withUTF8({ Field(name: UnsafeRawBufferPointer($0)) }) else { return false }
-        return set(field, value)
-    }
-
-    /// Stores `field`; `false` when it was already set.
-    mutating func set(_ field: Field, _ value: JSONValue) -> Bool {
-        switch field {
-        case .id: Self.fill(&id, value)
-        case .type: Self.fill(&type, value)
-        case .start: Self.fill(&start, value)
-        case .end: Self.fill(&end, value)
-        case .timeZone: Self.fill(&timeZone, value)
-        case .value: Self.fill(&self.value, value)
-        case .unit: Self.fill(&unit, value)
-        case .stage: Self.fill(&stage, value)
-        case .origin: Self.fill(&origin, value)
-        case .device: Self.fill(&device, value)
-        case .syncIdentifier: Self.fill(&syncIdentifier, value)
-        case .syncVersion: Self.fill(&syncVersion, value)
-        case .lastModified: Self.fill(&lastModified, value)
-        }
-    }
-
-    private static func fill(_ slot: inout JSONValue?, _ value: JSONValue) -> Bool {
-        guard slot == nil else { return false }
-        slot = value
-        return true
-    }
-
-    /// A required field's value.
-    func required(_ value: JSONValue?, _ key: String) throws(FieldError) -> JSONValue {
-        guard let value else { throw FieldError(path: path.field(key), reason: "is required") }
-        return value
-    }
-
-    /// An optional field's value; an explicit `null` is refused (leave the field out instead).
-    func optional(_ value: JSONValue?, _ key: String) throws(FieldError) -> JSONValue? {
-        if case .null = value { throw FieldError(path: path.field(key), reason: "must not be null (leave it out)") }
-        return value
+            let key = try reader.span(openLevels: openLevels)
+            let field = key.kind == .string ? Field(name: key.text(in: reader.bytes)) : nil
+            reader.skipWhitespace()
+            guard reader.next(is: 0x3A) else { throw JSONReadFailure(offset: reader.index, reason: "expected ':'") }
+            reader.skipWhitespace()
+            let value = try reader.span(openLevels: openLevels)
+            if let field {
+                guard fields.spans[field.rawValue].kind == .absent else { return nil }
+                fields.spans[field.rawValue] = value
+            } else if fields.unknownKey == nil {
+                fields.unknownKey = key
+            }
+            reader.skipWhitespace()
+        } while try reader.nextSeparator(close: 0x7D)
+        return fields
     }
 }
 
-/// The path of an array element (`samples[3]`, `changes[2].upsertion`), rendered only when an
-/// error names it: building it for every sample cost more than validating the sample.
-struct ElementPath {
-    var array: String
-    var index: Int
-    var member: String? = nil
+/// Where one JSON value lies in the bytes it was read from, and what kind it is.
+struct JSONSpan {
+    enum Kind: UInt8 {
+        /// No value (a field left out).
+        case absent
+        /// A string without escapes; the span is its content, without the quotes.
+        case string
+        /// Any other value (a string with escapes, a number, a literal, an array or an object);
+        /// the span is its whole JSON text.
+        case other
+    }
 
-    var text: String { "\(array)[\(index)]" + (member.map { "." + $0 } ?? "") }
+    var kind = Kind.absent
+    var start: Int32 = 0
+    var end: Int32 = 0
 
-    /// The path of member `key` of this element.
-    func field(_ key: String) -> String { text + "." + key }
+    /// The span's bytes in `bytes`.
+    func text(in bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(rebasing: bytes[Int(start)..<Int(end)])
+    }
+
+    /// The value the span holds, parsed again from `bytes` (which it was read from, so it is
+    /// valid JSON).
+    func value(in bytes: UnsafeRawBufferPointer) -> JSONValue {
+        let text = text(in: bytes)
+        if kind == .string { return .string(String(decoding: text, as: UTF8.self)) }
+        guard let base = text.baseAddress else { return .null }
+        var reader = JSONReader(base: base, count: text.count, maxDepth: EnvelopeLimits.depth)
+        return (try? reader.parseTree()) ?? .null
+    }
+}
+
+extension JSONReader {
+    /// The reader's input.
+    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
+
+    /// Consumes `byte` when it is next.
+    mutating func next(is byte: UInt8) -> Bool {
+        guard index < count, self.byte(index) == byte else { return false }
+        index &+= 1
+        return true
+    }
+
+    /// Consumes a `,` (returns `true`) or the closing `close` (returns `false`); anything else,
+    /// or a trailing comma, fails.
+    mutating func nextSeparator(close: UInt8) throws(JSONReadFailure) -> Bool {
+        if next(is: 0x2C) {
+            skipWhitespace()
+            guard index < count, byte(index) != close else {
+                throw JSONReadFailure(offset: index, reason: "trailing comma")
+            }
+            return true
+        }
+        guard next(is: close) else { throw JSONReadFailure(offset: index, reason: "expected a separator") }
+        return false
+    }
+
+    /// Checks the value at the reader and returns its span; only nested values build a tree.
+    /// - Parameter openLevels: containers open around the value that this reader has not
+    ///   counted, so a nested value gets only the depth the whole document has left.
+    mutating func span(openLevels: Int) throws(JSONReadFailure) -> JSONSpan {
+        guard index < count else { throw JSONReadFailure(offset: index, reason: "expected a value") }
+        let start = index
+        switch byte(index) {
+        case 0x22:
+            if let end = try scanString() {
+                return JSONSpan(kind: .string, start: Int32(start &+ 1), end: Int32(end))
+            }
+        case 0x2D, 0x30...0x39: _ = try parseNumber()
+        case 0x7B, 0x5B:  // { [
+            var nested = JSONReader(base: base, count: count, maxDepth: maxDepth - openLevels)
+            nested.index = index
+            _ = try nested.parseTree()
+            index = nested.index
+        default: _ = try parseTree()
+        }
+        return JSONSpan(kind: .other, start: Int32(start), end: Int32(index))
+    }
 }
