@@ -21,73 +21,92 @@ enum SampleBlock {
     static func write(_ samples: [Sample], _ out: inout RecordWriter) {
         // One pass numbers the repeated strings; the samples then refer to them by index.
         var table = StringTable()
-        var references: [Int32] = []
-        references.reserveCapacity(samples.count * 5)
-        // Each field's previous entry is tried first: consecutive samples mostly repeat them.
-        var last: [Int32] = [0, 0, 0, 0, 0]
-        func reference(_ string: String?, _ field: Int) -> Int32 {
-            guard let string else { return -1 }
-            last[field] = table.index(adding: string, hint: last[field])
-            return last[field]
+        var references: [StringReferences] = []
+        references.reserveCapacity(samples.count)
+        // Samples are borrowed through the buffer's addressor; binding one would copy it and
+        // retain its strings.
+        samples.withUnsafeBufferPointer { samples in
+            var previous = StringReferences(type: 0, origin: 0, unit: 0, zone: 0, device: 0)
+            for index in samples.indices {
+                previous = StringReferences(samples[index], in: &table, hints: previous)
+                references.append(previous)
+            }
+            out.varint(UInt64(table.strings.count))
+            for string in table.strings { out.string(string) }
+            out.varint(UInt64(samples.count))
+            var previousStart: Int64 = 0
+            for index in samples.indices {
+                write(samples[index], references[index], after: previousStart, &out)
+                previousStart = samples[index].start.millis
+            }
         }
-        for sample in samples {
-            references.append(reference(sample.type.name, 0))
-            references.append(reference(sample.origin, 1))
-            references.append(reference(sample.unit, 2))
-            references.append(reference(sample.timeZone, 3))
-            references.append(reference(sample.device, 4))
+    }
+
+    /// A sample's repeated strings as string-table numbers (-1 when absent).
+    private struct StringReferences {
+        var type, origin, unit, zone, device: Int32
+
+        init(type: Int32, origin: Int32, unit: Int32, zone: Int32, device: Int32) {
+            (self.type, self.origin, self.unit, self.zone, self.device) = (type, origin, unit, zone, device)
         }
-        out.varint(UInt64(table.strings.count))
-        for string in table.strings { out.string(string) }
-        out.varint(UInt64(samples.count))
-        var previousStart: Int64 = 0
-        for (number, sample) in samples.enumerated() {
-            let type = references[number * 5]
-            let origin = references[number * 5 + 1]
-            let unit = references[number * 5 + 2]
-            let zone = references[number * 5 + 3]
-            let device = references[number * 5 + 4]
-            var flags: Flags = []
-            if sample.end != nil { flags.insert(.end) }
-            if sample.timeZone != nil { flags.insert(.timeZone) }
-            if sample.value != nil { flags.insert(.value) }
-            if sample.stage != nil { flags.insert(.stage) }
-            if sample.device != nil { flags.insert(.device) }
-            if sample.syncIdentifier != nil { flags.insert(.syncIdentifier) }
-            if sample.syncVersion != nil { flags.insert(.syncVersion) }
-            if sample.lastModified != nil { flags.insert(.lastModified) }
-            let uuid = UUIDText.bytes(of: sample.id)
-            if let uuid { flags.insert(uuid.lowercase ? .lowercaseUUID : .uppercaseUUID) }
-            out.varint(flags.rawValue)
-            if let uuid {
-                withUnsafeBytes(of: (uuid.bytes.0.bigEndian, uuid.bytes.1.bigEndian)) {
-                    out.bytes.append(contentsOf: $0)
-                }
-            } else {
-                out.string(sample.id)
+
+        /// Numbers `sample`'s strings in `table`, trying each field's number in `hints` (the
+        /// previous sample's) first, since consecutive samples mostly repeat them.
+        @inline(__always)
+        init(_ sample: borrowing Sample, in table: inout StringTable, hints: StringReferences) {
+            func number(_ string: String?, _ hint: Int32) -> Int32 {
+                string.map { table.index(adding: $0, hint: hint) } ?? -1
             }
-            out.varint(UInt64(type))
-            out.signed(sample.start.millis &- previousStart)
-            out.signed(Int64(sample.start.offsetSeconds))
-            previousStart = sample.start.millis
-            if let end = sample.end {
-                out.signed(end.millis &- sample.start.millis)
-                out.signed(Int64(end.offsetSeconds))
-            }
-            if zone >= 0 { out.varint(UInt64(zone)) }
-            if let value = sample.value {
-                out.double(value)
-                out.varint(UInt64(max(unit, 0)))
-            }
-            if let stage = sample.stage { out.byte(stage.rawValue) }
-            out.varint(UInt64(origin))
-            if device >= 0 { out.varint(UInt64(device)) }
-            if let syncIdentifier = sample.syncIdentifier { out.string(syncIdentifier) }
-            if let syncVersion = sample.syncVersion { out.signed(syncVersion) }
-            if let lastModified = sample.lastModified {
-                out.signed(lastModified.millis &- sample.start.millis)
-                out.signed(Int64(lastModified.offsetSeconds))
-            }
+            type = table.index(adding: sample.type.name, hint: hints.type)
+            origin = table.index(adding: sample.origin, hint: hints.origin)
+            unit = number(sample.unit, hints.unit)
+            zone = number(sample.timeZone, hints.zone)
+            device = number(sample.device, hints.device)
+        }
+    }
+
+    @inline(__always)
+    private static func write(
+        _ sample: borrowing Sample, _ references: StringReferences, after previousStart: Int64,
+        _ out: inout RecordWriter
+    ) {
+        var flags: Flags = []
+        if sample.end != nil { flags.insert(.end) }
+        if sample.timeZone != nil { flags.insert(.timeZone) }
+        if sample.value != nil { flags.insert(.value) }
+        if sample.stage != nil { flags.insert(.stage) }
+        if sample.device != nil { flags.insert(.device) }
+        if sample.syncIdentifier != nil { flags.insert(.syncIdentifier) }
+        if sample.syncVersion != nil { flags.insert(.syncVersion) }
+        if sample.lastModified != nil { flags.insert(.lastModified) }
+        let uuid = UUIDText.bytes(of: sample.id)
+        if let uuid { flags.insert(uuid.lowercase ? .lowercaseUUID : .uppercaseUUID) }
+        out.varint(flags.rawValue)
+        if let uuid {
+            withUnsafeBytes(of: (uuid.bytes.0.bigEndian, uuid.bytes.1.bigEndian)) { out.bytes.append(contentsOf: $0) }
+        } else {
+            out.string(sample.id)
+        }
+        out.varint(UInt64(references.type))
+        out.signed(sample.start.millis &- previousStart)
+        out.signed(Int64(sample.start.offsetSeconds))
+        if let end = sample.end {
+            out.signed(end.millis &- sample.start.millis)
+            out.signed(Int64(end.offsetSeconds))
+        }
+        if references.zone >= 0 { out.varint(UInt64(references.zone)) }
+        if let value = sample.value {
+            out.double(value)
+            out.varint(UInt64(max(references.unit, 0)))
+        }
+        if let stage = sample.stage { out.byte(stage.rawValue) }
+        out.varint(UInt64(references.origin))
+        if references.device >= 0 { out.varint(UInt64(references.device)) }
+        if let syncIdentifier = sample.syncIdentifier { out.string(syncIdentifier) }
+        if let syncVersion = sample.syncVersion { out.signed(syncVersion) }
+        if let lastModified = sample.lastModified {
+            out.signed(lastModified.millis &- sample.start.millis)
+            out.signed(Int64(lastModified.offsetSeconds))
         }
     }
 

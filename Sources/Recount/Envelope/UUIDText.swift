@@ -8,31 +8,39 @@ enum UUIDText {
     }
 
     private static func parse(_ utf8: UnsafeBufferPointer<UInt8>) -> (bytes: (UInt64, UInt64), lowercase: Bool)? {
+        let dash = UInt8(ascii: "-")
         guard utf8[8] == dash, utf8[13] == dash, utf8[18] == dash, utf8[23] == dash else { return nil }
+        var sawLower = false
+        var sawUpper = false
+        /// Folds the hex digits at `range` into `word`; `false` at a byte that is none.
+        func fold(_ range: Range<Int>, into word: inout UInt64) -> Bool {
+            for index in range {
+                let byte = utf8[index]
+                let digit = byte &- UInt8(ascii: "0")
+                let lower = byte &- UInt8(ascii: "a")
+                let upper = byte &- UInt8(ascii: "A")
+                let nibble: UInt8
+                if digit < 10 {
+                    nibble = digit
+                } else if lower < 6 {
+                    nibble = lower &+ 10
+                    sawLower = true
+                } else if upper < 6 {
+                    nibble = upper &+ 10
+                    sawUpper = true
+                } else {
+                    return false
+                }
+                word = word &<< 4 | UInt64(nibble)
+            }
+            return true
+        }
         var high: UInt64 = 0
         var low: UInt64 = 0
-        // Each byte's class: bit 4 marks a hex digit (its value in the low bits), bit 5 a
-        // lowercase letter, bit 6 an uppercase one.
-        var classes: UInt8 = 0x10
-        for index in 0..<36 where index != 8 && index != 13 && index != 18 && index != 23 {
-            let entry = hexTable[Int(utf8[index])]
-            classes &= entry | 0x60
-            classes |= entry & 0x60
-            if index < 19 { high = high &<< 4 | UInt64(entry & 0x0F) } else { low = low &<< 4 | UInt64(entry & 0x0F) }
-        }
-        guard classes & 0x10 != 0, classes & 0x60 != 0x60 else { return nil }
-        return ((high, low), classes & 0x40 == 0)
-    }
-
-    private static let dash = UInt8(ascii: "-")
-
-    private static let hexTable: [UInt8] = (0...255).map { byte -> UInt8 in
-        switch UInt8(byte) {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): 0x10 | (UInt8(byte) - UInt8(ascii: "0"))
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): 0x30 | (UInt8(byte) - UInt8(ascii: "a") + 10)
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): 0x50 | (UInt8(byte) - UInt8(ascii: "A") + 10)
-        default: 0
-        }
+        guard fold(0..<8, into: &high), fold(9..<13, into: &high), fold(14..<18, into: &high),
+            fold(19..<23, into: &low), fold(24..<36, into: &low), !(sawLower && sawUpper)
+        else { return nil }
+        return ((high, low), !sawUpper)
     }
 
     static func text(of bytes: UnsafeRawBufferPointer, lowercase: Bool) -> String {

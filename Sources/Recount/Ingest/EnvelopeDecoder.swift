@@ -240,26 +240,29 @@ package struct EnvelopeDecoder {
         var samples: [Sample] = []
         var seen = IdSet()
         var repeats = SampleRepeats()
-        func accept(_ sample: Sample, at path: ElementPath) throws(FieldError) {
+        func check(_ sample: borrowing Sample, at path: ElementPath) throws(FieldError) {
             guard allowed(sample.type.metric) else { throw FieldError(path: path.field("type"), reason: mismatch) }
             guard seen.insert(sample.id) else {
                 throw FieldError(path: path.field("id"), reason: "repeats an id earlier in this envelope")
             }
-            samples.append(sample)
         }
         if let scan, let lifted = scan.samples[key] {
             try object.checkCount(key, lifted.count)
             samples.reserveCapacity(lifted.count)
             for index in lifted.indices {
                 let path = ElementPath(array: key, index: index)
-                let input = SampleInput(fields: lifted[index], bytes: scan.bytes, element: path)
-                try accept(try sample(input, repeats: &repeats), at: path)
+                let sample = try sample(
+                    SampleInput(fields: lifted[index], bytes: scan.bytes, element: path), repeats: &repeats)
+                try check(sample, at: path)
+                samples.append(sample)
             }
         } else {
             let arrayPath = object.path(key)
             for (index, value) in try object.array(key).enumerated() {
                 let path = ElementPath(array: arrayPath, index: index)
-                try accept(try sample(value, at: path, repeats: &repeats), at: path)
+                let sample = try sample(value, at: path, repeats: &repeats)
+                try check(sample, at: path)
+                samples.append(sample)
             }
         }
         return samples
@@ -286,7 +289,7 @@ package struct EnvelopeDecoder {
     }
 
     /// One sample object (contract §1 "Samples").
-    private func sample(_ input: SampleInput, repeats: inout SampleRepeats) throws(FieldError) -> Sample {
+    private func sample(_ input: borrowing SampleInput, repeats: inout SampleRepeats) throws(FieldError) -> Sample {
         if let key = input.unknownKey {
             throw FieldError(path: input.element.field(key), reason: "is not a known field")
         }
@@ -316,7 +319,9 @@ package struct EnvelopeDecoder {
                 return name
             }
         }
-        var sample = Sample(id: id, type: type, start: start, end: end, timeZone: timeZone, origin: "")
+        var value: Double? = nil
+        var unitText: String? = nil
+        var stage: SleepStage? = nil
         let metric = type.metric
         switch metric.kind {
         case .quantity:
@@ -341,43 +346,50 @@ package struct EnvelopeDecoder {
                     path: input.path(.value), reason: "is out of range once converted to \(metric.canonicalUnit)")
             }
             if input.has(.stage) { throw FieldError(path: input.path(.stage), reason: "is only for sleep samples") }
-            sample.value = number.double
-            sample.unit = unit.text
+            value = number.double
+            unitText = unit.text
         case .sleep:
             for field in [SampleFields.Field.value, .unit] where input.has(field) {
                 throw FieldError(path: input.path(field), reason: "is not used by sleep samples")
             }
-            guard case .string(let name) = input.value(try input.required(.stage)), let stage = SleepStage(name: name)
+            guard case .string(let name) = input.value(try input.required(.stage)), let named = SleepStage(name: name)
             else {
                 throw FieldError(
                     path: input.path(.stage),
                     reason: "must be one of \(SleepStage.allCases.map(\.name).joined(separator: ", "))")
             }
-            sample.stage = stage
+            stage = named
         case .workout:
             for field in [SampleFields.Field.value, .unit, .stage] where input.has(field) {
                 throw FieldError(path: input.path(field), reason: "is not used by workout samples")
             }
         }
-        sample.origin = try input.repeated(try input.required(.origin), &repeats.origin) { value throws(FieldError) in
+        let origin = try input.repeated(try input.required(.origin), &repeats.origin) { value throws(FieldError) in
             try StringRule.text.check(value, path: input.path(.origin))
         }
+        var device: String? = nil
         if let span = try input.optional(.device) {
-            sample.device = try input.repeated(span, &repeats.device) { value throws(FieldError) in
+            device = try input.repeated(span, &repeats.device) { value throws(FieldError) in
                 try StringRule.device.check(value, path: input.path(.device))
             }
         }
+        var syncIdentifier: String? = nil
         if let span = try input.optional(.syncIdentifier) {
-            sample.syncIdentifier = try StringRule.text.check(input.value(span), path: input.path(.syncIdentifier))
+            syncIdentifier = try StringRule.text.check(input.value(span), path: input.path(.syncIdentifier))
         }
+        var syncVersion: Int64? = nil
         if let span = try input.optional(.syncVersion) {
-            sample.syncVersion = try ObjectReader.integer(
+            syncVersion = try ObjectReader.integer(
                 input.value(span), in: 0...Int64.max, path: input.path(.syncVersion))
         }
+        var lastModified: Instant? = nil
         if let span = try input.optional(.lastModified) {
-            sample.lastModified = try input.instant(span, .lastModified)
+            lastModified = try input.instant(span, .lastModified)
         }
-        return sample
+        return Sample(
+            id: id, type: type, start: start, end: end, timeZone: timeZone, value: value, unit: unitText, stage: stage,
+            origin: origin, device: device, syncIdentifier: syncIdentifier, syncVersion: syncVersion,
+            lastModified: lastModified)
     }
 }
 

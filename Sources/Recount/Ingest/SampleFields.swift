@@ -8,12 +8,14 @@ internal import Glibc
 /// which must outlive the fields.
 struct SampleFields {
     /// The fields of a sample, by member name.
-    enum Field: Int, CaseIterable {
+    enum Field: Int {
         case id, type, start, end, timeZone, value, unit, stage, origin, device, syncIdentifier, syncVersion,
             lastModified
 
         /// The member name.
-        var name: String {
+        var name: String { literal.description }
+
+        private var literal: StaticString {
             switch self {
             case .id: "id"
             case .type: "type"
@@ -31,18 +33,29 @@ struct SampleFields {
             }
         }
 
-        private static let names: [[UInt8]] = allCases.map { Array($0.name.utf8) }
-
         /// The field a member name's exact bytes name, if any.
         init?(name: UnsafeRawBufferPointer) {
-            guard let base = name.baseAddress else { return nil }
-            for (index, candidate) in Self.names.enumerated() where candidate.count == name.count {
-                if candidate.withUnsafeBytes({ memcmp($0.baseAddress!, base, name.count) }) == 0 {
-                    self.init(rawValue: index)
-                    return
-                }
+            // The length and first byte pick the one candidate (the last byte tells start from
+            // stage); the bytes then confirm it.
+            guard name.count >= 2 else { return nil }
+            let candidate: Field
+            switch (name.count, name[0]) {
+            case (2, UInt8(ascii: "i")): candidate = .id
+            case (4, UInt8(ascii: "t")): candidate = .type
+            case (5, UInt8(ascii: "s")): candidate = name[4] == UInt8(ascii: "t") ? .start : .stage
+            case (3, UInt8(ascii: "e")): candidate = .end
+            case (8, UInt8(ascii: "t")): candidate = .timeZone
+            case (5, UInt8(ascii: "v")): candidate = .value
+            case (4, UInt8(ascii: "u")): candidate = .unit
+            case (6, UInt8(ascii: "o")): candidate = .origin
+            case (6, UInt8(ascii: "d")): candidate = .device
+            case (14, UInt8(ascii: "s")): candidate = .syncIdentifier
+            case (11, UInt8(ascii: "s")): candidate = .syncVersion
+            case (12, UInt8(ascii: "l")): candidate = .lastModified
+            default: return nil
             }
-            return nil
+            guard memcmp(candidate.literal.utf8Start, name.baseAddress!, name.count) == 0 else { return nil }
+            self = candidate
         }
     }
 
@@ -51,7 +64,9 @@ struct SampleFields {
     private(set) var unknownKey: JSONSpan?
 
     /// The span of `field`; kind `.absent` when the sample left it out.
-    subscript(field: Field) -> JSONSpan { spans[field.rawValue] }
+    subscript(field: Field) -> JSONSpan {
+        @inline(__always) get { spans[field.rawValue] }
+    }
 
     /// Reads the object at the reader (its `{`) into fields, or returns `nil` when a field
     /// repeats (the tree parser then names the duplicate key).

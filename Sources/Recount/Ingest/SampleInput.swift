@@ -2,7 +2,7 @@ internal import Glibc
 
 /// One sample object as the decoder checks it: its fields, the bytes they point into, and the
 /// sample's path for error messages.
-struct SampleInput {
+struct SampleInput: ~Copyable {
     let fields: SampleFields
     let bytes: UnsafeRawBufferPointer
     /// Where the sample is in the envelope.
@@ -18,6 +18,7 @@ struct SampleInput {
     }
 
     /// A required field's span.
+    @inline(__always)
     func required(_ field: SampleFields.Field) throws(FieldError) -> JSONSpan {
         let span = fields[field]
         guard span.kind != .absent else { throw FieldError(path: path(field), reason: "is required") }
@@ -25,6 +26,7 @@ struct SampleInput {
     }
 
     /// An optional field's span; an explicit `null` is refused (leave the field out instead).
+    @inline(__always)
     func optional(_ field: SampleFields.Field) throws(FieldError) -> JSONSpan? {
         let span = fields[field]
         switch span.kind {
@@ -36,6 +38,7 @@ struct SampleInput {
     }
 
     /// Whether the sample has `field` at all.
+    @inline(__always)
     func has(_ field: SampleFields.Field) -> Bool { fields[field].kind != .absent }
 
     /// The value of a span of this sample.
