@@ -64,4 +64,38 @@ import Testing
             }
         }
     }
+
+    /// The scan predicts each sample's member names from the previous sample and reuses the
+    /// previous sample's decoded texts; neither may show when samples differ from their neighbour.
+    @Test func samplesThatChangeShapeFromTheirNeighbourDecodeAsTheTreeDoes() throws {
+        let samples = [
+            #"{"id":"a1","type":"steps","start":"2026-07-13T08:00:00+02:00","value":10,"unit":"count","origin":"o"}"#,
+            #"{"type":"steps","id":"a2","start":"2026-07-13T09:00:00+02:00","value":11,"unit":"count","origin":"o"}"#,
+            #"{"id":"a3","\u0074ype":"steps","start":"2026-07-13T10:00:00Z","value":12,"unit":"count","origin":"p"}"#,
+            #"{ "id" : "a4", "type":"steps","start":"2026-07-13T11:00:00Z","value":1e1,"unit":"count","origin":"p\u0071"}"#,
+            #"{"id":"a5","type":"steps","start":"2026-07-13T12:00:00Z","value":13,"unit":"count","origin":"pq","device":"d"}"#,
+            #"{"id":"a6","type":"steps","start":"2026-07-13T13:00:00Z","end":"2026-07-13T13:01:00Z","value":14,"unit":"count","origin":"pq"}"#,
+        ]
+        let line =
+            #"{"kind":"samples.upsert","user":"u","provider":"p","samples":["#
+            + samples.joined(separator: ",") + "]}"
+        let fast = Self.outcome(EnvelopeDecoder(scanning: true), Array(line.utf8))
+        let reference = Self.outcome(EnvelopeDecoder(scanning: false), Array(line.utf8))
+        let envelope = try fast.get()
+        #expect(envelope == (try reference.get()))
+        #expect(envelope.samples.map(\.origin) == ["o", "o", "p", "pq", "pq", "pq"])
+        #expect(envelope.samples.map(\.value) == [10, 11, 12, 10, 13, 14])
+        #expect(envelope.samples.map(\.device) == [nil, nil, nil, nil, "d", nil])
+
+        // A member that only starts like the expected name is another member.
+        let unknown = line.replacingOccurrences(
+            of: #""unit":"count","origin":"pq","device""#, with: #""unit":"count","origin":"pq","devices""#)
+        let failure = Self.outcome(EnvelopeDecoder(scanning: true), Array(unknown.utf8))
+        #expect(failure == Self.outcome(EnvelopeDecoder(scanning: false), Array(unknown.utf8)))
+        guard case .failure(let error) = failure else {
+            Issue.record("an unknown member was accepted")
+            return
+        }
+        #expect("\(error)" == "line 1: samples[4].devices is not a known field")
+    }
 }

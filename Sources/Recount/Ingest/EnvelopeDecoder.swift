@@ -278,7 +278,8 @@ package struct EnvelopeDecoder {
         let result = text.withUnsafeBytes { bytes -> Result<Sample, FieldError> in
             var reader = JSONReader(base: bytes.baseAddress!, count: bytes.count, maxDepth: EnvelopeLimits.depth)
             // The tree was valid JSON without a repeated key, so its text reads back.
-            guard let fields = try? SampleFields.read(&reader, openLevels: 0) else {
+            var order = SampleFields.MemberOrder()
+            guard let fields = try? SampleFields.read(&reader, openLevels: 0, order: &order) else {
                 return .failure(FieldError(path: path.text, reason: "could not be read back"))
             }
             return Result { () throws(FieldError) in

@@ -62,12 +62,13 @@ package struct EnvelopeScan {
     private static func scanSamples(_ reader: inout JSONReader) throws(JSONReadFailure) -> [SampleFields]? {
         reader.index &+= 1  // [
         var samples: [SampleFields] = []
+        var order = SampleFields.MemberOrder()
         reader.skipWhitespace()
         if reader.next(is: 0x5D) { return samples }  // ]
         repeat {
             reader.skipWhitespace()
             guard reader.index < reader.count, reader.byte(reader.index) == 0x7B,  // {
-                let fields = try SampleFields.read(&reader, openLevels: 2), fields.unknownKey == nil
+                let fields = try SampleFields.read(&reader, openLevels: 2, order: &order), fields.unknownKey == nil
             else { return nil }
             samples.append(fields)
             reader.skipWhitespace()

@@ -15,7 +15,8 @@ struct SampleFields {
         /// The member name.
         var name: String { literal.description }
 
-        private var literal: StaticString {
+        /// The member name as a static string.
+        var literal: StaticString {
             switch self {
             case .id: "id"
             case .type: "type"
@@ -70,21 +71,35 @@ struct SampleFields {
 
     /// Reads the object at the reader (its `{`) into fields, or returns `nil` when a field
     /// repeats (the tree parser then names the duplicate key).
-    /// - Parameter openLevels: containers open around the object's members that the reader has
-    ///   not counted (see `JSONReader.span(openLevels:)`).
+    /// - Parameters:
+    ///   - openLevels: containers open around the object's members that the reader has not
+    ///     counted (see `JSONReader.span(openLevels:)`).
+    ///   - order: the fields of the previous sample in member order; a member whose bytes are
+    ///     the expected name in quotes is taken without scanning its key. Updated as read.
     /// - Throws: `JSONReadFailure` when the object is not valid JSON.
-    static func read(_ reader: inout JSONReader, openLevels: Int) throws(JSONReadFailure) -> SampleFields? {
+    static func read(_ reader: inout JSONReader, openLevels: Int, order: inout MemberOrder) throws(JSONReadFailure)
+        -> SampleFields?
+    {
         var fields = SampleFields()
         reader.index &+= 1  // {
         reader.skipWhitespace()
         if reader.next(is: 0x7D) { return fields }  // }
+        var member = 0
         repeat {
             reader.skipWhitespace()
             guard reader.index < reader.count, reader.byte(reader.index) == 0x22 else {
                 throw JSONReadFailure(offset: reader.index, reason: "expected a member name")
             }
-            let key = try reader.span(openLevels: openLevels)
-            let field = key.kind == .string ? Field(name: key.text(in: reader.bytes)) : nil
+            let key: JSONSpan
+            let field: Field?
+            if let expected = order[member], let span = reader.quotedName(expected.literal) {
+                (key, field) = (span, expected)
+            } else {
+                key = try reader.span(openLevels: openLevels)
+                field = key.kind == .string ? Field(name: key.text(in: reader.bytes)) : nil
+                order[member] = field
+            }
+            member &+= 1
             reader.skipWhitespace()
             guard reader.next(is: 0x3A) else { throw JSONReadFailure(offset: reader.index, reason: "expected ':'") }
             reader.skipWhitespace()
@@ -98,6 +113,19 @@ struct SampleFields {
             reader.skipWhitespace()
         } while try reader.nextSeparator(close: 0x7D)
         return fields
+    }
+
+    /// The fields of a sample in member order, as the previous sample had them.
+    struct MemberOrder {
+        private var fields = InlineArray<16, Int8>(repeating: -1)
+
+        init() {}
+
+        /// The field at member `position`, if known.
+        subscript(position: Int) -> Field? {
+            get { position < 16 ? Field(rawValue: Int(fields[position])) : nil }
+            set { if position < 16 { fields[position] = Int8(newValue?.rawValue ?? -1) } }
+        }
     }
 }
 
@@ -129,6 +157,7 @@ struct JSONSpan {
         if kind == .string { return .string(String(decoding: text, as: UTF8.self)) }
         guard let base = text.baseAddress else { return .null }
         var reader = JSONReader(base: base, count: text.count, maxDepth: EnvelopeLimits.depth)
+        if JSONReader.startsNumber(text[0]) { return (try? reader.parseNumber()).map { .number($0) } ?? .null }
         return (try? reader.parseTree()) ?? .null
     }
 }
@@ -158,6 +187,19 @@ extension JSONReader {
         return false
     }
 
+    /// The span of the key at the reader when its bytes are exactly `name` in quotes (so it has
+    /// no escapes), consumed; else `nil`, with nothing consumed.
+    @inline(__always)
+    mutating func quotedName(_ name: StaticString) -> JSONSpan? {
+        let length = name.utf8CodeUnitCount
+        let end = index &+ 1 &+ length
+        guard end < count, byte(end) == 0x22, memcmp(base + (index &+ 1), name.utf8Start, length) == 0 else {
+            return nil
+        }
+        defer { index = end &+ 1 }
+        return JSONSpan(kind: .string, start: Int32(index &+ 1), end: Int32(end))
+    }
+
     /// Checks the value at the reader and returns its span; only nested values build a tree.
     /// - Parameter openLevels: containers open around the value that this reader has not
     ///   counted, so a nested value gets only the depth the whole document has left.
@@ -169,7 +211,7 @@ extension JSONReader {
             if let end = try scanString() {
                 return JSONSpan(kind: .string, start: Int32(start &+ 1), end: Int32(end))
             }
-        case 0x2D, 0x30...0x39: _ = try parseNumber()
+        case let byte where JSONReader.startsNumber(byte): _ = try scanNumber()
         case 0x7B, 0x5B:  // { [
             var nested = JSONReader(base: base, count: count, maxDepth: maxDepth - openLevels)
             nested.index = index

@@ -18,6 +18,50 @@ extension JSONReader {
     @inline(never)
     mutating func parseNumber() throws(JSONReadFailure) -> JSONNumber {
         let start = index
+        let parts = try scanNumber()
+        let literal = String(
+            decoding: UnsafeRawBufferPointer(start: base + start, count: index &- start), as: UTF8.self)
+        var int64: Int64? = nil
+        let magnitude: Double
+        if parts.truncated {
+            guard let value = Double(literal) else { throw JSONReader.invalidNumber(at: start) }
+            return JSONNumber(literal: literal, double: value, isInteger: parts.isInteger, int64: nil)
+        } else if parts.isInteger {
+            magnitude = Double(parts.mantissa)
+            if parts.negative {
+                if parts.mantissa <= UInt64(Int64.max) &+ 1 { int64 = Int64(bitPattern: 0 &- parts.mantissa) }
+            } else if parts.mantissa <= UInt64(Int64.max) {
+                int64 = Int64(parts.mantissa)
+            }
+        } else if let exact = JSONReader.exactDouble(parts.mantissa, parts.exponent &- parts.fractionDigits) {
+            magnitude = exact
+        } else {
+            guard let value = Double(literal) else { throw JSONReader.invalidNumber(at: start) }
+            return JSONNumber(literal: literal, double: value, isInteger: false, int64: nil)
+        }
+        return JSONNumber(
+            literal: literal, double: parts.negative ? -magnitude : magnitude, isInteger: parts.isInteger,
+            int64: int64)
+    }
+
+    /// What `scanNumber()` read of a number.
+    struct NumberParts {
+        var negative: Bool
+        /// The first 19 significant digits as an integer.
+        var mantissa: UInt64
+        /// Whether digits beyond those 19 were dropped.
+        var truncated: Bool
+        var isInteger: Bool
+        var fractionDigits: Int
+        var exponent: Int
+    }
+
+    /// Checks a number against the grammar and folds its digits, without building its literal
+    /// (the scan only needs to know where it ends); `index` is at its `-` or first digit.
+    /// - Returns: its parts; `index` is just past it.
+    /// - Throws: `JSONReadFailure` ("number is not valid JSON") at the first offending byte.
+    mutating func scanNumber() throws(JSONReadFailure) -> NumberParts {
+        let start = index
         var i = start
         let negative = byte(i) == 0x2D
         if negative { i &+= 1 }
@@ -92,29 +136,9 @@ extension JSONReader {
         if i < count, JSONReader.continuesWord(byte(i)) { throw JSONReader.invalidNumber(at: i) }
 
         index = i
-        let literal = String(
-            decoding: UnsafeRawBufferPointer(start: base + start, count: i &- start), as: UTF8.self)
-        var int64: Int64? = nil
-        let magnitude: Double
-        if truncated {
-            guard let value = Double(literal) else { throw JSONReader.invalidNumber(at: start) }
-            return JSONNumber(literal: literal, double: value, isInteger: isInteger, int64: nil)
-        } else if isInteger {
-            magnitude = Double(mantissa)
-            if negative {
-                if mantissa <= UInt64(Int64.max) &+ 1 { int64 = Int64(bitPattern: 0 &- mantissa) }
-            } else if mantissa <= UInt64(Int64.max) {
-                int64 = Int64(mantissa)
-            }
-        } else if let exact = JSONReader.exactDouble(mantissa, exponent &- fractionDigits) {
-            magnitude = exact
-        } else {
-            guard let value = Double(literal) else { throw JSONReader.invalidNumber(at: start) }
-            return JSONNumber(literal: literal, double: value, isInteger: false, int64: nil)
-        }
-        return JSONNumber(
-            literal: literal, double: negative ? -magnitude : magnitude, isInteger: isInteger,
-            int64: int64)
+        return NumberParts(
+            negative: negative, mantissa: mantissa, truncated: truncated, isInteger: isInteger,
+            fractionDigits: fractionDigits, exponent: exponent)
     }
 
     /// `mantissa × 10^power` correctly rounded, when one exact operation gives it; else `nil`.
@@ -140,5 +164,11 @@ extension JSONReader {
     @inline(__always)
     static func isDigit(_ b: UInt8) -> Bool {
         b &- 0x30 < 10
+    }
+
+    /// Whether `b` can start a number (`-` or a digit).
+    @inline(__always)
+    static func startsNumber(_ b: UInt8) -> Bool {
+        b == 0x2D || isDigit(b)
     }
 }
