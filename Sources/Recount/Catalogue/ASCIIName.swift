@@ -37,8 +37,8 @@ struct ASCIIName: Sendable {
 extension String {
     /// Calls `body` with the string's UTF-8 bytes, copying only when the string is not contiguous.
     @inline(__always)
-    func withRawUTF8<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+    func withRawUTF8<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
         var copy = self
-        return copy.withUTF8 { body(UnsafeRawBufferPointer($0)) }
+        return try copy.withUTF8 { utf8 in Result { () throws(E) in try body(UnsafeRawBufferPointer(utf8)) } }.get()
     }
 }

@@ -23,12 +23,12 @@ enum SampleBlock {
         var table = StringTable()
         var references: [StringReferences] = []
         references.reserveCapacity(samples.count)
-        // Samples are borrowed through the buffer's addressor; binding one would copy it and
-        // retain its strings.
+        // Samples are read in place through the buffer: binding one, or passing it to a function,
+        // copies it and retains all its strings.
         samples.withUnsafeBufferPointer { samples in
             var previous = StringReferences(type: 0, origin: 0, unit: 0, zone: 0, device: 0)
             for index in samples.indices {
-                previous = StringReferences(samples[index], in: &table, hints: previous)
+                previous = StringReferences(samples, index, in: &table, hints: previous)
                 references.append(previous)
             }
             out.varint(UInt64(table.strings.count))
@@ -36,7 +36,7 @@ enum SampleBlock {
             out.varint(UInt64(samples.count))
             var previousStart: Int64 = 0
             for index in samples.indices {
-                write(samples[index], references[index], after: previousStart, &out)
+                write(samples.baseAddress! + index, references[index], after: previousStart, &out)
                 previousStart = samples[index].start.millis
             }
         }
@@ -50,62 +50,62 @@ enum SampleBlock {
             (self.type, self.origin, self.unit, self.zone, self.device) = (type, origin, unit, zone, device)
         }
 
-        /// Numbers `sample`'s strings in `table`, trying each field's number in `hints` (the
-        /// previous sample's) first, since consecutive samples mostly repeat them.
-        @inline(__always)
-        init(_ sample: borrowing Sample, in table: inout StringTable, hints: StringReferences) {
+        /// Numbers the strings of `samples[index]` in `table`, trying each field's number in
+        /// `hints` (the previous sample's) first, since consecutive samples mostly repeat them.
+        init(_ samples: UnsafeBufferPointer<Sample>, _ index: Int, in table: inout StringTable, hints: StringReferences)
+        {
             func number(_ string: String?, _ hint: Int32) -> Int32 {
                 string.map { table.index(adding: $0, hint: hint) } ?? -1
             }
-            type = table.index(adding: sample.type.name, hint: hints.type)
-            origin = table.index(adding: sample.origin, hint: hints.origin)
-            unit = number(sample.unit, hints.unit)
-            zone = number(sample.timeZone, hints.zone)
-            device = number(sample.device, hints.device)
+            type = table.index(adding: samples[index].type.name, hint: hints.type)
+            origin = table.index(adding: samples[index].origin, hint: hints.origin)
+            unit = number(samples[index].unit, hints.unit)
+            zone = number(samples[index].timeZone, hints.zone)
+            device = number(samples[index].device, hints.device)
         }
     }
 
-    @inline(__always)
+    /// Writes one sample, read in place through `pointer` (see `StringReferences.init`).
     private static func write(
-        _ sample: borrowing Sample, _ references: StringReferences, after previousStart: Int64,
+        _ pointer: UnsafePointer<Sample>, _ references: StringReferences, after previousStart: Int64,
         _ out: inout RecordWriter
     ) {
         var flags: Flags = []
-        if sample.end != nil { flags.insert(.end) }
-        if sample.timeZone != nil { flags.insert(.timeZone) }
-        if sample.value != nil { flags.insert(.value) }
-        if sample.stage != nil { flags.insert(.stage) }
-        if sample.device != nil { flags.insert(.device) }
-        if sample.syncIdentifier != nil { flags.insert(.syncIdentifier) }
-        if sample.syncVersion != nil { flags.insert(.syncVersion) }
-        if sample.lastModified != nil { flags.insert(.lastModified) }
-        let uuid = UUIDText.bytes(of: sample.id)
+        if pointer.pointee.end != nil { flags.insert(.end) }
+        if pointer.pointee.timeZone != nil { flags.insert(.timeZone) }
+        if pointer.pointee.value != nil { flags.insert(.value) }
+        if pointer.pointee.stage != nil { flags.insert(.stage) }
+        if pointer.pointee.device != nil { flags.insert(.device) }
+        if pointer.pointee.syncIdentifier != nil { flags.insert(.syncIdentifier) }
+        if pointer.pointee.syncVersion != nil { flags.insert(.syncVersion) }
+        if pointer.pointee.lastModified != nil { flags.insert(.lastModified) }
+        let uuid = UUIDText.bytes(of: pointer.pointee.id)
         if let uuid { flags.insert(uuid.lowercase ? .lowercaseUUID : .uppercaseUUID) }
         out.varint(flags.rawValue)
         if let uuid {
             withUnsafeBytes(of: (uuid.bytes.0.bigEndian, uuid.bytes.1.bigEndian)) { out.bytes.append(contentsOf: $0) }
         } else {
-            out.string(sample.id)
+            out.string(pointer.pointee.id)
         }
         out.varint(UInt64(references.type))
-        out.signed(sample.start.millis &- previousStart)
-        out.signed(Int64(sample.start.offsetSeconds))
-        if let end = sample.end {
-            out.signed(end.millis &- sample.start.millis)
+        out.signed(pointer.pointee.start.millis &- previousStart)
+        out.signed(Int64(pointer.pointee.start.offsetSeconds))
+        if let end = pointer.pointee.end {
+            out.signed(end.millis &- pointer.pointee.start.millis)
             out.signed(Int64(end.offsetSeconds))
         }
         if references.zone >= 0 { out.varint(UInt64(references.zone)) }
-        if let value = sample.value {
+        if let value = pointer.pointee.value {
             out.double(value)
             out.varint(UInt64(max(references.unit, 0)))
         }
-        if let stage = sample.stage { out.byte(stage.rawValue) }
+        if let stage = pointer.pointee.stage { out.byte(stage.rawValue) }
         out.varint(UInt64(references.origin))
         if references.device >= 0 { out.varint(UInt64(references.device)) }
-        if let syncIdentifier = sample.syncIdentifier { out.string(syncIdentifier) }
-        if let syncVersion = sample.syncVersion { out.signed(syncVersion) }
-        if let lastModified = sample.lastModified {
-            out.signed(lastModified.millis &- sample.start.millis)
+        if let syncIdentifier = pointer.pointee.syncIdentifier { out.string(syncIdentifier) }
+        if let syncVersion = pointer.pointee.syncVersion { out.signed(syncVersion) }
+        if let lastModified = pointer.pointee.lastModified {
+            out.signed(lastModified.millis &- pointer.pointee.start.millis)
             out.signed(Int64(lastModified.offsetSeconds))
         }
     }

@@ -294,7 +294,7 @@ package struct EnvelopeDecoder {
         if let key = input.unknownKey {
             throw FieldError(path: input.element.field(key), reason: "is not a known field")
         }
-        let id = try StringRule.id.check(input.value(try input.required(.id)), path: input.path(.id))
+        let id = try input.string(try input.required(.id), .id, .id)
         let type = try input.repeated(try input.required(.type), &repeats.type) { value throws(FieldError) in
             try metricName(value, path: input.path(.type))
         }
@@ -376,7 +376,7 @@ package struct EnvelopeDecoder {
         }
         var syncIdentifier: String? = nil
         if let span = try input.optional(.syncIdentifier) {
-            syncIdentifier = try StringRule.text.check(input.value(span), path: input.path(.syncIdentifier))
+            syncIdentifier = try input.string(span, .syncIdentifier, .text)
         }
         var syncVersion: Int64? = nil
         if let span = try input.optional(.syncVersion) {

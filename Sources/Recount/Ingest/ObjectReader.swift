@@ -131,10 +131,17 @@ struct StringRule: Sendable {
     /// The string in `value` if it has this shape; `path` is rendered only for an error.
     func check(_ value: JSONValue, path: @autoclosure () -> String) throws(FieldError) -> String {
         guard case .string(let text) = value else { throw FieldError(path: path(), reason: "must be a string") }
-        // A scalar is 1 to 4 UTF-8 bytes, so the byte count settles most length checks.
-        let bytes = text.utf8.count
+        try text.withRawUTF8 { utf8 throws(FieldError) in try check(utf8: utf8, path: path()) }
+        return text
+    }
+
+    /// Checks a string's UTF-8 bytes (valid UTF-8, as JSON strings are) against this shape.
+    func check(utf8: UnsafeRawBufferPointer, path: @autoclosure () -> String) throws(FieldError) {
+        // A scalar is 1 to 4 UTF-8 bytes, so the byte count settles most length checks; else
+        // count the bytes that start a scalar (all but continuation bytes).
+        let bytes = utf8.count
         let settled = bytes <= maximum && (bytes + 3) / 4 >= minimum
-        let count = settled ? minimum : text.unicodeScalars.count
+        let count = settled ? minimum : utf8.reduce(0) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) }
         guard count >= minimum, count <= maximum else {
             throw FieldError(
                 path: path(),
@@ -142,14 +149,13 @@ struct StringRule: Sendable {
                     ? "must be \(minimum) characters" : "must be \(minimum) to \(maximum) characters")
         }
         if let ascii {
-            guard !text.containsUTF8Byte(where: { !ascii($0) }) else {
+            guard !utf8.contains(where: { !ascii($0) }) else {
                 throw FieldError(path: path(), reason: "must be \(describe)")
             }
-        } else if text.containsUTF8Byte(where: { $0 < 0x20 || $0 == 0x7F }) {
+        } else if utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
             // Control characters are single bytes in UTF-8, so the bytes tell.
             throw FieldError(path: path(), reason: "must not contain control characters")
         }
-        return text
     }
 
     static func isAlphanumeric(_ byte: UInt8) -> Bool {

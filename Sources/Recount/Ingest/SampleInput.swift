@@ -44,6 +44,14 @@ struct SampleInput: ~Copyable {
     /// The value of a span of this sample.
     func value(_ span: JSONSpan) -> JSONValue { span.value(in: bytes) }
 
+    /// A string field checked against `rule`, straight from the bytes when it is a plain string.
+    func string(_ span: JSONSpan, _ field: SampleFields.Field, _ rule: StringRule) throws(FieldError) -> String {
+        guard span.kind == .string else { return try rule.check(value(span), path: path(field)) }
+        let text = span.text(in: bytes)
+        try rule.check(utf8: text, path: path(field))
+        return String(decoding: text, as: UTF8.self)
+    }
+
     /// An RFC 3339 instant, parsed straight from the bytes when it is a plain string.
     func instant(_ span: JSONSpan, _ field: SampleFields.Field) throws(FieldError) -> Instant {
         if span.kind == .string, let instant = ObjectReader.instant(text: span.text(in: bytes)) { return instant }

@@ -16,10 +16,4 @@ extension String {
         }
         return (same ?? nil) ?? utf8.elementsEqual(other.utf8)
     }
-
-    /// Whether any UTF-8 byte of the string satisfies `predicate`, read from contiguous storage.
-    func containsUTF8Byte(where predicate: (UInt8) -> Bool) -> Bool {
-        var text = self
-        return text.withUTF8 { $0.contains(where: predicate) }
-    }
 }
