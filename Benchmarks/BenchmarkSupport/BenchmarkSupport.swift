@@ -13,7 +13,7 @@ public struct BenchmarkRun: Sendable {
     public init(name: String, arguments: [String] = CommandLine.arguments) {
         self.name = name
         smoke = arguments.contains("--smoke")
-        runs = smoke ? 1 : 3
+        runs = smoke ? 1 : 5
         #if DEBUG
             if !smoke {
                 FileHandle.standardError.write(

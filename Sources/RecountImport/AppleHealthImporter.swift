@@ -17,7 +17,7 @@ import Recount
 ///
 /// Output is a pure function of the file's bytes and the toolchain's time-zone data: no clock, no
 /// hash order, so importing the same export twice gives byte-identical lines. Sample ids are
-/// derived from each record's identity (see `SampleID`), so an overlapping later export yields
+/// derived from each record's identity (see `RecordID`), so an overlapping later export yields
 /// the same ids for the same records. Envelopes are emitted while parsing: when `run` throws
 /// part-way, the lines already emitted are complete envelopes but the import is incomplete.
 ///

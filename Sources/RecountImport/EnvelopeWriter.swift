@@ -19,7 +19,7 @@ final class EnvelopeWriter {
     /// The samples of the envelope being built.
     private var body: [Sample] = []
     /// Ids in the envelope being built, to drop exact duplicates within it.
-    private var idsInBody: Set<String> = []
+    private var idsInBody: Set<SampleID> = []
     /// Samples written so far.
     private(set) var samplesWritten = 0
     /// Envelopes written so far.

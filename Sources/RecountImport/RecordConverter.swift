@@ -90,7 +90,7 @@ final class RecordConverter {
             }
         }
 
-        let id = SampleID.derive(
+        let id = RecordID.derive(
             type: record.type, origin: origin, start: start.epochSeconds, end: end.epochSeconds,
             value: record.value ?? "", unit: record.unit ?? "", creation: creation?.epochSeconds)
         guard let type = MetricName(record.type) else { throw RecordRejection("unsupported type \(record.type)") }

@@ -51,7 +51,7 @@ import Testing
         func encoded(_ ids: [String]) throws -> [UInt8] {
             let samples = ids.enumerated().map { index, id in
                 Sample(
-                    id: id, type: MetricName("steps")!,
+                    id: SampleID(id), type: MetricName("steps")!,
                     start: Instant(millis: Int64(index) * 60_000, offsetSeconds: -25_200), value: 3, unit: "count",
                     origin: "o")
             }

@@ -75,7 +75,7 @@ package enum EnvelopeJSON {
     /// One sample object.
     package static func sample(_ sample: Sample) -> String {
         var out = JSONObjectText()
-        out.string("id", sample.id)
+        out.string("id", sample.id.text)
         out.string("type", sample.type.name)
         out.string("start", sample.start.rfc3339)
         if let end = sample.end { out.string("end", end.rfc3339) }

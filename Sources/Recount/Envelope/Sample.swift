@@ -3,7 +3,7 @@
 /// Values and units are kept as written; `canonicalValue` converts to the metric's unit.
 package struct Sample: Equatable, Sendable {
     /// The provider's identity of the sample.
-    package var id: String
+    package var id: SampleID
     /// The metric and the type name the client used for it.
     package var type: MetricName
     package var start: Instant
@@ -25,7 +25,7 @@ package struct Sample: Equatable, Sendable {
     package var lastModified: Instant?
 
     package init(
-        id: String, type: MetricName, start: Instant, end: Instant? = nil, timeZone: String? = nil,
+        id: SampleID, type: MetricName, start: Instant, end: Instant? = nil, timeZone: String? = nil,
         value: Double? = nil, unit: String? = nil, stage: SleepStage? = nil, origin: String,
         device: String? = nil, syncIdentifier: String? = nil, syncVersion: Int64? = nil, lastModified: Instant? = nil
     ) {

@@ -79,13 +79,13 @@ enum SampleBlock {
         if pointer.pointee.syncIdentifier != nil { flags.insert(.syncIdentifier) }
         if pointer.pointee.syncVersion != nil { flags.insert(.syncVersion) }
         if pointer.pointee.lastModified != nil { flags.insert(.lastModified) }
-        let uuid = UUIDText.bytes(of: pointer.pointee.id)
+        let uuid = pointer.pointee.id.uuid
         if let uuid { flags.insert(uuid.lowercase ? .lowercaseUUID : .uppercaseUUID) }
         out.varint(flags.rawValue)
         if let uuid {
-            withUnsafeBytes(of: (uuid.bytes.0.bigEndian, uuid.bytes.1.bigEndian)) { out.bytes.append(contentsOf: $0) }
+            withUnsafeBytes(of: (uuid.high.bigEndian, uuid.low.bigEndian)) { out.bytes.append(contentsOf: $0) }
         } else {
-            out.string(pointer.pointee.id)
+            out.string(pointer.pointee.id.text)
         }
         out.varint(UInt64(references.type))
         out.signed(pointer.pointee.start.millis &- previousStart)
@@ -124,15 +124,16 @@ enum SampleBlock {
             let raw = try input.varint()
             guard raw & ~Flags.all == 0 else { throw input.malformed("unknown sample flags") }
             let flags = Flags(rawValue: raw)
-            let id: String
+            let id: SampleID
             if flags.contains(.lowercaseUUID) || flags.contains(.uppercaseUUID) {
                 guard input.bytes.count - input.offset >= 16 else { throw input.malformed("record ends early") }
-                id = UUIDText.text(
-                    of: UnsafeRawBufferPointer(rebasing: input.bytes[input.offset..<(input.offset + 16)]),
-                    lowercase: flags.contains(.lowercaseUUID))
+                let high = UInt64(bigEndian: input.bytes.loadUnaligned(fromByteOffset: input.offset, as: UInt64.self))
+                let low = UInt64(
+                    bigEndian: input.bytes.loadUnaligned(fromByteOffset: input.offset + 8, as: UInt64.self))
+                id = SampleID(uuid: high, low, lowercase: flags.contains(.lowercaseUUID))
                 input.offset += 16
             } else {
-                id = try input.string()
+                id = SampleID(try input.string())
             }
             let typeText = try entry(&input)
             guard let type = MetricName(typeText) else { throw input.malformed("unknown type name \(typeText)") }

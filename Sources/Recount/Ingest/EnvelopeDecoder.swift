@@ -294,7 +294,7 @@ package struct EnvelopeDecoder {
         if let key = input.unknownKey {
             throw FieldError(path: input.element.field(key), reason: "is not a known field")
         }
-        let id = try input.string(try input.required(.id), .id, .id)
+        let id = try input.id(try input.required(.id))
         let type = try input.repeated(try input.required(.type), &repeats.type) { value throws(FieldError) in
             try metricName(value, path: input.path(.type))
         }

@@ -52,6 +52,16 @@ struct SampleInput: ~Copyable {
         return String(decoding: text, as: UTF8.self)
     }
 
+    /// The sample's id, checked against the id rule; a plain UUID is read straight from the
+    /// bytes (its shape already satisfies the rule).
+    func id(_ span: JSONSpan) throws(FieldError) -> SampleID {
+        guard span.kind == .string else { return SampleID(try StringRule.id.check(value(span), path: path(.id))) }
+        let text = span.text(in: bytes)
+        let id = SampleID(utf8: text)
+        if id.uuid == nil { try StringRule.id.check(utf8: text, path: path(.id)) }
+        return id
+    }
+
     /// An RFC 3339 instant, parsed straight from the bytes when it is a plain string.
     func instant(_ span: JSONSpan, _ field: SampleFields.Field) throws(FieldError) -> Instant {
         if span.kind == .string, let instant = ObjectReader.instant(text: span.text(in: bytes)) { return instant }

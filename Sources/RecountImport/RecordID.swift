@@ -16,7 +16,7 @@ import Recount
 /// Consequences: importing the same export twice, or a later export that contains the same record
 /// written with another export-time offset, gives the same id; renaming the source app or device
 /// gives a new id.
-enum SampleID {
+enum RecordID {
     /// The domain-separation prefix, which versions the derivation.
     private static let domain = "recount.apple-health.v1"
 
@@ -30,11 +30,11 @@ enum SampleID {
     ///   - value: value attribute as written, or empty.
     ///   - unit: unit attribute as written, or empty.
     ///   - creation: creation instant, epoch seconds, when present.
-    /// - Returns: a lowercase UUID string such as `1b4e28ba-2fa1-81d2-883f-0016d3cca427`.
+    /// - Returns: a lowercase UUID such as `1b4e28ba-2fa1-81d2-883f-0016d3cca427`.
     static func derive(
         type: String, origin: String, start: Int64, end: Int64, value: String, unit: String,
         creation: Int64?
-    ) -> String {
+    ) -> SampleID {
         var message = [UInt8]()
         message.reserveCapacity(
             domain.utf8.count + type.utf8.count + origin.utf8.count + value.utf8.count
@@ -56,7 +56,7 @@ enum SampleID {
         field(unit)
         field(creation)
         let digest = SHA256.hash(message)
-        return uuidText(digest)
+        return uuid(digest)
     }
 
     /// Appends the decimal digits of a number (with `-` when negative).
@@ -71,26 +71,13 @@ enum SampleID {
         }
     }
 
-    /// Formats the first 16 bytes of a digest as a version-8, RFC 9562-variant UUID.
-    private static func uuidText(_ digest: [UInt8]) -> String {
-        let hexDigits: StaticString = "0123456789abcdef"
-        return String(unsafeUninitializedCapacity: 36) { output in
-            hexDigits.withUTF8Buffer { table in
-                var position = 0
-                for index in 0..<16 {
-                    if index == 4 || index == 6 || index == 8 || index == 10 {
-                        output[position] = UInt8(ascii: "-")
-                        position += 1
-                    }
-                    var byte = digest[index]
-                    if index == 6 { byte = (byte & 0x0f) | 0x80 }
-                    if index == 8 { byte = (byte & 0x3f) | 0x80 }
-                    output[position] = table[Int(byte >> 4)]
-                    output[position + 1] = table[Int(byte & 0x0f)]
-                    position += 2
-                }
-            }
-            return 36
-        }
+    /// The first 16 bytes of a digest as a version-8, RFC 9562-variant UUID.
+    private static func uuid(_ digest: [UInt8]) -> SampleID {
+        var bytes = Array(digest.prefix(16))
+        bytes[6] = (bytes[6] & 0x0f) | 0x80
+        bytes[8] = (bytes[8] & 0x3f) | 0x80
+        let high = bytes[0..<8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        let low = bytes[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        return SampleID(uuid: high, low, lowercase: true)
     }
 }

@@ -1,17 +1,19 @@
+import Recount
 import Testing
 
 @testable import RecountImport
 
 /// Stable ids derived from a record's identity.
-@Suite struct SampleIDTests {
+@Suite struct RecordIDTests {
     static func id(
         type: String = "HKQuantityTypeIdentifierStepCount", origin: String = "Health",
         start: Int64 = 1_410_600_474, end: Int64 = 1_410_600_479, value: String = "329",
         unit: String = "count", creation: Int64? = 1_411_279_727
     ) -> String {
-        SampleID.derive(
+        RecordID.derive(
             type: type, origin: origin, start: start, end: end, value: value, unit: unit,
-            creation: creation)
+            creation: creation
+        ).text
     }
 
     /// Pinned value, computed independently with Python's hashlib over the documented encoding.

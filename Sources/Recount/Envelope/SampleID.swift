@@ -1,0 +1,134 @@
+internal import RecountLog
+
+/// A sample's id exactly as its provider wrote it.
+///
+/// HealthKit and Health Connect ids are UUIDs, so a canonical UUID (`8-4-4-4-12` hex digits, one
+/// letter case) is held as its 16 bytes and its case: no allocation, cheap to hash and compare,
+/// and written to the log as 16 bytes. Any other text is held as it is. Two ids are equal exactly
+/// when their texts have the same bytes.
+package struct SampleID: Hashable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
+    private enum Storage {
+        /// The UUID's bytes as two big-endian halves, and whether its letters are lowercase.
+        case uuid(UInt64, UInt64, lowercase: Bool)
+        /// Any id that is not a canonical UUID.
+        case text(String)
+    }
+
+    private let storage: Storage
+
+    /// The id whose text is `text`.
+    package init(_ text: String) {
+        let uuid = text.utf8.count == 36 ? text.withRawUTF8 { Self.parseUUID($0) } : nil
+        storage = uuid.map { .uuid($0.high, $0.low, lowercase: $0.lowercase) } ?? .text(text)
+    }
+
+    /// The id whose text is the UTF-8 `bytes`, which must be valid UTF-8.
+    package init(utf8 bytes: UnsafeRawBufferPointer) {
+        if bytes.count == 36, let uuid = Self.parseUUID(bytes) {
+            storage = .uuid(uuid.high, uuid.low, lowercase: uuid.lowercase)
+        } else {
+            storage = .text(String(decoding: bytes, as: UTF8.self))
+        }
+    }
+
+    /// The UUID with these 16 bytes (big-endian halves), written in the given letter case.
+    package init(uuid high: UInt64, _ low: UInt64, lowercase: Bool) {
+        storage = .uuid(high, low, lowercase: lowercase)
+    }
+
+    package init(stringLiteral text: String) { self.init(text) }
+
+    /// The UUID's bytes and letter case, when the id is a canonical UUID.
+    package var uuid: (high: UInt64, low: UInt64, lowercase: Bool)? {
+        guard case .uuid(let high, let low, let lowercase) = storage else { return nil }
+        return (high, low, lowercase)
+    }
+
+    /// The id's text.
+    package var text: String {
+        switch storage {
+        case .text(let text): return text
+        case .uuid(let high, let low, let lowercase):
+            let digits: StaticString = lowercase ? "0123456789abcdef" : "0123456789ABCDEF"
+            return String(unsafeUninitializedCapacity: 36) { output in
+                digits.withUTF8Buffer { digits in
+                    var position = 0
+                    for nibble in 0..<32 {
+                        if nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20 {
+                            output[position] = UInt8(ascii: "-")
+                            position += 1
+                        }
+                        let word = nibble < 16 ? high : low
+                        output[position] = digits[Int(word >> (60 - 4 * UInt64(nibble % 16)) & 0xF)]
+                        position += 1
+                    }
+                }
+                return 36
+            }
+        }
+    }
+
+    package var description: String { text }
+
+    /// Same bytes, same id (`String`'s `==` would equate canonically equivalent texts).
+    package static func == (lhs: SampleID, rhs: SampleID) -> Bool {
+        switch (lhs.storage, rhs.storage) {
+        case (.uuid(let a, let b, let lower), .uuid(let c, let d, let otherLower)):
+            return a == c && b == d && lower == otherLower
+        case (.text(let left), .text(let right)): return left.hasSameUTF8(as: right)
+        default: return false
+        }
+    }
+
+    package func hash(into hasher: inout Hasher) { hasher.combine(fingerprint) }
+
+    /// A 64-bit fingerprint: equal ids have equal fingerprints (used by `IdSet`, never stored).
+    var fingerprint: UInt64 {
+        switch storage {
+        case .uuid(let high, let low, _):
+            var mixed = high &* 0x9E37_79B9_7F4A_7C15 ^ low
+            mixed = (mixed ^ mixed >> 32) &* 0xBF58_476D_1CE4_E5B9
+            return mixed ^ mixed >> 29
+        case .text(let text): return text.withRawUTF8 { Checksum.xxh3($0) }
+        }
+    }
+
+    /// The 16 bytes and letter case of a canonical UUID text, or `nil` when `utf8` is not one.
+    private static func parseUUID(_ utf8: UnsafeRawBufferPointer) -> (high: UInt64, low: UInt64, lowercase: Bool)? {
+        let dash = UInt8(ascii: "-")
+        guard utf8.count == 36, utf8[8] == dash, utf8[13] == dash, utf8[18] == dash, utf8[23] == dash else {
+            return nil
+        }
+        var sawLower = false
+        var sawUpper = false
+        /// Folds the hex digits at `range` into `word`; `false` at a byte that is none.
+        func fold(_ range: Range<Int>, into word: inout UInt64) -> Bool {
+            for index in range {
+                let byte = utf8[index]
+                let digit = byte &- UInt8(ascii: "0")
+                let lower = byte &- UInt8(ascii: "a")
+                let upper = byte &- UInt8(ascii: "A")
+                let nibble: UInt8
+                if digit < 10 {
+                    nibble = digit
+                } else if lower < 6 {
+                    nibble = lower &+ 10
+                    sawLower = true
+                } else if upper < 6 {
+                    nibble = upper &+ 10
+                    sawUpper = true
+                } else {
+                    return false
+                }
+                word = word &<< 4 | UInt64(nibble)
+            }
+            return true
+        }
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        guard fold(0..<8, into: &high), fold(9..<13, into: &high), fold(14..<18, into: &high),
+            fold(19..<23, into: &low), fold(24..<36, into: &low), !(sawLower && sawUpper)
+        else { return nil }
+        return (high, low, !sawUpper)
+    }
+}

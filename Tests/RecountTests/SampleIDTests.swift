@@ -1,0 +1,41 @@
+import Testing
+
+@testable import Recount
+
+/// Sample ids: canonical UUIDs held as 16 bytes, everything else as text, equal by bytes.
+@Suite struct SampleIDTests {
+    @Test(arguments: [
+        "8a1e0f52-3c44-4b8e-9b1d-2f6c7a9e0001", "8A1E0F52-3C44-4B8E-9B1D-2F6C7A9E0001",
+        "00000000-0000-0000-0000-000000000000", "12345678-1234-1234-1234-123456789012",
+    ])
+    func canonicalUUIDsAreHeldAsBytesAndKeepTheirText(text: String) {
+        let id = SampleID(text)
+        #expect(id.uuid != nil)
+        #expect(id.text == text)
+        #expect(text.withRawUTF8 { SampleID(utf8: $0) } == id)
+    }
+
+    @Test(arguments: [
+        "8a1E0f52-3c44-4b8e-9b1d-2f6c7a9e0001",  // mixed case
+        "8a1e0f52-3c44-4b8e-9b1d-2f6c7a9e000",  // short
+        "8a1e0f52-3c44-4b8e-9b1d-2f6c7a9e0001 ",  // trailing space
+        "8a1e0f52_3c44_4b8e_9b1d_2f6c7a9e0001", "8a1e0f52-3c44-4b8e-9b1d-2f6c7a9e000g", "steps-2026-07-13",
+    ])
+    func otherTextsStayText(text: String) {
+        let id = SampleID(text)
+        #expect(id.uuid == nil)
+        #expect(id.text == text)
+        #expect(text.withRawUTF8 { SampleID(utf8: $0) } == id)
+    }
+
+    @Test func idsAreEqualExactlyWhenTheirBytesAre() {
+        let lower = SampleID("8a1e0f52-3c44-4b8e-9b1d-2f6c7a9e0001")
+        let upper = SampleID("8A1E0F52-3C44-4B8E-9B1D-2F6C7A9E0001")
+        #expect(lower != upper)
+        #expect(SampleID(uuid: 0x8a1e_0f52_3c44_4b8e, 0x9b1d_2f6c_7a9e_0001, lowercase: true) == lower)
+        // Canonically equivalent texts with different bytes are different ids.
+        #expect(SampleID("caf\u{E9}") != SampleID("cafe\u{301}"))
+        #expect(Set([lower, upper, SampleID("caf\u{E9}"), SampleID("cafe\u{301}"), lower]).count == 4)
+        #expect(lower.fingerprint == SampleID(lower.text).fingerprint)
+    }
+}
