@@ -39,6 +39,18 @@ public struct BenchmarkRun: Sendable {
         return fastest
     }
 
+    /// The best of `runs` timings of each of `bodies`, after one warm-up run of each. The bodies
+    /// take turns within each run, so a slow spell of a shared machine falls on all of them
+    /// rather than on one, and differences between them stay meaningful.
+    public func best(interleaving bodies: [() throws -> Void]) throws -> [Double] {
+        for body in bodies { try body() }
+        var fastest = [Double](repeating: .infinity, count: bodies.count)
+        for _ in 0..<runs {
+            for (index, body) in bodies.enumerated() { fastest[index] = min(fastest[index], try seconds(body)) }
+        }
+        return fastest
+    }
+
     /// Exits with status 1 and `message` when `condition` is false.
     public func check(_ condition: Bool, _ message: @autoclosure () -> String) {
         if !condition {

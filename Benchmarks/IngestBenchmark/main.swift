@@ -89,44 +89,6 @@ let parseTime = try run.best {
 }
 run.check(parsed == envelopeCount, "parsed")
 
-// The ingest path's own first pass: the scan that reads sample arrays without a JSON tree.
-var scannedLines = 0
-let scanTime = run.best {
-    scannedLines = 0
-    input.withUnsafeBytes { bytes in
-        for range in lines where EnvelopeScan.scan(UnsafeRawBufferPointer(rebasing: bytes[range]), maxDepth: 64) != nil
-        {
-            scannedLines += 1
-        }
-    }
-}
-run.check(scannedLines == envelopeCount, "scanned \(scannedLines) lines")
-
-var decodedSamples = 0
-let decoder = EnvelopeDecoder()
-let decodeTime = try run.best {
-    decodedSamples = 0
-    try input.withUnsafeBytes { bytes in
-        for (index, range) in lines.enumerated() {
-            decodedSamples += try decoder.decode(
-                line: UnsafeRawBufferPointer(rebasing: bytes[range]), number: index + 1
-            ).samples.count
-        }
-    }
-}
-run.check(decodedSamples == envelopeCount * samplesPerEnvelope, "decoded samples")
-
-let encodeTime = try run.best {
-    var record: [UInt8] = []
-    try input.withUnsafeBytes { bytes in
-        for (index, range) in lines.enumerated() {
-            let envelope = try decoder.decode(line: UnsafeRawBufferPointer(rebasing: bytes[range]), number: index + 1)
-            record.removeAll(keepingCapacity: true)
-            EnvelopeCodec.encode(envelope, into: &record)
-        }
-    }
-}
-
 let file = NSTemporaryDirectory() + "recount-ingest-bench-\(ProcessInfo.processInfo.processIdentifier).ndjson"
 let directory = file + ".log"
 run.check(FileManager.default.createFile(atPath: file, contents: Data(input)), "write the input file")
@@ -134,14 +96,56 @@ defer {
     try? FileManager.default.removeItem(atPath: file)
     try? FileManager.default.removeItem(atPath: directory)
 }
+
+// The ingest path by stages, each one including the ones before it; the stages take turns so
+// that their differences (the split) are measured under the same conditions.
+var scannedLines = 0
+var decodedSamples = 0
 var report = IngestReport()
-let endToEndTime = try run.best {
-    try? FileManager.default.removeItem(atPath: directory)
-    let log = try Log(directory: directory, configuration: LogConfiguration(durability: .none))
-    report = try Ingestor(log: log, now: { Instant(millis: 0, offsetSeconds: 0) }).ingest(
-        try LineReader(path: file), source: file)
-    try log.close()
-}
+let decoder = EnvelopeDecoder()
+let stageTimes = try run.best(interleaving: [
+    {
+        // The first pass: the scan that reads sample arrays without a JSON tree.
+        scannedLines = 0
+        input.withUnsafeBytes { bytes in
+            for range in lines
+            where EnvelopeScan.scan(UnsafeRawBufferPointer(rebasing: bytes[range]), maxDepth: 64) != nil {
+                scannedLines += 1
+            }
+        }
+    },
+    {
+        decodedSamples = 0
+        try input.withUnsafeBytes { bytes in
+            for (index, range) in lines.enumerated() {
+                decodedSamples += try decoder.decode(
+                    line: UnsafeRawBufferPointer(rebasing: bytes[range]), number: index + 1
+                ).samples.count
+            }
+        }
+    },
+    {
+        var record: [UInt8] = []
+        try input.withUnsafeBytes { bytes in
+            for (index, range) in lines.enumerated() {
+                let envelope = try decoder.decode(
+                    line: UnsafeRawBufferPointer(rebasing: bytes[range]), number: index + 1)
+                record.removeAll(keepingCapacity: true)
+                EnvelopeCodec.encode(envelope, into: &record)
+            }
+        }
+    },
+    {
+        try? FileManager.default.removeItem(atPath: directory)
+        let log = try Log(directory: directory, configuration: LogConfiguration(durability: .none))
+        report = try Ingestor(log: log, now: { Instant(millis: 0, offsetSeconds: 0) }).ingest(
+            try LineReader(path: file), source: file)
+        try log.close()
+    },
+])
+let (scanTime, decodeTime, encodeTime, endToEndTime) = (stageTimes[0], stageTimes[1], stageTimes[2], stageTimes[3])
+run.check(scannedLines == envelopeCount, "scanned \(scannedLines) lines")
+run.check(decodedSamples == envelopeCount * samplesPerEnvelope, "decoded samples")
 run.check(report.appended == envelopeCount && report.rejected.isEmpty, "ingest appended \(report.appended)")
 let stats = try LogReader(directory: directory).check()
 let bytesPerSample = Double(stats.fileBytes) / Double(envelopeCount * samplesPerEnvelope)
