@@ -50,12 +50,14 @@ func makeInput() -> [UInt8] {
     return Array(text.utf8)
 }
 
-func emit(_ name: String, _ time: Double, _ extra: String = "") {
+/// Prints one measure; `perJSON` adds MB/s of the input JSON (for stages that read it).
+func emit(_ name: String, _ time: Double, perJSON: Bool = true, _ extra: String = "") {
     let samples = Double(envelopeCount * samplesPerEnvelope)
+    let json = perJSON ? String(format: ",\"jsonMBps\":%.1f", Double(input.count) / time / 1e6) : ""
     print(
         String(
-            format: "{\"benchmark\":\"%@\",\"samplesPerSec\":%.0f,\"envelopesPerSec\":%.0f,\"jsonMBps\":%.1f%@}", name,
-            samples / time, Double(envelopeCount) / time, Double(input.count) / time / 1e6, extra))
+            format: "{\"benchmark\":\"%@\",\"samplesPerSec\":%.0f,\"envelopesPerSec\":%.0f%@%@}", name,
+            samples / time, Double(envelopeCount) / time, json, extra))
 }
 
 let input = makeInput()
@@ -150,6 +152,16 @@ run.check(report.appended == envelopeCount && report.rejected.isEmpty, "ingest a
 let stats = try LogReader(directory: directory).check()
 let bytesPerSample = Double(stats.fileBytes) / Double(envelopeCount * samplesPerEnvelope)
 
+// The way back, which every replay of the projections takes: read the log, decode each record.
+var replayedSamples = 0
+let replayTime = try run.best {
+    replayedSamples = 0
+    try LogReader(directory: directory).forEach { record in
+        replayedSamples += try EnvelopeCodec.decode(record.bytes).samples.count
+    }
+}
+run.check(replayedSamples == envelopeCount * samplesPerEnvelope, "replayed \(replayedSamples) samples")
+
 if smoke {
     print(
         "{\"benchmark\":\"ingest\",\"mode\":\"smoke\",\"envelopes\":\(report.appended),\"samples\":\(report.samples),\"ok\":true}"
@@ -167,3 +179,4 @@ emit(
         format:
             ",\"logBytesPerSample\":%.1f,\"secondsSplit\":{\"scan\":%.3f,\"validate\":%.3f,\"encode\":%.3f,\"append\":%.3f}",
         bytesPerSample, scanTime, decodeTime - scanTime, encodeTime - decodeTime, endToEndTime - encodeTime))
+emit("replay.decode", replayTime, perJSON: false)
