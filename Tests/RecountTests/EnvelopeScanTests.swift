@@ -98,4 +98,54 @@ import Testing
         }
         #expect("\(error)" == "line 1: samples[4].devices is not a known field")
     }
+
+    /// Health Connect pages: the scan reads plain upsertions and deletions and leaves every other
+    /// shape of change to the tree, which must come to the same envelope or error.
+    @Test func changesPagesDecodeAsTheTreeDoes() throws {
+        let upsertion =
+            #"{"upsertion":{"id":"u1","type":"StepsRecord","start":"2026-07-13T08:00:00+02:00","value":5,"unit":"count","origin":"o"}}"#
+        let changes: [(String, String?)] = [
+            (upsertion + #",{"deletion":{"recordId":"d1"}}"#, nil),
+            (upsertion + #",{ "deletion" : { "recordId" : "d\u0031" } }"#, nil),
+            (
+                upsertion + #",{"deletion":{"recordId":"d1","extra":1}}"#,
+                "changes[1].deletion.extra is not a known field"
+            ),
+            (
+                #"{"upsertion":{"id":"u1","type":"StepsRecord","start":"2026-07-13T08:00:00+02:00","value":5,"unit":"count","origin":"o"},"deletion":{"recordId":"d1"}}"#,
+                "changes[0] must hold exactly one of upsertion or deletion"
+            ),
+            (upsertion + #",{"deletion":{"recordId":7}}"#, "changes[1].deletion.recordId must be a string"),
+            (upsertion + "," + upsertion, "changes[1].upsertion.id repeats an id upserted earlier in this envelope"),
+            (
+                #"{"deletion":{"recordId":"d1"}},{"deletion":{"recordId":"d1"}}"#,
+                "changes[1].deletion.recordId repeats an id deleted earlier in this envelope"
+            ),
+            (
+                #"{"upsertion":{"id":"u1","type":"WeightRecord","start":"2026-07-13T08:00:00Z","value":80,"unit":"kg","origin":"o"}}"#,
+                "changes[0].upsertion.type is not among the page's recordTypes"
+            ),
+        ]
+        for (number, (list, expected)) in changes.enumerated() {
+            let line =
+                #"{"kind":"healthconnect.changes","user":"u","recordTypes":["StepsRecord"],"token":"t1","nextChangesToken":"t2","hasMore":false,"changesTokenExpired":false,"changes":["#
+                + list + "]}"
+            if number == 0 {
+                #expect(Array(line.utf8).withUnsafeBytes { EnvelopeScan.scan($0, maxDepth: 64)?.liftedArrays } == 1)
+            }
+            let fast = Self.outcome(EnvelopeDecoder(scanning: true), Array(line.utf8))
+            #expect(fast == Self.outcome(EnvelopeDecoder(scanning: false), Array(line.utf8)), "\(line)")
+            switch fast {
+            case .success(let envelope):
+                #expect(expected == nil, "\(line)")
+                guard case .healthConnectChanges(let page) = envelope.body else {
+                    Issue.record("not a changes page")
+                    continue
+                }
+                #expect(page.changes.count == 2)
+                #expect(page.changes.last == .deletion(recordId: "d1"))
+            case .failure(let error): #expect("\(error)" == "line 1: " + (expected ?? "no error"), "\(line)")
+            }
+        }
+    }
 }

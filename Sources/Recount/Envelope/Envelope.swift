@@ -45,6 +45,15 @@ package struct Envelope: Equatable, Sendable {
         default: []
         }
     }
+
+    /// The number of `samples`, counted without gathering them.
+    package var sampleCount: Int {
+        switch body {
+        case .healthConnectChanges(let page):
+            page.changes.reduce(0) { count, change in if case .upsertion = change { count + 1 } else { count } }
+        default: samples.count
+        }
+    }
 }
 
 /// The envelope kinds, with their contract names and stable codes in the log.

@@ -37,6 +37,7 @@ package enum EnvelopeCodec {
             out.bool(page.changesTokenExpired)
             out.varint(UInt64(page.changes.count))
             var upserted: [Sample] = []
+            upserted.reserveCapacity(page.changes.count)
             for change in page.changes {
                 switch change {
                 case .upsertion(let sample):

@@ -110,34 +110,58 @@ package struct EnvelopeDecoder {
             var changes: [HealthConnectChanges.Change] = []
             var upserted = IdSet()
             var deleted = IdSet()
-            for (index, item) in try root.array("changes").enumerated() {
-                let path = "changes[\(index)]"
-                let change = try ObjectReader(item, path: path)
-                try change.allowOnly(["upsertion", "deletion"])
-                guard change.object.members.count == 1 else {
-                    throw FieldError(path: path, reason: "must hold exactly one of upsertion or deletion")
+            var repeats = SampleRepeats()
+            func upsert(_ sample: Sample, at index: Int) throws(FieldError) {
+                guard metrics.contains(sample.type.metric) else {
+                    throw FieldError(
+                        path: "changes[\(index)].upsertion.type", reason: "is not among the page's recordTypes")
                 }
-                if let value = try change.optional("upsertion") {
-                    var repeats = SampleRepeats()
-                    let sample = try self.sample(
-                        value, at: ElementPath(array: "changes", index: index, member: "upsertion"), repeats: &repeats)
-                    guard metrics.contains(sample.type.metric) else {
-                        throw FieldError(path: path + ".upsertion.type", reason: "is not among the page's recordTypes")
+                guard upserted.insert(sample.id) else {
+                    throw FieldError(
+                        path: "changes[\(index)].upsertion.id",
+                        reason: "repeats an id upserted earlier in this envelope")
+                }
+                changes.append(.upsertion(sample))
+            }
+            func delete(_ id: String, at index: Int) throws(FieldError) {
+                guard deleted.insert(id) else {
+                    throw FieldError(
+                        path: "changes[\(index)].deletion.recordId",
+                        reason: "repeats an id deleted earlier in this envelope")
+                }
+                changes.append(.deletion(recordId: id))
+            }
+            if let scan, let lifted = scan.changes {
+                try root.checkCount("changes", lifted.changes.count)
+                changes.reserveCapacity(lifted.changes.count)
+                for (index, change) in lifted.changes.enumerated() {
+                    switch change {
+                    case .upsertion(let upsertion):
+                        let path = ElementPath(array: "changes", index: index, member: "upsertion")
+                        let input = SampleInput(fields: lifted.upsertions[upsertion], bytes: scan.bytes, element: path)
+                        try upsert(try sample(input, repeats: &repeats), at: index)
+                    case .deletion(let span):
+                        let text = span.text(in: scan.bytes)
+                        try StringRule.id.check(utf8: text, path: "changes[\(index)].deletion.recordId")
+                        try delete(String(decoding: text, as: UTF8.self), at: index)
                     }
-                    guard upserted.insert(sample.id) else {
-                        throw FieldError(
-                            path: path + ".upsertion.id", reason: "repeats an id upserted earlier in this envelope")
+                }
+            } else {
+                for (index, item) in try root.array("changes").enumerated() {
+                    let path = "changes[\(index)]"
+                    let change = try ObjectReader(item, path: path)
+                    try change.allowOnly(["upsertion", "deletion"])
+                    guard change.object.members.count == 1 else {
+                        throw FieldError(path: path, reason: "must hold exactly one of upsertion or deletion")
                     }
-                    changes.append(.upsertion(sample))
-                } else {
-                    let deletion = try ObjectReader(try change.required("deletion"), path: path + ".deletion")
-                    try deletion.allowOnly(["recordId"])
-                    let id = try deletion.string("recordId", .id)
-                    guard deleted.insert(id) else {
-                        throw FieldError(
-                            path: path + ".deletion.recordId", reason: "repeats an id deleted earlier in this envelope")
+                    if let value = try change.optional("upsertion") {
+                        let path = ElementPath(array: "changes", index: index, member: "upsertion")
+                        try upsert(try sample(value, at: path, repeats: &repeats), at: index)
+                    } else {
+                        let deletion = try ObjectReader(try change.required("deletion"), path: path + ".deletion")
+                        try deletion.allowOnly(["recordId"])
+                        try delete(try deletion.string("recordId", .id), at: index)
                     }
-                    changes.append(.deletion(recordId: id))
                 }
             }
             body = .healthConnectChanges(

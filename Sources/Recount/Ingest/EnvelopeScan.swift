@@ -1,5 +1,6 @@
-/// A quick pass over an envelope line that reads its sample arrays (`added`, `samples`) straight
-/// into `SampleFields`, without building a JSON tree for them.
+/// A quick pass over an envelope line that reads its sample arrays (`added`, `samples`, and the
+/// `changes` of a Health Connect page) straight into `SampleFields`, without building a JSON tree
+/// for them.
 ///
 /// The scan only handles plain input: any syntax error, duplicate key or unknown sample field
 /// makes it give up (`nil`), and the decoder parses the line as a tree instead, which finds and
@@ -12,6 +13,25 @@ package struct EnvelopeScan {
     var root = JSONObject()
     /// The lifted sample arrays by member name.
     var samples: [String: [SampleFields]] = [:]
+    /// The lifted `changes` array of a Health Connect page.
+    var changes: LiftedChanges? = nil
+
+    /// The number of arrays the scan read as samples or changes (the rest of the line is a tree).
+    package var liftedArrays: Int { samples.count + (changes == nil ? 0 : 1) }
+
+    /// The elements of a lifted `changes` array, in order; the upsertions' fields are kept apart
+    /// so that going through the changes copies none of them.
+    struct LiftedChanges {
+        enum Change {
+            /// The change's sample is `upsertions[index]`.
+            case upsertion(index: Int)
+            /// The span of the deleted record's id, a plain string.
+            case deletion(recordId: JSONSpan)
+        }
+
+        var changes: [Change] = []
+        var upsertions: [SampleFields] = []
+    }
 
     /// Root members whose arrays are read as samples.
     static let sampleArrays: Set<String> = ["added", "samples"]
@@ -43,9 +63,14 @@ package struct EnvelopeScan {
                 reader.skipWhitespace()
                 guard reader.next(is: 0x3A) else { return nil }  // :
                 reader.skipWhitespace()
-                if sampleArrays.contains(key), reader.index < reader.count, reader.byte(reader.index) == 0x5B {
+                let isArray = reader.index < reader.count && reader.byte(reader.index) == 0x5B
+                if isArray, sampleArrays.contains(key) {
                     guard let samples = try scanSamples(&reader) else { return nil }
                     scan.samples[key] = samples
+                    scan.root.members.append((key: key, value: .array([])))
+                } else if isArray, key == "changes" {
+                    guard let changes = try scanChanges(&reader) else { return nil }
+                    scan.changes = changes
                     scan.root.members.append((key: key, value: .array([])))
                 } else {
                     scan.root.members.append((key: key, value: try reader.parseTree()))
@@ -74,5 +99,54 @@ package struct EnvelopeScan {
             reader.skipWhitespace()
         } while try reader.nextSeparator(close: 0x5D)
         return samples
+    }
+
+    /// Reads a `changes` array whose every element is `{"upsertion": {sample}}` or
+    /// `{"deletion": {"recordId": "id"}}`; `nil` when it is anything else (the tree path then
+    /// names what is wrong).
+    private static func scanChanges(_ reader: inout JSONReader) throws(JSONReadFailure) -> LiftedChanges? {
+        reader.index &+= 1  // [
+        var changes = LiftedChanges()
+        var order = SampleFields.MemberOrder()
+        reader.skipWhitespace()
+        if reader.next(is: 0x5D) { return changes }  // ]
+        repeat {
+            reader.skipWhitespace()
+            guard reader.next(is: 0x7B) else { return nil }  // {
+            reader.skipWhitespace()
+            if reader.quotedName("upsertion") != nil {
+                guard reader.nextColon(), reader.index < reader.count, reader.byte(reader.index) == 0x7B,
+                    let fields = try SampleFields.read(&reader, openLevels: 3, order: &order),
+                    fields.unknownKey == nil
+                else { return nil }
+                changes.changes.append(.upsertion(index: changes.upsertions.count))
+                changes.upsertions.append(fields)
+            } else if reader.quotedName("deletion") != nil {
+                guard reader.nextColon(), reader.next(is: 0x7B) else { return nil }
+                reader.skipWhitespace()
+                guard reader.quotedName("recordId") != nil, reader.nextColon() else { return nil }
+                let id = try reader.span(openLevels: 3)
+                guard id.kind == .string else { return nil }
+                reader.skipWhitespace()
+                guard reader.next(is: 0x7D) else { return nil }  // }
+                changes.changes.append(.deletion(recordId: id))
+            } else {
+                return nil
+            }
+            reader.skipWhitespace()
+            guard reader.next(is: 0x7D) else { return nil }  // }
+            reader.skipWhitespace()
+        } while try reader.nextSeparator(close: 0x5D)
+        return changes
+    }
+}
+
+extension JSONReader {
+    /// Consumes whitespace, a `:` and whitespace; `false` when there is no colon.
+    fileprivate mutating func nextColon() -> Bool {
+        skipWhitespace()
+        guard next(is: 0x3A) else { return false }
+        skipWhitespace()
+        return true
     }
 }

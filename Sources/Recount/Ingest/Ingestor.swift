@@ -56,7 +56,7 @@ package struct Ingestor {
                 record.removeAll(keepingCapacity: true)
                 EnvelopeCodec.encode(envelope, into: &record)
                 record.withUnsafeBytes { batch.append($0) }
-                pendingSamples += envelope.samples.count
+                pendingSamples += envelope.sampleCount
                 if batch.count >= batchSize { try flush() }
             }
         }

@@ -193,9 +193,9 @@ extension JSONReader {
     mutating func quotedName(_ name: StaticString) -> JSONSpan? {
         let length = name.utf8CodeUnitCount
         let end = index &+ 1 &+ length
-        guard end < count, byte(end) == 0x22, memcmp(base + (index &+ 1), name.utf8Start, length) == 0 else {
-            return nil
-        }
+        guard end < count, byte(index) == 0x22, byte(end) == 0x22,
+            memcmp(base + (index &+ 1), name.utf8Start, length) == 0
+        else { return nil }
         defer { index = end &+ 1 }
         return JSONSpan(kind: .string, start: Int32(index &+ 1), end: Int32(end))
     }
