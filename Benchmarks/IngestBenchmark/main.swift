@@ -14,20 +14,23 @@ let smoke = run.smoke
 let envelopeCount = smoke ? 20 : 4000
 let samplesPerEnvelope = 100
 
+/// A random UUID written with `digits` (upper- or lowercase hex).
+func randomUUID(_ random: inout SplitMix64, digits: String) -> String {
+    let hex = Array(digits)
+    var out = ""
+    for i in 0..<32 {
+        if [8, 12, 16, 20].contains(i) { out.append("-") }
+        out.append(hex[Int(random.next() % 16)])
+    }
+    return out
+}
+
 /// A realistic file: HealthKit deliveries of steps and heart rate from a watch, UUID ids,
 /// local offsets, one device and origin per delivery.
 func makeInput() -> [UInt8] {
     var random = SplitMix64(seed: 42)
     func next() -> UInt64 { random.next() }
-    func uuid() -> String {
-        let hex = Array("0123456789ABCDEF")
-        var out = ""
-        for i in 0..<32 {
-            if [8, 12, 16, 20].contains(i) { out.append("-") }
-            out.append(hex[Int(next() % 16)])
-        }
-        return out
-    }
+    func uuid() -> String { randomUUID(&random, digits: "0123456789ABCDEF") }
     var text = ""
     var minute: Int64 = 29_000_000  // minutes since 1970, mid-2025
     for e in 0..<envelopeCount {
@@ -50,14 +53,46 @@ func makeInput() -> [UInt8] {
     return Array(text.utf8)
 }
 
-/// Prints one measure; `perJSON` adds MB/s of the input JSON (for stages that read it).
-func emit(_ name: String, _ time: Double, perJSON: Bool = true, _ extra: String = "") {
-    let samples = Double(envelopeCount * samplesPerEnvelope)
-    let json = perJSON ? String(format: ",\"jsonMBps\":%.1f", Double(input.count) / time / 1e6) : ""
+/// Health Connect changes pages of the same size: step upsertions from a phone app with a zone
+/// and lowercase UUIDs, one deletion in twenty. Returns the file and its number of samples.
+func makeChangesInput() -> (bytes: [UInt8], samples: Int) {
+    var random = SplitMix64(seed: 43)
+    func uuid() -> String { randomUUID(&random, digits: "0123456789abcdef") }
+    var text = ""
+    var samples = 0
+    var minute: Int64 = 29_000_000
+    for page in 0..<envelopeCount {
+        var changes: [String] = []
+        for change in 0..<samplesPerEnvelope {
+            minute += 1
+            guard change % 20 != 19 else {
+                changes.append("{\"deletion\":{\"recordId\":\"\(uuid())\"}}")
+                continue
+            }
+            let start = RFC3339.format(millis: minute * 60_000, offsetSeconds: 7_200)
+            let end = RFC3339.format(millis: (minute + 1) * 60_000, offsetSeconds: 7_200)
+            changes.append(
+                "{\"upsertion\":{\"id\":\"\(uuid())\",\"type\":\"StepsRecord\",\"start\":\"\(start)\",\"end\":\"\(end)\",\"value\":\(random.next() % 150),\"unit\":\"count\",\"origin\":\"com.google.android.apps.fitness\",\"device\":\"Pixel Watch 2\",\"timeZone\":\"Europe/Berlin\"}}"
+            )
+            samples += 1
+        }
+        text +=
+            "{\"kind\":\"healthconnect.changes\",\"user\":\"user-\(page % 50)\",\"receivedAt\":\"2025-07-14T07:15:02Z\",\"recordTypes\":[\"StepsRecord\"],\"token\":\"tok-\(page)\",\"nextChangesToken\":\"tok-\(page + 1)\",\"hasMore\":false,\"changesTokenExpired\":false,\"changes\":[\(changes.joined(separator: ","))]}\n"
+    }
+    return (Array(text.utf8), samples)
+}
+
+/// Prints one measure of `samples` samples in `envelopes` envelopes; `jsonBytes` adds MB/s of
+/// the input JSON (for measures that read it).
+func emit(
+    _ name: String, _ time: Double, samples: Int = envelopeCount * samplesPerEnvelope, envelopes: Int = envelopeCount,
+    jsonBytes: Int? = input.count, _ extra: String = ""
+) {
+    let json = jsonBytes.map { String(format: ",\"jsonMBps\":%.1f", Double($0) / time / 1e6) } ?? ""
     print(
         String(
             format: "{\"benchmark\":\"%@\",\"samplesPerSec\":%.0f,\"envelopesPerSec\":%.0f%@%@}", name,
-            samples / time, Double(envelopeCount) / time, json, extra))
+            Double(samples) / time, Double(envelopes) / time, json, extra))
 }
 
 let input = makeInput()
@@ -162,6 +197,23 @@ let replayTime = try run.best {
 }
 run.check(replayedSamples == envelopeCount * samplesPerEnvelope, "replayed \(replayedSamples) samples")
 
+// Health Connect pages, end to end.
+let changesInput = makeChangesInput()
+let changesFile = file + ".changes"
+run.check(FileManager.default.createFile(atPath: changesFile, contents: Data(changesInput.bytes)), "write the pages")
+defer { try? FileManager.default.removeItem(atPath: changesFile) }
+var changesReport = IngestReport()
+let changesTime = try run.best {
+    try? FileManager.default.removeItem(atPath: directory)
+    let log = try Log(directory: directory, configuration: LogConfiguration(durability: .none))
+    changesReport = try Ingestor(log: log, now: { Instant(millis: 0, offsetSeconds: 0) }).ingest(
+        try LineReader(path: changesFile), source: changesFile)
+    try log.close()
+}
+run.check(
+    changesReport.appended == envelopeCount && changesReport.samples == changesInput.samples,
+    "ingest appended \(changesReport.appended) pages")
+
 if smoke {
     print(
         "{\"benchmark\":\"ingest\",\"mode\":\"smoke\",\"envelopes\":\(report.appended),\"samples\":\(report.samples),\"ok\":true}"
@@ -179,4 +231,5 @@ emit(
         format:
             ",\"logBytesPerSample\":%.1f,\"secondsSplit\":{\"scan\":%.3f,\"validate\":%.3f,\"encode\":%.3f,\"append\":%.3f}",
         bytesPerSample, scanTime, decodeTime - scanTime, encodeTime - decodeTime, endToEndTime - encodeTime))
-emit("replay.decode", replayTime, perJSON: false)
+emit("replay.decode", replayTime, jsonBytes: nil)
+emit("ingest.end-to-end.healthconnect", changesTime, samples: changesInput.samples, jsonBytes: changesInput.bytes.count)
