@@ -142,8 +142,8 @@ import Testing
                     Issue.record("not a changes page")
                     continue
                 }
-                #expect(page.changes.count == 2)
-                #expect(page.changes.last == .deletion(recordId: "d1"))
+                #expect(page.changes == [.upsertion, .deletion(recordId: "d1")])
+                #expect(page.upserted.map(\.id) == ["u1"])
             case .failure(let error): #expect("\(error)" == "line 1: " + (expected ?? "no error"), "\(line)")
             }
         }

@@ -38,20 +38,10 @@ package struct Envelope: Equatable, Sendable {
     package var samples: [Sample] {
         switch body {
         case .healthKitDelivery(let delivery): delivery.added
-        case .healthConnectChanges(let page):
-            page.changes.compactMap { if case .upsertion(let sample) = $0 { sample } else { nil } }
+        case .healthConnectChanges(let page): page.upserted
         case .samplesUpsert(_, let samples): samples
         case .reconcile(let reconcile): reconcile.samples
         default: []
-        }
-    }
-
-    /// The number of `samples`, counted without gathering them.
-    package var sampleCount: Int {
-        switch body {
-        case .healthConnectChanges(let page):
-            page.changes.reduce(0) { count, change in if case .upsertion = change { count + 1 } else { count } }
-        default: samples.count
         }
     }
 }
@@ -123,11 +113,28 @@ package struct HealthConnectChanges: Equatable, Sendable {
     package var nextChangesToken: String
     package var hasMore: Bool
     package var changesTokenExpired: Bool
+    /// The page's changes in order.
     package var changes: [Change]
+    /// The upserted samples in page order: the n-th `.upsertion` of `changes` is `upserted[n]`.
+    package var upserted: [Sample]
 
     package enum Change: Equatable, Sendable {
-        case upsertion(Sample)
+        /// The next sample of `upserted`.
+        case upsertion
         case deletion(recordId: String)
+    }
+
+    /// Each change in page order, an upsertion with its sample.
+    package func forEachChange(_ body: (_ upserted: Sample?, _ deletedId: String?) throws -> Void) rethrows {
+        var next = 0
+        for change in changes {
+            switch change {
+            case .upsertion:
+                try body(upserted[next], nil)
+                next += 1
+            case .deletion(let recordId): try body(nil, recordId)
+            }
+        }
     }
 }
 

@@ -36,19 +36,15 @@ package enum EnvelopeCodec {
             out.bool(page.hasMore)
             out.bool(page.changesTokenExpired)
             out.varint(UInt64(page.changes.count))
-            var upserted: [Sample] = []
-            upserted.reserveCapacity(page.changes.count)
             for change in page.changes {
                 switch change {
-                case .upsertion(let sample):
-                    out.byte(0)
-                    upserted.append(sample)
+                case .upsertion: out.byte(0)
                 case .deletion(let recordId):
                     out.byte(1)
                     out.string(recordId)
                 }
             }
-            SampleBlock.write(upserted, &out)
+            SampleBlock.write(page.upserted, &out)
         case .samplesUpsert(let provider, let samples):
             out.string(provider)
             SampleBlock.write(samples, &out)
@@ -105,31 +101,25 @@ package enum EnvelopeCodec {
             let next = try input.string()
             let hasMore = try input.bool()
             let expired = try input.bool()
-            var shape: [String?] = []
+            var changes: [HealthConnectChanges.Change] = []
+            var upsertions = 0
             for _ in 0..<(try input.count()) {
                 switch try input.byte() {
-                case 0: shape.append(nil)
-                case 1: shape.append(try input.string())
+                case 0:
+                    changes.append(.upsertion)
+                    upsertions += 1
+                case 1: changes.append(.deletion(recordId: try input.string()))
                 default: throw input.malformed("unknown change tag")
                 }
             }
-            var upserted = try SampleBlock.read(&input)[...]
-            var changes: [HealthConnectChanges.Change] = []
-            for entry in shape {
-                if let recordId = entry {
-                    changes.append(.deletion(recordId: recordId))
-                } else {
-                    guard let sample = upserted.popFirst() else {
-                        throw input.malformed("fewer upserted samples than upsertions")
-                    }
-                    changes.append(.upsertion(sample))
-                }
+            let upserted = try SampleBlock.read(&input)
+            guard upserted.count == upsertions else {
+                throw input.malformed("\(upserted.count) upserted samples for \(upsertions) upsertions")
             }
-            guard upserted.isEmpty else { throw input.malformed("more upserted samples than upsertions") }
             body = .healthConnectChanges(
                 HealthConnectChanges(
                     recordTypes: recordTypes, token: token, nextChangesToken: next, hasMore: hasMore,
-                    changesTokenExpired: expired, changes: changes))
+                    changesTokenExpired: expired, changes: changes, upserted: upserted))
         case .samplesUpsert:
             body = .samplesUpsert(provider: try input.string(), samples: try SampleBlock.read(&input))
         case .samplesDelete:

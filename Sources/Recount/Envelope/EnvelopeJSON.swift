@@ -27,20 +27,19 @@ package enum EnvelopeJSON {
             out.string("nextChangesToken", page.nextChangesToken)
             out.raw("hasMore", page.hasMore ? "true" : "false")
             out.raw("changesTokenExpired", page.changesTokenExpired ? "true" : "false")
-            out.raw(
-                "changes",
-                array(
-                    page.changes.map { change in
-                        var item = JSONObjectText()
-                        switch change {
-                        case .upsertion(let upserted): item.raw("upsertion", Self.sample(upserted))
-                        case .deletion(let recordId):
-                            var deletion = JSONObjectText()
-                            deletion.string("recordId", recordId)
-                            item.raw("deletion", deletion.text)
-                        }
-                        return item.text
-                    }))
+            var changes: [String] = []
+            page.forEachChange { upserted, deletedId in
+                var item = JSONObjectText()
+                if let upserted {
+                    item.raw("upsertion", Self.sample(upserted))
+                } else if let deletedId {
+                    var deletion = JSONObjectText()
+                    deletion.string("recordId", deletedId)
+                    item.raw("deletion", deletion.text)
+                }
+                changes.append(item.text)
+            }
+            out.raw("changes", array(changes))
         case .samplesUpsert(let provider, let samples):
             out.string("provider", provider)
             out.raw("samples", array(samples.map(sample)))

@@ -108,10 +108,11 @@ package struct EnvelopeDecoder {
             let expired = try root.bool("changesTokenExpired")
             let metrics = Set(recordTypes.map(\.metric))
             var changes: [HealthConnectChanges.Change] = []
+            var samples: [Sample] = []
             var upserted = IdSet()
             var deleted = IdSet()
             var repeats = SampleRepeats()
-            func upsert(_ sample: Sample, at index: Int) throws(FieldError) {
+            func upsert(_ sample: consuming Sample, at index: Int) throws(FieldError) {
                 guard metrics.contains(sample.type.metric) else {
                     throw FieldError(
                         path: "changes[\(index)].upsertion.type", reason: "is not among the page's recordTypes")
@@ -121,7 +122,8 @@ package struct EnvelopeDecoder {
                         path: "changes[\(index)].upsertion.id",
                         reason: "repeats an id upserted earlier in this envelope")
                 }
-                changes.append(.upsertion(sample))
+                changes.append(.upsertion)
+                samples.append(sample)
             }
             func delete(_ id: String, at index: Int) throws(FieldError) {
                 guard deleted.insert(id) else {
@@ -134,6 +136,7 @@ package struct EnvelopeDecoder {
             if let scan, let lifted = scan.changes {
                 try root.checkCount("changes", lifted.changes.count)
                 changes.reserveCapacity(lifted.changes.count)
+                samples.reserveCapacity(lifted.upsertions.count)
                 for (index, change) in lifted.changes.enumerated() {
                     switch change {
                     case .upsertion(let upsertion):
@@ -167,7 +170,7 @@ package struct EnvelopeDecoder {
             body = .healthConnectChanges(
                 HealthConnectChanges(
                     recordTypes: recordTypes, token: token, nextChangesToken: next, hasMore: hasMore,
-                    changesTokenExpired: expired, changes: changes))
+                    changesTokenExpired: expired, changes: changes, upserted: samples))
         case .samplesUpsert:
             try root.allowOnly(common.union(["provider", "samples"]))
             let provider = try root.string("provider", .provider)

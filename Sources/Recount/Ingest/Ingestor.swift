@@ -56,7 +56,7 @@ package struct Ingestor {
                 record.removeAll(keepingCapacity: true)
                 EnvelopeCodec.encode(envelope, into: &record)
                 record.withUnsafeBytes { batch.append($0) }
-                pendingSamples += envelope.sampleCount
+                pendingSamples += envelope.samples.count
                 if batch.count >= batchSize { try flush() }
             }
         }
