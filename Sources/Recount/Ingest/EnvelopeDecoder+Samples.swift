@@ -1,0 +1,164 @@
+/// The samples of an envelope: the arrays the scan lifted, or the parsed tree's, through one
+/// validation of each sample (contract §1 "Samples").
+extension EnvelopeDecoder {
+    /// The samples of array `key` (read from `scan` when it lifted them), each of a metric
+    /// `allowed` accepts, with no id twice.
+    func samples(
+        _ object: ObjectReader, _ key: String, scan: EnvelopeScan?, allowed: (Metric) -> Bool, mismatch: String
+    ) throws(FieldError) -> [Sample] {
+        var samples: [Sample] = []
+        var seen = IdSet()
+        var repeats = SampleRepeats()
+        func check(_ sample: borrowing Sample, at path: ElementPath) throws(FieldError) {
+            guard allowed(sample.type.metric) else { throw FieldError(path: path.field("type"), reason: mismatch) }
+            guard seen.insert(sample.id) else {
+                throw FieldError(path: path.field("id"), reason: "repeats an id earlier in this envelope")
+            }
+        }
+        if let scan, let lifted = scan.samples[key] {
+            try object.checkCount(key, lifted.count)
+            samples.reserveCapacity(lifted.count)
+            for index in lifted.indices {
+                let path = ElementPath(array: key, index: index)
+                let sample = try sample(
+                    SampleInput(fields: lifted[index], bytes: scan.bytes, element: path), repeats: &repeats)
+                try check(sample, at: path)
+                samples.append(sample)
+            }
+        } else {
+            let arrayPath = object.path(key)
+            for (index, value) in try object.array(key).enumerated() {
+                let path = ElementPath(array: arrayPath, index: index)
+                let sample = try sample(value, at: path, repeats: &repeats)
+                try check(sample, at: path)
+                samples.append(sample)
+            }
+        }
+        return samples
+    }
+
+    /// One sample object of a parsed tree, read through the same fields the scan produces.
+    func sample(_ value: JSONValue, at path: ElementPath, repeats: inout SampleRepeats) throws(FieldError)
+        -> Sample
+    {
+        guard case .object = value else { throw FieldError(path: path.text, reason: "must be an object") }
+        var text: [UInt8] = []
+        JSONWriter.write(value, into: &text)
+        let result = text.withUnsafeBytes { bytes -> Result<Sample, FieldError> in
+            var reader = JSONReader(base: bytes.baseAddress!, count: bytes.count, maxDepth: EnvelopeLimits.depth)
+            // The tree was valid JSON without a repeated key, so its text reads back.
+            var order = SampleFields.MemberOrder()
+            guard let fields = try? SampleFields.read(&reader, openLevels: 0, order: &order) else {
+                return .failure(FieldError(path: path.text, reason: "could not be read back"))
+            }
+            return Result { () throws(FieldError) in
+                try sample(SampleInput(fields: fields, bytes: bytes, element: path), repeats: &repeats)
+            }
+        }
+        return try result.get()
+    }
+
+    /// One sample object (contract §1 "Samples").
+    func sample(_ input: borrowing SampleInput, repeats: inout SampleRepeats) throws(FieldError) -> Sample {
+        if let key = input.unknownKey {
+            throw FieldError(path: input.element.field(key), reason: "is not a known field")
+        }
+        let id = try input.id(try input.required(.id))
+        let type = try input.repeated(try input.required(.type), &repeats.type) { value throws(FieldError) in
+            try metricName(value, path: input.path(.type))
+        }
+        let start = try input.instant(try input.required(.start), .start)
+        var end: Instant? = nil
+        if let span = try input.optional(.end) {
+            let instant = try input.instant(span, .end)
+            guard instant.millis >= start.millis else {
+                throw FieldError(path: input.path(.end), reason: "is before start")
+            }
+            guard instant.millis - start.millis <= DayAttribution.maximumSpanMillis else {
+                throw FieldError(path: input.path(.end), reason: "is more than 366 days after start")
+            }
+            end = instant
+        }
+        var timeZone: String? = nil
+        if let span = try input.optional(.timeZone) {
+            timeZone = try input.repeated(span, &repeats.timeZone) { value throws(FieldError) in
+                let name = try StringRule.timeZone.check(value, path: input.path(.timeZone))
+                guard zones.isKnown(zone: name) else {
+                    throw FieldError(path: input.path(.timeZone), reason: "is not a known IANA time zone (\(name))")
+                }
+                return name
+            }
+        }
+        var value: Double? = nil
+        var unitText: String? = nil
+        var stage: SleepStage? = nil
+        let metric = type.metric
+        switch metric.kind {
+        case .quantity:
+            guard case .number(let number) = input.value(try input.required(.value)) else {
+                throw FieldError(path: input.path(.value), reason: "must be a number")
+            }
+            guard number.double.isFinite else {
+                throw FieldError(path: input.path(.value), reason: "is out of range (not a finite number)")
+            }
+            let unit = try input.repeated(try input.required(.unit), &repeats.unit) { value throws(FieldError) in
+                let text = try StringRule.text.check(value, path: input.path(.unit))
+                return (text, MeasureUnit.parse(text))
+            }
+            guard let measure = unit.measure, measure.isAccepted(for: metric) else {
+                let accepted = MeasureUnit.accepted(for: metric).map(\.symbol).joined(separator: ", ")
+                throw FieldError(
+                    path: input.path(.unit),
+                    reason: "is not a unit of \(metric.name) (\(unit.text)); accepted: \(accepted)")
+            }
+            guard measure.toCanonical(number.double).isFinite else {
+                throw FieldError(
+                    path: input.path(.value), reason: "is out of range once converted to \(metric.canonicalUnit)")
+            }
+            if input.has(.stage) { throw FieldError(path: input.path(.stage), reason: "is only for sleep samples") }
+            value = number.double
+            unitText = unit.text
+        case .sleep:
+            for field in [SampleFields.Field.value, .unit] where input.has(field) {
+                throw FieldError(path: input.path(field), reason: "is not used by sleep samples")
+            }
+            guard case .string(let name) = input.value(try input.required(.stage)), let named = SleepStage(name: name)
+            else {
+                throw FieldError(
+                    path: input.path(.stage),
+                    reason: "must be one of \(SleepStage.allCases.map(\.name).joined(separator: ", "))")
+            }
+            stage = named
+        case .workout:
+            for field in [SampleFields.Field.value, .unit, .stage] where input.has(field) {
+                throw FieldError(path: input.path(field), reason: "is not used by workout samples")
+            }
+        }
+        let origin = try input.repeated(try input.required(.origin), &repeats.origin) { value throws(FieldError) in
+            try StringRule.text.check(value, path: input.path(.origin))
+        }
+        var device: String? = nil
+        if let span = try input.optional(.device) {
+            device = try input.repeated(span, &repeats.device) { value throws(FieldError) in
+                try StringRule.device.check(value, path: input.path(.device))
+            }
+        }
+        var syncIdentifier: String? = nil
+        if let span = try input.optional(.syncIdentifier) {
+            syncIdentifier = try input.string(span, .syncIdentifier, .text)
+        }
+        var syncVersion: Int64? = nil
+        if let span = try input.optional(.syncVersion) {
+            syncVersion = try ObjectReader.integer(
+                input.value(span), in: 0...Int64.max, path: input.path(.syncVersion))
+        }
+        var lastModified: Instant? = nil
+        if let span = try input.optional(.lastModified) {
+            lastModified = try input.instant(span, .lastModified)
+        }
+        return Sample(
+            id: id, type: type, start: start, end: end, timeZone: timeZone, value: value, unit: unitText, stage: stage,
+            origin: origin, device: device, syncIdentifier: syncIdentifier, syncVersion: syncVersion,
+            lastModified: lastModified)
+    }
+}
