@@ -69,14 +69,15 @@ public final class Log: Sendable {
                 }
             }
             if let torn {
-                try file.truncate(to: torn.offset)
-                try file.sync()
-                last.length = torn.offset
                 if !torn.isPreallocated {
                     tornTail = TornTail(
                         segment: last.path, offset: torn.offset, position: torn.position, bytes: torn.bytes,
-                        reason: torn.reason)
+                        reason: torn.reason,
+                        savedTo: try Self.saveCutBytes(of: last, file: file, from: torn.offset, fileSystem: fileSystem))
                 }
+                try file.truncate(to: torn.offset)
+                try file.sync()
+                last.length = torn.offset
             }
             let indexFile = try fileSystem.open(last.indexPath, writable: true, create: true)
             try indexFile.truncate(to: 0)
@@ -353,5 +354,30 @@ struct Writer {
             }
         }
         try syncActive(force: true)
+    }
+}
+
+extension Log {
+    /// Copies the bytes of `segment` from `offset` to its end, trailing zeros left out, to a new
+    /// file beside it (`SEGMENT.cut-OFFSET`, numbered if that exists), durably, before recovery
+    /// cuts them off. Recovery cannot tell a frame torn by a crash from a whole frame damaged
+    /// later, so it keeps the bytes rather than lose a committed batch without a trace.
+    /// - Returns: the new file's path.
+    fileprivate static func saveCutBytes(
+        of segment: Segment, file: any LogFile, from offset: Int64, fileSystem: any LogFileSystem
+    ) throws(LogError) -> String {
+        let bytes = try file.read(Int(segment.length - offset), at: offset)
+        let end = bytes.lastIndex { $0 != 0 }.map { $0 + 1 } ?? 0
+        var path = "\(segment.path).cut-\(offset)"
+        var copy = 1
+        while FileManager.default.fileExists(atPath: path) {
+            path = "\(segment.path).cut-\(offset).\(copy)"
+            copy += 1
+        }
+        let saved = try fileSystem.open(path, writable: true, create: true)
+        try saved.write(bytes, count: end, at: 0)
+        try saved.sync()
+        try fileSystem.syncDirectory((segment.path as NSString).deletingLastPathComponent)
+        return path
     }
 }

@@ -134,6 +134,17 @@ final class PosixFile: LogFile {
 }
 
 extension LogFile {
+    /// Up to `count` bytes at `offset` (fewer at the end of the file).
+    func read(_ count: Int, at offset: Int64) throws(LogError) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        var result: Result<Int, LogError> = .success(0)
+        bytes.withUnsafeMutableBytes { raw in
+            result = Result { () throws(LogError) in try read(into: raw, at: offset) }
+        }
+        bytes.removeSubrange(try result.get()...)
+        return bytes
+    }
+
     /// Writes the first `count` bytes of `bytes` (all of them by default) at `offset`.
     func write(_ bytes: [UInt8], count: Int? = nil, at offset: Int64) throws(LogError) {
         var failure: LogError?

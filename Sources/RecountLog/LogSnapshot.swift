@@ -29,8 +29,13 @@ public struct TornTail: Sendable, Equatable, CustomStringConvertible {
     public var bytes: Int64
     /// Why those bytes are not a frame.
     public var reason: String
+    /// The file the cut bytes were saved to before the segment was cut (trailing zeros left
+    /// out), so that a frame that was whole but damaged can still be examined; `nil` for a
+    /// reader, which cuts nothing.
+    public var savedTo: String? = nil
 
     public var description: String {
         "\(bytes) bytes at \(segment) offset \(offset) (from position \(position)): \(reason)"
+            + (savedTo.map { "; saved to \($0)" } ?? "")
     }
 }

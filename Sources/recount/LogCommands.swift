@@ -34,7 +34,9 @@ enum LogCommands {
             print(
                 "log ok: \(stats.records) records in \(stats.frames) frames, \(stats.segments) segments, every checksum matches"
             )
-            if let tail = reader.uncommittedTail { print("uncommitted tail (a writer cuts it off on open): \(tail)") }
+            if let tail = reader.uncommittedTail {
+                print("uncommitted tail (a writer cuts it off on open, keeping a copy beside the segment): \(tail)")
+            }
         }
         return .success
     }

@@ -43,6 +43,12 @@ import Testing
                     #expect(recovery.position == 14)
                     #expect(recovery.bytes == Int64(cut) - lastFrame)
                     #expect(recovery.segment == target)
+                    // The cut bytes are kept beside the segment, trailing zeros left out.
+                    let saved = try Data(contentsOf: URL(fileURLWithPath: try #require(recovery.savedTo)))
+                    let cutBytes = original[Int(lastFrame)..<cut]
+                    #expect(
+                        saved == cutBytes.prefix(through: cutBytes.lastIndex { $0 != 0 } ?? (cutBytes.startIndex - 1)))
+                    #expect(recovery.savedTo == target + ".cut-\(lastFrame)")
                 }
                 #expect(log.endPosition == 14)
                 #expect(try fileSize(target) == lastFrame)
@@ -68,6 +74,33 @@ import Testing
             #expect(log.endPosition == 4)
             try log.close()
             #expect(try fileSize(segment) == lastFrame)
+        }
+    }
+
+    /// A whole last frame damaged after it was written looks like a torn one, so recovery cuts
+    /// it, but it keeps the frame's bytes, and a second recovery at the same offset keeps its own.
+    @Test func aDamagedLastFrameIsCutButItsBytesAreKept() throws {
+        try withTemporaryDirectory { directory in
+            let (segment, lastFrame) = try buildLog(directory, [3, 4])
+            var bytes = try Array(Data(contentsOf: URL(fileURLWithPath: segment)))
+            let frame = Array(bytes[Int(lastFrame)...])
+            bytes[bytes.count - 3] ^= 0x10
+            try Data(bytes).write(to: URL(fileURLWithPath: segment))
+            let log = try Log(directory: directory, configuration: Self.configuration)
+            let recovery = try #require(log.recovery)
+            #expect(recovery.position == 4)
+            let saved = try Array(Data(contentsOf: URL(fileURLWithPath: try #require(recovery.savedTo))))
+            #expect(saved.count == frame.count)
+            #expect(zip(saved, frame).filter { $0 != $1 }.count == 1)
+            #expect("\(recovery)".hasSuffix("; saved to \(segment).cut-\(lastFrame)"))
+            try log.close()
+            #expect(try segmentFiles(directory) == [segment])
+
+            // The same damage again (the file cut back and damaged the same way) is kept apart.
+            try Data(bytes).write(to: URL(fileURLWithPath: segment))
+            let again = try Log(directory: directory, configuration: Self.configuration)
+            #expect(again.recovery?.savedTo == "\(segment).cut-\(lastFrame).1")
+            try again.close()
         }
     }
 
