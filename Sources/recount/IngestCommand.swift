@@ -60,11 +60,11 @@ enum DumpCommand {
         let reader = try LogReader(directory: invocation.logDirectory)
         var out = ""
         try reader.forEach(from: max(from, reader.snapshot.startPosition)) { record in
+            if let user, !EnvelopeCodec.record(record.bytes, isFor: user) { return }
             let envelope: Envelope
             do { envelope = try EnvelopeCodec.decode(record.bytes) } catch {
                 throw DumpError(position: record.position, reason: "\(error)")
             }
-            if let user, envelope.user != user { return }
             out += "{\"position\":\(record.position),\"envelope\":\(EnvelopeJSON.string(envelope))}\n"
             if out.utf8.count > 1 << 16 {
                 FileHandle.standardOutput.write(Data(out.utf8))

@@ -15,6 +15,18 @@ import Testing
         }
     }
 
+    /// The user peek agrees with decoding on every corpus record, for its own user and others,
+    /// and a record too short to tell is left to decoding.
+    @Test func recordsAreMatchedToTheirUserWithoutDecoding() throws {
+        for record in try Self.records() {
+            let user = try record.withUnsafeBytes { try EnvelopeCodec.decode($0) }.user
+            for candidate in [user, user + "0", String(user.dropLast()), "*", "someone-else"] {
+                #expect(record.withUnsafeBytes { EnvelopeCodec.record($0, isFor: candidate) } == (candidate == user))
+            }
+            #expect(record.prefix(3).withUnsafeBytes { EnvelopeCodec.record($0, isFor: "someone-else") })
+        }
+    }
+
     @Test func everyTruncatedRecordIsRefused() throws {
         for record in try Self.records() {
             for length in 0..<record.count {

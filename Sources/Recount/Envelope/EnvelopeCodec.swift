@@ -73,6 +73,20 @@ package enum EnvelopeCodec {
         }
     }
 
+    /// Whether the record is an envelope of `user`, read from its first fields only, so a
+    /// per-user replay skips other users' records without decoding them. A record too damaged
+    /// to tell counts as the user's, so decoding it reports the damage.
+    package static func record(_ bytes: UnsafeRawBufferPointer, isFor user: String) -> Bool {
+        var input = RecordReader(bytes)
+        guard (try? input.byte()) == formatVersion, (try? input.byte()) != nil,
+            let length = try? input.count(), bytes.count - input.offset >= length
+        else { return true }
+        var user = user
+        return user.withUTF8 { name in
+            name.count == length && name.elementsEqual(bytes[input.offset..<(input.offset + length)])
+        }
+    }
+
     /// Decodes a record written by `encode`.
     package static func decode(_ bytes: UnsafeRawBufferPointer) throws(EnvelopeCodecError) -> Envelope {
         var input = RecordReader(bytes)
