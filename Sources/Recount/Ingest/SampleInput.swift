@@ -1,5 +1,3 @@
-internal import Glibc
-
 /// One sample object as the decoder checks it: its fields, the bytes they point into, and the
 /// sample's path for error messages.
 struct SampleInput: ~Copyable {
@@ -74,52 +72,4 @@ struct SampleInput: ~Copyable {
     ) throws(FieldError) -> Value {
         try cache.value(of: span, in: bytes) { () throws(FieldError) in try make(value(span)) }
     }
-}
-
-/// The last value built from a field whose text repeats from sample to sample (type, unit,
-/// origin, device, zone), keyed by the exact JSON text it was built from.
-struct RepeatedField<Value> {
-    private var kind = JSONSpan.Kind.absent
-    private var text: [UInt8] = []
-    private var last: Value?
-
-    /// The value for `span`: the last one when its text is the same, else `make()`'s.
-    mutating func value(
-        of span: JSONSpan, in bytes: UnsafeRawBufferPointer, _ make: () throws(FieldError) -> Value
-    ) throws(FieldError) -> Value {
-        let raw = span.text(in: bytes)
-        if let last, span.kind == kind, raw.count == text.count,
-            raw.count == 0 || text.withUnsafeBytes({ memcmp($0.baseAddress!, raw.baseAddress!, raw.count) }) == 0
-        {
-            return last
-        }
-        let value = try make()
-        kind = span.kind
-        text.removeAll(keepingCapacity: true)
-        text.append(contentsOf: raw)
-        last = value
-        return value
-    }
-}
-
-/// The repeating fields of the samples of one array.
-struct SampleRepeats {
-    var type = RepeatedField<MetricName>()
-    var unit = RepeatedField<(text: String, measure: MeasureUnit?)>()
-    var origin = RepeatedField<String>()
-    var device = RepeatedField<String>()
-    var timeZone = RepeatedField<String>()
-}
-
-/// The path of an array element (`samples[3]`, `changes[2].upsertion`), rendered only when an
-/// error names it: building it for every sample cost more than validating the sample.
-struct ElementPath {
-    var array: String
-    var index: Int
-    var member: String? = nil
-
-    var text: String { "\(array)[\(index)]" + (member.map { "." + $0 } ?? "") }
-
-    /// The path of member `key` of this element.
-    func field(_ key: String) -> String { text + "." + key }
 }
