@@ -31,6 +31,20 @@ public struct BenchmarkRun: Sendable {
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     }
 
+    /// The CPU time (user and system, all threads) per wall-clock second of one run of `body`:
+    /// about 1 when it keeps one core busy.
+    public func coresUsed(_ body: () throws -> Void) rethrows -> Double {
+        func cpuSeconds() -> Double {
+            var usage = rusage()
+            getrusage(RUSAGE_SELF.rawValue, &usage)
+            return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+                + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+        }
+        let cpu = cpuSeconds()
+        let wall = try seconds(body)
+        return (cpuSeconds() - cpu) / wall
+    }
+
     /// The best of `runs` timings of `body`, after one warm-up run.
     public func best(_ body: () throws -> Void) rethrows -> Double {
         try body()
