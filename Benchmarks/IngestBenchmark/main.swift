@@ -231,9 +231,9 @@ emit("ingest.scan+validate", decodeTime)
 emit("ingest.scan+validate+encode", encodeTime)
 emit(
     "ingest.end-to-end", endToEndTime,
-    String(
-        format:
-            ",\"coresUsed\":%.2f,\"logBytesPerSample\":%.1f,\"secondsSplit\":{\"scan\":%.3f,\"validate\":%.3f,\"encode\":%.3f,\"append\":%.3f}",
-        endToEndCores, bytesPerSample, scanTime, decodeTime - scanTime, encodeTime - decodeTime, endToEndTime - encodeTime))
+    String(format: ",\"coresUsed\":%.2f,\"logBytesPerSample\":%.1f", endToEndCores, bytesPerSample)
+        + String(
+            format: ",\"secondsSplit\":{\"scan\":%.3f,\"validate\":%.3f,\"encode\":%.3f,\"append\":%.3f}", scanTime,
+            decodeTime - scanTime, encodeTime - decodeTime, endToEndTime - encodeTime))
 emit("replay.decode", replayTime, jsonBytes: nil)
 emit("ingest.end-to-end.healthconnect", changesTime, samples: changesInput.samples, jsonBytes: changesInput.bytes.count)
