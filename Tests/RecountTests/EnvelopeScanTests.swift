@@ -35,17 +35,16 @@ import Testing
         #expect(scanned > 100, "the scan should read most corpus lines")
     }
 
-    @Test func theScanAgreesWithTheTreeOnMutatedLines() throws {
-        var random = SplitMix64(seed: testSeed(72_026))
-        let lines = try EnvelopeCorpusTests.lines("valid.ndjson")
+    /// Mutates random picks of `lines` (each one to three cuts, insertions of `pieces` or bit
+    /// flips) `count` times and records every line the scan and the tree decode differently.
+    static func expectAgreement(onMutationsOf lines: [[UInt8]], pieces: [String], count: Int, seed: UInt64) {
+        var random = SplitMix64(seed: seed)
+        let pieces = pieces.map { Array($0.utf8) }
         let fast = EnvelopeDecoder(scanning: true)
         let reference = EnvelopeDecoder(scanning: false)
-        let pieces = [",", "}", "]", "{", "[", "\"", ":", "1", "-", "null", "\\", " ", "\"id\":\"x\",", "é"].map {
-            Array($0.utf8)
-        }
-        for _ in 0..<4000 {
+        for _ in 0..<count {
             var line = lines[Int(random.next() % UInt64(lines.count))]
-            for _ in 0...(random.next() % 2) {
+            for _ in 0...(random.next() % 3) {
                 let at = Int(random.next() % UInt64(line.count))
                 switch random.next() % 3 {
                 case 0: line.remove(at: at)
@@ -53,8 +52,8 @@ import Testing
                 default: line[at] ^= UInt8(1 << (random.next() % 8))
                 }
             }
-            let expected = Self.outcome(reference, line)
-            let actual = Self.outcome(fast, line)
+            let expected = outcome(reference, line)
+            let actual = outcome(fast, line)
             switch (expected, actual) {
             case (.success(let a), .success(let b)) where a == b: continue
             case (.failure(let a), .failure(let b)) where a == b: continue
@@ -63,6 +62,30 @@ import Testing
                     "scan and tree disagree on \(String(decoding: line, as: UTF8.self)): \(expected) vs \(actual)")
             }
         }
+    }
+
+    static let mutationPieces = [
+        ",", "}", "]", "{", "[", "\"", ":", "1", "-", "null", "\\", " ", "\"id\":\"x\",", "é",
+    ]
+
+    @Test func theScanAgreesWithTheTreeOnMutatedLines() throws {
+        Self.expectAgreement(
+            onMutationsOf: try EnvelopeCorpusTests.lines("valid.ndjson"), pieces: Self.mutationPieces, count: 4000,
+            seed: testSeed(72_026))
+    }
+
+    /// The same on lines made of the scan's paths (member prediction, repeated fields, changes
+    /// pages), with pieces that build or break them. `RECOUNT_FUZZ_LINES` runs more.
+    @Test func theScanAgreesWithTheTreeOnMutatedSampleArraysAndChanges() {
+        let lines = [
+            #"{"kind":"healthconnect.changes","user":"u","recordTypes":["StepsRecord","SleepSession"],"token":"t1","nextChangesToken":"t2","hasMore":false,"changesTokenExpired":false,"changes":[{"upsertion":{"id":"0b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0","type":"StepsRecord","start":"2026-07-13T08:00:00+02:00","end":"2026-07-13T08:01:00+02:00","value":5,"unit":"count","origin":"o","device":"d","timeZone":"Europe/Berlin"}},{"deletion":{"recordId":"d1"}},{"upsertion":{"id":"x2","type":"SleepSession","start":"2026-07-13T01:00:00+02:00","end":"2026-07-13T02:00:00+02:00","stage":"deep","origin":"o","syncVersion":3,"lastModified":"2026-07-13T02:00:00Z"}}]}"#,
+            #"{"kind":"healthkit.delivery","user":"u","type":"steps","anchor":null,"newAnchor":"AA==","added":[{"id":"0B1C2D3E-4F50-6172-8394-A5B6C7D8E9F0","type":"steps","start":"2026-07-13T08:00:00-07:00","value":5,"unit":"count","origin":"o"},{"id":"a2","type":"HKQuantityTypeIdentifierStepCount","start":"2026-07-13T08:00:00-07:00","end":"2026-07-13T08:05:00-07:00","value":1e1,"unit":"count","origin":"o","syncIdentifier":"s","syncVersion":2}],"deleted":[{"uuid":"z"}]}"#,
+        ].map { Array($0.utf8) }
+        let count = ProcessInfo.processInfo.environment["RECOUNT_FUZZ_LINES"].flatMap { Int($0) } ?? 4000
+        Self.expectAgreement(
+            onMutationsOf: lines,
+            pieces: Self.mutationPieces + [#"\u0041"#, #"{"deletion":{"recordId":"q"}},"#, #""upsertion":"#],
+            count: count, seed: testSeed(99))
     }
 
     /// The scan predicts each sample's member names from the previous sample and reuses the
