@@ -78,22 +78,23 @@ package enum EnvelopeCodec {
     /// to tell counts as the user's, so decoding it reports the damage.
     package static func record(_ bytes: UnsafeRawBufferPointer, isFor user: String) -> Bool {
         var input = RecordReader(bytes)
-        guard (try? input.byte()) == formatVersion, (try? input.byte()) != nil,
-            let length = try? input.count(), bytes.count - input.offset >= length
-        else { return true }
-        var user = user
-        return user.withUTF8 { name in
-            name.count == length && name.elementsEqual(bytes[input.offset..<(input.offset + length)])
-        }
+        guard let header = try? readHeader(&input) else { return true }
+        return header.user.hasSameUTF8(as: user)
+    }
+
+    /// Reads the fields every record starts with: the format, the envelope kind and the user.
+    private static func readHeader(_ input: inout RecordReader) throws(EnvelopeCodecError) -> (kind: Kind, user: String)
+    {
+        let version = try input.byte()
+        guard version == formatVersion else { throw input.malformed("unknown record format \(version)") }
+        guard let kind = Kind(rawValue: try input.byte()) else { throw input.malformed("unknown envelope kind") }
+        return (kind, try input.string())
     }
 
     /// Decodes a record written by `encode`.
     package static func decode(_ bytes: UnsafeRawBufferPointer) throws(EnvelopeCodecError) -> Envelope {
         var input = RecordReader(bytes)
-        let version = try input.byte()
-        guard version == formatVersion else { throw input.malformed("unknown record format \(version)") }
-        guard let kind = Kind(rawValue: try input.byte()) else { throw input.malformed("unknown envelope kind") }
-        let user = try input.string()
+        let (kind, user) = try readHeader(&input)
         let receivedAt = try readOptionalInstant(&input)
         let body: Envelope.Body
         switch kind {
