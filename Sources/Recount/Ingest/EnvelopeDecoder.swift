@@ -145,9 +145,9 @@ package struct EnvelopeDecoder {
                         let input = SampleInput(fields: lifted.upsertions[upsertion], bytes: scan.bytes, element: path)
                         try upsert(try sample(input, repeats: &repeats), at: index)
                     case .deletion(let span):
-                        let text = span.text(in: scan.bytes)
-                        try StringRule.id.check(utf8: text, path: "changes[\(index)].deletion.recordId")
-                        try delete(String(decoding: text, as: UTF8.self), at: index)
+                        let id = try StringRule.id.string(
+                            utf8: span.text(in: scan.bytes), path: "changes[\(index)].deletion.recordId")
+                        try delete(id, at: index)
                     }
                 }
             } else {

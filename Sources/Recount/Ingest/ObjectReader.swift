@@ -135,6 +135,13 @@ struct StringRule: Sendable {
         return text
     }
 
+    /// The string whose UTF-8 bytes are `utf8` (valid UTF-8, as JSON strings are) if it has this
+    /// shape.
+    func string(utf8: UnsafeRawBufferPointer, path: @autoclosure () -> String) throws(FieldError) -> String {
+        try check(utf8: utf8, path: path())
+        return String(decoding: utf8, as: UTF8.self)
+    }
+
     /// Checks a string's UTF-8 bytes (valid UTF-8, as JSON strings are) against this shape.
     func check(utf8: UnsafeRawBufferPointer, path: @autoclosure () -> String) throws(FieldError) {
         // A scalar is 1 to 4 UTF-8 bytes, so the byte count settles most length checks; else

@@ -45,9 +45,7 @@ struct SampleInput: ~Copyable {
     /// A string field checked against `rule`, straight from the bytes when it is a plain string.
     func string(_ span: JSONSpan, _ field: SampleFields.Field, _ rule: StringRule) throws(FieldError) -> String {
         guard span.kind == .string else { return try rule.check(value(span), path: path(field)) }
-        let text = span.text(in: bytes)
-        try rule.check(utf8: text, path: path(field))
-        return String(decoding: text, as: UTF8.self)
+        return try rule.string(utf8: span.text(in: bytes), path: path(field))
     }
 
     /// The sample's id, checked against the id rule; a plain UUID is read straight from the
