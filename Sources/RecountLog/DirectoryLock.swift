@@ -22,6 +22,14 @@ final class DirectoryLock {
         }
     }
 
+    /// Whether a writer holds the lock on `directory` now (a shared lock cannot be had).
+    static func isHeld(directory: String) -> Bool {
+        let fd = open(directory + "/LOCK", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        return flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK
+    }
+
     /// Releases the lock.
     func release() {
         guard fd >= 0 else { return }

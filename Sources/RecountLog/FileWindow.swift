@@ -1,5 +1,9 @@
 /// Hands out byte ranges of a file's first `length` bytes: from a memory mapping when the file
-/// can be mapped (no copy), else from a buffer read ahead in large chunks.
+/// can be mapped and `map` allows it (no copy), else from a buffer read ahead in large chunks.
+///
+/// Map only bytes that nobody will truncate while the window lives (committed frames): a
+/// mapped page past the end of a file faults. Bytes that a writer may still cut (an
+/// uncommitted tail) are read with `pread`.
 final class FileWindow {
     private let file: any LogFile
     private let mapped: MappedFile?
@@ -8,9 +12,9 @@ final class FileWindow {
     private var filled = 0
     private static let chunk = 1 << 20
 
-    init(file: any LogFile, length: Int64) {
+    init(file: any LogFile, length: Int64, map: Bool = true) {
         self.file = file
-        mapped = file.map(length: Int(length))
+        mapped = map ? file.map(length: Int(length)) : nil
         buffer = .allocate(byteCount: mapped == nil ? Self.chunk : 0, alignment: 16)
     }
 
@@ -25,13 +29,13 @@ final class FileWindow {
         if offset < start || offset + Int64(count) > start + Int64(filled) {
             if count > buffer.count {
                 buffer.deallocate()
-                buffer = .allocate(byteCount: count, alignment: 16)
+                buffer = .allocate(byteCount: max(count, Self.chunk), alignment: 16)
             }
             start = offset
             filled = try file.read(into: buffer, at: offset)
             guard filled >= count else {
                 filled = 0
-                throw LogError(.io, "the file ended before a frame it holds", path: path, offset: offset)
+                throw LogError(.corruptSegment, "the file ended before a frame it holds", path: path, offset: offset)
             }
         }
         let from = Int(offset - start)

@@ -6,10 +6,16 @@ public struct LogError: Error, CustomStringConvertible, Sendable {
         private init(_ name: String) { self.name = name }
         public var description: String { name }
 
-        /// A frame before the tail failed its checks: the log is damaged and must be repaired by hand.
+        /// A committed frame failed its checks (or an uncommitted one shows no sign of a torn
+        /// write): the log is damaged; `Log.repair` cuts it back to the last good frame.
         public static let corruptFrame = Code("corruptFrame")
-        /// A segment file or its name is not what the log writes.
+        /// A segment file is missing, has the wrong length, is not listed, or is not named as
+        /// the log names them.
         public static let corruptSegment = Code("corruptSegment")
+        /// The manifest or the commit record is missing, damaged, or disagrees with the other.
+        public static let corruptManifest = Code("corruptManifest")
+        /// There is no log at the path (a read found no directory, manifest or segment).
+        public static let noLog = Code("noLog")
         /// Another writer holds the log directory's lock.
         public static let locked = Code("locked")
         /// A read or write failed in the operating system.
@@ -47,6 +53,10 @@ public struct LogError: Error, CustomStringConvertible, Sendable {
         self.offset = offset
         self.errno = errno
     }
+
+    /// Whether this error reports damage to the log (exit 4 for a check), as opposed to a
+    /// failure to reach it.
+    public var isDamage: Bool { [.corruptFrame, .corruptSegment, .corruptManifest].contains(code) }
 
     public var description: String {
         var text = message

@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 
 /// An open file as the log uses it: positioned reads and writes, sync, truncate.
@@ -42,6 +43,41 @@ package protocol LogFileSystem: Sendable {
     func open(_ path: String, writable: Bool, create: Bool) throws(LogError) -> any LogFile
     /// Makes the directory's entries durable (after a file was created in it).
     func syncDirectory(_ path: String) throws(LogError)
+    /// Renames `path` to `newPath`, replacing any file there (atomic on POSIX file systems).
+    func rename(_ path: String, to newPath: String) throws(LogError)
+    /// Removes the file at `path`.
+    func remove(_ path: String) throws(LogError)
+}
+
+extension LogFileSystem {
+    /// Replaces the file at `path` with `bytes` atomically: a temporary file, fsync, rename,
+    /// fsync of the directory. After a crash the file holds the old bytes or the new ones.
+    package func replace(_ path: String, with bytes: [UInt8]) throws(LogError) {
+        let temporary = path + ".tmp"
+        let file = try open(temporary, writable: true, create: true)
+        try file.truncate(to: 0)
+        try file.write(bytes, at: 0)
+        try file.sync()
+        try rename(temporary, to: path)
+        try syncDirectory(parentDirectory(of: path))
+    }
+
+    /// Creates `path` and any missing parents, fsyncing each parent a directory was created in.
+    package func createDirectories(_ path: String) throws(LogError) {
+        if try Segment.directoryExists(path) { return }
+        let parent = parentDirectory(of: path)
+        if parent != path { try createDirectories(parent) }
+        guard mkdir(path, 0o755) == 0 || errno == EEXIST else {
+            throw posixError("cannot create the directory", path: path)
+        }
+        try syncDirectory(parent)
+    }
+}
+
+/// The directory holding `path` (`.` for a bare name, `/` for the root).
+package func parentDirectory(of path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return "." }
+    return slash == path.startIndex ? "/" : String(path[..<slash])
 }
 
 /// The real file system through POSIX calls.
@@ -61,6 +97,14 @@ package struct PosixFileSystem: LogFileSystem {
         guard fd >= 0 else { throw posixError("cannot open directory", path: path) }
         defer { close(fd) }
         guard fsync(fd) == 0 else { throw posixError("cannot sync directory", path: path) }
+    }
+
+    package func rename(_ path: String, to newPath: String) throws(LogError) {
+        guard Glibc.rename(path, newPath) == 0 else { throw posixError("cannot rename to \(newPath)", path: path) }
+    }
+
+    package func remove(_ path: String) throws(LogError) {
+        guard unlink(path) == 0 else { throw posixError("cannot remove", path: path) }
     }
 }
 

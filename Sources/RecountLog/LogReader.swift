@@ -1,3 +1,5 @@
+import Glibc
+
 /// One record as the reader hands it out; `bytes` are valid only inside the reader's callback.
 public struct LogRecord {
     /// The record's position.
@@ -13,51 +15,86 @@ public struct LogRecord {
 public struct LogReader: Sendable {
     /// The extent this reader reads.
     public let snapshot: LogSnapshot
-    /// A torn frame found after the last whole one when the reader opened the directory itself
-    /// (a writer that opens the log will cut it off); preallocated zeros are not reported.
+    /// A torn frame found after the committed ones when the reader opened the directory itself
+    /// with no writer running (a writer that opens the log will cut it off); preallocated zeros
+    /// are not reported.
     public let uncommittedTail: TornTail?
+    /// Damage after the committed frames, found as for `uncommittedTail`: a writer would
+    /// refuse to open the log. `check()` throws it.
+    public let uncommittedDamage: LogError?
     let fileSystem: any LogFileSystem
 
     init(snapshot: LogSnapshot, fileSystem: any LogFileSystem) {
         self.snapshot = snapshot
         self.fileSystem = fileSystem
         uncommittedTail = nil
+        uncommittedDamage = nil
     }
 
     /// Opens the log in `directory` for reading only, without taking the writer's lock.
     ///
-    /// The last segment is checked to find where its whole frames end; a torn tail there is
-    /// reported in `uncommittedTail` and left alone. A missing directory reads as an empty log.
+    /// The reader sees what is committed (the commit record's extent), so it never reads a
+    /// frame a writer is still writing or a tail a writer will cut. When no writer has the log
+    /// open, what follows the committed frames is examined too: a torn frame there is reported
+    /// in `uncommittedTail`, damage in `uncommittedDamage` (both left alone).
+    ///
+    /// - Throws: `.noLog` when `directory` holds no log; `.corruptManifest` or
+    ///   `.corruptSegment` when the manifest, commit record and segment files disagree.
     public init(directory: String) throws(LogError) {
         try self.init(directory: directory, fileSystem: PosixFileSystem())
     }
 
     package init(directory: String, fileSystem: any LogFileSystem) throws(LogError) {
         self.fileSystem = fileSystem
-        var segments = try Segment.directoryExists(directory) ? Segment.list(in: directory) : []
-        var end = segments.first?.firstPosition ?? Log.firstPosition
-        var tail: TornTail? = nil
-        if var last = segments.popLast() {
-            let file = try fileSystem.open(last.path, writable: false, create: false)
-            end = last.firstPosition
-            let torn = try withLogErrors(path: last.path) {
-                try SegmentScanner(segment: last, file: file).scan(isLast: true) { _, header, _ in
-                    end = header.endPosition
-                    return true
-                }
-            }
-            if let torn {
-                if !torn.isPreallocated {
-                    tail = TornTail(
-                        segment: last.path, offset: torn.offset, position: torn.position, bytes: torn.bytes,
-                        reason: torn.reason)
-                }
-                last.length = torn.offset
-            }
-            segments.append(last)
+        guard try Segment.directoryExists(directory), let layout = try Self.layout(directory, fileSystem) else {
+            throw LogError(.noLog, "no log at \(directory)", path: directory)
         }
-        snapshot = LogSnapshot(directory: directory, segments: segments, endPosition: end)
-        uncommittedTail = tail
+        snapshot = LogSnapshot(directory: directory, segments: layout.segments, endPosition: layout.endPosition)
+        (uncommittedTail, uncommittedDamage) =
+            DirectoryLock.isHeld(directory: directory) ? (nil, nil) : Self.examineTail(of: layout, fileSystem)
+    }
+
+    /// The layout, read again when a writer changed the manifest and commit record between
+    /// the two reads.
+    private static func layout(_ directory: String, _ fileSystem: any LogFileSystem) throws(LogError) -> LogLayout? {
+        var attempt = 0
+        while true {
+            do {
+                return try LogLayout.load(directory: directory, fileSystem: fileSystem)
+            } catch where attempt < 5 && DirectoryLock.isHeld(directory: directory) {
+                attempt += 1
+                usleep(2_000)
+            }
+        }
+    }
+
+    /// What follows the active segment's committed frames, as recovery would see it.
+    private static func examineTail(
+        of layout: LogLayout, _ fileSystem: any LogFileSystem
+    ) -> (TornTail?, LogError?) {
+        guard let active = layout.active,
+            let file = try? fileSystem.open(active.path, writable: false, create: false),
+            let fileLength = try? file.size(), fileLength > active.length
+        else { return (nil, nil) }
+        var whole = active
+        whole.length = fileLength
+        // A writer may open the log and cut this tail meanwhile; then there is nothing to say.
+        guard
+            let tail = try? SegmentScanner(segment: whole, file: file, map: false).scanTail(
+                from: active.length, position: active.endPosition, fileLength: fileLength, { _, _ in })
+        else { return (nil, nil) }
+        switch tail.end {
+        case .clean, .preallocated:
+            return (nil, nil)
+        case .torn(let reason):
+            return (
+                TornTail(
+                    segment: active.path, offset: tail.offset, position: tail.position,
+                    bytes: fileLength - tail.offset, reason: reason), nil
+            )
+        case .corrupt(let reason):
+            return (nil, LogError(.corruptFrame, "log corrupted: \(reason)", path: active.path, offset: tail.offset))
+        }
     }
 
     /// The position after the last record this reader sees.
@@ -88,9 +125,12 @@ public struct LogReader: Sendable {
         }
     }
 
-    /// Reads every frame and record of the snapshot, checking all of them.
+    /// Reads every frame and record of the snapshot, checking all of them, and reports damage
+    /// after the committed frames.
     public func check() throws -> LogStats {
-        try inspect(decodeRecords: true)
+        let stats = try inspect(decodeRecords: true)
+        if let uncommittedDamage { throw uncommittedDamage }
+        return stats
     }
 
     /// Counts segments, frames, records and bytes, checking every frame's checksum.
@@ -155,35 +195,30 @@ public struct LogReader: Sendable {
     }
 
     /// Walks the checked frames holding positions from `start`, across segments, until `body`
-    /// returns `false` or the snapshot ends.
+    /// returns `false` or the snapshot ends. Positions run on from frame to frame within a
+    /// segment; between segments the manifest may record a gap that `repair` left.
     private func walkFrames(
         from start: UInt64, to end: UInt64,
         _ body: (Segment, Int64, FrameHeader, UnsafeRawBufferPointer) throws -> Bool
     ) throws {
         let segments = snapshot.segments
-        guard !segments.isEmpty else { return }
-        var first = segments.count - 1
+        guard var first = segments.indices.last else { return }
         while first > 0 && segments[first].firstPosition > start { first -= 1 }
-        var expected = segments[first].firstPosition
-        for segment in segments[first...] {
-            guard segment.firstPosition == expected else {
-                throw LogError(
-                    .corruptSegment,
-                    "segment starts at position \(segment.firstPosition) but the one before ends at \(expected)",
-                    path: segment.path)
-            }
+        for (number, segment) in segments[first...].enumerated() {
             let file = try fileSystem.open(segment.path, writable: false, create: false)
             let scanner = SegmentScanner(segment: segment, file: file)
-            let (offset, position) =
-                segment.firstPosition == segments[first].firstPosition
-                ? seek(scanner, to: start) : (0, segment.firstPosition)
+            let (offset, position) = number == 0 ? seek(scanner, to: start) : (0, segment.firstPosition)
             var keepGoing = true
-            try scanner.scan(from: offset, position: position, isLast: false) { offset, header, stored in
-                expected = header.endPosition
+            let reached = try scanner.scan(from: offset, position: position) { offset, header, stored in
                 keepGoing = try body(segment, offset, header, stored)
                 return keepGoing
             }
-            if !keepGoing || expected >= end { return }
+            if !keepGoing || reached >= end { return }
+            guard reached == segment.endPosition else {
+                throw LogError(
+                    .corruptSegment, "the segment's frames end at position \(reached), expected \(segment.endPosition)",
+                    path: segment.path, offset: segment.length)
+            }
         }
     }
 

@@ -13,8 +13,10 @@ public struct LogSnapshot: Sendable, Equatable {
     /// The position of the first record in the log.
     public var startPosition: UInt64 { segments.first?.firstPosition ?? Log.firstPosition }
 
-    /// The number of records in the snapshot.
-    public var recordCount: UInt64 { endPosition - startPosition }
+    /// The number of records in the snapshot (positions in a gap that `repair` left hold none).
+    public var recordCount: UInt64 {
+        segments.reduce(0) { $0 + ($1.endPosition - $1.firstPosition) }
+    }
 }
 
 /// A frame that a crash left half written at the end of the last segment, which recovery cuts off.

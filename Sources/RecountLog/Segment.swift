@@ -1,13 +1,22 @@
 import Foundation
 
-/// One segment file of the log: its first record's position, path, and committed length.
+/// One segment file of the log: its first record's position, path, and the extent of its frames.
 package struct Segment: Sendable, Equatable {
     /// The position of the segment's first record; the file is named after it.
     package var firstPosition: UInt64
     /// The segment file's path.
     package var path: String
-    /// How many bytes of the file hold whole, committed frames.
+    /// How many bytes of the file hold whole frames (committed ones, for a reader).
     package var length: Int64
+    /// The position after the last record of those frames.
+    package var endPosition: UInt64
+
+    package init(firstPosition: UInt64, path: String, length: Int64, endPosition: UInt64) {
+        self.firstPosition = firstPosition
+        self.path = path
+        self.length = length
+        self.endPosition = endPosition
+    }
 
     /// The sparse index file beside the segment.
     package var indexPath: String { Self.indexPath(forSegment: path) }
@@ -40,7 +49,8 @@ package struct Segment: Sendable, Equatable {
         return true
     }
 
-    /// The segment files in `directory`, in position order, with their current file sizes.
+    /// The segment files in `directory`, in position order, with their current file sizes (their
+    /// end positions unknown until scanned).
     package static func list(in directory: String) throws(LogError) -> [Segment] {
         let names: [String]
         do {
@@ -56,7 +66,7 @@ package struct Segment: Sendable, Equatable {
                     .corruptSegment, "a file ends in .seg but is not named by a 20-digit position", path: path)
             }
             let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int ?? 0
-            segments.append(Segment(firstPosition: first, path: path, length: Int64(size)))
+            segments.append(Segment(firstPosition: first, path: path, length: Int64(size), endPosition: first))
         }
         return segments.sorted { $0.firstPosition < $1.firstPosition }
     }

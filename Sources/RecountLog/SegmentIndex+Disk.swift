@@ -31,20 +31,19 @@ extension SegmentIndex {
         return decoded.firstPosition == position
     }
 
-    /// Builds the index of `segment` by scanning (and checking) its frames, and writes it to disk.
-    static func rebuild(
-        _ segment: Segment, segmentFile: any LogFile, fileSystem: any LogFileSystem, interval: Int64
-    ) throws(LogError) -> SegmentIndex {
+    /// Builds the index of a committed `segment` by scanning (and checking) its frames, which
+    /// must end exactly at its length and end position.
+    static func build(_ segment: Segment, file: any LogFile, interval: Int64) throws -> SegmentIndex {
         var index = SegmentIndex(interval: interval)
-        try withLogErrors(path: segment.path) {
-            try SegmentScanner(segment: segment, file: segmentFile).scan(isLast: false) { offset, header, _ in
-                index.note(position: header.firstPosition, offset: offset)
-                return true
-            }
+        let end = try SegmentScanner(segment: segment, file: file).scan { offset, header, _ in
+            index.note(position: header.firstPosition, offset: offset)
+            return true
         }
-        let file = try fileSystem.open(segment.indexPath, writable: true, create: true)
-        try file.truncate(to: 0)
-        try file.write(index.encoded(), at: 0)
+        guard end == segment.endPosition else {
+            throw LogError(
+                .corruptSegment, "the segment's frames end at position \(end); the manifest says \(segment.endPosition)",
+                path: segment.path, offset: segment.length)
+        }
         return index
     }
 }

@@ -13,13 +13,16 @@ final class FaultyFileSystem: LogFileSystem {
         var partialBytes = 0
         /// The errno of the failure.
         var errno: Int32 = ENOSPC
-        /// Fail syncs of segment files and the directory from this 1-based sync on.
+        /// Fail syncs of segment files from this 1-based sync (of a segment file) on.
         var failSyncFrom: Int? = nil
+        /// Fail syncs of directories from this 1-based directory sync on.
+        var failDirectorySyncFrom: Int? = nil
     }
 
     let plan: Mutex<Plan>
     let writes = Atomic<Int>(0)
     let syncs = Atomic<Int>(0)
+    let directorySyncs = Atomic<Int>(0)
     private let real = PosixFileSystem()
 
     init(_ plan: Plan) { self.plan = Mutex(plan) }
@@ -30,12 +33,15 @@ final class FaultyFileSystem: LogFileSystem {
     }
 
     func syncDirectory(_ path: String) throws(LogError) {
-        let number = syncs.add(1, ordering: .relaxed).newValue
-        if let from = plan.withLock({ $0.failSyncFrom }), number >= from {
+        let number = directorySyncs.add(1, ordering: .relaxed).newValue
+        if let from = plan.withLock({ $0.failDirectorySyncFrom }), number >= from {
             throw LogError(.io, "injected directory fsync failure", path: path, errno: EIO)
         }
         try real.syncDirectory(path)
     }
+
+    func rename(_ path: String, to newPath: String) throws(LogError) { try real.rename(path, to: newPath) }
+    func remove(_ path: String) throws(LogError) { try real.remove(path) }
 }
 
 final class FaultyFile: LogFile {

@@ -3,192 +3,300 @@ import RecountLog
 import TestSupport
 import Testing
 
+/// What a crash and damage leave on disk, and what opening, checking and repairing make of it.
 @Suite struct LogRecoveryTests {
     static let configuration = LogConfiguration(segmentBytes: 1 << 20, indexInterval: 256, durability: .none)
 
-    /// Builds a log of `counts` batches in one segment; returns the last segment's path and the
-    /// byte offset where its last frame starts.
-    func buildLog(_ directory: String, _ counts: [Int]) throws -> (segment: String, lastFrame: Int64) {
-        let log = try Log(directory: directory, configuration: Self.configuration)
-        try appendBatches(log, counts.dropLast())
-        let lastFrame = Int64(try log.reader().stats().fileBytes)
-        try appendBatches(log, [counts.last!])
-        try log.close()
-        return (try segmentFiles(directory).last!, lastFrame)
+    /// A log as a crash leaves it: `committed` batches synced, then `uncommitted` ones written
+    /// but never synced (the directory is copied while the writer still has it open).
+    struct Crash {
+        var directory: String
+        var segment: String
+        /// Where the first uncommitted frame starts, and each uncommitted frame's start.
+        var frames: [Int64]
+        var bytes: [UInt8]
+        var committedEnd: UInt64
     }
 
-    @Test func truncatingTheLastFrameAtEveryByteLosesOnlyThatFrame() throws {
-        try withTemporaryDirectory { directory in
-            let source = directory + "/source"
-            let (segment, lastFrame) = try buildLog(source, [5, 8, 3])
-            let original = try Data(contentsOf: URL(fileURLWithPath: segment))
-            let copy = directory + "/copy"
-            for cut in Int(lastFrame)..<original.count {
-                try? FileManager.default.removeItem(atPath: copy)
-                try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: true)
-                let target = copy + "/" + URL(fileURLWithPath: segment).lastPathComponent
-                try original.prefix(cut).write(to: URL(fileURLWithPath: target))
+    func crash(_ directory: String, committed: [Int], uncommitted: [Int], recordBytes: Int = 0) throws -> Crash {
+        let source = directory + "/source"
+        let log = try Log(directory: source, configuration: Self.configuration)
+        try appendBatches(log, committed)
+        try log.sync()
+        var frames: [Int64] = []
+        for count in uncommitted {
+            frames.append(Int64(try log.reader().stats().fileBytes))
+            if recordBytes > 0 {
+                var batch = LogBatch()
+                var generator = SplitMix64(seed: log.endPosition)
+                for _ in 0..<count { batch.append((0..<recordBytes).map { _ in UInt8.random(in: 1...255, using: &generator) }) }
+                try log.append(batch)
+            } else {
+                try appendBatches(log, [count])
+            }
+        }
+        let crashed = directory + "/crashed"
+        try FileManager.default.copyItem(atPath: source, toPath: crashed)
+        try log.close()
+        let segment = try segmentFiles(crashed).last!
+        return Crash(
+            directory: crashed, segment: segment, frames: frames,
+            bytes: try Array(Data(contentsOf: URL(fileURLWithPath: segment))),
+            committedEnd: 1 + UInt64(committed.reduce(0, +)))
+    }
 
-                // A reader sees the whole frames and leaves the tail alone.
+    /// A copy of `crash` whose segment holds `bytes`.
+    func state(_ crash: Crash, _ bytes: [UInt8], in directory: String) throws -> String {
+        try? FileManager.default.removeItem(atPath: directory)
+        try FileManager.default.copyItem(atPath: crash.directory, toPath: directory)
+        let segment = directory + "/" + URL(fileURLWithPath: crash.segment).lastPathComponent
+        try Data(bytes).write(to: URL(fileURLWithPath: segment))
+        return segment
+    }
+
+    /// Every byte of the last two (uncommitted) frames as the point where the file ends, and
+    /// every sector boundary in them as the point where the disk stopped writing over the
+    /// preallocated zeros: whole frames are kept, the torn one is cut with an exact copy
+    /// kept, and positions go on from there.
+    @Test(arguments: [false, true])
+    func aCrashTearingTheLastTwoFramesAtEveryByteLosesOnlyTheTornFrame(zerosAfter: Bool) throws {
+        try withTemporaryDirectory { directory in
+            let crash = try crash(directory, committed: [5, 8], uncommitted: [3, 4], recordBytes: zerosAfter ? 700 : 0)
+            let frameEnd = Int(try fileEndOfFrames(crash))
+            let cuts = Int(crash.frames[0])..<frameEnd
+            for cut in zerosAfter ? Array(cuts.filter { $0 % 512 == 0 }) : Array(cuts) {
+                var bytes = Array(crash.bytes[..<cut])
+                if zerosAfter { bytes += [UInt8](repeating: 0, count: crash.bytes.count - cut) }
+                let segment = try state(crash, bytes, in: directory + "/copy")
+                let copy = parentDirectory(segment)
+                let wholeFrames = crash.frames.filter { $0 < Int64(cut) }.count - (crash.frames.contains(Int64(cut)) ? 0 : 1)
+                let kept: UInt64 = [14, 17, 21][max(0, wholeFrames)]
+                let tornAt = wholeFrames < crash.frames.count ? crash.frames[max(0, wholeFrames)] : Int64(cut)
+
                 let reader = try LogReader(directory: copy)
-                #expect(reader.endPosition == 14)
-                #expect((reader.uncommittedTail?.bytes ?? 0) == Int64(cut) - lastFrame)
+                #expect(reader.endPosition == crash.committedEnd, "a reader sees the committed records only")
 
                 let log = try Log(directory: copy, configuration: Self.configuration)
-                if cut == Int(lastFrame) {
-                    #expect(log.recovery == nil)
+                #expect(log.endPosition == kept, "cut at \(cut)")
+                if tornAt == Int64(cut) || bytes[Int(tornAt)...].allSatisfy({ $0 == 0 }) {
+                    #expect(log.recovery == nil, "cut at \(cut)")
                 } else {
                     let recovery = try #require(log.recovery, "cut at \(cut)")
-                    #expect(recovery.offset == lastFrame)
-                    #expect(recovery.position == 14)
-                    #expect(recovery.bytes == Int64(cut) - lastFrame)
-                    #expect(recovery.segment == target)
-                    // The cut bytes are kept beside the segment, trailing zeros left out.
-                    let saved = try Data(contentsOf: URL(fileURLWithPath: try #require(recovery.savedTo)))
-                    let cutBytes = original[Int(lastFrame)..<cut]
-                    #expect(
-                        saved == cutBytes.prefix(through: cutBytes.lastIndex { $0 != 0 } ?? (cutBytes.startIndex - 1)))
-                    #expect(recovery.savedTo == target + ".cut-\(lastFrame)")
+                    #expect(recovery.offset == tornAt && recovery.position == kept)
+                    let saved = try Array(Data(contentsOf: URL(fileURLWithPath: try #require(recovery.savedTo))))
+                    #expect(saved == Array(bytes[Int(tornAt)...]), "the copy is exact, cut at \(cut)")
                 }
-                #expect(log.endPosition == 14)
-                #expect(try fileSize(target) == lastFrame)
-                // The log goes on from there.
                 try appendBatches(log, [2])
-                expectRecords(try readAll(log.reader()), cover: 1..<16)
+                #expect(try readAll(log.reader()).map(\.0) == Array(1..<(kept + 2)))
+                try log.close()
+                #expect(try readAll(LogReader(directory: copy)).map(\.0) == Array(1..<(kept + 2)))
+            }
+        }
+    }
+
+    /// The states a torn write can leave in the last, uncommitted frame, page by page: each is
+    /// cut; a flipped bit in a whole uncommitted frame is damage, which the writer refuses.
+    @Test func everyTornWriteStateIsCutAndAFlippedBitIsNot() throws {
+        try withTemporaryDirectory { directory in
+            // Incompressible records, so the last frame spans several 4 KiB pages.
+            let crash = try crash(directory, committed: [3], uncommitted: [4], recordBytes: 5000)
+            let start = Int(crash.frames[0])
+            let end = Int(try fileEndOfFrames(crash))
+            let pageAfterStart = (start / 4096 + 1) * 4096
+            #expect(end - start > 3 * 4096)
+            func zeroed(_ range: Range<Int>) -> [UInt8] {
+                var bytes = crash.bytes
+                for i in range { bytes[i] = 0 }
+                return bytes
+            }
+            let torn: [(String, [UInt8])] =
+                (1..<40).map { ("a partial header (\($0) bytes) then zeros", zeroed((start + $0)..<crash.bytes.count)) }
+                + [
+                    ("the first page missing, later pages written", zeroed(start..<pageAfterStart)),
+                    ("a middle page missing", zeroed((pageAfterStart + 4096)..<(pageAfterStart + 8192))),
+                    ("the last page missing", zeroed(((end - 1) / 4096 * 4096)..<end)),
+                    ("the file ends inside the frame", Array(crash.bytes[..<(end - 100)])),
+                ]
+            for (name, bytes) in torn {
+                let segment = try state(crash, bytes, in: directory + "/copy")
+                let log = try Log(directory: parentDirectory(segment), configuration: Self.configuration)
+                #expect(log.endPosition == 4, "\(name)")
+                let recovery = try #require(log.recovery, "\(name)")
+                #expect(recovery.offset == Int64(start), "\(name)")
+                let saved = try Array(Data(contentsOf: URL(fileURLWithPath: try #require(recovery.savedTo))))
+                #expect(saved == Array(bytes[start...]), "\(name): the copy is exact")
                 try log.close()
             }
-        }
-    }
-
-    @Test func aHalfWrittenFrameInPreallocatedSpaceIsTorn() throws {
-        try withTemporaryDirectory { directory in
-            let (segment, lastFrame) = try buildLog(directory, [3, 4])
-            var bytes = try Array(Data(contentsOf: URL(fileURLWithPath: segment)))
-            // The frame's second half never reached the disk; zeros were preallocated after it.
-            for i in (Int(lastFrame) + (bytes.count - Int(lastFrame)) / 2)..<bytes.count { bytes[i] = 0 }
-            bytes += [UInt8](repeating: 0, count: 4096)
-            try Data(bytes).write(to: URL(fileURLWithPath: segment))
-            let log = try Log(directory: directory, configuration: Self.configuration)
-            #expect(log.recovery?.offset == lastFrame)
-            #expect(log.recovery?.position == 4)
-            #expect(log.endPosition == 4)
-            try log.close()
-            #expect(try fileSize(segment) == lastFrame)
-        }
-    }
-
-    /// A whole last frame damaged after it was written looks like a torn one, so recovery cuts
-    /// it, but it keeps the frame's bytes, and a second recovery at the same offset keeps its own.
-    @Test func aDamagedLastFrameIsCutButItsBytesAreKept() throws {
-        try withTemporaryDirectory { directory in
-            let (segment, lastFrame) = try buildLog(directory, [3, 4])
-            var bytes = try Array(Data(contentsOf: URL(fileURLWithPath: segment)))
-            let frame = Array(bytes[Int(lastFrame)...])
-            bytes[bytes.count - 3] ^= 0x10
-            try Data(bytes).write(to: URL(fileURLWithPath: segment))
-            let log = try Log(directory: directory, configuration: Self.configuration)
-            let recovery = try #require(log.recovery)
-            #expect(recovery.position == 4)
-            let saved = try Array(Data(contentsOf: URL(fileURLWithPath: try #require(recovery.savedTo))))
-            #expect(saved.count == frame.count)
-            #expect(zip(saved, frame).filter { $0 != $1 }.count == 1)
-            #expect("\(recovery)".hasSuffix("; saved to \(segment).cut-\(lastFrame)"))
-            try log.close()
-            #expect(try segmentFiles(directory) == [segment])
-
-            // The same damage again (the file cut back and damaged the same way) is kept apart.
-            try Data(bytes).write(to: URL(fileURLWithPath: segment))
-            let again = try Log(directory: directory, configuration: Self.configuration)
-            #expect(again.recovery?.savedTo == "\(segment).cut-\(lastFrame).1")
-            try again.close()
-        }
-    }
-
-    @Test func zeroFilledTailIsPreallocationButGarbageIsCorruption() throws {
-        try withTemporaryDirectory { directory in
-            let (segment, _) = try buildLog(directory, [3, 4])
-            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: segment))
-            let end = try handle.seekToEnd()
-            try handle.write(contentsOf: Data(count: 100))
-            try handle.close()
-            // Zeros after the last whole frame are space the writer preallocated, not a lost frame.
-            let log = try Log(directory: directory, configuration: Self.configuration)
-            #expect(log.recovery == nil)
-            #expect(log.endPosition == 8)
-            try log.close()
-            #expect(try fileSize(segment) == Int64(end))
-
-            let garbage = try FileHandle(forWritingTo: URL(fileURLWithPath: segment))
-            try garbage.seekToEnd()
-            try garbage.write(contentsOf: Data(repeating: 0x5A, count: 100))
-            try garbage.close()
-            #expect { try Log(directory: directory, configuration: Self.configuration) } throws: { error in
-                let error = error as? LogError
-                return error?.code == .corruptFrame && error?.path == segment && error?.offset == Int64(end)
+            var flipped = crash.bytes
+            flipped[start + 5000] ^= 0x04
+            let segment = try state(crash, flipped, in: directory + "/copy")
+            #expect { try Log(directory: parentDirectory(segment), configuration: Self.configuration) } throws: {
+                let error = $0 as? LogError
+                return error?.code == .corruptFrame && error?.path == segment && error?.offset == Int64(start)
             }
+            #expect(try Array(Data(contentsOf: URL(fileURLWithPath: segment))) == flipped, "nothing was cut")
         }
     }
 
-    @Test func everySingleBitFlipOfASealedSegmentIsALoudPreciseError() throws {
+    /// Every single-bit flip of a small, cleanly closed log (three segments, every frame
+    /// committed) is a loud error naming the damaged file and frame, for readers and for the
+    /// writer, which refuses to open; `repair` then cuts back to the frame before it and the
+    /// lost positions are never given again.
+    @Test func everySingleBitFlipOfACommittedLogIsRefusedAndRepairedWithoutReusingPositions() throws {
         try withTemporaryDirectory { directory in
             let source = directory + "/source"
             let log = try Log(
-                directory: source,
-                configuration: LogConfiguration(segmentBytes: 400, indexInterval: 64, durability: .none))
-            try appendBatches(log, Array(repeating: 1, count: 12))
+                directory: source, configuration: LogConfiguration(segmentBytes: 300, indexInterval: 64, durability: .none))
+            try appendBatches(log, Array(repeating: 2, count: 8))
             try log.close()
             let segments = try segmentFiles(source)
-            #expect(segments.count >= 2)
-            let sealed = segments[0]
-            let original = try Array(Data(contentsOf: URL(fileURLWithPath: sealed)))
-            #expect(original.count > 100)
-            // Frame starts in the sealed segment, to check that errors name the damaged frame.
-            // Frame starts in the sealed segment (40-byte headers, stored length at byte 24), to
-            // check that each error names the damaged frame.
-            var frameStarts: [Int64] = []
-            var offset = 0
-            while offset < original.count {
-                frameStarts.append(Int64(offset))
-                let stored = original[(offset + 24)..<(offset + 28)].reversed().reduce(0) { $0 << 8 | Int($1) }
-                offset += 40 + stored
-            }
-            #expect(offset == original.count && frameStarts.count >= 2)
-
+            #expect(segments.count >= 3)
             let copy = directory + "/copy"
             try FileManager.default.copyItem(atPath: source, toPath: copy)
-            let target = copy + "/" + URL(fileURLWithPath: sealed).lastPathComponent
-            var flipped = original
-            for bit in 0..<(original.count * 8) {
-                flipped[bit / 8] ^= 1 << UInt8(bit % 8)
-                defer { flipped[bit / 8] ^= 1 << UInt8(bit % 8) }
-                try Data(flipped).write(to: URL(fileURLWithPath: target))
-                let damagedFrame = frameStarts.last { $0 <= Int64(bit / 8) }!
-                #expect(throws: LogError.self, "bit \(bit)") {
-                    do {
-                        _ = try LogReader(directory: copy).check()
-                    } catch let error as LogError {
-                        #expect(error.code == .corruptFrame, "bit \(bit)")
-                        #expect(error.path == target, "bit \(bit)")
-                        #expect(error.offset == damagedFrame, "bit \(bit)")
-                        throw error
+            var repairs = 0
+            for (number, segment) in segments.enumerated() {
+                let original = try Array(Data(contentsOf: URL(fileURLWithPath: segment)))
+                let starts = frameStarts(original)
+                let target = copy + "/" + URL(fileURLWithPath: segment).lastPathComponent
+                for bit in 0..<(original.count * 8) {
+                    var flipped = original
+                    flipped[bit / 8] ^= 1 << UInt8(bit % 8)
+                    try Data(flipped).write(to: URL(fileURLWithPath: target))
+                    let frame = starts.last { $0 <= bit / 8 }!
+                    func isThisDamage(_ error: any Error) -> Bool {
+                        let error = error as? LogError
+                        return error?.code == .corruptFrame && error?.path == target && error?.offset == Int64(frame)
+                    }
+                    let comment = Comment(rawValue: "bit \(bit) of \(target)")
+                    #expect(comment, performing: { _ = try LogReader(directory: copy).check() }, throws: isThisDamage)
+                    #expect(comment, performing: { _ = try Log(directory: copy) }, throws: isThisDamage)
+                    #expect(try Array(Data(contentsOf: URL(fileURLWithPath: target))) == flipped, comment)
+                    // Repairing every flip would be slow: one bit per frame stands for all.
+                    if bit % 8 == 3 && starts.contains(bit / 8 - 20) {
+                        repairs += 1
+                        let repaired = directory + "/repaired"
+                        try? FileManager.default.removeItem(atPath: repaired)
+                        try FileManager.default.copyItem(atPath: copy, toPath: repaired)
+                        let repair = try Log.repair(directory: repaired)
+                        #expect(repair.damage?.code == .corruptFrame && repair.damage?.offset == Int64(frame), comment)
+                        let lostFrom = try #require(repair.lostPositions?.lowerBound)
+                        #expect(repair.lostPositions?.upperBound == 17)
+                        let log = try Log(directory: repaired)
+                        #expect(log.endPosition == 17, "no position is given twice")
+                        try appendBatches(log, [1])
+                        let records = try readAll(log.reader())
+                        #expect(records.map(\.0) == Array(1..<lostFrom) + [17], "segment \(number), bit \(bit)")
+                        try log.close()
                     }
                 }
+                try Data(original).write(to: URL(fileURLWithPath: target))
+            }
+            #expect(repairs >= segments.count)
+        }
+    }
+
+    /// Deleting or cutting segments, or the manifest, is found by readers and the writer.
+    @Test func missingSegmentsAndTruncationAtAFrameBoundaryAreDamage() throws {
+        try withTemporaryDirectory { directory in
+            let source = directory + "/source"
+            let log = try Log(
+                directory: source, configuration: LogConfiguration(segmentBytes: 400, indexInterval: 64, durability: .everyBatch))
+            try appendBatches(log, Array(repeating: 3, count: 12))
+            try log.close()
+            let segments = try segmentFiles(source)
+            #expect(segments.count >= 3)
+            let last = segments.last!
+            let lastBytes = try Array(Data(contentsOf: URL(fileURLWithPath: last)))
+            let damages: [(String, (String) throws -> Void)] = [
+                ("the first segment deleted", { try FileManager.default.removeItem(atPath: $0 + "/" + name(segments[0])) }),
+                ("a middle segment deleted", { try FileManager.default.removeItem(atPath: $0 + "/" + name(segments[1])) }),
+                ("the last segment deleted", { try FileManager.default.removeItem(atPath: $0 + "/" + name(last)) }),
+                ("the last segment cut at a frame boundary", {
+                    try Data(lastBytes[..<frameStarts(lastBytes).last!]).write(to: URL(fileURLWithPath: $0 + "/" + name(last)))
+                }),
+                ("a sealed segment cut at a frame boundary", {
+                    let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: segments[0])))
+                    try Data(bytes[..<frameStarts(bytes).last!]).write(to: URL(fileURLWithPath: $0 + "/" + name(segments[0])))
+                }),
+                ("a segment the manifest does not list", {
+                    try Data(lastBytes).write(to: URL(fileURLWithPath: $0 + "/00000000000000009999.seg"))
+                }),
+                ("the manifest deleted", { try FileManager.default.removeItem(atPath: $0 + "/MANIFEST") }),
+                ("the commit record deleted", { try FileManager.default.removeItem(atPath: $0 + "/COMMIT") }),
+            ]
+            for (what, damage) in damages {
+                let copy = directory + "/copy"
+                try? FileManager.default.removeItem(atPath: copy)
+                try FileManager.default.copyItem(atPath: source, toPath: copy)
+                try damage(copy)
+                #expect(Comment(rawValue: what), performing: { _ = try LogReader(directory: copy).check() }, throws: { ($0 as? LogError)?.isDamage == true })
+                #expect(Comment(rawValue: what), performing: { _ = try Log(directory: copy) }, throws: { ($0 as? LogError)?.isDamage == true })
+                let repair = try Log.repair(directory: copy)
+                #expect(repair.damage != nil, "\(what)")
+                let repaired = try Log(directory: copy)
+                #expect(repaired.endPosition == 37, "\(what): no position is given twice")
+                try appendBatches(repaired, [1])
+                let records = try readAll(repaired.reader())
+                #expect(records.last?.0 == 37, "\(what)")
+                expectRecords(Array(records.dropLast()), cover: 1..<(records.dropLast().last.map { $0.0 + 1 } ?? 1))
+                try repaired.close()
+                _ = try LogReader(directory: copy).check()
             }
         }
     }
 
-    @Test func damageBeforeTheTailOfTheLastSegmentStopsTheWriterFromOpening() throws {
+    /// A crash between creating a new segment and listing it leaves an empty file, which the
+    /// writer removes; zeros after the last frame are preallocated space; a partial commit
+    /// record slot falls back to the other slot.
+    @Test func harmlessLeftoversOfACrashAreTidied() throws {
         try withTemporaryDirectory { directory in
-            let (segment, lastFrame) = try buildLog(directory, [5, 6, 7])
-            var bytes = try Array(Data(contentsOf: URL(fileURLWithPath: segment)))
-            bytes[Int(lastFrame) - 3] ^= 0x10  // inside the second frame's payload
-            try Data(bytes).write(to: URL(fileURLWithPath: segment))
-            #expect { try Log(directory: directory, configuration: Self.configuration) } throws: { error in
-                let error = error as? LogError
-                return error?.code == .corruptFrame && error?.path == segment && (error?.offset ?? -1) < lastFrame
+            let log = try Log(directory: directory, configuration: Self.configuration)
+            try appendBatches(log, [3, 4])
+            try log.close()
+            let segment = try segmentFiles(directory).last!
+            let end = try fileSize(segment)
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: segment))
+            try handle.seekToEnd()
+            try handle.write(contentsOf: Data(count: 9000))
+            try handle.close()
+            let leftover = directory + "/00000000000000000008.seg"
+            FileManager.default.createFile(atPath: leftover, contents: Data())
+            let commit = try FileHandle(forWritingTo: URL(fileURLWithPath: directory + "/COMMIT"))
+            for slot: UInt64 in [0, 4096] {
+                try commit.seek(toOffset: slot + 20)
+                try commit.write(contentsOf: Data([0xFF]))
+                let reopened = try Log(directory: directory, configuration: Self.configuration)
+                #expect(reopened.recovery == nil)
+                #expect(reopened.endPosition == 8)
+                try reopened.close()
             }
-            // Nothing was truncated.
-            #expect(try fileSize(segment) == Int64(bytes.count))
+            try commit.close()
+            #expect(!FileManager.default.fileExists(atPath: leftover))
+            #expect(try fileSize(segment) == end)
         }
+    }
+
+    func name(_ path: String) -> String { URL(fileURLWithPath: path).lastPathComponent }
+
+    func parentDirectory(_ path: String) -> String { URL(fileURLWithPath: path).deletingLastPathComponent().path }
+
+    /// The end of the frames in a crash's segment (the zeros written ahead follow).
+    func fileEndOfFrames(_ crash: Crash) throws -> Int64 {
+        Int64(frameStarts(crash.bytes).last.map { $0 + frameLength(crash.bytes, at: $0) } ?? 0)
+    }
+
+    func frameLength(_ bytes: [UInt8], at offset: Int) -> Int {
+        40 + bytes[(offset + 24)..<(offset + 28)].reversed().reduce(0) { $0 << 8 | Int($1) }
+    }
+
+    /// The offsets of the frames in a segment's bytes, up to the first that is not a frame.
+    func frameStarts(_ bytes: [UInt8]) -> [Int] {
+        var starts: [Int] = []
+        var offset = 0
+        while offset + 40 <= bytes.count, bytes[offset..<(offset + 4)] == [0x52, 0x43, 0x4C, 0x47] {
+            starts.append(offset)
+            offset += frameLength(bytes, at: offset)
+        }
+        return starts
     }
 }

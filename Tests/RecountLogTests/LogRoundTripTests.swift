@@ -61,14 +61,18 @@ import Testing
     @Test func emptyAndMissingDirectories() throws {
         try withTemporaryDirectory { directory in
             let missing = directory + "/not/yet"
-            let reader = try LogReader(directory: missing)
-            #expect(reader.endPosition == Log.firstPosition)
-            #expect(try readAll(reader).isEmpty)
-            #expect(try reader.check() == LogStats())
+            #expect { try LogReader(directory: missing) } throws: { ($0 as? LogError)?.code == .noLog }
+            #expect(!FileManager.default.fileExists(atPath: missing), "a reader creates nothing")
+            try FileManager.default.createDirectory(atPath: missing, withIntermediateDirectories: true)
+            #expect { try LogReader(directory: missing) } throws: { ($0 as? LogError)?.code == .noLog }
             let log = try Log(directory: missing)
             #expect(log.endPosition == Log.firstPosition)
             #expect(try segmentFiles(missing).isEmpty)
             try log.close()
+            let reader = try LogReader(directory: missing)
+            #expect(reader.endPosition == Log.firstPosition)
+            #expect(try readAll(reader).isEmpty)
+            #expect(try reader.check() == LogStats())
             let file = directory + "/plain-file"
             #expect(FileManager.default.createFile(atPath: file, contents: Data([1])))
             #expect { try Log(directory: file) } throws: { ($0 as? LogError)?.code == .notADirectory }

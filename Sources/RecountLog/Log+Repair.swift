@@ -1,0 +1,255 @@
+/// What `Log.repair` found and did.
+public struct LogRepair: Sendable, CustomStringConvertible {
+    /// The first damage found, or `nil` when the log needed no repair.
+    public var damage: LogError?
+    /// Positions whose records are gone: those cut off, and those the commit record promised
+    /// but the files no longer held. New records continue after them, so no position is
+    /// ever given twice.
+    public var lostPositions: Range<UInt64>?
+    /// Files holding an exact copy of every byte removed from the log.
+    public var savedTo: [String] = []
+    /// The manifest or commit record was missing or damaged and was rebuilt from the segments.
+    public var rebuiltManifest = false
+
+    /// How many records (envelopes) were lost.
+    public var lostRecords: UInt64 { lostPositions.map { $0.upperBound - $0.lowerBound } ?? 0 }
+
+    public var description: String {
+        guard let damage else { return "the log is intact; nothing was cut" + (rebuiltManifest ? " (manifest rebuilt)" : "") }
+        var text = "found: \(damage)\n"
+        if let lost = lostPositions, !lost.isEmpty {
+            text += "lost \(lostRecords) records, positions \(lost.lowerBound)..<\(lost.upperBound)\n"
+        } else {
+            text += "no record was lost\n"
+        }
+        for path in savedTo { text += "kept a copy of the removed bytes in \(path)\n" }
+        if rebuiltManifest { text += "rebuilt the manifest and commit record from the segments\n" }
+        return text
+    }
+}
+
+extension Log {
+    /// Cuts a damaged log back to the last good frame before its first damage, so that a
+    /// writer can open it again. Never run automatically.
+    ///
+    /// Everything removed is kept, byte for byte: the damaged segment's cut-off bytes in
+    /// `SEGMENT.cut-OFFSET`, later segments renamed to `SEGMENT.removed`. The positions lost
+    /// are not given again: the next append starts a new segment after the highest position
+    /// the log had committed. A missing or damaged manifest or commit record is rebuilt from
+    /// the segment files.
+    ///
+    /// - Throws: `.locked` when a writer has the log open; `.noLog` when there is no log.
+    public static func repair(directory: String) throws(LogError) -> LogRepair {
+        try repair(directory: directory, fileSystem: PosixFileSystem())
+    }
+
+    package static func repair(directory: String, fileSystem: any LogFileSystem) throws(LogError) -> LogRepair {
+        guard try Segment.directoryExists(directory) else {
+            throw LogError(.noLog, "no log at \(directory)", path: directory)
+        }
+        let lock = try DirectoryLock(directory: directory)
+        defer { lock.release() }
+        var survey = try LogSurvey(directory: directory, fileSystem: fileSystem)
+        var report = LogRepair(damage: survey.damage, rebuiltManifest: survey.rebuildManifest)
+        guard survey.damage != nil || survey.rebuildManifest else { return report }
+        if let cut = survey.cut {
+            // A rebuilt manifest can cut a torn tail (a segment's last frame) off too.
+            report.savedTo = try survey.removeDamage(at: cut)
+            report.lostPositions = cut.position..<max(cut.position, survey.committedEnd)
+        }
+        try survey.writeManifestAndCommit()
+        return report
+    }
+}
+
+/// A damaged log's segments as far as they are good, and where the first damage is.
+struct LogSurvey {
+    /// Where to cut: a segment (by index in `segments`) at an offset holding `position`.
+    struct Cut {
+        var segment: Int
+        var offset: Int64
+        var position: UInt64
+    }
+
+    let directory: String
+    let fileSystem: any LogFileSystem
+    /// Every segment the manifest (or, without one, the directory) has, in position order,
+    /// with the extent of its good frames once surveyed.
+    var segments: [Segment] = []
+    var damage: LogError?
+    var cut: Cut?
+    /// The highest position the log is known to have handed out.
+    var committedEnd: UInt64 = Log.firstPosition
+    var commitSequence: UInt64 = 0
+    var rebuildManifest = false
+
+    init(directory: String, fileSystem: any LogFileSystem) throws(LogError) {
+        self.directory = directory
+        self.fileSystem = fileSystem
+        let files = try Segment.list(in: directory)
+        var sealed: [UInt64: LogManifest.Entry] = [:]
+        var commit: CommitPoint? = nil
+        do throws(LogError) {
+            guard let manifest = try LogManifest.load(directory: directory, fileSystem: fileSystem) else {
+                throw LogError(.corruptManifest, "the log has no manifest", path: directory + "/" + LogManifest.fileName)
+            }
+            commit = try CommitPoint.load(directory: directory, fileSystem: fileSystem)
+            guard commit != nil else {
+                throw LogError(.corruptManifest, "the log has no commit record", path: directory + "/COMMIT")
+            }
+            for entry in manifest.entries {
+                segments.append(
+                    Segment(
+                        firstPosition: entry.firstPosition,
+                        path: directory + "/" + Segment.fileName(firstPosition: entry.firstPosition),
+                        length: entry.length, endPosition: entry.sealed ? entry.endPosition : entry.firstPosition))
+                if entry.sealed { sealed[entry.firstPosition] = entry }
+                committedEnd = max(committedEnd, entry.sealed ? entry.endPosition : entry.firstPosition)
+            }
+            if let extra = files.first(where: { file in !segments.contains { $0.firstPosition == file.firstPosition } }),
+                extra.length > 0
+            {
+                damage = LogError(.corruptSegment, "a segment file the manifest does not list", path: extra.path)
+                rebuildManifest = true
+            }
+        } catch {
+            if error.code != .corruptManifest { throw error }
+            damage = error
+            rebuildManifest = true
+        }
+        if rebuildManifest {
+            segments = files
+            sealed = [:]
+        }
+        if let commit {
+            committedEnd = max(committedEnd, commit.endPosition)
+            commitSequence = commit.sequence
+        }
+        try survey(sealed: sealed, commit: rebuildManifest ? nil : commit)
+        // Every segment is listed as sealed after a repair, so the last one is cut to its frames.
+        if cut == nil, let last = segments.indices.last,
+            let size = try? fileSystem.open(segments[last].path, writable: false, create: false).size(),
+            size > segments[last].length
+        {
+            cut = Cut(segment: last, offset: segments[last].length, position: segments[last].endPosition)
+        }
+    }
+
+    /// Scans every segment until the first damage, recording each one's good extent.
+    private mutating func survey(sealed: [UInt64: LogManifest.Entry], commit: CommitPoint?) throws(LogError) {
+        var expected = segments.first?.firstPosition ?? Log.firstPosition
+        for index in segments.indices {
+            let segment = segments[index]
+            if rebuildManifest, segment.firstPosition != expected {
+                return found(
+                    LogError(
+                        .corruptSegment, "positions \(expected)..<\(segment.firstPosition) have no segment",
+                        path: segment.path),
+                    at: Cut(segment: index, offset: 0, position: segment.firstPosition))
+            }
+            guard let file = try? fileSystem.open(segment.path, writable: false, create: false) else {
+                return found(
+                    LogError(.corruptSegment, "a segment the manifest lists is missing", path: segment.path),
+                    at: Cut(segment: index, offset: 0, position: segment.firstPosition))
+            }
+            let fileLength = try file.size()
+            var whole = segment
+            whole.length = fileLength
+            let tail = try withLogErrors(path: segment.path) {
+                try SegmentScanner(segment: whole, file: file, map: false).scanTail(
+                    from: 0, position: segment.firstPosition, fileLength: fileLength, { _, _ in })
+            }
+            segments[index].length = tail.offset
+            segments[index].endPosition = tail.position
+            committedEnd = max(committedEnd, tail.position)
+            expected = tail.position
+            let isLast = index == segments.count - 1
+            let committedLength: Int64 =
+                sealed[segment.firstPosition]?.length
+                ?? (commit?.segment == segment.firstPosition ? commit!.segmentLength : 0)
+            let cutHere = Cut(segment: index, offset: tail.offset, position: tail.position)
+            if tail.offset < committedLength {
+                let reason: String
+                switch tail.end {
+                case .corrupt(let why), .torn(let why): reason = "log corrupted: \(why)"
+                case .clean, .preallocated: reason = "committed frames are missing (the file ends early)"
+                }
+                return found(LogError(.corruptFrame, reason, path: segment.path, offset: tail.offset), at: cutHere)
+            }
+            if case .corrupt(let why) = tail.end {
+                return found(
+                    LogError(.corruptFrame, "log corrupted: \(why)", path: segment.path, offset: tail.offset), at: cutHere)
+            }
+            if sealed[segment.firstPosition] != nil, fileLength != committedLength {
+                return found(
+                    LogError(
+                        .corruptSegment, "a sealed segment holds \(fileLength) bytes; the manifest says \(committedLength)",
+                        path: segment.path, offset: committedLength),
+                    at: cutHere)
+            }
+            if !isLast, tail.end != .clean {
+                return found(
+                    LogError(.corruptFrame, "a segment before the last ends in a torn frame", path: segment.path,
+                        offset: tail.offset),
+                    at: cutHere)
+            }
+        }
+    }
+
+    private mutating func found(_ error: LogError, at cut: Cut) {
+        if damage == nil { damage = error }
+        self.cut = cut
+    }
+
+    /// Moves the damaged bytes and every later segment aside; returns where they went.
+    mutating func removeDamage(at cut: Cut) throws(LogError) -> [String] {
+        var saved: [String] = []
+        for index in cut.segment..<segments.count {
+            let segment = segments[index]
+            try? fileSystem.remove(segment.indexPath)
+            guard let file = try? fileSystem.open(segment.path, writable: false, create: false) else { continue }
+            if index == cut.segment && cut.offset > 0 {
+                saved.append(try LogCut.save(segment.path, file: file, from: cut.offset, fileSystem: fileSystem))
+                // A new file renamed over the old: readers that mapped the old one never fault.
+                try fileSystem.replace(segment.path, with: try file.read(Int(cut.offset), at: 0))
+            } else {
+                var target = segment.path + ".removed"
+                var copy = 1
+                while (try? fileSystem.open(target, writable: false, create: false)) != nil {
+                    target = segment.path + ".removed.\(copy)"
+                    copy += 1
+                }
+                try fileSystem.rename(segment.path, to: target)
+                saved.append(target)
+            }
+        }
+        try fileSystem.syncDirectory(directory)
+        var kept = Array(segments[..<cut.segment])
+        if cut.offset > 0 {
+            var last = segments[cut.segment]
+            last.length = cut.offset
+            last.endPosition = cut.position
+            kept.append(last)
+        }
+        segments = kept
+        return saved
+    }
+
+    /// Writes a manifest of the surveyed segments, all sealed, and a commit record whose end
+    /// is the highest position the log had handed out.
+    func writeManifestAndCommit() throws(LogError) {
+        let commit = CommitPoint(
+            sequence: commitSequence + 1, endPosition: max(committedEnd, segments.last?.endPosition ?? 1), segment: nil,
+            segmentLength: 0)
+        var slots = [UInt8](repeating: 0, count: Int(CommitPoint.slotStride) + CommitPoint.slotSize)
+        let at = Int(commit.sequence % 2) * Int(CommitPoint.slotStride)
+        slots.replaceSubrange(at..<(at + CommitPoint.slotSize), with: commit.encoded())
+        try fileSystem.replace(directory + "/" + CommitPoint.fileName, with: slots)
+        let manifest = LogManifest(
+            entries: segments.map {
+                LogManifest.Entry(
+                    firstPosition: $0.firstPosition, endPosition: $0.endPosition, length: $0.length, sealed: true)
+            })
+        try manifest.write(directory: directory, fileSystem: fileSystem)
+    }
+}
