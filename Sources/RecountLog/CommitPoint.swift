@@ -73,7 +73,7 @@ package struct CommitPoint: Equatable, Sendable {
     static func load(directory: String, fileSystem: any LogFileSystem) throws(LogError) -> CommitPoint? {
         let path = directory + "/" + fileName
         let file: any LogFile
-        do { file = try fileSystem.open(path, writable: false, create: false) } catch where error.errno == ENOENT {
+        do { file = try fileSystem.open(path, writable: false, create: false) } catch  where error.errno == ENOENT {
             return nil
         }
         let first = decode(try file.read(slotSize, at: 0))

@@ -15,7 +15,9 @@ public struct LogRepair: Sendable, CustomStringConvertible {
     public var lostRecords: UInt64 { lostPositions.map { $0.upperBound - $0.lowerBound } ?? 0 }
 
     public var description: String {
-        guard let damage else { return "the log is intact; nothing was cut" + (rebuiltManifest ? " (manifest rebuilt)" : "") }
+        guard let damage else {
+            return "the log is intact; nothing was cut" + (rebuiltManifest ? " (manifest rebuilt)" : "")
+        }
         var text = "found: \(damage)\n"
         if let lost = lostPositions, !lost.isEmpty {
             text += "lost \(lostRecords) records, positions \(lost.lowerBound)..<\(lost.upperBound)\n"
@@ -91,7 +93,8 @@ struct LogSurvey {
         var commit: CommitPoint? = nil
         do throws(LogError) {
             guard let manifest = try LogManifest.load(directory: directory, fileSystem: fileSystem) else {
-                throw LogError(.corruptManifest, "the log has no manifest", path: directory + "/" + LogManifest.fileName)
+                throw LogError(
+                    .corruptManifest, "the log has no manifest", path: directory + "/" + LogManifest.fileName)
             }
             commit = try CommitPoint.load(directory: directory, fileSystem: fileSystem)
             guard commit != nil else {
@@ -106,7 +109,8 @@ struct LogSurvey {
                 if entry.sealed { sealed[entry.firstPosition] = entry }
                 committedEnd = max(committedEnd, entry.sealed ? entry.endPosition : entry.firstPosition)
             }
-            if let extra = files.first(where: { file in !segments.contains { $0.firstPosition == file.firstPosition } }),
+            if let extra = files.first(where: { file in !segments.contains { $0.firstPosition == file.firstPosition } }
+            ),
                 extra.length > 0
             {
                 damage = LogError(.corruptSegment, "a segment file the manifest does not list", path: extra.path)
@@ -178,18 +182,21 @@ struct LogSurvey {
             }
             if case .corrupt(let why) = tail.end {
                 return found(
-                    LogError(.corruptFrame, "log corrupted: \(why)", path: segment.path, offset: tail.offset), at: cutHere)
+                    LogError(.corruptFrame, "log corrupted: \(why)", path: segment.path, offset: tail.offset),
+                    at: cutHere)
             }
             if sealed[segment.firstPosition] != nil, fileLength != committedLength {
                 return found(
                     LogError(
-                        .corruptSegment, "a sealed segment holds \(fileLength) bytes; the manifest says \(committedLength)",
+                        .corruptSegment,
+                        "a sealed segment holds \(fileLength) bytes; the manifest says \(committedLength)",
                         path: segment.path, offset: committedLength),
                     at: cutHere)
             }
             if !isLast, tail.end != .clean {
                 return found(
-                    LogError(.corruptFrame, "a segment before the last ends in a torn frame", path: segment.path,
+                    LogError(
+                        .corruptFrame, "a segment before the last ends in a torn frame", path: segment.path,
                         offset: tail.offset),
                     at: cutHere)
             }

@@ -53,7 +53,8 @@ struct LogLayout {
                         path: path, offset: min(size, entry.length))
                 }
                 layout.sealed.append(
-                    Segment(firstPosition: entry.firstPosition, path: path, length: size, endPosition: entry.endPosition))
+                    Segment(
+                        firstPosition: entry.firstPosition, path: path, length: size, endPosition: entry.endPosition))
             } else {
                 layout.active = try activeSegment(entry, path: path, size: size, commit: commit, manifest: manifest)
                 layout.endPosition = layout.active!.endPosition
@@ -81,7 +82,8 @@ struct LogLayout {
     private static func activeSegment(
         _ entry: LogManifest.Entry, path: String, size: Int64, commit: CommitPoint, manifest: LogManifest
     ) throws(LogError) -> Segment {
-        var segment = Segment(firstPosition: entry.firstPosition, path: path, length: 0, endPosition: entry.firstPosition)
+        var segment = Segment(
+            firstPosition: entry.firstPosition, path: path, length: 0, endPosition: entry.firstPosition)
         if commit.segment == entry.firstPosition {
             guard commit.endPosition >= entry.firstPosition else { throw disagreement(parentDirectory(of: path)) }
             segment.length = commit.segmentLength

@@ -87,7 +87,7 @@ package struct LogManifest: Equatable, Sendable {
     static func load(directory: String, fileSystem: any LogFileSystem) throws(LogError) -> LogManifest? {
         let path = directory + "/" + fileName
         let file: any LogFile
-        do { file = try fileSystem.open(path, writable: false, create: false) } catch where error.errno == ENOENT {
+        do { file = try fileSystem.open(path, writable: false, create: false) } catch  where error.errno == ENOENT {
             return nil
         }
         let size = try file.size()

@@ -50,7 +50,9 @@ struct LogOpening {
         _ segment: Segment, fileSystem: any LogFileSystem, interval: Int64
     ) throws(LogError) -> Bool {
         let file = try fileSystem.open(segment.path, writable: false, create: false)
-        let index = try withLogErrors(path: segment.path) { try SegmentIndex.build(segment, file: file, interval: interval) }
+        let index = try withLogErrors(path: segment.path) {
+            try SegmentIndex.build(segment, file: file, interval: interval)
+        }
         guard SegmentIndex.load(segment, segmentFile: file, fileSystem: fileSystem, interval: interval) != index else {
             return false
         }

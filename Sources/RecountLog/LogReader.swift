@@ -61,7 +61,7 @@ public struct LogReader: Sendable {
         while true {
             do {
                 return try LogLayout.load(directory: directory, fileSystem: fileSystem)
-            } catch where attempt < 5 && DirectoryLock.isHeld(directory: directory) {
+            } catch  where attempt < 5 && DirectoryLock.isHeld(directory: directory) {
                 attempt += 1
                 usleep(2_000)
             }

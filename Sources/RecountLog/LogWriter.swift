@@ -137,7 +137,7 @@ struct LogWriter {
         do {
             try active!.file.write(zeros, at: active!.allocated)
             active!.allocated = target
-        } catch where error.errno == ENOSPC || error.errno == EDQUOT {
+        } catch  where error.errno == ENOSPC || error.errno == EDQUOT {
             try active!.file.truncate(to: active!.allocated)
             preallocates = false
         }
@@ -218,8 +218,9 @@ struct LogWriter {
         let next = CommitPoint(
             sequence: commit.sequence + 1, endPosition: nextPosition, segment: active?.segment.firstPosition,
             segmentLength: active?.segment.length ?? 0)
-        guard next.endPosition != commit.endPosition || next.segment != commit.segment
-            || next.segmentLength != commit.segmentLength
+        guard
+            next.endPosition != commit.endPosition || next.segment != commit.segment
+                || next.segmentLength != commit.segmentLength
         else { return }
         try next.write(to: commitFile)
         commit = next

@@ -41,7 +41,8 @@ extension SegmentIndex {
         }
         guard end == segment.endPosition else {
             throw LogError(
-                .corruptSegment, "the segment's frames end at position \(end); the manifest says \(segment.endPosition)",
+                .corruptSegment,
+                "the segment's frames end at position \(end); the manifest says \(segment.endPosition)",
                 path: segment.path, offset: segment.length)
         }
         return index

@@ -8,6 +8,7 @@ enum Commands {
             switch invocation.words {
             case ["log", "check"]: return try LogCommands.check(invocation)
             case ["log", "stats"]: return try LogCommands.stats(invocation)
+            case ["log", "repair"]: return try LogCommands.repair(invocation)
             case ["log", "dump"]: return try DumpCommand.run(invocation)
             case let words where words.first == "ingest": return try IngestCommand.run(invocation)
             case let words where words.first == "import": return try ImportCommand.run(invocation)
@@ -17,6 +18,11 @@ enum Commands {
         } catch let error as UsageError {
             Output.standardError("recount: \(error.message)\n\n\(Invocation.usage)")
             return .usage
+        } catch let error as LogError where error.isDamage {
+            Output.standardError(
+                "recount: \(error)\nrecount: the log is damaged; `recount log repair` cuts it back to the last good "
+                    + "frame and keeps a copy of what it removes\n")
+            return .verificationFailed
         } catch {
             Output.standardError("recount: \(error)\n")
             return .failure

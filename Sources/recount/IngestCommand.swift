@@ -59,6 +59,8 @@ enum DumpCommand {
         let user = invocation.options["user"]
         let reader = try LogReader(directory: invocation.logDirectory)
         var out = ""
+        // Records read before damage are printed before the damage is reported.
+        defer { FileHandle.standardOutput.write(Data(out.utf8)) }
         try reader.forEach(from: max(from, reader.snapshot.startPosition)) { record in
             if let user, !EnvelopeCodec.record(record.bytes, isFor: user) { return }
             let envelope: Envelope
@@ -71,7 +73,6 @@ enum DumpCommand {
                 out = ""
             }
         }
-        FileHandle.standardOutput.write(Data(out.utf8))
         return .success
     }
 

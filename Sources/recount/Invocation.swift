@@ -17,6 +17,7 @@ struct Invocation {
           log dump [--from POS] [--user U]   the log's envelopes as NDJSON with their positions
           log check        check every frame of the log; exit 4 when damaged
           log stats        segments, records, raw and compressed bytes
+          log repair       cut a damaged log back to its last good frame, keeping a copy of what it removes
           demo             ingest a small day of example envelopes (DIR/demo.ndjson) and show the log
 
         DIR defaults to $RECOUNT_DATA, else ./recount-data (created on first use).

@@ -12,7 +12,7 @@ enum LogCommands {
             // Opening checks the last segment, so damage there surfaces here too.
             reader = try LogReader(directory: invocation.logDirectory)
             stats = try reader.check()
-        } catch let error as LogError where error.code == .corruptFrame || error.code == .corruptSegment {
+        } catch let error as LogError where error.isDamage {
             if invocation.json {
                 Output.jsonLine([
                     ("ok", .bool(false)), ("error", .string(error.message)),
@@ -21,6 +21,8 @@ enum LogCommands {
                 ])
             } else {
                 print("log damaged: \(error)")
+                print(
+                    "`recount log repair` cuts the log back to the last good frame, keeping a copy of what it removes")
             }
             return .verificationFailed
         }
@@ -37,6 +39,25 @@ enum LogCommands {
             if let tail = reader.uncommittedTail {
                 print("uncommitted tail (a writer cuts it off on open, keeping a copy beside the segment): \(tail)")
             }
+        }
+        return .success
+    }
+
+    /// Cuts a damaged log back to its last good frame (never done automatically).
+    static func repair(_ invocation: Invocation) throws -> ExitStatus {
+        try invocation.allowOnly([])
+        let repair = try Log.repair(directory: invocation.logDirectory)
+        if invocation.json {
+            Output.jsonLine([
+                ("repaired", .bool(repair.damage != nil || repair.rebuiltManifest)),
+                ("damage", repair.damage.map { .string($0.description) } ?? .null),
+                ("lostRecords", .int(Int64(repair.lostRecords))),
+                ("lostFrom", repair.lostPositions.map { .int(Int64($0.lowerBound)) } ?? .null),
+                ("lostEnd", repair.lostPositions.map { .int(Int64($0.upperBound)) } ?? .null),
+                ("savedTo", .string(repair.savedTo.joined(separator: "\n"))),
+            ])
+        } else {
+            print(repair, terminator: repair.damage == nil ? "\n" : "")
         }
         return .success
     }

@@ -17,12 +17,16 @@ final class FaultyFileSystem: LogFileSystem {
         var failSyncFrom: Int? = nil
         /// Fail syncs of directories from this 1-based directory sync on.
         var failDirectorySyncFrom: Int? = nil
+        /// Refuse every segment write larger than this many bytes with ENOSPC (a nearly full disk).
+        var roomForBytes: Int? = nil
     }
 
     let plan: Mutex<Plan>
     let writes = Atomic<Int>(0)
     let syncs = Atomic<Int>(0)
     let directorySyncs = Atomic<Int>(0)
+    /// The directories synced, in order.
+    let syncedDirectories = Mutex<[String]>([])
     private let real = PosixFileSystem()
 
     init(_ plan: Plan) { self.plan = Mutex(plan) }
@@ -33,6 +37,7 @@ final class FaultyFileSystem: LogFileSystem {
     }
 
     func syncDirectory(_ path: String) throws(LogError) {
+        syncedDirectories.withLock { $0.append(path) }
         let number = directorySyncs.add(1, ordering: .relaxed).newValue
         if let from = plan.withLock({ $0.failDirectorySyncFrom }), number >= from {
             throw LogError(.io, "injected directory fsync failure", path: path, errno: EIO)
@@ -62,6 +67,9 @@ final class FaultyFile: LogFile {
     func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(LogError) {
         let number = owner.writes.add(1, ordering: .relaxed).newValue
         let plan = owner.plan.withLock { $0 }
+        if let room = plan.roomForBytes, bytes.count > room {
+            throw LogError(.io, "injected full disk", path: path, offset: offset, errno: ENOSPC)
+        }
         if number == plan.failWrite {
             let partial = min(plan.partialBytes, bytes.count)
             if partial > 0 { try file.write(UnsafeRawBufferPointer(rebasing: bytes[0..<partial]), at: offset) }

@@ -35,6 +35,35 @@ import Testing
         }
     }
 
+    /// With room for a small batch but not for the zeros written ahead, appends still succeed.
+    @Test func aNearlyFullDiskStopsPreallocationButTakesSmallBatches() throws {
+        try withTemporaryDirectory { directory in
+            var configuration = LogConfiguration(durability: .everyBatch)
+            configuration.fileSystem = FaultyFileSystem(.init(roomForBytes: 64 << 10))
+            let log = try Log(directory: directory, configuration: configuration)
+            try appendBatches(log, [3, 4, 5])
+            try log.close()
+            expectRecords(try readAll(LogReader(directory: directory)), cover: 1..<13)
+        }
+    }
+
+    /// Creating a log fsyncs every directory it created, and the one it created it in, and
+    /// the log directory after its files appear and are renamed.
+    @Test func creatingALogSyncsEveryDirectoryItMade() throws {
+        try withTemporaryDirectory { directory in
+            let fileSystem = FaultyFileSystem(.init())
+            var configuration = LogConfiguration()
+            configuration.fileSystem = fileSystem
+            let target = directory + "/data/log"
+            let log = try Log(directory: target, configuration: configuration)
+            try appendBatches(log, [1])
+            try log.close()
+            let synced = fileSystem.syncedDirectories.withLock { $0 }
+            #expect(Array(synced.prefix(2)) == [directory, directory + "/data"])
+            #expect(synced.filter { $0 == target }.count >= 3, "COMMIT created, MANIFEST renamed, segment created")
+        }
+    }
+
     @Test func aFailedFsyncStopsTheLogUntilItIsReopened() throws {
         try withTemporaryDirectory { directory in
             let log = try Log(directory: directory, configuration: configuration(.init(failSyncFrom: 3)))

@@ -29,7 +29,9 @@ import Testing
             if recordBytes > 0 {
                 var batch = LogBatch()
                 var generator = SplitMix64(seed: log.endPosition)
-                for _ in 0..<count { batch.append((0..<recordBytes).map { _ in UInt8.random(in: 1...255, using: &generator) }) }
+                for _ in 0..<count {
+                    batch.append((0..<recordBytes).map { _ in UInt8.random(in: 1...255, using: &generator) })
+                }
                 try log.append(batch)
             } else {
                 try appendBatches(log, [count])
@@ -61,7 +63,8 @@ import Testing
     @Test(arguments: [false, true])
     func aCrashTearingTheLastTwoFramesAtEveryByteLosesOnlyTheTornFrame(zerosAfter: Bool) throws {
         try withTemporaryDirectory { directory in
-            let crash = try crash(directory, committed: [5, 8], uncommitted: [3, 4], recordBytes: zerosAfter ? 700 : 0)
+            let crash = try crash(
+                directory, committed: [5, 8], uncommitted: [3, 4], recordBytes: zerosAfter ? 700 : 0)
             let frameEnd = Int(try fileEndOfFrames(crash))
             let cuts = Int(crash.frames[0])..<frameEnd
             for cut in zerosAfter ? Array(cuts.filter { $0 % 512 == 0 }) : Array(cuts) {
@@ -69,7 +72,8 @@ import Testing
                 if zerosAfter { bytes += [UInt8](repeating: 0, count: crash.bytes.count - cut) }
                 let segment = try state(crash, bytes, in: directory + "/copy")
                 let copy = parentDirectory(segment)
-                let wholeFrames = crash.frames.filter { $0 < Int64(cut) }.count - (crash.frames.contains(Int64(cut)) ? 0 : 1)
+                let wholeFrames =
+                    crash.frames.filter { $0 < Int64(cut) }.count - (crash.frames.contains(Int64(cut)) ? 0 : 1)
                 let kept: UInt64 = [14, 17, 21][max(0, wholeFrames)]
                 let tornAt = wholeFrames < crash.frames.count ? crash.frames[max(0, wholeFrames)] : Int64(cut)
 
@@ -146,7 +150,8 @@ import Testing
         try withTemporaryDirectory { directory in
             let source = directory + "/source"
             let log = try Log(
-                directory: source, configuration: LogConfiguration(segmentBytes: 300, indexInterval: 64, durability: .none))
+                directory: source,
+                configuration: LogConfiguration(segmentBytes: 300, indexInterval: 64, durability: .none))
             try appendBatches(log, Array(repeating: 2, count: 8))
             try log.close()
             let segments = try segmentFiles(source)
@@ -200,7 +205,8 @@ import Testing
         try withTemporaryDirectory { directory in
             let source = directory + "/source"
             let log = try Log(
-                directory: source, configuration: LogConfiguration(segmentBytes: 400, indexInterval: 64, durability: .everyBatch))
+                directory: source,
+                configuration: LogConfiguration(segmentBytes: 400, indexInterval: 64, durability: .everyBatch))
             try appendBatches(log, Array(repeating: 3, count: 12))
             try log.close()
             let segments = try segmentFiles(source)
@@ -208,19 +214,36 @@ import Testing
             let last = segments.last!
             let lastBytes = try Array(Data(contentsOf: URL(fileURLWithPath: last)))
             let damages: [(String, (String) throws -> Void)] = [
-                ("the first segment deleted", { try FileManager.default.removeItem(atPath: $0 + "/" + name(segments[0])) }),
-                ("a middle segment deleted", { try FileManager.default.removeItem(atPath: $0 + "/" + name(segments[1])) }),
+                (
+                    "the first segment deleted",
+                    { try FileManager.default.removeItem(atPath: $0 + "/" + name(segments[0])) }
+                ),
+                (
+                    "a middle segment deleted",
+                    { try FileManager.default.removeItem(atPath: $0 + "/" + name(segments[1])) }
+                ),
                 ("the last segment deleted", { try FileManager.default.removeItem(atPath: $0 + "/" + name(last)) }),
-                ("the last segment cut at a frame boundary", {
-                    try Data(lastBytes[..<frameStarts(lastBytes).last!]).write(to: URL(fileURLWithPath: $0 + "/" + name(last)))
-                }),
-                ("a sealed segment cut at a frame boundary", {
-                    let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: segments[0])))
-                    try Data(bytes[..<frameStarts(bytes).last!]).write(to: URL(fileURLWithPath: $0 + "/" + name(segments[0])))
-                }),
-                ("a segment the manifest does not list", {
-                    try Data(lastBytes).write(to: URL(fileURLWithPath: $0 + "/00000000000000009999.seg"))
-                }),
+                (
+                    "the last segment cut at a frame boundary",
+                    {
+                        try Data(lastBytes[..<frameStarts(lastBytes).last!]).write(
+                            to: URL(fileURLWithPath: $0 + "/" + name(last)))
+                    }
+                ),
+                (
+                    "a sealed segment cut at a frame boundary",
+                    {
+                        let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: segments[0])))
+                        try Data(bytes[..<frameStarts(bytes).last!]).write(
+                            to: URL(fileURLWithPath: $0 + "/" + name(segments[0])))
+                    }
+                ),
+                (
+                    "a segment the manifest does not list",
+                    {
+                        try Data(lastBytes).write(to: URL(fileURLWithPath: $0 + "/00000000000000009999.seg"))
+                    }
+                ),
                 ("the manifest deleted", { try FileManager.default.removeItem(atPath: $0 + "/MANIFEST") }),
                 ("the commit record deleted", { try FileManager.default.removeItem(atPath: $0 + "/COMMIT") }),
             ]
@@ -229,8 +252,12 @@ import Testing
                 try? FileManager.default.removeItem(atPath: copy)
                 try FileManager.default.copyItem(atPath: source, toPath: copy)
                 try damage(copy)
-                #expect(Comment(rawValue: what), performing: { _ = try LogReader(directory: copy).check() }, throws: { ($0 as? LogError)?.isDamage == true })
-                #expect(Comment(rawValue: what), performing: { _ = try Log(directory: copy) }, throws: { ($0 as? LogError)?.isDamage == true })
+                #expect(
+                    Comment(rawValue: what), performing: { _ = try LogReader(directory: copy).check() },
+                    throws: { ($0 as? LogError)?.isDamage == true })
+                #expect(
+                    Comment(rawValue: what), performing: { _ = try Log(directory: copy) },
+                    throws: { ($0 as? LogError)?.isDamage == true })
                 let repair = try Log.repair(directory: copy)
                 #expect(repair.damage != nil, "\(what)")
                 let repaired = try Log(directory: copy)
@@ -260,7 +287,7 @@ import Testing
             try handle.write(contentsOf: Data(count: 9000))
             try handle.close()
             let leftover = directory + "/00000000000000000008.seg"
-            FileManager.default.createFile(atPath: leftover, contents: Data())
+            #expect(FileManager.default.createFile(atPath: leftover, contents: Data()))
             let commit = try FileHandle(forWritingTo: URL(fileURLWithPath: directory + "/COMMIT"))
             for slot: UInt64 in [0, 4096] {
                 try commit.seek(toOffset: slot + 20)

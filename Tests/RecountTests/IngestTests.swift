@@ -204,6 +204,7 @@ import Testing
                     rejection.error.line >= 1 && rejection.error.line <= count && !rejection.error.reason.isEmpty
                         && !rejection.error.path.isEmpty)
             }
+            try log.sync()  // a reader of the directory sees what is committed
             let stats = try LogReader(directory: log.directory).check()
             #expect(stats.records == UInt64(report.appended))
             #expect(try envelopes(log).count == report.appended)
