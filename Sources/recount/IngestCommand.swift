@@ -10,40 +10,46 @@ enum IngestCommand {
         let inputs = Array(invocation.words.dropFirst())
         guard !inputs.isEmpty else { throw UsageError(message: "ingest needs FILE... or - for standard input") }
         let engine = try RecountEngine(directory: invocation.dataDirectory)
-        defer { try? engine.close() }
         if let torn = engine.recovery {
             Output.standardError("recount: recovered the log: cut a torn frame of \(torn)\n")
         }
-        var report = IngestReport()
-        for input in inputs {
-            var reported = 0
-            let done = report
-            report.merge(
-                try engine.ingest(file: input) { sofar in
+        var reported = 0
+        var report: IngestReport
+        var failure: (any Error)? = nil
+        do {
+            report = try engine.ingest(
+                files: inputs, rejected: { Output.standardError("rejected: \($0)\n") },
+                progress: { sofar in
                     // A line per million samples, so long inputs show they are moving.
-                    guard (done.samples + sofar.samples) / 1_000_000 > reported else { return }
-                    reported = (done.samples + sofar.samples) / 1_000_000
-                    Output.standardError(
-                        "recount: \(input): \(done.appended + sofar.appended) envelopes, "
-                            + "\(done.samples + sofar.samples) samples appended\n")
+                    guard sofar.samples / 1_000_000 > reported else { return }
+                    reported = sofar.samples / 1_000_000
+                    Output.standardError("recount: \(sofar.appended) envelopes, \(sofar.samples) samples appended\n")
                 })
+        } catch {
+            report = error.report
+            failure = error.error
         }
-        try engine.sync()
-        for rejection in report.rejected { Output.standardError("rejected: \(rejection)\n") }
+        // Closing syncs: what the summary calls appended is durable once it is printed.
+        do { try engine.close() } catch { failure = failure ?? error }
         let range = report.positions.map { "\($0.lowerBound)..<\($0.upperBound)" } ?? "none"
         if invocation.json {
             let first: Output.Value = report.positions.map { .int(Int64($0.lowerBound)) } ?? .null
             let end: Output.Value = report.positions.map { .int(Int64($0.upperBound)) } ?? .null
             Output.jsonLine([
-                ("appended", .int(Int64(report.appended))), ("rejected", .int(Int64(report.rejected.count))),
+                ("appended", .int(Int64(report.appended))), ("rejected", .int(Int64(report.rejectedLines))),
                 ("samples", .int(Int64(report.samples))), ("firstPosition", first), ("endPosition", end),
+                ("complete", .bool(failure == nil)),
             ])
         } else {
             print(
-                "appended \(report.appended) envelopes (\(report.samples) samples) at positions \(range); rejected \(report.rejected.count)"
-            )
+                "appended \(report.appended) envelopes (\(report.samples) samples) at positions \(range); "
+                    + "rejected \(report.rejectedLines)" + (failure == nil ? "" : "; stopped by an error"))
         }
-        return report.rejected.isEmpty ? .success : .someInputRejected
+        if let failure {
+            Output.standardError("recount: ingest stopped: \(failure)\n")
+            return .failure
+        }
+        return report.rejectedLines == 0 ? .success : .someInputRejected
     }
 }
 

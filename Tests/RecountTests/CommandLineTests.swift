@@ -1,4 +1,5 @@
 import Foundation
+import RecountLog
 import TestSupport
 import Testing
 
@@ -106,6 +107,98 @@ import Testing
             let check = try Self.recount(["--data", directory, "--json", "log", "check"])
             #expect(check.status == 4)
             #expect(check.output.contains("\"file\":\"\(path)\",\"offset\":0"))
+        }
+    }
+
+    /// A write failure part-way (here the file-size limit, as a full disk would) exits 1 after
+    /// printing what was appended before it and every rejection so far; the log holds exactly that.
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
+    func aFailurePartWayReportsWhatWasAppended() throws {
+        try withTemporaryDirectory { directory in
+            // Envelopes of random ids (they hardly compress), more than fit in 4 MiB of log.
+            var random = SplitMix64(seed: testSeed(7))
+            var input = ""
+            for envelope in 0..<6000 {
+                let samples = (0..<10).map { _ in
+                    let id = (0..<12).map { _ in String(random.next(), radix: 16) }.joined()
+                    return
+                        #"{"id":"\#(id)","type":"steps","start":"2026-07-13T10:00:00Z","value":1,"unit":"count","origin":"o"}"#
+                }
+                input +=
+                    #"{"kind":"samples.upsert","user":"u1","receivedAt":"2026-07-14T08:00:00Z","provider":"fitbit","samples":["#
+                    + samples.joined(separator: ",") + "]}\n"
+                if envelope == 5 { input += "not json\n" }
+            }
+            let file = directory + "/input.ndjson"
+            try Data(input.utf8).write(to: URL(fileURLWithPath: file))
+            let data = directory + "/data"
+            // Writes past 4 MiB fail with EFBIG (SIGXFSZ ignored), as they would on a full disk.
+            let run = try Self.shell(
+                "ulimit -f 4096; trap '' XFSZ; exec \"$0\" --data \"$1\" ingest \"$2\"", [data, file])
+            #expect(run.status == 1)
+            #expect(run.errors.contains("rejected: \(file): line 7: $ is not valid JSON"))
+            #expect(run.errors.contains("recount: ingest stopped: "), "\(run.errors)")
+            let summary = try #require(
+                run.output.firstMatch(
+                    of:
+                        #/appended (\d+) envelopes \(\d+ samples\) at positions 1\.\.<(\d+); rejected 1; stopped by an error/#
+                ))
+            let appended = try #require(Int(summary.1), "\(run.errors)")
+            #expect(appended > 0 && appended < 6000 && Int(summary.2) == appended + 1)
+            #expect(try Self.recount(["--data", data, "log", "check"]).output.contains("log ok: \(appended) records"))
+        }
+    }
+
+    /// Runs `script` in `bash` (whose `ulimit -f` counts KiB) with the `recount` binary as `$0` and `arguments` as `$1`...
+    static func shell(_ script: String, _ arguments: [String]) throws -> Run {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = ["-c", script, binary] + arguments
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(
+            status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),
+            errors: String(decoding: err, as: UTF8.self))
+    }
+
+    /// A slow producer's envelopes reach the log while it pauses, before it finishes: the
+    /// batch is appended once the input is idle, not held until it fills or the input ends.
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
+    func aPausingProducersEnvelopesAreReadableBeforeItFinishes() throws {
+        try withTemporaryDirectory { directory in
+            let line =
+                #"{"kind":"checkin","user":"u1","provider":"fitbit","metrics":["steps"],"at":"2026-07-14T00:00:00Z"}"#
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: Self.binary)
+            process.arguments = ["--data", directory, "ingest", "-"]
+            let input = Pipe()
+            process.standardInput = input
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            input.fileHandleForWriting.write(Data((line + "\n" + line + "\n").utf8))
+            // The writer pauses: wait (a minute at most, so a regression fails rather than hangs)
+            // until a reader sees both envelopes.
+            var seen: UInt64 = 0
+            for _ in 0..<6000 where seen < 3 {
+                if let reader = try? LogReader(directory: directory + "/log") { seen = reader.endPosition }
+                if seen < 3 { usleep(10_000) }
+            }
+            #expect(seen == 3)
+            input.fileHandleForWriting.write(Data((line + "\n").utf8))
+            try input.fileHandleForWriting.close()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            #expect(try LogReader(directory: directory + "/log").check().records == 3)
         }
     }
 }
