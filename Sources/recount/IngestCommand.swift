@@ -6,24 +6,26 @@ import RecountLog
 enum IngestCommand {
     static func run(_ invocation: Invocation) throws -> ExitStatus {
         // `--no-recompute` (contract §4) is accepted; there are no projections to recompute yet.
-        try invocation.allowOnly(["no-recompute"])
+        try invocation.allowOnly(["no-recompute", "durability"])
         let inputs = Array(invocation.words.dropFirst())
         guard !inputs.isEmpty else { throw UsageError(message: "ingest needs FILE... or - for standard input") }
-        let engine = try RecountEngine(directory: invocation.dataDirectory)
-        if let torn = engine.recovery {
-            Output.standardError("recount: recovered the log: cut a torn frame of \(torn)\n")
-        }
+        let durability = try Self.durability(invocation.options["durability"] ?? "every-batch")
+        let engine = try RecountEngine(directory: invocation.dataDirectory, durability: durability)
+        if let torn = engine.recovery { Output.recovery(torn, json: invocation.json) }
         var reported = 0
         var report: IngestReport
         var failure: (any Error)? = nil
         do {
             report = try engine.ingest(
-                files: inputs, rejected: { Output.standardError("rejected: \($0)\n") },
+                files: inputs, rejected: { Output.rejection($0, json: invocation.json) },
                 progress: { sofar in
                     // A line per million samples, so long inputs show they are moving.
                     guard sofar.samples / 1_000_000 > reported else { return }
                     reported = sofar.samples / 1_000_000
-                    Output.standardError("recount: \(sofar.appended) envelopes, \(sofar.samples) samples appended\n")
+                    Output.notice(
+                        "\(sofar.appended) envelopes, \(sofar.samples) samples appended", event: "progress",
+                        [("appended", .int(Int64(sofar.appended))), ("samples", .int(Int64(sofar.samples)))],
+                        json: invocation.json)
                 })
         } catch {
             report = error.report
@@ -46,10 +48,20 @@ enum IngestCommand {
                     + "rejected \(report.rejectedLines)" + (failure == nil ? "" : "; stopped by an error"))
         }
         if let failure {
-            Output.standardError("recount: ingest stopped: \(failure)\n")
+            Output.failure("ingest stopped: \(Output.sentence(for: failure))", status: .failure, json: invocation.json)
             return .failure
         }
         return report.rejectedLines == 0 ? .success : .someInputRejected
+    }
+
+    /// The log durability `--durability` names.
+    static func durability(_ name: String) throws(UsageError) -> LogConfiguration.Durability {
+        switch name {
+        case "every-batch": .everyBatch
+        case "group-commit": .groupCommit(maxBytes: 8 << 20, maxDelay: .milliseconds(200))
+        case "none": LogConfiguration.Durability.none
+        default: throw UsageError(message: "--durability takes every-batch, group-commit or none, not '\(name)'")
+        }
     }
 }
 
@@ -57,6 +69,7 @@ enum IngestCommand {
 enum DumpCommand {
     static func run(_ invocation: Invocation) throws -> ExitStatus {
         try invocation.allowOnly(["from", "user"])
+        try CommandError.requireLog(invocation)
         let from =
             try invocation.options["from"].map { text -> UInt64 in
                 guard let value = UInt64(text) else { throw UsageError(message: "--from needs a log position") }

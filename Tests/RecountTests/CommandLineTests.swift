@@ -175,12 +175,18 @@ import Testing
         .enabled(
             if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
     func aPausingProducersEnvelopesAreReadableBeforeItFinishes() throws {
+        for durability in ["every-batch", "group-commit", "none"] {
+            try readableBeforeTheProducerFinishes(durability: durability)
+        }
+    }
+
+    func readableBeforeTheProducerFinishes(durability: String) throws {
         try withTemporaryDirectory { directory in
             let line =
                 #"{"kind":"checkin","user":"u1","provider":"fitbit","metrics":["steps"],"at":"2026-07-14T00:00:00Z"}"#
             let process = Process()
             process.executableURL = URL(fileURLWithPath: Self.binary)
-            process.arguments = ["--data", directory, "ingest", "-"]
+            process.arguments = ["--data", directory, "ingest", "--durability", durability, "-"]
             let input = Pipe()
             process.standardInput = input
             process.standardOutput = FileHandle.nullDevice
@@ -193,12 +199,148 @@ import Testing
                 if let reader = try? LogReader(directory: directory + "/log") { seen = reader.endPosition }
                 if seen < 3 { usleep(10_000) }
             }
-            #expect(seen == 3)
+            #expect(seen == 3, "--durability \(durability)")
             input.fileHandleForWriting.write(Data((line + "\n").utf8))
             try input.fileHandleForWriting.close()
             process.waitUntilExit()
             #expect(process.terminationStatus == 0)
             #expect(try LogReader(directory: directory + "/log").check().records == 3)
+        }
+    }
+
+    static let checkin =
+        #"{"kind":"checkin","user":"u1","provider":"fitbit","metrics":["steps"],"at":"2026-07-14T00:00:00Z"}"#
+
+    /// Help and version go to standard output with exit 0; `--opt=value` works; an unknown or
+    /// repeated option is a usage error that names it; `--` ends the options.
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
+    func helpVersionAndOptionSpellings() throws {
+        for arguments in [["--help"], ["-h"], ["help"], ["ingest", "--help"], ["log", "check", "-h"]] {
+            let help = try Self.recount(arguments)
+            #expect(help.status == 0 && help.output.hasPrefix("usage: recount") && help.errors.isEmpty, "\(arguments)")
+        }
+        let version = try Self.recount(["--version"])
+        #expect(version.status == 0 && version.output.hasPrefix("recount "))
+        try withTemporaryDirectory { directory in
+            let file = directory + "/--odd name.ndjson"
+            try Data((Self.checkin + "\n").utf8).write(to: URL(fileURLWithPath: file))
+            let data = directory + "/data"
+            let ingested = try Self.recount(["--data=" + data, "--json", "ingest", "--durability=none", "--", file])
+            #expect(ingested.status == 0)
+            #expect(ingested.output.contains("\"appended\":1,"))
+            #expect(try Self.recount(["log", "stats", "--data", data]).output.contains("records            1"))
+
+            for (arguments, message) in [
+                (["--data", data, "log", "stats", "--frob"], "unknown option --frob"),
+                (["--data", data, "--data", data, "log", "stats"], "option --data is given twice"),
+                (
+                    ["--data", data, "ingest", "--no-recompute", "--no-recompute", file],
+                    "option --no-recompute is given twice"
+                ),
+                (["--data", data, "log", "stats", "--user", "u1"], "unknown option --user for log stats"),
+                (["--data", data, "ingest", "--durability", "fast", file], "--durability takes every-batch"),
+                (["--data", data, "log", "stats", "--json=yes"], "option --json takes no value"),
+                (["--data", data, "log", "stats", "-x"], "unknown option -x"),
+            ] {
+                let run = try Self.recount(arguments)
+                #expect(run.status == 2 && run.errors.hasPrefix("recount: \(message)"), "\(arguments): \(run.errors)")
+            }
+        }
+    }
+
+    /// `--durability` chooses when appended envelopes are fsynced; every mode appends them all.
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
+    func durabilityCanBeChosen() throws {
+        try withTemporaryDirectory { directory in
+            for (index, durability) in ["every-batch", "group-commit", "none"].enumerated() {
+                let run = try Self.recount(
+                    ["--data", directory, "ingest", "--durability", durability, "-"], input: Data(Self.checkin.utf8))
+                #expect(run.status == 0)
+                #expect(run.output.contains("at positions \(index + 1)..<\(index + 2)"), "\(durability)")
+            }
+        }
+    }
+
+    /// Errors are sentences that name the file, never Foundation's `Error Domain=...` dumps.
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
+    func errorsAreSentences() throws {
+        try withTemporaryDirectory { directory in
+            let file = directory + "/file"
+            try Data().write(to: URL(fileURLWithPath: file))
+            let demo = try Self.recount(["--data", file + "/data", "demo"])
+            #expect(demo.status == 1)
+            #expect(demo.errors == "recount: cannot write \(file)/data: Not a directory\n")
+            let imported = try Self.recount(["import", "apple-health", directory + "/missing.xml", "--user", "u1"])
+            #expect(imported.status == 1)
+            #expect(imported.errors == "recount: cannot read \(directory)/missing.xml: No such file or directory\n")
+        }
+    }
+
+    /// Reading a data directory that holds no log is an error, not an empty log, and creates nothing.
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
+    func readCommandsOnAMissingLogSaySo() throws {
+        try withTemporaryDirectory { directory in
+            let data = directory + "/mistyped"
+            for command in [["log", "check"], ["log", "stats"], ["log", "dump"]] {
+                let run = try Self.recount(["--data", data] + command)
+                #expect(run.status == 1 && run.errors == "recount: no log at \(data)/log\n", "\(command)")
+                #expect(run.output.isEmpty)
+            }
+            #expect(!FileManager.default.fileExists(atPath: data))
+        }
+    }
+
+    /// With `--json`, errors, rejections and recovery notices are JSON lines on standard error.
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
+    func withJSONEveryMessageIsAJSONLine() throws {
+        func events(_ errors: String) throws -> [[String: Any]] {
+            try errors.split(separator: "\n").map {
+                try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any], "\($0)")
+            }
+        }
+        try withTemporaryDirectory { directory in
+            let missing = try Self.recount(["--json", "--data", directory + "/none", "log", "check"])
+            #expect(missing.status == 1)
+            let error = try events(missing.errors)
+            #expect(error.count == 1 && error[0]["event"] as? String == "error" && error[0]["exit"] as? Int == 1)
+            #expect(error[0]["message"] as? String == "no log at \(directory)/none/log")
+
+            let usage = try events(try Self.recount(["--json", "--frob"]).errors)
+            #expect(
+                usage.count == 1 && usage[0]["message"] as? String == "unknown option --frob"
+                    && usage[0]["exit"] as? Int == 2)
+
+            let ingest = try Self.recount(
+                ["--json", "--data", directory, "ingest", "-"], input: Data((Self.checkin + "\nnot json\n").utf8))
+            #expect(ingest.status == 3)
+            let rejected = try events(ingest.errors)
+            #expect(rejected.count == 1 && rejected[0]["event"] as? String == "rejected")
+            #expect(rejected[0]["source"] as? String == "-" && rejected[0]["line"] as? Int == 2)
+            #expect(rejected[0]["path"] as? String == "$")
+
+            // A second frame cut short, as a crash part-way through a write leaves it: the next
+            // writer cuts it off and says so.
+            #expect(try Self.recount(["--data", directory, "ingest", "-"], input: Data(Self.checkin.utf8)).status == 0)
+            let segment = try #require(
+                try FileManager.default.contentsOfDirectory(atPath: directory + "/log").first { $0.hasSuffix(".seg") })
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: directory + "/log/" + segment))
+            let size = try handle.seekToEnd()
+            try handle.truncate(atOffset: size - 10)
+            try handle.close()
+            let recovered = try events(
+                try Self.recount(["--json", "--data", directory, "ingest", "-"], input: Data(Self.checkin.utf8)).errors)
+            #expect(recovered.count == 1 && recovered[0]["event"] as? String == "recovered", "\(recovered)")
+            #expect(recovered[0]["position"] as? Int == 2)
         }
     }
 }
