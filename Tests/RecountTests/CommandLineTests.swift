@@ -18,8 +18,13 @@ import Testing
     }
 
     static func recount(_ arguments: [String], input: Data? = nil) throws -> Run {
+        try run(binary, arguments, input: input)
+    }
+
+    /// Runs `executable` with `arguments`, `input` on its standard input, to its end.
+    static func run(_ executable: String, _ arguments: [String], input: Data? = nil) throws -> Run {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
+        process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         let output = Pipe()
         let errors = Pipe()
@@ -151,22 +156,10 @@ import Testing
         }
     }
 
-    /// Runs `script` in `bash` (whose `ulimit -f` counts KiB) with the `recount` binary as `$0` and `arguments` as `$1`...
+    /// Runs `script` in `bash` (whose `ulimit -f` counts KiB) with the `recount` binary as `$0`
+    /// and `arguments` as `$1`...
     static func shell(_ script: String, _ arguments: [String]) throws -> Run {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = ["-c", script, binary] + arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(
-            status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),
-            errors: String(decoding: err, as: UTF8.self))
+        try run("/bin/bash", ["-c", script, binary] + arguments)
     }
 
     /// A slow producer's envelopes reach the log while it pauses, before it finishes: the
