@@ -272,6 +272,20 @@ import Testing
             let imported = try Self.recount(["import", "apple-health", directory + "/missing.xml", "--user", "u1"])
             #expect(imported.status == 1)
             #expect(imported.errors == "recount: cannot read \(directory)/missing.xml: No such file or directory\n")
+
+            // Every input is opened first: a missing second file appends nothing from the first.
+            let good = directory + "/good.ndjson"
+            try Data(Self.checkin.utf8).write(to: URL(fileURLWithPath: good))
+            let ingest = try Self.recount([
+                "--data", directory + "/data", "ingest", good, directory + "/missing.ndjson",
+            ])
+            #expect(ingest.status == 1)
+            #expect(
+                ingest.output == "appended 0 envelopes (0 samples) at positions none; rejected 0; stopped by an error\n"
+            )
+            #expect(
+                ingest.errors
+                    == "recount: ingest stopped: cannot read \(directory)/missing.ndjson: No such file or directory\n")
         }
     }
 
