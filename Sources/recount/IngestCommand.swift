@@ -10,6 +10,7 @@ enum IngestCommand {
         let inputs = Array(invocation.words.dropFirst())
         guard !inputs.isEmpty else { throw UsageError(message: "ingest needs FILE... or - for standard input") }
         let durability = try Self.durability(invocation.options["durability"] ?? "every-batch")
+        try invocation.createLogDirectory()
         let engine = try RecountEngine(directory: invocation.dataDirectory, durability: durability)
         if let torn = engine.recovery { Output.recovery(torn, json: invocation.json) }
         var reported = 0

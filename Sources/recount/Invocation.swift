@@ -96,6 +96,12 @@ struct Invocation {
     /// The log directory inside the data directory.
     var logDirectory: String { dataDirectory + "/log" }
 
+    /// Creates the data and log directories when missing (the engine would too, but its error
+    /// would carry Foundation's dump where this one becomes a sentence).
+    func createLogDirectory() throws {
+        try FileManager.default.createDirectory(atPath: logDirectory, withIntermediateDirectories: true)
+    }
+
     /// The value of `--name`, or a usage error when it is missing.
     func require(_ name: String) throws(UsageError) -> String {
         guard let value = options[name] else {
