@@ -144,8 +144,9 @@ let decoder = EnvelopeDecoder()
 let ingestFile = { () throws in
     try? FileManager.default.removeItem(atPath: directory)
     let log = try Log(directory: directory, configuration: LogConfiguration(durability: .none))
-    report = try Ingestor(log: log, now: { Instant(millis: 0, offsetSeconds: 0) }).ingest(
-        try LineReader(path: file), source: file)
+    report = IngestReport()
+    try Ingestor(log: log, now: { Instant(millis: 0, offsetSeconds: 0) }).ingest(
+        try LineReader(path: file), source: file, into: &report)
     try log.close()
 }
 let stageTimes = try run.best(interleaving: [
@@ -187,7 +188,7 @@ let (scanTime, decodeTime, encodeTime, endToEndTime) = (stageTimes[0], stageTime
 let endToEndCores = try run.coresUsed(ingestFile)
 run.check(scannedLines == envelopeCount, "scanned \(scannedLines) lines")
 run.check(decodedSamples == envelopeCount * samplesPerEnvelope, "decoded samples")
-run.check(report.appended == envelopeCount && report.rejected.isEmpty, "ingest appended \(report.appended)")
+run.check(report.appended == envelopeCount && report.rejectedLines == 0, "ingest appended \(report.appended)")
 let stats = try LogReader(directory: directory).check()
 let bytesPerSample = Double(stats.fileBytes) / Double(envelopeCount * samplesPerEnvelope)
 
@@ -210,8 +211,9 @@ var changesReport = IngestReport()
 let changesTime = try run.best {
     try? FileManager.default.removeItem(atPath: directory)
     let log = try Log(directory: directory, configuration: LogConfiguration(durability: .none))
-    changesReport = try Ingestor(log: log, now: { Instant(millis: 0, offsetSeconds: 0) }).ingest(
-        try LineReader(path: changesFile), source: changesFile)
+    changesReport = IngestReport()
+    try Ingestor(log: log, now: { Instant(millis: 0, offsetSeconds: 0) }).ingest(
+        try LineReader(path: changesFile), source: changesFile, into: &changesReport)
     try log.close()
 }
 run.check(

@@ -24,17 +24,37 @@ public final class RecountEngine: Sendable {
     /// A torn frame that recovery cut off when the engine opened, if any.
     public var recovery: TornTail? { log.recovery }
 
-    /// Appends the valid envelopes of an NDJSON file (`-` reads standard input); each line is
-    /// applied whole or rejected whole.
+    /// Appends the valid envelopes of NDJSON files (`-` reads standard input), in order; each
+    /// line is applied whole or rejected whole.
+    ///
+    /// Every file is opened before anything is appended, so a missing one changes nothing.
+    /// A slow input's envelopes are appended within about a second (see `docs/ingest.md`).
     ///
     /// - Parameters:
-    ///   - path: the file, or `-`.
+    ///   - paths: the files, or `-`.
+    ///   - rejected: called with each rejected line as it is found (the report keeps only the
+    ///     first `IngestReport.rejectionsKept`).
     ///   - progress: called after each appended batch with the report so far.
     /// - Returns: what was appended and what was rejected (with line, path and reason).
-    /// - Throws: `IngestFileError` when the file cannot be read, `LogError` when appending fails.
-    public func ingest(file path: String, progress: ((IngestReport) -> Void)? = nil) throws -> IngestReport {
-        let reader = path == "-" ? LineReader() : try LineReader(path: path)
-        return try ingestor.ingest(reader, source: path, progress: progress)
+    /// - Throws: `IngestFailure` when a file cannot be opened or read, or appending fails: it
+    ///   carries the report of what was appended and rejected before.
+    public func ingest(
+        files paths: [String], rejected: ((IngestRejection) -> Void)? = nil,
+        progress: ((IngestReport) -> Void)? = nil
+    ) throws(IngestFailure) -> IngestReport {
+        var report = IngestReport()
+        let readers: [LineReader]
+        do {
+            readers = try paths.map { path throws(IngestFileError) in
+                path == "-" ? LineReader() : try LineReader(path: path)
+            }
+        } catch {
+            throw IngestFailure(report: report, error: error)
+        }
+        for (path, reader) in zip(paths, readers) {
+            try ingest(reader, source: path, into: &report, rejected: rejected, progress: progress)
+        }
+        return report
     }
 
     /// Appends the valid envelopes of NDJSON text held in memory.
@@ -42,8 +62,25 @@ public final class RecountEngine: Sendable {
     /// - Parameters:
     ///   - ndjson: the envelopes, one per line.
     ///   - source: the name rejections give the input.
-    public func ingest(ndjson: [UInt8], source: String) throws -> IngestReport {
-        try ingestor.ingest(LineReader(bytes: ndjson, source: source), source: source)
+    ///   - rejected: called with each rejected line as it is found.
+    /// - Throws: `IngestFailure` when appending fails, with the report of what was appended before.
+    public func ingest(
+        ndjson: [UInt8], source: String, rejected: ((IngestRejection) -> Void)? = nil
+    ) throws(IngestFailure) -> IngestReport {
+        var report = IngestReport()
+        try ingest(LineReader(bytes: ndjson, source: source), source: source, into: &report, rejected: rejected)
+        return report
+    }
+
+    private func ingest(
+        _ reader: LineReader, source: String, into report: inout IngestReport,
+        rejected: ((IngestRejection) -> Void)?, progress: ((IngestReport) -> Void)? = nil
+    ) throws(IngestFailure) {
+        do {
+            try ingestor.ingest(reader, source: source, into: &report, rejected: rejected, progress: progress)
+        } catch {
+            throw IngestFailure(report: report, error: error)
+        }
     }
 
     /// Makes every appended envelope durable.

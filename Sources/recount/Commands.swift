@@ -4,8 +4,17 @@ import RecountLog
 /// Dispatches a command and turns its errors into exit statuses.
 enum Commands {
     static func run(_ invocation: Invocation) -> ExitStatus {
+        if invocation.wantsHelp {
+            print(Invocation.usage)
+            return .success
+        }
+        if invocation.options["version"] != nil {
+            print(Invocation.version)
+            return .success
+        }
         do {
             switch invocation.words {
+            case []: throw UsageError(message: "no command given")
             case ["log", "check"]: return try LogCommands.check(invocation)
             case ["log", "stats"]: return try LogCommands.stats(invocation)
             case ["log", "repair"]: return try LogCommands.repair(invocation)
@@ -16,7 +25,7 @@ enum Commands {
             default: throw UsageError(message: "unknown command '\(invocation.words.joined(separator: " "))'")
             }
         } catch let error as UsageError {
-            Output.standardError("recount: \(error.message)\n\n\(Invocation.usage)")
+            Output.failure(error.message, status: .usage, json: invocation.json)
             return .usage
         } catch let error as LogError where error.isDamage {
             Output.standardError(
@@ -24,7 +33,7 @@ enum Commands {
                     + "frame and keeps a copy of what it removes\n")
             return .verificationFailed
         } catch {
-            Output.standardError("recount: \(error)\n")
+            Output.failure(Output.sentence(for: error), status: .failure, json: invocation.json)
             return .failure
         }
     }

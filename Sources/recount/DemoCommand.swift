@@ -7,7 +7,7 @@ import RecountLog
 enum DemoCommand {
     static func run(_ invocation: Invocation) throws -> ExitStatus {
         try invocation.allowOnly([])
-        try FileManager.default.createDirectory(atPath: invocation.dataDirectory, withIntermediateDirectories: true)
+        try invocation.createLogDirectory()
         let input = invocation.dataDirectory + "/demo.ndjson"
         try Data(envelopes.utf8).write(to: URL(fileURLWithPath: input))
         print("wrote \(input): \(envelopes.split(separator: "\n").count) envelopes, the sixth broken on purpose\n")

@@ -10,6 +10,7 @@ enum ImportCommand {
             throw UsageError(message: "import needs: import apple-health FILE --user U")
         }
         let user = try invocation.require("user")
+        try CommandError.requireReadable(invocation.words[2])
         let importer = AppleHealthImporter(user: user)
         var pending = ""
         let report: ImportReport

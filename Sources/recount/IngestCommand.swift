@@ -6,44 +6,63 @@ import RecountLog
 enum IngestCommand {
     static func run(_ invocation: Invocation) throws -> ExitStatus {
         // `--no-recompute` (contract §4) is accepted; there are no projections to recompute yet.
-        try invocation.allowOnly(["no-recompute"])
+        try invocation.allowOnly(["no-recompute", "durability"])
         let inputs = Array(invocation.words.dropFirst())
         guard !inputs.isEmpty else { throw UsageError(message: "ingest needs FILE... or - for standard input") }
-        let engine = try RecountEngine(directory: invocation.dataDirectory)
-        defer { try? engine.close() }
-        if let torn = engine.recovery {
-            Output.standardError("recount: recovered the log: cut a torn frame of \(torn)\n")
-        }
-        var report = IngestReport()
-        for input in inputs {
-            var reported = 0
-            let done = report
-            report.merge(
-                try engine.ingest(file: input) { sofar in
+        let durability = try Self.durability(invocation.options["durability"] ?? "every-batch")
+        try invocation.createLogDirectory()
+        let engine = try RecountEngine(directory: invocation.dataDirectory, durability: durability)
+        if let torn = engine.recovery { Output.recovery(torn, json: invocation.json) }
+        var reported = 0
+        var report: IngestReport
+        var failure: (any Error)? = nil
+        do {
+            report = try engine.ingest(
+                files: inputs, rejected: { Output.rejection($0, json: invocation.json) },
+                progress: { sofar in
                     // A line per million samples, so long inputs show they are moving.
-                    guard (done.samples + sofar.samples) / 1_000_000 > reported else { return }
-                    reported = (done.samples + sofar.samples) / 1_000_000
-                    Output.standardError(
-                        "recount: \(input): \(done.appended + sofar.appended) envelopes, "
-                            + "\(done.samples + sofar.samples) samples appended\n")
+                    guard sofar.samples / 1_000_000 > reported else { return }
+                    reported = sofar.samples / 1_000_000
+                    Output.notice(
+                        "\(sofar.appended) envelopes, \(sofar.samples) samples appended", event: "progress",
+                        [("appended", .int(Int64(sofar.appended))), ("samples", .int(Int64(sofar.samples)))],
+                        json: invocation.json)
                 })
+        } catch {
+            report = error.report
+            failure = error.error
         }
-        try engine.sync()
-        for rejection in report.rejected { Output.standardError("rejected: \(rejection)\n") }
+        // Closing syncs: what the summary calls appended is durable once it is printed.
+        do { try engine.close() } catch { failure = failure ?? error }
         let range = report.positions.map { "\($0.lowerBound)..<\($0.upperBound)" } ?? "none"
         if invocation.json {
             let first: Output.Value = report.positions.map { .int(Int64($0.lowerBound)) } ?? .null
             let end: Output.Value = report.positions.map { .int(Int64($0.upperBound)) } ?? .null
             Output.jsonLine([
-                ("appended", .int(Int64(report.appended))), ("rejected", .int(Int64(report.rejected.count))),
+                ("appended", .int(Int64(report.appended))), ("rejected", .int(Int64(report.rejectedLines))),
                 ("samples", .int(Int64(report.samples))), ("firstPosition", first), ("endPosition", end),
+                ("complete", .bool(failure == nil)),
             ])
         } else {
             print(
-                "appended \(report.appended) envelopes (\(report.samples) samples) at positions \(range); rejected \(report.rejected.count)"
-            )
+                "appended \(report.appended) envelopes (\(report.samples) samples) at positions \(range); "
+                    + "rejected \(report.rejectedLines)" + (failure == nil ? "" : "; stopped by an error"))
         }
-        return report.rejected.isEmpty ? .success : .someInputRejected
+        if let failure {
+            Output.failure("ingest stopped: \(Output.sentence(for: failure))", status: .failure, json: invocation.json)
+            return .failure
+        }
+        return report.rejectedLines == 0 ? .success : .someInputRejected
+    }
+
+    /// The log durability `--durability` names.
+    static func durability(_ name: String) throws(UsageError) -> LogConfiguration.Durability {
+        switch name {
+        case "every-batch": .everyBatch
+        case "group-commit": .groupCommit(maxBytes: 8 << 20, maxDelay: .milliseconds(200))
+        case "none": LogConfiguration.Durability.none
+        default: throw UsageError(message: "--durability takes every-batch, group-commit or none, not '\(name)'")
+        }
     }
 }
 
@@ -51,6 +70,7 @@ enum IngestCommand {
 enum DumpCommand {
     static func run(_ invocation: Invocation) throws -> ExitStatus {
         try invocation.allowOnly(["from", "user"])
+        try CommandError.requireLog(invocation)
         let from =
             try invocation.options["from"].map { text -> UInt64 in
                 guard let value = UInt64(text) else { throw UsageError(message: "--from needs a log position") }

@@ -5,70 +5,115 @@ struct UsageError: Error {
     var message: String
 }
 
-/// The parsed command line: global options, the command words and their options.
+/// The parsed command line: the command words and the options, wherever they were given.
+///
+/// Options are `--name value` or `--name=value` (flags take no value); `-h` is `--help`. An
+/// unknown or repeated option is a usage error, and `--` ends the options: every argument after
+/// it is a word, even one starting with `-`.
 struct Invocation {
+    static let version = "recount 0.1.0"
+
     static let usage = """
         usage: recount [--data DIR] [--json] COMMAND ...
+               recount --help | --version
 
         commands:
           ingest FILE... | -   append NDJSON envelopes to the log; exit 3 when some lines were rejected
-                              (--no-recompute is accepted; projections do not exist yet)
+                  [--durability every-batch|group-commit|none]   when appended envelopes are fsynced
+                                                                  (default every-batch)
+                  [--no-recompute]   accepted; projections do not exist yet
           import apple-health FILE --user U   an Apple Health export.xml as samples.upsert NDJSON
           log dump [--from POS] [--user U]   the log's envelopes as NDJSON with their positions
           log check        check every frame of the log; exit 4 when damaged
           log stats        segments, records, raw and compressed bytes
           log repair       cut a damaged log back to its last good frame, keeping a copy of what it removes
           demo             ingest a small day of example envelopes (DIR/demo.ndjson) and show the log
+          help             this text
 
-        DIR defaults to $RECOUNT_DATA, else ./recount-data (created on first use).
+        DIR defaults to $RECOUNT_DATA, else ./recount-data (created on first use by ingest and demo).
+        With --json, results are JSON lines on standard output, and errors, rejections and notices
+        JSON lines on standard error.
         """
 
-    /// The data directory.
-    var dataDirectory: String
-    /// JSON lines instead of text.
-    var json = false
-    /// Options that take no value (`--no-recompute`), after the command.
-    var flags: Set<String> = []
-    /// The command words and arguments, without global options.
-    var words: [String] = []
-    /// `--name value` options after the command.
-    var options: [String: String] = [:]
+    /// Whether an option takes a value.
+    private enum Arity { case flag, value }
 
-    init(_ arguments: some Sequence<String>) throws {
-        var data: String? = nil
+    /// Every option of every command; `allowOnly` narrows them per command.
+    private static let options: [String: Arity] = [
+        "data": .value, "json": .flag, "help": .flag, "version": .flag,
+        "durability": .value, "no-recompute": .flag, "from": .value, "user": .value,
+    ]
+    /// Options every command takes.
+    private static let global: Set<String> = ["data", "json", "help", "version"]
+
+    /// The command words and arguments, without options.
+    var words: [String] = []
+    /// The options given, by name without `--`; a flag's value is empty.
+    private(set) var options: [String: String] = [:]
+
+    init(_ arguments: some Sequence<String>) throws(UsageError) {
         var iterator = arguments.makeIterator()
+        var optionsEnded = false
         while let argument = iterator.next() {
-            switch argument {
-            case "--json": json = true
-            case "--no-recompute": flags.insert("no-recompute")
-            case "--data":
-                guard let value = iterator.next() else { throw UsageError(message: "--data needs a directory") }
-                data = value
-            case "-h", "--help": throw UsageError(message: "help")
-            case let option where option.hasPrefix("--") && option.count > 2:
-                guard let value = iterator.next() else { throw UsageError(message: "\(option) needs a value") }
-                options[String(option.dropFirst(2))] = value
-            default: words.append(argument)
+            if optionsEnded || argument == "-" || !argument.hasPrefix("-") {
+                words.append(argument)
+                continue
+            }
+            if argument == "--" {
+                optionsEnded = true
+                continue
+            }
+            let spelled = argument == "-h" ? "--help" : argument
+            guard spelled.hasPrefix("--") else { throw UsageError(message: "unknown option \(argument)") }
+            let text = spelled.dropFirst(2)
+            let name = String(text.prefix { $0 != "=" })
+            let inline = text.firstIndex(of: "=").map { String(text[text.index(after: $0)...]) }
+            guard let arity = Self.options[name] else { throw UsageError(message: "unknown option --\(name)") }
+            guard options[name] == nil else { throw UsageError(message: "option --\(name) is given twice") }
+            switch arity {
+            case .flag:
+                guard inline == nil else { throw UsageError(message: "option --\(name) takes no value") }
+                options[name] = ""
+            case .value:
+                guard let value = inline ?? iterator.next() else {
+                    throw UsageError(message: "option --\(name) needs a value")
+                }
+                options[name] = value
             }
         }
-        dataDirectory = data ?? ProcessInfo.processInfo.environment["RECOUNT_DATA"] ?? "./recount-data"
-        guard !words.isEmpty else { throw UsageError(message: "no command given") }
+    }
+
+    /// JSON lines instead of text.
+    var json: Bool { options["json"] != nil }
+
+    /// `--help`, `-h` or the `help` command: the usage text is wanted.
+    var wantsHelp: Bool { options["help"] != nil || words.first == "help" }
+
+    /// The data directory: `--data`, else `$RECOUNT_DATA`, else `./recount-data`.
+    var dataDirectory: String {
+        options["data"] ?? ProcessInfo.processInfo.environment["RECOUNT_DATA"] ?? "./recount-data"
     }
 
     /// The log directory inside the data directory.
     var logDirectory: String { dataDirectory + "/log" }
 
+    /// Creates the data and log directories when missing (the engine would too, but its error
+    /// would carry Foundation's dump where this one becomes a sentence).
+    func createLogDirectory() throws {
+        try FileManager.default.createDirectory(atPath: logDirectory, withIntermediateDirectories: true)
+    }
+
     /// The value of `--name`, or a usage error when it is missing.
-    func require(_ name: String) throws -> String {
+    func require(_ name: String) throws(UsageError) -> String {
         guard let value = options[name] else {
             throw UsageError(message: "\(words.joined(separator: " ")) needs --\(name)")
         }
         return value
     }
 
-    /// Refuses options the command does not know.
-    func allowOnly(_ names: Set<String>) throws {
-        if let unknown = (Array(options.keys) + flags).sorted().first(where: { !names.contains($0) }) {
+    /// Refuses options the command does not take (beyond the global ones).
+    func allowOnly(_ names: Set<String>) throws(UsageError) {
+        if let unknown = options.keys.sorted().first(where: { !names.contains($0) && !Self.global.contains($0) }) {
             throw UsageError(message: "unknown option --\(unknown) for \(words.joined(separator: " "))")
         }
     }

@@ -1,7 +1,12 @@
 import Foundation
 import Recount
+import RecountLog
 
 /// Writes results as text for people or as JSON lines, with fields in a fixed order.
+///
+/// Results go to standard output. Errors, rejections and notices go to standard error: as
+/// `recount: ...` sentences, or with `--json` as JSON lines whose `event` field says what they
+/// are (`error`, `rejected`, `recovered`, `progress`).
 enum Output {
     /// A JSON value written with its keys in the order given.
     enum Value {
@@ -14,11 +19,83 @@ enum Output {
 
     /// Prints one JSON object with `fields` in order.
     static func jsonLine(_ fields: [(String, Value)]) {
-        print("{" + fields.map { "\(EnvelopeJSON.quote($0.0)):\(encode($0.1))" }.joined(separator: ",") + "}")
+        print(json(fields))
     }
 
     static func standardError(_ text: String) {
         FileHandle.standardError.write(Data(text.utf8))
+    }
+
+    /// Writes a notice to standard error: `text` as `recount: TEXT`, or with `--json` a JSON
+    /// line of `event` and `fields`.
+    static func notice(_ text: String, event: String, _ fields: [(String, Value)], json: Bool) {
+        standardError(json ? Self.json([("event", .string(event))] + fields) + "\n" : "recount: \(text)\n")
+    }
+
+    /// Reports why a command failed, on standard error.
+    static func failure(_ message: String, status: ExitStatus, json: Bool) {
+        if json {
+            notice(
+                message, event: "error", [("message", .string(message)), ("exit", .int(Int64(status.rawValue)))],
+                json: true)
+        } else {
+            standardError("recount: \(message)\n" + (status == .usage ? "\n\(Invocation.usage)\n" : ""))
+        }
+    }
+
+    /// Reports a rejected input line as it is found, on standard error.
+    static func rejection(_ rejection: IngestRejection, json: Bool) {
+        guard json else { return standardError("rejected: \(rejection)\n") }
+        notice(
+            "", event: "rejected",
+            [
+                ("source", .string(rejection.source)), ("line", .int(Int64(rejection.error.line))),
+                ("path", .string(rejection.error.path)), ("reason", .string(rejection.error.reason)),
+            ], json: true)
+    }
+
+    /// Reports the torn frame a writer cut off when it opened the log.
+    static func recovery(_ torn: TornTail, json: Bool) {
+        notice(
+            "recovered the log: cut a torn frame of \(torn)", event: "recovered",
+            [
+                ("segment", .string(torn.segment)), ("offset", .int(torn.offset)),
+                ("position", .int(Int64(torn.position))), ("bytes", .int(torn.bytes)),
+                ("reason", .string(torn.reason)), ("savedTo", torn.savedTo.map { .string($0) } ?? .null),
+            ], json: json)
+    }
+
+    /// A sentence for `error`: Foundation's file errors become `cannot write PATH: REASON`
+    /// rather than their `Error Domain=...` dump.
+    static func sentence(for error: any Error) -> String {
+        if let failure = error as? IngestFailure { return sentence(for: failure.error) }
+        let bridged = error as NSError
+        if bridged.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(bridged.code))) }
+        guard bridged.domain == NSCocoaErrorDomain else { return "\(error)" }
+        let path = bridged.userInfo[NSFilePathErrorKey] as? String ?? (bridged.userInfo[NSURLErrorKey] as? URL)?.path
+        let verb =
+            switch bridged.code {
+            case 256..<512: "cannot read"
+            case 512..<768: "cannot write"
+            default: "cannot use"
+            }
+        var reason = "error \(bridged.code)"
+        if let underlying = bridged.userInfo[NSUnderlyingErrorKey].flatMap({ $0 as? any Error }).map({ $0 as NSError })
+        {
+            reason =
+                underlying.domain == NSPOSIXErrorDomain
+                ? String(cString: strerror(Int32(underlying.code))) : underlying.localizedDescription
+        } else if bridged.code == CocoaError.fileReadNoSuchFile.rawValue
+            || bridged.code == CocoaError.fileNoSuchFile.rawValue
+        {
+            reason = String(cString: strerror(ENOENT))
+        }
+        return path.map { "\(verb) \($0): \(reason)" } ?? "\(verb) a file: \(reason)"
+    }
+
+    /// One JSON object with `fields` in order.
+    static func json(_ fields: [(String, Value)]) -> String {
+        "{" + fields.map { "\(EnvelopeJSON.quote($0.0)):\(encode($0.1))" }.joined(separator: ",") + "}"
     }
 
     static func encode(_ value: Value) -> String {
@@ -29,5 +106,27 @@ enum Output {
         case .bool(let flag): flag ? "true" : "false"
         case .null: "null"
         }
+    }
+}
+
+/// A command that could not do its work: exit status 1, with a sentence saying why.
+struct CommandError: Error, CustomStringConvertible {
+    var description: String
+
+    init(_ description: String) { self.description = description }
+
+    /// Refuses a path that cannot be opened for reading, with the operating system's reason.
+    static func requireReadable(_ path: String) throws(CommandError) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw CommandError("cannot read \(path): \(String(cString: strerror(errno)))") }
+        close(fd)
+    }
+
+    /// Refuses a data directory without a log, so a mistyped `--data` is not read as an empty log.
+    static func requireLog(_ invocation: Invocation) throws(CommandError) {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: invocation.logDirectory, isDirectory: &isDirectory),
+            isDirectory.boolValue
+        else { throw CommandError("no log at \(invocation.logDirectory)") }
     }
 }

@@ -1,11 +1,11 @@
 // recount [--data DIR] [--json] COMMAND ...: the command-line shell over the Recount library.
 import Foundation
 
-let invocation: Invocation
+let arguments = CommandLine.arguments.dropFirst()
 do {
-    invocation = try Invocation(CommandLine.arguments.dropFirst())
-} catch let error as UsageError {
-    Output.standardError("recount: \(error.message)\n\n\(Invocation.usage)")
+    exit(Commands.run(try Invocation(arguments)).rawValue)
+} catch {
+    // The options could not be read, so `--json` is looked for among the arguments themselves.
+    Output.failure(error.message, status: .usage, json: arguments.prefix { $0 != "--" }.contains("--json"))
     exit(ExitStatus.usage.rawValue)
 }
-exit(Commands.run(invocation).rawValue)

@@ -1,4 +1,5 @@
 import Foundation
+import RecountLog
 import TestSupport
 import Testing
 
@@ -17,8 +18,13 @@ import Testing
     }
 
     static func recount(_ arguments: [String], input: Data? = nil) throws -> Run {
+        try run(binary, arguments, input: input)
+    }
+
+    /// Runs `executable` with `arguments`, `input` on its standard input, to its end.
+    static func run(_ executable: String, _ arguments: [String], input: Data? = nil) throws -> Run {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
+        process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         let output = Pipe()
         let errors = Pipe()
@@ -106,6 +112,245 @@ import Testing
             let check = try Self.recount(["--data", directory, "--json", "log", "check"])
             #expect(check.status == 4)
             #expect(check.output.contains("\"file\":\"\(path)\",\"offset\":0"))
+        }
+    }
+
+    /// A write failure part-way (here the file-size limit, as a full disk would) exits 1 after
+    /// printing what was appended before it and every rejection so far; the log holds exactly that.
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
+    func aFailurePartWayReportsWhatWasAppended() throws {
+        try withTemporaryDirectory { directory in
+            // Envelopes of random ids (they hardly compress), more than fit in 4 MiB of log.
+            var random = SplitMix64(seed: testSeed(7))
+            var input = ""
+            for envelope in 0..<6000 {
+                let samples = (0..<10).map { _ in
+                    let id = (0..<12).map { _ in String(random.next(), radix: 16) }.joined()
+                    return
+                        #"{"id":"\#(id)","type":"steps","start":"2026-07-13T10:00:00Z","value":1,"unit":"count","origin":"o"}"#
+                }
+                input +=
+                    #"{"kind":"samples.upsert","user":"u1","receivedAt":"2026-07-14T08:00:00Z","provider":"fitbit","samples":["#
+                    + samples.joined(separator: ",") + "]}\n"
+                if envelope == 5 { input += "not json\n" }
+            }
+            let file = directory + "/input.ndjson"
+            try Data(input.utf8).write(to: URL(fileURLWithPath: file))
+            let data = directory + "/data"
+            // Writes past 4 MiB fail with EFBIG (SIGXFSZ ignored), as they would on a full disk.
+            let run = try Self.shell(
+                "ulimit -f 4096; trap '' XFSZ; exec \"$0\" --data \"$1\" ingest \"$2\"", [data, file])
+            #expect(run.status == 1)
+            #expect(run.errors.contains("rejected: \(file): line 7: $ is not valid JSON"))
+            #expect(run.errors.contains("recount: ingest stopped: "), "\(run.errors)")
+            let summary = try #require(
+                run.output.firstMatch(
+                    of:
+                        #/appended (\d+) envelopes \(\d+ samples\) at positions 1\.\.<(\d+); rejected 1; stopped by an error/#
+                ))
+            let appended = try #require(Int(summary.1), "\(run.errors)")
+            #expect(appended > 0 && appended < 6000 && Int(summary.2) == appended + 1)
+            #expect(try Self.recount(["--data", data, "log", "check"]).output.contains("log ok: \(appended) records"))
+        }
+    }
+
+    /// Runs `script` in `bash` (whose `ulimit -f` counts KiB) with the `recount` binary as `$0`
+    /// and `arguments` as `$1`...
+    static func shell(_ script: String, _ arguments: [String]) throws -> Run {
+        try run("/bin/bash", ["-c", script, binary] + arguments)
+    }
+
+    /// A slow producer's envelopes reach the log while it pauses, before it finishes: the
+    /// batch is appended once the input is idle, not held until it fills or the input ends.
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
+    func aPausingProducersEnvelopesAreReadableBeforeItFinishes() throws {
+        for durability in ["every-batch", "group-commit", "none"] {
+            try readableBeforeTheProducerFinishes(durability: durability)
+        }
+    }
+
+    func readableBeforeTheProducerFinishes(durability: String) throws {
+        try withTemporaryDirectory { directory in
+            let line =
+                #"{"kind":"checkin","user":"u1","provider":"fitbit","metrics":["steps"],"at":"2026-07-14T00:00:00Z"}"#
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: Self.binary)
+            process.arguments = ["--data", directory, "ingest", "--durability", durability, "-"]
+            let input = Pipe()
+            process.standardInput = input
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            input.fileHandleForWriting.write(Data((line + "\n" + line + "\n").utf8))
+            // The writer pauses: wait (a minute at most, so a regression fails rather than hangs)
+            // until a reader sees both envelopes.
+            var seen: UInt64 = 0
+            for _ in 0..<6000 where seen < 3 {
+                if let reader = try? LogReader(directory: directory + "/log") { seen = reader.endPosition }
+                if seen < 3 { usleep(10_000) }
+            }
+            #expect(seen == 3, "--durability \(durability)")
+            input.fileHandleForWriting.write(Data((line + "\n").utf8))
+            try input.fileHandleForWriting.close()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            #expect(try LogReader(directory: directory + "/log").check().records == 3)
+        }
+    }
+
+    static let checkin =
+        #"{"kind":"checkin","user":"u1","provider":"fitbit","metrics":["steps"],"at":"2026-07-14T00:00:00Z"}"#
+
+    /// Help and version go to standard output with exit 0; `--opt=value` works; an unknown or
+    /// repeated option is a usage error that names it; `--` ends the options.
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
+    func helpVersionAndOptionSpellings() throws {
+        for arguments in [["--help"], ["-h"], ["help"], ["ingest", "--help"], ["log", "check", "-h"]] {
+            let help = try Self.recount(arguments)
+            #expect(help.status == 0 && help.output.hasPrefix("usage: recount") && help.errors.isEmpty, "\(arguments)")
+        }
+        let version = try Self.recount(["--version"])
+        #expect(version.status == 0 && version.output.hasPrefix("recount "))
+        try withTemporaryDirectory { directory in
+            let file = directory + "/--odd name.ndjson"
+            try Data((Self.checkin + "\n").utf8).write(to: URL(fileURLWithPath: file))
+            let data = directory + "/data"
+            let ingested = try Self.recount(["--data=" + data, "--json", "ingest", "--durability=none", "--", file])
+            #expect(ingested.status == 0)
+            #expect(ingested.output.contains("\"appended\":1,"))
+            #expect(try Self.recount(["log", "stats", "--data", data]).output.contains("records            1"))
+
+            for (arguments, message) in [
+                (["--data", data, "log", "stats", "--frob"], "unknown option --frob"),
+                (["--data", data, "--data", data, "log", "stats"], "option --data is given twice"),
+                (
+                    ["--data", data, "ingest", "--no-recompute", "--no-recompute", file],
+                    "option --no-recompute is given twice"
+                ),
+                (["--data", data, "log", "stats", "--user", "u1"], "unknown option --user for log stats"),
+                (["--data", data, "ingest", "--durability", "fast", file], "--durability takes every-batch"),
+                (["--data", data, "log", "stats", "--json=yes"], "option --json takes no value"),
+                (["--data", data, "log", "stats", "-x"], "unknown option -x"),
+            ] {
+                let run = try Self.recount(arguments)
+                #expect(run.status == 2 && run.errors.hasPrefix("recount: \(message)"), "\(arguments): \(run.errors)")
+            }
+        }
+    }
+
+    /// `--durability` chooses when appended envelopes are fsynced; every mode appends them all.
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
+    func durabilityCanBeChosen() throws {
+        try withTemporaryDirectory { directory in
+            for (index, durability) in ["every-batch", "group-commit", "none"].enumerated() {
+                let run = try Self.recount(
+                    ["--data", directory, "ingest", "--durability", durability, "-"], input: Data(Self.checkin.utf8))
+                #expect(run.status == 0)
+                #expect(run.output.contains("at positions \(index + 1)..<\(index + 2)"), "\(durability)")
+            }
+        }
+    }
+
+    /// Errors are sentences that name the file, never Foundation's `Error Domain=...` dumps.
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
+    func errorsAreSentences() throws {
+        try withTemporaryDirectory { directory in
+            let file = directory + "/file"
+            try Data().write(to: URL(fileURLWithPath: file))
+            let demo = try Self.recount(["--data", file + "/data", "demo"])
+            #expect(demo.status == 1)
+            #expect(demo.errors == "recount: cannot write \(file)/data: Not a directory\n")
+            let ingestInto = try Self.recount(["--data", file, "ingest", "-"], input: Data(Self.checkin.utf8))
+            #expect(ingestInto.status == 1)
+            #expect(ingestInto.errors == "recount: cannot write \(file)/log: Not a directory\n")
+            let imported = try Self.recount(["import", "apple-health", directory + "/missing.xml", "--user", "u1"])
+            #expect(imported.status == 1)
+            #expect(imported.errors == "recount: cannot read \(directory)/missing.xml: No such file or directory\n")
+
+            // Every input is opened first: a missing second file appends nothing from the first.
+            let good = directory + "/good.ndjson"
+            try Data(Self.checkin.utf8).write(to: URL(fileURLWithPath: good))
+            let ingest = try Self.recount([
+                "--data", directory + "/data", "ingest", good, directory + "/missing.ndjson",
+            ])
+            #expect(ingest.status == 1)
+            #expect(
+                ingest.output == "appended 0 envelopes (0 samples) at positions none; rejected 0; stopped by an error\n"
+            )
+            #expect(
+                ingest.errors
+                    == "recount: ingest stopped: cannot read \(directory)/missing.ndjson: No such file or directory\n")
+        }
+    }
+
+    /// Reading a data directory that holds no log is an error, not an empty log, and creates nothing.
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
+    func readCommandsOnAMissingLogSaySo() throws {
+        try withTemporaryDirectory { directory in
+            let data = directory + "/mistyped"
+            for command in [["log", "check"], ["log", "stats"], ["log", "dump"]] {
+                let run = try Self.recount(["--data", data] + command)
+                #expect(run.status == 1 && run.errors == "recount: no log at \(data)/log\n", "\(command)")
+                #expect(run.output.isEmpty)
+            }
+            #expect(!FileManager.default.fileExists(atPath: data))
+        }
+    }
+
+    /// With `--json`, errors, rejections and recovery notices are JSON lines on standard error.
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
+    func withJSONEveryMessageIsAJSONLine() throws {
+        func events(_ errors: String) throws -> [[String: Any]] {
+            try errors.split(separator: "\n").map {
+                try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any], "\($0)")
+            }
+        }
+        try withTemporaryDirectory { directory in
+            let missing = try Self.recount(["--json", "--data", directory + "/none", "log", "check"])
+            #expect(missing.status == 1)
+            let error = try events(missing.errors)
+            #expect(error.count == 1 && error[0]["event"] as? String == "error" && error[0]["exit"] as? Int == 1)
+            #expect(error[0]["message"] as? String == "no log at \(directory)/none/log")
+
+            let usage = try events(try Self.recount(["--json", "--frob"]).errors)
+            #expect(
+                usage.count == 1 && usage[0]["message"] as? String == "unknown option --frob"
+                    && usage[0]["exit"] as? Int == 2)
+
+            let ingest = try Self.recount(
+                ["--json", "--data", directory, "ingest", "-"], input: Data((Self.checkin + "\nnot json\n").utf8))
+            #expect(ingest.status == 3)
+            let rejected = try events(ingest.errors)
+            #expect(rejected.count == 1 && rejected[0]["event"] as? String == "rejected")
+            #expect(rejected[0]["source"] as? String == "-" && rejected[0]["line"] as? Int == 2)
+            #expect(rejected[0]["path"] as? String == "$")
+
+            // A second frame cut short, as a crash part-way through a write leaves it: the next
+            // writer cuts it off and says so.
+            #expect(try Self.recount(["--data", directory, "ingest", "-"], input: Data(Self.checkin.utf8)).status == 0)
+            let segment = try #require(
+                try FileManager.default.contentsOfDirectory(atPath: directory + "/log").first { $0.hasSuffix(".seg") })
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: directory + "/log/" + segment))
+            let size = try handle.seekToEnd()
+            try handle.truncate(atOffset: size - 10)
+            try handle.close()
+            let recovered = try events(
+                try Self.recount(["--json", "--data", directory, "ingest", "-"], input: Data(Self.checkin.utf8)).errors)
+            #expect(recovered.count == 1 && recovered[0]["event"] as? String == "recovered", "\(recovered)")
+            #expect(recovered[0]["position"] as? Int == 2)
         }
     }
 }

@@ -16,11 +16,16 @@ import Testing
         }
     }
 
-    func ingest(_ text: String, into log: Log, directory: String) throws -> IngestReport {
+    func ingest(
+        _ text: String, into log: Log, directory: String, batchBytes: Int = Ingestor.frameBytes,
+        rejected: ((IngestRejection) -> Void)? = nil
+    ) throws -> IngestReport {
         let file = directory + "/input.ndjson"
         try Data(text.utf8).write(to: URL(fileURLWithPath: file))
-        return try Ingestor(log: log, batchSize: 3, now: { Self.clock }).ingest(
-            try LineReader(path: file), source: "input.ndjson")
+        var report = IngestReport()
+        try Ingestor(log: log, batchSize: 3, batchBytes: batchBytes, now: { Self.clock }).ingest(
+            try LineReader(path: file), source: "input.ndjson", into: &report, rejected: rejected)
+        return report
     }
 
     func envelopes(_ log: Log) throws -> [(UInt64, Envelope)] {
@@ -196,10 +201,16 @@ import Testing
         try withLog { log, directory in
             let file = directory + "/fuzz.ndjson"
             try Data(input).write(to: URL(fileURLWithPath: file))
-            let report = try Ingestor(log: log, now: { Self.clock }).ingest(try LineReader(path: file), source: "fuzz")
-            #expect(report.appended + report.rejected.count + report.blankLines == count)
-            #expect(report.appended > 0 && report.rejected.count > 0)
-            for rejection in report.rejected {
+            var report = IngestReport()
+            var rejections: [IngestRejection] = []
+            try Ingestor(log: log, now: { Self.clock }).ingest(
+                try LineReader(path: file), source: "fuzz", into: &report, rejected: { rejections.append($0) })
+            #expect(report.appended + report.rejectedLines + report.blankLines == count)
+            #expect(report.appended > 0 && report.rejectedLines > 0)
+            #expect(rejections.count == report.rejectedLines)
+            #expect(
+                report.rejected.map(\.description) == rejections.prefix(IngestReport.rejectionsKept).map(\.description))
+            for rejection in rejections {
                 #expect(
                     rejection.error.line >= 1 && rejection.error.line <= count && !rejection.error.reason.isEmpty
                         && !rejection.error.path.isEmpty)
@@ -208,6 +219,76 @@ import Testing
             let stats = try LogReader(directory: log.directory).check()
             #expect(stats.records == UInt64(report.appended))
             #expect(try envelopes(log).count == report.appended)
+        }
+    }
+
+    /// Frames are cut by bytes as well as by count: records that together pass the frame limit
+    /// go into several frames, and only a record that cannot fit alone is rejected, as its line.
+    @Test func batchesAreCutByBytesAndARecordTooLargeForAFrameIsRejected() throws {
+        try withLog { log, directory in
+            let small = Self.upsert([
+                Self.sample("a", "steps", "2026-07-13T10:00:00-07:00", extra: ",\"value\":1,\"unit\":\"count\"")
+            ])
+            let large = Self.upsert(
+                (0..<40).map {
+                    Self.sample(
+                        "id-\($0)", "steps", "2026-07-13T10:00:00-07:00", extra: ",\"value\":1,\"unit\":\"count\"")
+                })
+            var recordBytes: [UInt8] = []
+            let envelope = try Array(small.utf8).withUnsafeBytes { try EnvelopeDecoder().decode(line: $0, number: 1) }
+            EnvelopeCodec.encode(envelope, into: &recordBytes)
+            // Two small records fit in a frame, three do not.
+            let limit = 2 * (recordBytes.count + 1) + 1
+            let report = try ingest(
+                [small, small, small, large, small].joined(separator: "\n"), into: log, directory: directory,
+                batchBytes: limit)
+            #expect(report.appended == 4)
+            #expect(report.positions == 1..<5)
+            #expect(report.rejected.map(\.error.line) == [4])
+            let reason = try #require(report.rejected.first?.error.reason)
+            #expect(
+                reason.hasPrefix("makes a log record of ")
+                    && reason.hasSuffix("; at most \(limit) fit in one log frame"))
+            #expect(try LogReader(directory: directory).check().frames == 2)
+        }
+    }
+
+    /// The engine's frame limit is the log's.
+    @Test func theBatchLimitIsTheLogsFrameLimit() {
+        #expect(Ingestor.frameBytes == FrameHeader.maximumPayload)
+    }
+
+    /// A line past the limit is skipped to its end (in chunks, never held whole) and rejected
+    /// with its real length; the lines after it go through.
+    @Test func anOverlongLineIsRejectedWithItsLength() throws {
+        try withLog { log, directory in
+            let good = Self.upsert([])
+            let long = String(repeating: "x", count: 3 * EnvelopeLimits.lineBytes + 5)
+            let text = [good, long, good, long + "\r", good, long].joined(separator: "\n")
+            let report = try ingest(text, into: log, directory: directory)
+            #expect(report.appended == 3)
+            let length = 3 * EnvelopeLimits.lineBytes + 5
+            #expect(
+                report.rejected.map(\.description)
+                    == [2, 4, 6].map {
+                        "input.ndjson: line \($0): $ is \(length) bytes; lines of at most \(EnvelopeLimits.lineBytes) bytes are accepted"
+                    })
+        }
+    }
+
+    /// Rejections reach the callback as they are found; the report counts them all and keeps
+    /// the first ones only.
+    @Test func rejectionsStreamAndTheReportKeepsTheFirst() throws {
+        try withLog { log, directory in
+            let lines = (0..<250).map { _ in "not json" } + [Self.upsert([])]
+            var streamed: [Int] = []
+            let report = try ingest(
+                lines.joined(separator: "\n"), into: log, directory: directory,
+                rejected: { streamed.append($0.error.line) })
+            #expect(streamed == Array(1...250))
+            #expect(report.rejectedLines == 250)
+            #expect(report.rejected.map(\.error.line) == Array(1...IngestReport.rejectionsKept))
+            #expect(report.appended == 1)
         }
     }
 }

@@ -18,6 +18,7 @@ import Testing
             #expect(report.appended == 2)
             #expect(report.positions == 1..<3)
             #expect(report.rejected.map(\.description) == ["api: line 2: at is required"])
+            #expect(report.rejectedLines == 1)
             try engine.close()
 
             // A second engine on the same directory continues the positions.
@@ -37,13 +38,53 @@ import Testing
         }
     }
 
-    @Test func aMissingFileIsAClearError() throws {
+    /// Every input is opened before anything is appended: a missing one changes nothing.
+    @Test func aMissingFileIsAClearErrorAndNothingIsAppended() throws {
         try withTemporaryDirectory { directory in
+            let good = directory + "/good.ndjson"
+            try Data(Self.good).write(to: URL(fileURLWithPath: good))
             let engine = try RecountEngine(directory: directory)
-            #expect { try engine.ingest(file: directory + "/missing.ndjson") } throws: { error in
-                (error as? IngestFileError)?.description
-                    == "cannot read \(directory)/missing.ndjson: No such file or directory"
+            #expect { try engine.ingest(files: [good, directory + "/missing.ndjson"]) } throws: { error in
+                let failure = error as? IngestFailure
+                return failure?.description == "cannot read \(directory)/missing.ndjson: No such file or directory"
+                    && failure?.report.appended == 0 && failure?.report.positions == nil
             }
+            #expect { try engine.ingest(files: [good, directory]) } throws: { error in
+                (error as? IngestFailure)?.description == "cannot read \(directory): Is a directory"
+            }
+            try engine.close()
+            #expect(try LogReader(directory: directory + "/log").check().records == 0)
+        }
+    }
+
+    /// Envelopes far under the line limit that together pass a log frame's 64 MiB are appended
+    /// in several frames, not refused as one oversized batch.
+    @Test func envelopesThatTogetherPassAFrameAreAllAppended() throws {
+        var input: [UInt8] = []
+        let padding = String(repeating: "x", count: 240)
+        for envelope in 0..<12 {
+            input += Array(
+                #"{"kind":"samples.upsert","user":"u1","receivedAt":"2026-07-14T08:00:00Z","provider":"fitbit","samples":["#
+                    .utf8)
+            for sample in 0..<13_000 {
+                // Distinct ids and sync identifiers: the record cannot share their text.
+                let id = "\(envelope)-\(sample)-\(padding)"
+                if sample > 0 { input.append(UInt8(ascii: ",")) }
+                input += Array(
+                    #"{"id":"\#(id)","type":"steps","start":"2026-07-13T10:00:00Z","value":1,"unit":"count","origin":"o","syncIdentifier":"\#(id)","syncVersion":1}"#
+                        .utf8)
+            }
+            input += Array("]}\n".utf8)
+        }
+        try withTemporaryDirectory { directory in
+            let engine = try RecountEngine(directory: directory, durability: .none)
+            let report = try engine.ingest(ndjson: input, source: "large")
+            try engine.close()
+            #expect(report.rejectedLines == 0)
+            #expect(report.appended == 12)
+            let stats = try LogReader(directory: directory + "/log").check()
+            #expect(stats.rawBytes > UInt64(Ingestor.frameBytes))
+            #expect(stats.frames >= 2)
         }
     }
 }

@@ -2,31 +2,74 @@ package import RecountLog
 
 /// Appends validated envelopes from NDJSON input to the log, envelope by envelope atomically:
 /// a rejected line changes nothing, the valid lines around it go through.
+///
+/// Valid envelopes are gathered into batches, each appended as one log frame. A batch is
+/// appended when it holds `batchSize` envelopes, when the next record would take it past the
+/// frame limit, when the input has been idle for `linger.idle`, when it is `linger.maxAge`
+/// old, and at the end of the input. So a slow producer's envelopes reach the log without
+/// waiting for the batch to fill.
 package struct Ingestor {
+    /// How long a batch may wait for more input before it is appended.
+    package struct Linger: Sendable {
+        /// Append once no input arrived for this long.
+        package var idle: Duration
+        /// Append once the batch's first envelope waited this long, however the input trickles.
+        package var maxAge: Duration
+
+        /// The engine's: 50 ms idle, 1 s at most.
+        package static let standard = Linger(idle: .milliseconds(50), maxAge: .seconds(1))
+
+        package init(idle: Duration, maxAge: Duration) {
+            self.idle = idle
+            self.maxAge = maxAge
+        }
+    }
+
+    /// The raw bytes one log frame holds (the log's `FrameHeader.maximumPayload`, 64 MiB;
+    /// `Log.append` refuses larger batches with `.tooLarge`).
+    package static let frameBytes = 64 << 20
+
     private let log: Log
     private let decoder = EnvelopeDecoder()
     /// The clock that stamps `receivedAt` when a client left it out (never read by folding).
     private let now: () -> Instant
-    /// Envelopes per appended batch (one log frame).
+    /// Envelopes per appended batch at most.
     private let batchSize: Int
+    /// Bytes per appended batch at most, length prefixes included.
+    private let batchBytes: Int
+    private let linger: Linger
 
-    package init(log: Log, batchSize: Int = 1000, now: @escaping () -> Instant) {
+    /// - Parameters:
+    ///   - batchBytes: the most bytes one batch holds; a record that cannot fit alone is rejected.
+    ///   - now: the clock that stamps a missing `receivedAt`.
+    package init(
+        log: Log, batchSize: Int = 1000, batchBytes: Int = Ingestor.frameBytes, linger: Linger = .standard,
+        now: @escaping () -> Instant
+    ) {
         self.log = log
         self.batchSize = batchSize
+        self.batchBytes = batchBytes
+        self.linger = linger
         self.now = now
     }
 
-    /// Reads every line of `input`, appending what is valid; returns what happened.
+    /// Reads every line of `input`, appending what is valid, and adds what happened to `report`.
     ///
-    /// - Parameter progress: called after each appended batch with the report so far (long
-    ///   inputs take minutes; the CLI prints a line every million samples).
+    /// When this throws, `report` holds everything appended and rejected before the failure.
+    ///
+    /// - Parameters:
+    ///   - rejected: called with each rejected line as it is found.
+    ///   - progress: called after each appended batch with the report so far (long inputs take
+    ///     minutes; the CLI prints a line every million samples).
+    /// - Throws: `IngestFileError` when the input cannot be read, `LogError` when an append fails.
     package func ingest(
-        _ input: LineReader, source: String, progress: ((IngestReport) -> Void)? = nil
-    ) throws -> IngestReport {
-        var report = IngestReport()
+        _ input: LineReader, source: String, into report: inout IngestReport,
+        rejected: ((IngestRejection) -> Void)? = nil, progress: ((IngestReport) -> Void)? = nil
+    ) throws {
         var batch = LogBatch()
         var record: [UInt8] = []
         var pendingSamples = 0
+        var deadline = ContinuousClock.now
         func flush() throws {
             guard !batch.isEmpty else { return }
             let positions = try log.append(batch)
@@ -37,31 +80,64 @@ package struct Ingestor {
             pendingSamples = 0
             progress?(report)
         }
-        while let outcome = try input.next(
-            limit: EnvelopeLimits.lineBytes,
-            { line -> LineOutcome in
-                if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return .blank }
-                do throws(IngestError) {
-                    return .accepted(try decoder.decode(line: line, number: input.lineNumber))
-                } catch {
-                    return .rejected(error)
+        func reject(_ error: IngestError) {
+            let rejection = IngestRejection(source: source, error: error)
+            report.note(rejection)
+            rejected?(rejection)
+        }
+        while true {
+            let wait = batch.isEmpty ? nil : LineReader.WaitLimit(idle: linger.idle, deadline: deadline)
+            let next = try input.next(limit: EnvelopeLimits.lineBytes, wait: wait) { line -> LineOutcome in
+                switch line {
+                case .tooLong(let length):
+                    return .rejected(
+                        IngestError(
+                            line: input.lineNumber, path: "$",
+                            reason:
+                                "is \(length) bytes; lines of at most \(EnvelopeLimits.lineBytes) bytes are accepted"
+                        ))
+                case .bytes(let line):
+                    if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return .blank }
+                    do throws(IngestError) {
+                        return .accepted(try decoder.decode(line: line, number: input.lineNumber))
+                    } catch {
+                        return .rejected(error)
+                    }
                 }
-            })
-        {
-            switch outcome {
-            case .blank: report.blankLines += 1
-            case .rejected(let error): report.rejected.append(IngestRejection(source: source, error: error))
-            case .accepted(var envelope):
+            }
+            switch next {
+            case .end:
+                try flush()
+                return
+            case .timedOut: try flush()
+            case .line(.blank): report.blankLines += 1
+            case .line(.rejected(let error)): reject(error)
+            case .line(.accepted(var envelope)):
                 if envelope.receivedAt == nil { envelope.receivedAt = now() }
                 record.removeAll(keepingCapacity: true)
                 EnvelopeCodec.encode(envelope, into: &record)
+                let size = Self.lengthPrefixBytes(record.count) + record.count
+                guard size <= batchBytes else {
+                    reject(
+                        IngestError(
+                            line: input.lineNumber, path: "$",
+                            reason: "makes a log record of \(size) bytes; at most \(batchBytes) fit in one log frame"))
+                    continue
+                }
+                if batch.byteCount + size > batchBytes { try flush() }
+                if batch.isEmpty { deadline = .now + linger.maxAge }
                 record.withUnsafeBytes { batch.append($0) }
                 pendingSamples += envelope.samples.count
                 if batch.count >= batchSize { try flush() }
             }
         }
-        try flush()
-        return report
+    }
+}
+
+extension Ingestor {
+    /// The bytes of the LEB128 length prefix a record of `length` bytes gets in a `LogBatch`.
+    static func lengthPrefixBytes(_ length: Int) -> Int {
+        max(1, (UInt64(length).bitWidth - UInt64(length).leadingZeroBitCount + 6) / 7)
     }
 }
 
@@ -83,14 +159,23 @@ public struct IngestRejection: Sendable, CustomStringConvertible {
 }
 
 /// What one ingest did.
+///
+/// Rejections are counted; only the first `IngestReport.rejectionsKept` are kept, so a
+/// mostly-broken input of millions of lines does not fill memory (the engine hands every
+/// rejection to a callback as it is found).
 public struct IngestReport: Sendable {
+    /// How many rejections `rejected` keeps.
+    public static let rejectionsKept = 100
+
     /// Envelopes appended to the log.
     public package(set) var appended = 0
     /// Samples in the appended envelopes.
     public package(set) var samples = 0
     /// Whitespace-only lines, skipped.
     public package(set) var blankLines = 0
-    /// Lines rejected, in input order.
+    /// Lines rejected.
+    public package(set) var rejectedLines = 0
+    /// The first `rejectionsKept` rejected lines, in input order.
     public package(set) var rejected: [IngestRejection] = []
     /// The log positions the appended envelopes got.
     public package(set) var positions: Range<UInt64>?
@@ -102,12 +187,22 @@ public struct IngestReport: Sendable {
         positions = positions.map { $0.lowerBound..<new.upperBound } ?? new
     }
 
-    /// Adds another input's report.
-    public mutating func merge(_ other: IngestReport) {
-        appended += other.appended
-        samples += other.samples
-        blankLines += other.blankLines
-        rejected += other.rejected
-        if let new = other.positions { note(positions: new) }
+    mutating func note(_ rejection: IngestRejection) {
+        rejectedLines += 1
+        if rejected.count < Self.rejectionsKept { rejected.append(rejection) }
     }
+}
+
+/// An ingest that stopped part-way: what it appended and rejected before, and why it stopped.
+///
+/// The envelopes in `report.positions` are in the log (durable as the engine's durability
+/// promises); the input after the failure was not read.
+public struct IngestFailure: Error, CustomStringConvertible {
+    /// Everything appended and rejected before the failure.
+    public var report: IngestReport
+    /// Why it stopped: `IngestFileError` when an input cannot be opened or read, `LogError`
+    /// when an append fails.
+    public var error: any Error
+    /// The underlying error's description.
+    public var description: String { "\(error)" }
 }
