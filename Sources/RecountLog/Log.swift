@@ -13,6 +13,8 @@ import Synchronization
 public final class Log: Sendable {
     /// The position of the first record of a new log.
     public static let firstPosition: UInt64 = 1
+    /// The most raw bytes one batch (its records and their length prefixes) may hold: 64 MiB.
+    public static let maximumBatchBytes = FrameHeader.maximumPayload
 
     /// The log directory.
     public let directory: String

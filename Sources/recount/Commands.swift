@@ -28,9 +28,9 @@ enum Commands {
             Output.failure(error.message, status: .usage, json: invocation.json)
             return .usage
         } catch let error as LogError where error.isDamage {
-            Output.standardError(
-                "recount: \(error)\nrecount: the log is damaged; `recount log repair` cuts it back to the last good "
-                    + "frame and keeps a copy of what it removes\n")
+            Output.failure(
+                "\(error); the log is damaged: `recount log repair` cuts it back to the last good frame and keeps "
+                    + "a copy of what it removes", status: .verificationFailed, json: invocation.json)
             return .verificationFailed
         } catch {
             Output.failure(Output.sentence(for: error), status: .failure, json: invocation.json)

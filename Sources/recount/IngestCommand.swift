@@ -70,7 +70,6 @@ enum IngestCommand {
 enum DumpCommand {
     static func run(_ invocation: Invocation) throws -> ExitStatus {
         try invocation.allowOnly(["from", "user"])
-        try CommandError.requireLog(invocation)
         let from =
             try invocation.options["from"].map { text -> UInt64 in
                 guard let value = UInt64(text) else { throw UsageError(message: "--from needs a log position") }

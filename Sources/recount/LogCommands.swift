@@ -6,7 +6,6 @@ enum LogCommands {
     /// Checks every frame and record; exit 4 when the log is damaged.
     static func check(_ invocation: Invocation) throws -> ExitStatus {
         try invocation.allowOnly([])
-        try CommandError.requireLog(invocation)
         let reader: LogReader
         let stats: LogStats
         do {
@@ -66,7 +65,6 @@ enum LogCommands {
     /// Prints segments, records and bytes.
     static func stats(_ invocation: Invocation) throws -> ExitStatus {
         try invocation.allowOnly([])
-        try CommandError.requireLog(invocation)
         let reader = try LogReader(directory: invocation.logDirectory)
         let stats = try reader.stats()
         if invocation.json {

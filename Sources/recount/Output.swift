@@ -69,6 +69,7 @@ enum Output {
     /// rather than their `Error Domain=...` dump.
     static func sentence(for error: any Error) -> String {
         if let failure = error as? IngestFailure { return sentence(for: failure.error) }
+        if let error = error as? LogError, error.code == .noLog { return error.message }
         let bridged = error as NSError
         if bridged.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(bridged.code))) }
         guard bridged.domain == NSCocoaErrorDomain else { return "\(error)" }
@@ -122,11 +123,4 @@ struct CommandError: Error, CustomStringConvertible {
         close(fd)
     }
 
-    /// Refuses a data directory without a log, so a mistyped `--data` is not read as an empty log.
-    static func requireLog(_ invocation: Invocation) throws(CommandError) {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: invocation.logDirectory, isDirectory: &isDirectory),
-            isDirectory.boolValue
-        else { throw CommandError("no log at \(invocation.logDirectory)") }
-    }
 }

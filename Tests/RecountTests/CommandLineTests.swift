@@ -338,19 +338,30 @@ import Testing
             #expect(rejected[0]["source"] as? String == "-" && rejected[0]["line"] as? Int == 2)
             #expect(rejected[0]["path"] as? String == "$")
 
-            // A second frame cut short, as a crash part-way through a write leaves it: the next
-            // writer cuts it off and says so.
+            // A third frame that a crash left with only part of its header written, after the
+            // committed ones: the next writer cuts it off and says so.
             #expect(try Self.recount(["--data", directory, "ingest", "-"], input: Data(Self.checkin.utf8)).status == 0)
             let segment = try #require(
                 try FileManager.default.contentsOfDirectory(atPath: directory + "/log").first { $0.hasSuffix(".seg") })
-            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: directory + "/log/" + segment))
-            let size = try handle.seekToEnd()
-            try handle.truncate(atOffset: size - 10)
+            let handle = try FileHandle(forUpdating: URL(fileURLWithPath: directory + "/log/" + segment))
+            let header = try #require(try handle.read(upToCount: 20))
+            try handle.seekToEnd()
+            try handle.write(contentsOf: header + Data(count: 1000))
             try handle.close()
             let recovered = try events(
                 try Self.recount(["--json", "--data", directory, "ingest", "-"], input: Data(Self.checkin.utf8)).errors)
             #expect(recovered.count == 1 && recovered[0]["event"] as? String == "recovered", "\(recovered)")
-            #expect(recovered[0]["position"] as? Int == 2)
+            #expect(recovered[0]["position"] as? Int == 3)
+
+            // Damage to a committed frame is an error line with exit 4.
+            let damagedHandle = try FileHandle(forUpdating: URL(fileURLWithPath: directory + "/log/" + segment))
+            try damagedHandle.seek(toOffset: 45)
+            try damagedHandle.write(contentsOf: Data([0xFF]))
+            try damagedHandle.close()
+            let damaged = try Self.recount(["--json", "--data", directory, "log", "dump"])
+            #expect(damaged.status == 4)
+            let damage = try events(damaged.errors)
+            #expect(damage.count == 1 && damage[0]["exit"] as? Int == 4, "\(damage)")
         }
     }
 }

@@ -249,13 +249,8 @@ import Testing
             #expect(
                 reason.hasPrefix("makes a log record of ")
                     && reason.hasSuffix("; at most \(limit) fit in one log frame"))
-            #expect(try LogReader(directory: directory).check().frames == 2)
+            #expect(try log.reader().check().frames == 2)
         }
-    }
-
-    /// The engine's frame limit is the log's.
-    @Test func theBatchLimitIsTheLogsFrameLimit() {
-        #expect(Ingestor.frameBytes == FrameHeader.maximumPayload)
     }
 
     /// A line past the limit is skipped to its end (in chunks, never held whole) and rejected

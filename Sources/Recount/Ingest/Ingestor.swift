@@ -25,9 +25,8 @@ package struct Ingestor {
         }
     }
 
-    /// The raw bytes one log frame holds (the log's `FrameHeader.maximumPayload`, 64 MiB;
-    /// `Log.append` refuses larger batches with `.tooLarge`).
-    package static let frameBytes = 64 << 20
+    /// The raw bytes one log frame holds (`Log.maximumBatchBytes`, 64 MiB).
+    package static let frameBytes = Log.maximumBatchBytes
 
     private let log: Log
     private let decoder = EnvelopeDecoder()
@@ -109,7 +108,10 @@ package struct Ingestor {
             case .end:
                 try flush()
                 return
-            case .timedOut: try flush()
+            case .timedOut:
+                // The producer paused: what it sent becomes durable and readable now, in every mode.
+                try flush()
+                try log.sync()
             case .line(.blank): report.blankLines += 1
             case .line(.rejected(let error)): reject(error)
             case .line(.accepted(var envelope)):
