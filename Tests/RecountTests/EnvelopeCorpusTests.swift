@@ -13,6 +13,7 @@ import Testing
     struct Expectation: Decodable {
         var line: Int
         var path: String?
+        var code: String?
         var reason: String?
     }
 
@@ -59,7 +60,7 @@ import Testing
     }
 
     @Test(arguments: ["invalid", "semantic_invalid"])
-    func everyInvalidLineIsRejectedAtTheExpectedPath(file: String) throws {
+    func everyInvalidLineIsRejectedAtTheExpectedPathWithTheExpectedCode(file: String) throws {
         let lines = try Self.lines(file + ".ndjson")
         let expected = try Self.expectations(file + ".expect.json")
         #expect(lines.count == expected.count)
@@ -74,6 +75,9 @@ import Testing
                     Issue.record(
                         "\(file) line \(index + 1): rejected at \(error.path) (\(error.reason)); expected \(path)")
                 }
+                #expect(
+                    error.code.description == expected[index + 1]?.code,
+                    "\(file) line \(index + 1): rejected as \(error.code) (\(error.reason))")
             }
         }
     }

@@ -64,6 +64,7 @@ import Testing
             #expect(report.blankLines == 1)
             #expect(report.positions == 1..<3)
             #expect(report.rejected.map(\.error.line) == [2, 4, 6])
+            #expect(report.rejected.map(\.error.code) == [.endBeforeStart, .invalidJSON, .missingField])
             #expect(report.rejected[0].description == "input.ndjson: line 2: samples[0].end is before start")
             #expect(report.rejected[1].error.path == "$")
             #expect(report.rejected[2].error.description == "line 6: user is required")
@@ -127,9 +128,35 @@ import Testing
                 Self.sample("x", "weight", "2026-07-13T10:00:00-07:00", extra: ",\"value\":2,\"unit\":\"furlong\"")
             ]).utf8)
         #expect { try line.withUnsafeBytes { try decoder.decode(line: $0, number: 4) } } throws: { error in
-            (error as? IngestError)?.description
-                == "line 4: samples[0].unit is not a unit of weight (furlong); accepted: kg, g, lb, st"
+            (error as? IngestError)?.code == .unknownUnit
+                && (error as? IngestError)?.description
+                    == "line 4: samples[0].unit is not a unit of weight (furlong); accepted: kg, g, lb, st"
         }
+    }
+
+    /// Line-level faults carry codes too: a program tells a duplicate key (a fault of one field,
+    /// named at its path) from a broken line without reading the message.
+    @Test func lineFaultsHaveCodes() {
+        func rejection(_ text: [UInt8]) -> IngestError? {
+            text.withUnsafeBytes { bytes in
+                do throws(IngestError) {
+                    _ = try EnvelopeDecoder().decode(line: bytes, number: 1)
+                    return nil
+                } catch { return error }
+            }
+        }
+        let duplicate = rejection(Array(#"{"kind":"checkin","user":"u1","user":"u2"}"#.utf8))
+        #expect(duplicate?.code == .duplicateKey)
+        #expect(duplicate?.path == "user")
+        let surrogate = rejection(Array(#"{"kind":"checkin","user":"\uD800"}"#.utf8))
+        #expect(surrogate?.code == .invalidJSON)
+        #expect(surrogate?.path == "user")
+        let broken = rejection(Array(#"{"kind":"checkin","#.utf8))
+        #expect(broken?.code == .invalidJSON)
+        #expect(broken?.path == "$")
+        let long = rejection([UInt8](repeating: UInt8(ascii: " "), count: EnvelopeLimits.lineBytes + 1))
+        #expect(long?.code == .lineTooLong)
+        #expect(long?.description == "line 1: $ is 8388609 bytes; lines of at most 8388608 bytes are accepted")
     }
 
     /// Seed stories: a glucose reading at 07:00 local stays on its local date whatever the

@@ -18,6 +18,7 @@ import Testing
             #expect(report.appended == 2)
             #expect(report.positions == 1..<3)
             #expect(report.rejected.map(\.description) == ["api: line 2: at is required"])
+            #expect(report.rejected.map(\.error.code) == [.missingField])
             try engine.close()
 
             // A second engine on the same directory continues the positions.
