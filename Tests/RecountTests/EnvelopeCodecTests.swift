@@ -81,4 +81,27 @@ import Testing
         let text = try encoded(ids.map { $0.replacingOccurrences(of: "-", with: "_") })
         #expect(text.count - compact.count == 3 * 20)
     }
+
+    /// `-00:00` (offset unknown) survives the log record and the JSON written back, apart from
+    /// `Z`, in every place an instant is stored.
+    @Test func unknownOffsetsRoundTripAsWritten() throws {
+        let line = Array(
+            (#"{"kind":"samples.upsert","user":"u1","receivedAt":"2026-07-14T08:00:00-00:00","provider":"p","#
+                + #""samples":[{"id":"a","type":"steps","start":"2026-07-14T07:00:00-00:00","#
+                + #""end":"2026-07-14T07:30:00.250-00:00","value":5,"unit":"count","origin":"o","#
+                + #""lastModified":"2026-07-14T07:31:00-00:00"},{"id":"b","type":"steps","#
+                + #""start":"2026-07-14T07:00:00+00:00","value":5,"unit":"count","origin":"o"}]}"#).utf8)
+        let envelope = try line.withUnsafeBytes { try EnvelopeDecoder().decode(line: $0, number: 1) }
+        var record: [UInt8] = []
+        EnvelopeCodec.encode(envelope, into: &record)
+        let back = try record.withUnsafeBytes { try EnvelopeCodec.decode($0) }
+        #expect(back == envelope)
+        #expect(back.receivedAt?.offsetIsUnknown == true)
+        #expect(back.samples.map(\.start.offsetIsUnknown) == [true, false])
+        let json = EnvelopeJSON.string(back)
+        #expect(json.contains(#""receivedAt":"2026-07-14T08:00:00-00:00""#))
+        #expect(json.contains(#""start":"2026-07-14T07:00:00-00:00","end":"2026-07-14T07:30:00.250-00:00""#))
+        #expect(json.contains(#""lastModified":"2026-07-14T07:31:00-00:00""#))
+        #expect(json.contains(#""start":"2026-07-14T07:00:00Z""#))
+    }
 }

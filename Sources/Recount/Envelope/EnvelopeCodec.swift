@@ -164,16 +164,11 @@ package enum EnvelopeCodec {
 
     static func writeInstant(_ instant: Instant, _ out: inout RecordWriter) {
         out.signed(instant.millis)
-        out.signed(Int64(instant.offsetSeconds))
+        out.offset(of: instant)
     }
 
     static func readInstant(_ input: inout RecordReader) throws(EnvelopeCodecError) -> Instant {
-        let millis = try input.signed()
-        let offset = try input.signed()
-        guard let offset = Int32(exactly: offset), abs(offset) < 86_400 else {
-            throw input.malformed("offset out of range")
-        }
-        return Instant(millis: millis, offsetSeconds: offset)
+        try input.instant(millis: try input.signed())
     }
 
     private static func writeOptionalInstant(_ instant: Instant?, _ out: inout RecordWriter) {

@@ -30,6 +30,11 @@ struct RecordWriter {
     }
 
     mutating func bool(_ value: Bool) { byte(value ? 1 : 0) }
+
+    /// An instant's offset: zig-zag LEB128 of twice its seconds, plus 1 for `-00:00` (unknown).
+    mutating func offset(of instant: Instant) {
+        signed(Int64(instant.offsetSeconds) &* 2 | (instant.offsetIsUnknown ? 1 : 0))
+    }
 }
 
 /// Reads the primitives of the binary record format, bounds-checked: malformed bytes throw.
@@ -85,6 +90,18 @@ struct RecordReader {
         let slice = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + length)])
         guard let text = String(validating: slice, as: UTF8.self) else { throw malformed("string is not UTF-8") }
         return text
+    }
+
+    /// The instant at `millis` with the offset `RecordWriter.offset(of:)` wrote; an offset of a
+    /// day or more, or an unknown one other than 0, is malformed.
+    mutating func instant(millis: Int64) throws(EnvelopeCodecError) -> Instant {
+        let raw = try signed()
+        let seconds = raw >> 1
+        let unknown = raw & 1 == 1
+        guard seconds > -86_400, seconds < 86_400, !unknown || seconds == 0 else {
+            throw malformed("offset out of range")
+        }
+        return Instant(millis: millis, offsetSeconds: Int32(seconds), offsetIsUnknown: unknown)
     }
 
     mutating func bool() throws(EnvelopeCodecError) -> Bool {

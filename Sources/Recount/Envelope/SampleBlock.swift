@@ -89,10 +89,10 @@ enum SampleBlock {
         }
         out.varint(UInt64(references.type))
         out.signed(pointer.pointee.start.millis &- previousStart)
-        out.signed(Int64(pointer.pointee.start.offsetSeconds))
+        out.offset(of: pointer.pointee.start)
         if let end = pointer.pointee.end {
             out.signed(end.millis &- pointer.pointee.start.millis)
-            out.signed(Int64(end.offsetSeconds))
+            out.offset(of: end)
         }
         if references.zone >= 0 { out.varint(UInt64(references.zone)) }
         if let value = pointer.pointee.value {
@@ -106,7 +106,7 @@ enum SampleBlock {
         if let syncVersion = pointer.pointee.syncVersion { out.signed(syncVersion) }
         if let lastModified = pointer.pointee.lastModified {
             out.signed(lastModified.millis &- pointer.pointee.start.millis)
-            out.signed(Int64(lastModified.offsetSeconds))
+            out.offset(of: lastModified)
         }
     }
 
@@ -139,11 +139,11 @@ enum SampleBlock {
             guard let type = MetricName(typeText) else { throw input.malformed("unknown type name \(typeText)") }
             let startMillis = previousStart &+ (try input.signed())
             previousStart = startMillis
-            let start = Instant(millis: startMillis, offsetSeconds: try offset(&input))
+            let start = try input.instant(millis: startMillis)
             var sample = Sample(id: id, type: type, start: start, origin: "")
             if flags.contains(.end) {
                 let millis = startMillis &+ (try input.signed())
-                sample.end = Instant(millis: millis, offsetSeconds: try offset(&input))
+                sample.end = try input.instant(millis: millis)
             }
             if flags.contains(.timeZone) { sample.timeZone = try entry(&input) }
             if flags.contains(.value) {
@@ -162,18 +162,10 @@ enum SampleBlock {
             if flags.contains(.syncVersion) { sample.syncVersion = try input.signed() }
             if flags.contains(.lastModified) {
                 let millis = startMillis &+ (try input.signed())
-                sample.lastModified = Instant(millis: millis, offsetSeconds: try offset(&input))
+                sample.lastModified = try input.instant(millis: millis)
             }
             samples.append(sample)
         }
         return samples
-    }
-
-    private static func offset(_ input: inout RecordReader) throws(EnvelopeCodecError) -> Int32 {
-        let value = try input.signed()
-        guard let offset = Int32(exactly: value), abs(offset) < 86_400 else {
-            throw input.malformed("offset out of range")
-        }
-        return offset
     }
 }

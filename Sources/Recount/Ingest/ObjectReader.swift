@@ -76,7 +76,8 @@ struct ObjectReader {
     static func instant(text: UnsafeRawBufferPointer) -> Instant? {
         let yearZero = text.count >= 4 && text.prefix(4).allSatisfy { $0 == UInt8(ascii: "0") }
         guard !yearZero, let parsed = RFC3339.parse(text) else { return nil }
-        return Instant(millis: parsed.millis, offsetSeconds: parsed.offsetSeconds)
+        return Instant(
+            millis: parsed.millis, offsetSeconds: parsed.offsetSeconds, offsetIsUnknown: parsed.offsetIsUnknown)
     }
 
     func integer(_ key: String, in range: ClosedRange<Int64>) throws(FieldError) -> Int64 {
