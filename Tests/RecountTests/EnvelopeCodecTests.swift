@@ -9,6 +9,7 @@ import Testing
         let decoder = EnvelopeDecoder()
         return try EnvelopeCorpusTests.lines("valid.ndjson").map { line in
             let envelope = try line.withUnsafeBytes { try decoder.decode(line: $0, number: 1) }
+                .stamped(at: EnvelopeCorpusTests.clock)
             var record: [UInt8] = []
             EnvelopeCodec.encode(envelope, into: &record)
             return record
@@ -92,11 +93,12 @@ import Testing
                 + #""lastModified":"2026-07-14T07:31:00-00:00"},{"id":"b","type":"steps","#
                 + #""start":"2026-07-14T07:00:00+00:00","value":5,"unit":"count","origin":"o"}]}"#).utf8)
         let envelope = try line.withUnsafeBytes { try EnvelopeDecoder().decode(line: $0, number: 1) }
+            .stamped(at: EnvelopeCorpusTests.clock)
         var record: [UInt8] = []
         EnvelopeCodec.encode(envelope, into: &record)
         let back = try record.withUnsafeBytes { try EnvelopeCodec.decode($0) }
         #expect(back == envelope)
-        #expect(back.receivedAt?.offsetIsUnknown == true)
+        #expect(back.receivedAt.offsetIsUnknown)
         #expect(back.samples.map(\.start.offsetIsUnknown) == [true, false])
         let json = EnvelopeJSON.string(back)
         #expect(json.contains(#""receivedAt":"2026-07-14T08:00:00-00:00""#))

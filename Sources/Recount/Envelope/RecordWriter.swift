@@ -31,6 +31,12 @@ struct RecordWriter {
 
     mutating func bool(_ value: Bool) { byte(value ? 1 : 0) }
 
+    /// A type name: its metric's code, then the name as written.
+    mutating func metricName(_ name: MetricName) {
+        byte(name.metric.rawValue)
+        string(name.name)
+    }
+
     /// An instant's offset: zig-zag LEB128 of twice its seconds, plus 1 for `-00:00` (unknown).
     mutating func offset(of instant: Instant) {
         signed(Int64(instant.offsetSeconds) &* 2 | (instant.offsetIsUnknown ? 1 : 0))
@@ -90,6 +96,14 @@ struct RecordReader {
         let slice = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + length)])
         guard let text = String(validating: slice, as: UTF8.self) else { throw malformed("string is not UTF-8") }
         return text
+    }
+
+    /// A type name as `RecordWriter.metricName(_:)` wrote it: the metric comes from the code,
+    /// and the name is not looked up in the catalogue.
+    mutating func metricName() throws(EnvelopeCodecError) -> MetricName {
+        let code = try byte()
+        guard let metric = Metric(rawValue: code) else { throw malformed("unknown metric code \(code)") }
+        return MetricName(metric: metric, name: try string())
     }
 
     /// The instant at `millis` with the offset `RecordWriter.offset(of:)` wrote; an offset of a

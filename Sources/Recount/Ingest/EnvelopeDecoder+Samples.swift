@@ -94,7 +94,7 @@ extension EnvelopeDecoder {
             }
         }
         var value: Double? = nil
-        var unitText: String? = nil
+        var unitName: UnitName? = nil
         var stage: SleepStage? = nil
         let metric = type.metric
         switch metric.kind {
@@ -106,14 +106,13 @@ extension EnvelopeDecoder {
                 throw FieldError(.outOfRange, path: input.path(.value), reason: "is out of range (not a finite number)")
             }
             let unit = try input.repeated(try input.required(.unit), &repeats.unit) { value throws(FieldError) in
-                let text = try StringRule.text.check(value, path: input.path(.unit))
-                return (text, MeasureUnit.parse(text))
+                UnitName(try StringRule.text.check(value, path: input.path(.unit)))
             }
-            guard let measure = unit.measure, measure.isAccepted(for: metric) else {
+            guard let measure = unit.unit, measure.isAccepted(for: metric) else {
                 let accepted = MeasureUnit.accepted(for: metric).map(\.symbol).joined(separator: ", ")
                 throw FieldError(
                     .unknownUnit, path: input.path(.unit),
-                    reason: "is not a unit of \(metric.name) (\(unit.text)); accepted: \(accepted)")
+                    reason: "is not a unit of \(metric.name) (\(unit.symbol)); accepted: \(accepted)")
             }
             guard measure.toCanonical(number.double).isFinite else {
                 throw FieldError(
@@ -124,7 +123,7 @@ extension EnvelopeDecoder {
                 throw FieldError(.fieldNotUsed, path: input.path(.stage), reason: "is only for sleep samples")
             }
             value = number.double
-            unitText = unit.text
+            unitName = unit
         case .sleep:
             for field in [SampleFields.Field.value, .unit] where input.has(field) {
                 throw FieldError(.fieldNotUsed, path: input.path(field), reason: "is not used by sleep samples")
@@ -164,7 +163,7 @@ extension EnvelopeDecoder {
             lastModified = try input.instant(span, .lastModified)
         }
         return Sample(
-            id: id, type: type, start: start, end: end, timeZone: timeZone, value: value, unit: unitText, stage: stage,
+            id: id, type: type, start: start, end: end, timeZone: timeZone, value: value, unit: unitName, stage: stage,
             origin: origin, device: device, syncIdentifier: syncIdentifier, syncVersion: syncVersion,
             lastModified: lastModified)
     }

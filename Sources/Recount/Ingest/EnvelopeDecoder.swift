@@ -1,4 +1,4 @@
-/// Turns one NDJSON line into a validated `Envelope`, or says exactly why not.
+/// Turns one NDJSON line into a validated `EnvelopeInput`, or says exactly why not.
 ///
 /// Every rule of contract §1 and `schemas/` is checked here; the schema-agreement test runs
 /// the same corpus through this decoder and a JSON Schema validator.
@@ -17,7 +17,7 @@ package struct EnvelopeDecoder {
     }
 
     /// Decodes line `line` of an input.
-    package func decode(line bytes: UnsafeRawBufferPointer, number line: Int) throws(IngestError) -> Envelope {
+    package func decode(line bytes: UnsafeRawBufferPointer, number line: Int) throws(IngestError) -> EnvelopeInput {
         guard bytes.count <= EnvelopeLimits.lineBytes else {
             throw IngestError(
                 .lineTooLong, line: line, path: "$",
@@ -50,7 +50,7 @@ package struct EnvelopeDecoder {
     }
 
     /// Decodes a parsed envelope; `scan`, when given, holds the sample arrays it read already.
-    func decode(_ value: JSONValue, scan: EnvelopeScan? = nil) throws(FieldError) -> Envelope {
+    func decode(_ value: JSONValue, scan: EnvelopeScan? = nil) throws(FieldError) -> EnvelopeInput {
         let root = try ObjectReader(value, path: "$")
         guard case .string(let kindName) = try root.required("kind") else {
             throw FieldError(.wrongType, path: "kind", reason: "must be a string")
@@ -231,7 +231,7 @@ package struct EnvelopeDecoder {
             try root.allowOnly(common.union(["origins"]))
             body = .configOwnOrigins(origins: try strings(root, "origins", .text))
         }
-        return Envelope(user: user, receivedAt: receivedAt, body: body)
+        return EnvelopeInput(user: user, receivedAt: receivedAt, body: body)
     }
 
     func metricName(_ value: JSONValue, path: @autoclosure () -> String) throws(FieldError) -> MetricName {

@@ -51,8 +51,8 @@ package struct Ingestor {
             switch outcome {
             case .blank: report.blankLines += 1
             case .rejected(let error): report.rejected.append(IngestRejection(source: source, error: error))
-            case .accepted(var envelope):
-                if envelope.receivedAt == nil { envelope.receivedAt = now() }
+            case .accepted(let input):
+                let envelope = input.stamped(at: now())
                 record.removeAll(keepingCapacity: true)
                 EnvelopeCodec.encode(envelope, into: &record)
                 record.withUnsafeBytes { batch.append($0) }
@@ -69,7 +69,7 @@ package struct Ingestor {
 private enum LineOutcome {
     case blank
     case rejected(IngestError)
-    case accepted(Envelope)
+    case accepted(EnvelopeInput)
 }
 
 /// A line that was rejected, with the input it came from.
