@@ -31,9 +31,10 @@ import Testing
     @Test func everyTruncatedRecordIsRefused() throws {
         for record in try Self.records() {
             for length in 0..<record.count {
-                #expect(throws: EnvelopeCodecError.self) {
+                let error = #expect(throws: EnvelopeCodecError.self) {
                     try record.prefix(length).withUnsafeBytes { try EnvelopeCodec.decode($0) }
                 }
+                #expect(error?.code == .malformed)
             }
         }
     }

@@ -221,6 +221,7 @@ import Testing
             var record = golden
             record[0] = version
             let error = #expect(throws: EnvelopeCodecError.self) { try Self.decode(record) }
+            #expect(error?.code == .unknownFormat)
             #expect(error?.offset == 1)
         }
     }

@@ -90,7 +90,9 @@ package enum EnvelopeCodec {
     private static func readHeader(_ input: inout RecordReader) throws(EnvelopeCodecError) -> (kind: Kind, user: String)
     {
         let version = try input.byte()
-        guard readableVersions.contains(version) else { throw input.malformed("unknown record format \(version)") }
+        guard readableVersions.contains(version) else {
+            throw input.malformed("unknown record format \(version)", code: .unknownFormat)
+        }
         guard let kind = Kind(rawValue: try input.byte()) else { throw input.malformed("unknown envelope kind") }
         return (kind, try input.string())
     }

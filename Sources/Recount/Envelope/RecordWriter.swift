@@ -52,7 +52,9 @@ struct RecordReader {
 
     var isAtEnd: Bool { offset == bytes.count }
 
-    func malformed(_ what: String) -> EnvelopeCodecError { EnvelopeCodecError(offset: offset, reason: what) }
+    func malformed(_ what: String, code: EnvelopeCodecError.Code = .malformed) -> EnvelopeCodecError {
+        EnvelopeCodecError(code: code, offset: offset, reason: what)
+    }
 
     mutating func byte() throws(EnvelopeCodecError) -> UInt8 {
         guard offset < bytes.count else { throw malformed("record ends early") }
@@ -129,6 +131,20 @@ struct RecordReader {
 
 /// A log record that does not decode as an envelope.
 package struct EnvelopeCodecError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// What kind of failure this is; more codes may be added.
+    package struct Code: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+        package var description: String { name }
+
+        /// The record's format version is not one this code reads (a newer Recount wrote it).
+        package static let unknownFormat = Code("unknownFormat")
+        /// The record is damaged: truncated, an unknown code or flag, an index out of range.
+        package static let malformed = Code("malformed")
+    }
+
+    /// What kind of failure this is.
+    package var code: Code
     /// The byte offset in the record.
     package var offset: Int
     package var reason: String
