@@ -32,13 +32,13 @@ enum SampleBlock {
         var units = StringTable()
 
         func write(_ out: inout RecordWriter) {
-            out.varint(UInt64(strings.strings.count))
-            for string in strings.strings { out.string(string) }
+            out.varint(UInt64(strings.entries.count))
+            for entry in strings.entries { out.string(entry.string) }
             func writeCoded(_ table: StringTable) {
-                out.varint(UInt64(table.strings.count))
-                for (code, name) in zip(table.codes, table.strings) {
-                    out.byte(code)
-                    out.string(name)
+                out.varint(UInt64(table.entries.count))
+                for entry in table.entries {
+                    out.byte(entry.code)
+                    out.string(entry.string)
                 }
             }
             writeCoded(types)
