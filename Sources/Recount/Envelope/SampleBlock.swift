@@ -83,8 +83,8 @@ enum SampleBlock {
             func number(_ string: String?, _ hint: Int32) -> Int32 {
                 string.map { tables.strings.index(adding: $0, hint: hint) } ?? -1
             }
-            let type = samples[index].type
-            self.type = tables.types.index(adding: type.name, code: type.metric.rawValue, hint: hints.type)
+            type = tables.types.index(
+                adding: samples[index].type.name, code: samples[index].type.metric.rawValue, hint: hints.type)
             origin = tables.strings.index(adding: samples[index].origin, hint: hints.origin)
             unit =
                 samples[index].unit.map {
