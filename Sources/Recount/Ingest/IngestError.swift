@@ -11,7 +11,7 @@ public struct IngestError: Error, Equatable, Sendable, CustomStringConvertible {
     /// |---|---|
     /// | `lineTooLong` | `$ is 9000000 bytes; lines of at most 8388608 bytes are accepted` |
     /// | `invalidJSON` | `$ is not valid JSON: trailing comma (byte 17)` |
-    /// | `duplicateKey` | `added[0] is not valid JSON: duplicate key "id" …` |
+    /// | `duplicateKey` | `added[0].id is not valid JSON: duplicate key "id" (byte 52)` |
     /// | `unknownField` | `recievedAt is not a known field` |
     /// | `missingField` | `user is required` |
     /// | `nullField` | `cohort must not be null (leave it out)` |
