@@ -14,8 +14,10 @@ let package = Package(
             name: "CLZ4", pkgConfig: "liblz4", providers: [.apt(["liblz4-dev"])]),
         .systemLibrary(
             name: "CXXHash", pkgConfig: "libxxhash", providers: [.apt(["libxxhash-dev"])]),
+        .systemLibrary(
+            name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .target(name: "RecountLog", dependencies: ["CLZ4", "CXXHash"]),
-        .target(name: "Recount", dependencies: ["RecountLog"]),
+        .target(name: "Recount", dependencies: ["RecountLog", "CCrypto"]),
         .target(name: "RecountImport", dependencies: ["Recount"]),
         .executableTarget(name: "recount", dependencies: ["Recount", "RecountImport", "RecountLog"]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),

@@ -58,7 +58,7 @@ STAGES = ["inBed", "asleep", "awake", "core", "deep", "rem"]
 # Calendar validity (2023-02-30, year 0000) is left to the `date-time` format check.
 DATE_TIME_PATTERN = (
     r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"
-    r"[Tt]([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,9})?"
+    r"[Tt]([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]+)?"
     r"([Zz]|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$"
 )
 USER_PATTERN = r"^[A-Za-z0-9._:@-]{1,128}$"
@@ -128,9 +128,11 @@ def common_schema():
                 "title": "RFC 3339 instant",
                 "description": (
                     "An RFC 3339 date-time with seconds and an explicit offset (`Z` or `±hh:mm`), "
-                    "optionally with 1 to 9 fractional digits: `2026-07-13T23:45:00-07:00`, "
+                    "optionally with fractional digits (any number; the instant keeps "
+                    "milliseconds and drops further digits): `2026-07-13T23:45:00-07:00`, "
                     "`2026-07-14T06:45:00.250Z`. The offset is kept: it decides the civil date "
-                    "of a sample. Local times without an offset, a space instead of `T`, "
+                    "of a sample; `-00:00` (offset unknown) counts as UTC and is kept as written. "
+                    "Local times without an offset, a space instead of `T`, "
                     "`24:00:00`, leap seconds (`:60`) and calendar-invalid dates "
                     "(`2023-02-30`) are rejected."
                 ),

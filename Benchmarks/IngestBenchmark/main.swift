@@ -175,7 +175,8 @@ let stageTimes = try run.best(interleaving: [
         try input.withUnsafeBytes { bytes in
             for (index, range) in lines.enumerated() {
                 let envelope = try decoder.decode(
-                    line: UnsafeRawBufferPointer(rebasing: bytes[range]), number: index + 1)
+                    line: UnsafeRawBufferPointer(rebasing: bytes[range]), number: index + 1
+                ).stamped(at: Instant(millis: 0, offsetSeconds: 0))
                 record.removeAll(keepingCapacity: true)
                 EnvelopeCodec.encode(envelope, into: &record)
             }

@@ -60,7 +60,8 @@ final class EnvelopeWriter {
     func flush() throws {
         guard !body.isEmpty else { return }
         let line = EnvelopeJSON.string(
-            Envelope(user: user, receivedAt: receivedAt, body: .samplesUpsert(provider: "healthkit", samples: body)))
+            EnvelopeInput(
+                user: user, receivedAt: receivedAt, body: .samplesUpsert(provider: "healthkit", samples: body)))
         let count = body.count
         body.removeAll(keepingCapacity: true)
         idsInBody.removeAll(keepingCapacity: true)

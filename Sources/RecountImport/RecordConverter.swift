@@ -45,7 +45,7 @@ final class RecordConverter {
         }
 
         var value: Double?
-        var unit: String?
+        var unit: UnitName?
         var stage: SleepStage?
         switch record.kind {
         case .quantity:
@@ -56,7 +56,7 @@ final class RecordConverter {
             let writtenUnit = try Self.require(record.unit, "unit")
             guard !writtenUnit.isEmpty else { throw RecordRejection("empty unit") }
             value = number
-            unit = writtenUnit
+            unit = UnitName(writtenUnit)
         case .sleep:
             let writtenValue = try Self.require(record.value, "value")
             guard let sleepStage = SleepStage(categoryValue: writtenValue) else {

@@ -9,6 +9,7 @@ import Testing
         let decoder = EnvelopeDecoder()
         return try EnvelopeCorpusTests.lines("valid.ndjson").map { line in
             let envelope = try line.withUnsafeBytes { try decoder.decode(line: $0, number: 1) }
+                .stamped(at: EnvelopeCorpusTests.clock)
             var record: [UInt8] = []
             EnvelopeCodec.encode(envelope, into: &record)
             return record
@@ -30,9 +31,10 @@ import Testing
     @Test func everyTruncatedRecordIsRefused() throws {
         for record in try Self.records() {
             for length in 0..<record.count {
-                #expect(throws: EnvelopeCodecError.self) {
+                let error = #expect(throws: EnvelopeCodecError.self) {
                     try record.prefix(length).withUnsafeBytes { try EnvelopeCodec.decode($0) }
                 }
+                #expect(error?.code == .malformed)
             }
         }
     }
@@ -80,5 +82,29 @@ import Testing
         let compact = try encoded(ids)
         let text = try encoded(ids.map { $0.replacingOccurrences(of: "-", with: "_") })
         #expect(text.count - compact.count == 3 * 20)
+    }
+
+    /// `-00:00` (offset unknown) survives the log record and the JSON written back, apart from
+    /// `Z`, in every place an instant is stored.
+    @Test func unknownOffsetsRoundTripAsWritten() throws {
+        let line = Array(
+            (#"{"kind":"samples.upsert","user":"u1","receivedAt":"2026-07-14T08:00:00-00:00","provider":"p","#
+                + #""samples":[{"id":"a","type":"steps","start":"2026-07-14T07:00:00-00:00","#
+                + #""end":"2026-07-14T07:30:00.250-00:00","value":5,"unit":"count","origin":"o","#
+                + #""lastModified":"2026-07-14T07:31:00-00:00"},{"id":"b","type":"steps","#
+                + #""start":"2026-07-14T07:00:00+00:00","value":5,"unit":"count","origin":"o"}]}"#).utf8)
+        let envelope = try line.withUnsafeBytes { try EnvelopeDecoder().decode(line: $0, number: 1) }
+            .stamped(at: EnvelopeCorpusTests.clock)
+        var record: [UInt8] = []
+        EnvelopeCodec.encode(envelope, into: &record)
+        let back = try record.withUnsafeBytes { try EnvelopeCodec.decode($0) }
+        #expect(back == envelope)
+        #expect(back.receivedAt.offsetIsUnknown)
+        #expect(back.samples.map(\.start.offsetIsUnknown) == [true, false])
+        let json = EnvelopeJSON.string(back)
+        #expect(json.contains(#""receivedAt":"2026-07-14T08:00:00-00:00""#))
+        #expect(json.contains(#""start":"2026-07-14T07:00:00-00:00","end":"2026-07-14T07:30:00.250-00:00""#))
+        #expect(json.contains(#""lastModified":"2026-07-14T07:31:00-00:00""#))
+        #expect(json.contains(#""start":"2026-07-14T07:00:00Z""#))
     }
 }

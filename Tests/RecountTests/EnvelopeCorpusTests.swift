@@ -13,6 +13,7 @@ import Testing
     struct Expectation: Decodable {
         var line: Int
         var path: String?
+        var code: String?
         var reason: String?
     }
 
@@ -29,9 +30,14 @@ import Testing
         return Dictionary(uniqueKeysWithValues: file.lines.map { ($0.line, $0) })
     }
 
-    static func decode(_ line: [UInt8], number: Int) -> Result<Envelope, IngestError> {
+    /// The clock that stamps corpus lines without `receivedAt`.
+    static let clock = Instant(millis: 1_784_000_000_000, offsetSeconds: 0)
+
+    static func decode(_ line: [UInt8], number: Int) -> Result<EnvelopeInput, IngestError> {
         line.withUnsafeBytes { bytes in
-            Result { () throws(IngestError) -> Envelope in try EnvelopeDecoder().decode(line: bytes, number: number) }
+            Result { () throws(IngestError) -> EnvelopeInput in
+                try EnvelopeDecoder().decode(line: bytes, number: number)
+            }
         }
     }
 
@@ -42,7 +48,7 @@ import Testing
         for (index, line) in lines.enumerated() {
             let envelope: Envelope
             switch Self.decode(line, number: index + 1) {
-            case .success(let decoded): envelope = decoded
+            case .success(let decoded): envelope = decoded.stamped(at: Self.clock)
             case .failure(let error):
                 Issue.record("valid line rejected: \(error)")
                 continue
@@ -53,13 +59,15 @@ import Testing
             let back = try record.withUnsafeBytes { try EnvelopeCodec.decode($0) }
             #expect(back == envelope, "line \(index + 1): binary round trip")
             let json = Array(EnvelopeJSON.string(envelope).utf8)
-            #expect(try Self.decode(json, number: index + 1).get() == envelope, "line \(index + 1): JSON round trip")
+            #expect(
+                try Self.decode(json, number: index + 1).get().stamped(at: Self.clock) == envelope,
+                "line \(index + 1): JSON round trip")
         }
         #expect(kinds == Set(Kind.allCases.map(\.name)))
     }
 
     @Test(arguments: ["invalid", "semantic_invalid"])
-    func everyInvalidLineIsRejectedAtTheExpectedPath(file: String) throws {
+    func everyInvalidLineIsRejectedAtTheExpectedPathWithTheExpectedCode(file: String) throws {
         let lines = try Self.lines(file + ".ndjson")
         let expected = try Self.expectations(file + ".expect.json")
         #expect(lines.count == expected.count)
@@ -74,6 +82,9 @@ import Testing
                     Issue.record(
                         "\(file) line \(index + 1): rejected at \(error.path) (\(error.reason)); expected \(path)")
                 }
+                #expect(
+                    error.code.description == expected[index + 1]?.code,
+                    "\(file) line \(index + 1): rejected as \(error.code) (\(error.reason))")
             }
         }
     }

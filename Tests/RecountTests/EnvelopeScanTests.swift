@@ -6,9 +6,9 @@ import Testing
 /// The fast path (`EnvelopeScan`) against the reference (a JSON tree): same envelopes, same
 /// errors, on the corpus and on thousands of mutated lines.
 @Suite struct EnvelopeScanTests {
-    static func outcome(_ decoder: EnvelopeDecoder, _ line: [UInt8]) -> Result<Envelope, IngestError> {
+    static func outcome(_ decoder: EnvelopeDecoder, _ line: [UInt8]) -> Result<EnvelopeInput, IngestError> {
         line.withUnsafeBytes { bytes in
-            Result { () throws(IngestError) -> Envelope in try decoder.decode(line: bytes, number: 1) }
+            Result { () throws(IngestError) -> EnvelopeInput in try decoder.decode(line: bytes, number: 1) }
         }
     }
 

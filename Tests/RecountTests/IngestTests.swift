@@ -69,6 +69,7 @@ import Testing
             #expect(report.blankLines == 1)
             #expect(report.positions == 1..<3)
             #expect(report.rejected.map(\.error.line) == [2, 4, 6])
+            #expect(report.rejected.map(\.error.code) == [.endBeforeStart, .invalidJSON, .missingField])
             #expect(report.rejected[0].description == "input.ndjson: line 2: samples[0].end is before start")
             #expect(report.rejected[1].error.path == "$")
             #expect(report.rejected[2].error.description == "line 6: user is required")
@@ -95,7 +96,7 @@ import Testing
                 #expect(position == UInt64(index + 1))
                 let json = Array(EnvelopeJSON.string(envelope).utf8)
                 let again = try json.withUnsafeBytes { try decoder.decode(line: $0, number: 1) }
-                #expect(again == envelope)
+                #expect(again.stamped(at: Self.clock) == envelope)
             }
         }
     }
@@ -122,7 +123,8 @@ import Testing
                     let sample = try #require(envelope.samples.first)
                     #expect(sample.type.metric == metric)
                     if let unit = sample.unit {
-                        #expect(sample.canonicalValue == MeasureUnit.parse(unit)!.toCanonical(2.5))
+                        #expect(sample.canonicalValue == MeasureUnit.parse(unit.symbol)!.toCanonical(2.5))
+                        #expect(unit.unit == MeasureUnit.parse(unit.symbol))
                     }
                 }
             }
@@ -132,9 +134,35 @@ import Testing
                 Self.sample("x", "weight", "2026-07-13T10:00:00-07:00", extra: ",\"value\":2,\"unit\":\"furlong\"")
             ]).utf8)
         #expect { try line.withUnsafeBytes { try decoder.decode(line: $0, number: 4) } } throws: { error in
-            (error as? IngestError)?.description
-                == "line 4: samples[0].unit is not a unit of weight (furlong); accepted: kg, g, lb, st"
+            (error as? IngestError)?.code == .unknownUnit
+                && (error as? IngestError)?.description
+                    == "line 4: samples[0].unit is not a unit of weight (furlong); accepted: kg, g, lb, st"
         }
+    }
+
+    /// Line-level faults carry codes too: a program tells a duplicate key (a fault of one field,
+    /// named at its path) from a broken line without reading the message.
+    @Test func lineFaultsHaveCodes() {
+        func rejection(_ text: [UInt8]) -> IngestError? {
+            text.withUnsafeBytes { bytes in
+                do throws(IngestError) {
+                    _ = try EnvelopeDecoder().decode(line: bytes, number: 1)
+                    return nil
+                } catch { return error }
+            }
+        }
+        let duplicate = rejection(Array(#"{"kind":"checkin","user":"u1","user":"u2"}"#.utf8))
+        #expect(duplicate?.code == .duplicateKey)
+        #expect(duplicate?.path == "user")
+        let surrogate = rejection(Array(#"{"kind":"checkin","user":"\uD800"}"#.utf8))
+        #expect(surrogate?.code == .invalidJSON)
+        #expect(surrogate?.path == "user")
+        let broken = rejection(Array(#"{"kind":"checkin","#.utf8))
+        #expect(broken?.code == .invalidJSON)
+        #expect(broken?.path == "$")
+        let long = rejection([UInt8](repeating: UInt8(ascii: " "), count: EnvelopeLimits.lineBytes + 1))
+        #expect(long?.code == .lineTooLong)
+        #expect(long?.description == "line 1: $ is 8388609 bytes; lines of at most 8388608 bytes are accepted")
     }
 
     /// Seed stories: a glucose reading at 07:00 local stays on its local date whatever the
@@ -235,7 +263,9 @@ import Testing
                         "id-\($0)", "steps", "2026-07-13T10:00:00-07:00", extra: ",\"value\":1,\"unit\":\"count\"")
                 })
             var recordBytes: [UInt8] = []
-            let envelope = try Array(small.utf8).withUnsafeBytes { try EnvelopeDecoder().decode(line: $0, number: 1) }
+            let envelope = try Array(small.utf8).withUnsafeBytes {
+                try EnvelopeDecoder().decode(line: $0, number: 1).stamped(at: Self.clock)
+            }
             EnvelopeCodec.encode(envelope, into: &recordBytes)
             // Two small records fit in a frame, three do not.
             let limit = 2 * (recordBytes.count + 1) + 1

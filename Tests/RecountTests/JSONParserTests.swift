@@ -43,7 +43,7 @@ import Testing
     static func number(_ text: String) throws -> JSONNumber {
         guard case .number(let number) = try value(text) else {
             Issue.record("\(text) is not a number")
-            throw JSONParseError(offset: 0, path: "$", reason: "not a number")
+            throw JSONParseError(.syntax, offset: 0, path: "$", reason: "not a number")
         }
         return number
     }
@@ -184,87 +184,87 @@ import Testing
 
     // MARK: Rejected input
 
-    /// Input, offset, path, reason.
-    static let rejections: [(String, Int, String, String)] = [
-        ("", 0, "$", "empty input"),
-        (" \n\t", 3, "$", "empty input"),
-        ("\u{FEFF}{}", 0, "$", "byte order mark"),
-        ("{\"a\":1} x", 8, "$", "trailing data after the value"),
-        ("{}{}", 2, "$", "trailing data after the value"),
-        ("1 2", 2, "$", "trailing data after the value"),
-        ("{\"a\":1,}", 6, "$", "trailing comma"),
-        ("[1,2,]", 4, "$", "trailing comma"),
-        ("{\"window\":{\"from\":1,}}", 19, "window", "trailing comma"),
-        ("{\"a\":01}", 6, "a", "number is not valid JSON"),
-        ("-01", 2, "$", "number is not valid JSON"),
-        ("+1", 0, "$", "number is not valid JSON"),
-        (".5", 0, "$", "number is not valid JSON"),
-        ("1.", 2, "$", "number is not valid JSON"),
-        ("[1.e5]", 3, "$[0]", "number is not valid JSON"),
-        ("1e", 2, "$", "number is not valid JSON"),
-        ("1e+", 3, "$", "number is not valid JSON"),
-        ("-", 1, "$", "number is not valid JSON"),
-        ("NaN", 0, "$", "number is not valid JSON"),
-        ("Infinity", 0, "$", "number is not valid JSON"),
-        ("-Infinity", 1, "$", "number is not valid JSON"),
-        ("0x1F", 1, "$", "number is not valid JSON"),
-        ("1.5.3", 3, "$", "number is not valid JSON"),
-        ("{\"a\":1 // note\n}", 7, "$", "comments are not JSON"),
-        ("/* c */ {}", 0, "$", "comments are not JSON"),
-        ("{'a':1}", 1, "$", "strings must use double quotes"),
-        ("['a']", 1, "$[0]", "strings must use double quotes"),
-        ("\"abc", 0, "$", "unterminated string"),
-        ("{\"a\":\"abc\\\"}", 5, "a", "unterminated string"),
-        ("\"abc\\", 0, "$", "unterminated string"),
-        ("{\"a\":\"b\u{1}\"}", 7, "a", "control character in string"),
-        ("[\"tab\there\"]", 5, "$[0]", "control character in string"),
-        ("\"line\nbreak\"", 5, "$", "control character in string"),
-        ("\"\\x\"", 1, "$", "invalid escape"),
-        ("\"\\U00e9\"", 1, "$", "invalid escape"),
-        ("\"\\'\"", 1, "$", "invalid escape"),
-        ("\"\\u12G4\"", 1, "$", "invalid \\u escape"),
-        ("\"\\u12\"", 1, "$", "invalid \\u escape"),
-        ("\"\\uD800\"", 1, "$", "lone surrogate escape"),
-        ("\"\\uDC00\"", 1, "$", "lone surrogate escape"),
-        ("\"\\uD800\\u0041\"", 1, "$", "lone surrogate escape"),
-        ("\"\\uD800\\uD800\"", 1, "$", "lone surrogate escape"),
-        ("\"a\\uDBFFz\"", 2, "$", "lone surrogate escape"),
-        ("\"\\uD800\\uZZZZ\"", 7, "$", "invalid \\u escape"),
-        ("{\"id\":1,\"id\":2}", 8, "id", "duplicate key \"id\""),
-        ("{\"id\":1,\"\\u0069d\":2}", 8, "id", "duplicate key \"id\""),
-        ("{\"added\":[{\"id\":\"a\",\"id\":\"b\"}]}", 20, "added[0].id", "duplicate key \"id\""),
-        ("{\"a\\nb\":1,\"a\\u000ab\":2}", 10, "$[\"a\\nb\"]", "duplicate key \"a\\nb\""),
+    /// Input, offset, path, code, reason.
+    static let rejections: [(String, Int, String, JSONParseError.Code, String)] = [
+        ("", 0, "$", .syntax, "empty input"),
+        (" \n\t", 3, "$", .syntax, "empty input"),
+        ("\u{FEFF}{}", 0, "$", .syntax, "byte order mark"),
+        ("{\"a\":1} x", 8, "$", .syntax, "trailing data after the value"),
+        ("{}{}", 2, "$", .syntax, "trailing data after the value"),
+        ("1 2", 2, "$", .syntax, "trailing data after the value"),
+        ("{\"a\":1,}", 6, "$", .syntax, "trailing comma"),
+        ("[1,2,]", 4, "$", .syntax, "trailing comma"),
+        ("{\"window\":{\"from\":1,}}", 19, "window", .syntax, "trailing comma"),
+        ("{\"a\":01}", 6, "a", .syntax, "number is not valid JSON"),
+        ("-01", 2, "$", .syntax, "number is not valid JSON"),
+        ("+1", 0, "$", .syntax, "number is not valid JSON"),
+        (".5", 0, "$", .syntax, "number is not valid JSON"),
+        ("1.", 2, "$", .syntax, "number is not valid JSON"),
+        ("[1.e5]", 3, "$[0]", .syntax, "number is not valid JSON"),
+        ("1e", 2, "$", .syntax, "number is not valid JSON"),
+        ("1e+", 3, "$", .syntax, "number is not valid JSON"),
+        ("-", 1, "$", .syntax, "number is not valid JSON"),
+        ("NaN", 0, "$", .syntax, "number is not valid JSON"),
+        ("Infinity", 0, "$", .syntax, "number is not valid JSON"),
+        ("-Infinity", 1, "$", .syntax, "number is not valid JSON"),
+        ("0x1F", 1, "$", .syntax, "number is not valid JSON"),
+        ("1.5.3", 3, "$", .syntax, "number is not valid JSON"),
+        ("{\"a\":1 // note\n}", 7, "$", .syntax, "comments are not JSON"),
+        ("/* c */ {}", 0, "$", .syntax, "comments are not JSON"),
+        ("{'a':1}", 1, "$", .syntax, "strings must use double quotes"),
+        ("['a']", 1, "$[0]", .syntax, "strings must use double quotes"),
+        ("\"abc", 0, "$", .syntax, "unterminated string"),
+        ("{\"a\":\"abc\\\"}", 5, "a", .syntax, "unterminated string"),
+        ("\"abc\\", 0, "$", .syntax, "unterminated string"),
+        ("{\"a\":\"b\u{1}\"}", 7, "a", .syntax, "control character in string"),
+        ("[\"tab\there\"]", 5, "$[0]", .syntax, "control character in string"),
+        ("\"line\nbreak\"", 5, "$", .syntax, "control character in string"),
+        ("\"\\x\"", 1, "$", .syntax, "invalid escape"),
+        ("\"\\U00e9\"", 1, "$", .syntax, "invalid escape"),
+        ("\"\\'\"", 1, "$", .syntax, "invalid escape"),
+        ("\"\\u12G4\"", 1, "$", .syntax, "invalid \\u escape"),
+        ("\"\\u12\"", 1, "$", .syntax, "invalid \\u escape"),
+        ("\"\\uD800\"", 1, "$", .loneSurrogate, "lone surrogate escape"),
+        ("\"\\uDC00\"", 1, "$", .loneSurrogate, "lone surrogate escape"),
+        ("\"\\uD800\\u0041\"", 1, "$", .loneSurrogate, "lone surrogate escape"),
+        ("\"\\uD800\\uD800\"", 1, "$", .loneSurrogate, "lone surrogate escape"),
+        ("\"a\\uDBFFz\"", 2, "$", .loneSurrogate, "lone surrogate escape"),
+        ("\"\\uD800\\uZZZZ\"", 7, "$", .syntax, "invalid \\u escape"),
+        ("{\"id\":1,\"id\":2}", 8, "id", .duplicateKey, "duplicate key \"id\""),
+        ("{\"id\":1,\"\\u0069d\":2}", 8, "id", .duplicateKey, "duplicate key \"id\""),
+        ("{\"added\":[{\"id\":\"a\",\"id\":\"b\"}]}", 20, "added[0].id", .duplicateKey, "duplicate key \"id\""),
+        ("{\"a\\nb\":1,\"a\\u000ab\":2}", 10, "$[\"a\\nb\"]", .duplicateKey, "duplicate key \"a\\nb\""),
         (
             "{\"\":{\"x.y\":[{\"\":1,\"\":2}]}}", 18, "$[\"\"][\"x.y\"][0][\"\"]",
-            "duplicate key \"\""
+            .duplicateKey, "duplicate key \"\""
         ),
-        ("{\"window\":{\"a b\":{\"end\":1,}}}", 25, "window[\"a b\"]", "trailing comma"),
-        ("{\"a\" 1}", 5, "$", "expected ':'"),
-        ("{\"a\":1 \"b\":2}", 7, "$", "expected ',' or '}'"),
-        ("[1 2]", 3, "$", "expected ',' or ']'"),
-        ("{1:2}", 1, "$", "expected a string key"),
-        ("{,}", 1, "$", "expected a string key"),
-        ("{\"a\":}", 5, "a", "expected a value"),
-        ("[1,,2]", 3, "$[1]", "expected a value"),
-        ("[é]", 1, "$[0]", "expected a value"),
-        ("tru", 0, "$", "invalid literal"),
-        ("truex", 0, "$", "invalid literal"),
-        ("[nul]", 1, "$[0]", "invalid literal"),
-        ("True", 0, "$", "expected a value"),
-        ("{\"a\":[1,2", 9, "a", "unexpected end of input"),
-        ("{\"a\"", 4, "$", "unexpected end of input"),
-        ("{", 1, "$", "unexpected end of input"),
-        ("[", 1, "$[0]", "unexpected end of input"),
+        ("{\"window\":{\"a b\":{\"end\":1,}}}", 25, "window[\"a b\"]", .syntax, "trailing comma"),
+        ("{\"a\" 1}", 5, "$", .syntax, "expected ':'"),
+        ("{\"a\":1 \"b\":2}", 7, "$", .syntax, "expected ',' or '}'"),
+        ("[1 2]", 3, "$", .syntax, "expected ',' or ']'"),
+        ("{1:2}", 1, "$", .syntax, "expected a string key"),
+        ("{,}", 1, "$", .syntax, "expected a string key"),
+        ("{\"a\":}", 5, "a", .syntax, "expected a value"),
+        ("[1,,2]", 3, "$[1]", .syntax, "expected a value"),
+        ("[é]", 1, "$[0]", .syntax, "expected a value"),
+        ("tru", 0, "$", .syntax, "invalid literal"),
+        ("truex", 0, "$", .syntax, "invalid literal"),
+        ("[nul]", 1, "$[0]", .syntax, "invalid literal"),
+        ("True", 0, "$", .syntax, "expected a value"),
+        ("{\"a\":[1,2", 9, "a", .syntax, "unexpected end of input"),
+        ("{\"a\"", 4, "$", .syntax, "unexpected end of input"),
+        ("{", 1, "$", .syntax, "unexpected end of input"),
+        ("[", 1, "$[0]", .syntax, "unexpected end of input"),
         (
             "{\"changes\":[{\"upsertion\":{\"start\":1e}}]}", 36, "changes[0].upsertion.start",
-            "number is not valid JSON"
+            .syntax, "number is not valid JSON"
         ),
     ]
 
     @Test(arguments: rejections)
-    func rejects(text: String, offset: Int, path: String, reason: String) {
+    func rejects(text: String, offset: Int, path: String, code: JSONParseError.Code, reason: String) {
         guard let error = Self.failure(Array(text.utf8)) else { return }
-        #expect(error == JSONParseError(offset: offset, path: path, reason: reason), "\(text)")
+        #expect(error == JSONParseError(code, offset: offset, path: path, reason: reason), "\(text)")
     }
 
     /// Byte sequences that are not UTF-8, each at offset 1 inside a string.
@@ -289,32 +289,32 @@ import Testing
         for prefix in ["\"", "\"0123456789abcdef"] {
             let bytes = Array(prefix.utf8) + sequence + Array("\"".utf8)
             guard let error = Self.failure(bytes) else { continue }
-            #expect(error.reason == "invalid UTF-8")
+            #expect(error.code == .invalidUTF8)
             #expect(error.offset == prefix.utf8.count)
             #expect(error.path == "$")
         }
         // In a key, in an escaped string, and cut off by the end of the input.
         let key = Self.failure(Array("{\"".utf8) + sequence + Array("\":1}".utf8))
-        #expect(key?.reason == "invalid UTF-8")
+        #expect(key?.code == .invalidUTF8)
         #expect(key?.offset == 2)
         let escaped = Self.failure(Array("[\"\\n".utf8) + sequence + Array("\"]".utf8))
-        #expect(escaped == JSONParseError(offset: 4, path: "$[0]", reason: "invalid UTF-8"))
+        #expect(escaped == JSONParseError(.invalidUTF8, offset: 4, path: "$[0]", reason: "invalid UTF-8"))
         let truncated = Self.failure(Array("\"".utf8) + sequence)
         #expect(truncated?.offset == 1)
-        #expect(truncated?.reason == "invalid UTF-8")
+        #expect(truncated?.code == .invalidUTF8)
     }
 
     @Test func rejectsInvalidUTF8OutsideStrings() {
         #expect(
             Self.failure([0x5B, 0xFF, 0x5D])
-                == JSONParseError(offset: 1, path: "$[0]", reason: "invalid UTF-8"))
+                == JSONParseError(.invalidUTF8, offset: 1, path: "$[0]", reason: "invalid UTF-8"))
         #expect(
             Self.failure([0x7B, 0xC3, 0x7D])
-                == JSONParseError(offset: 1, path: "$", reason: "invalid UTF-8"))
+                == JSONParseError(.invalidUTF8, offset: 1, path: "$", reason: "invalid UTF-8"))
         #expect(
             Self.failure([0x5B, 0x31, 0xED, 0xA0, 0x80, 0x5D])
-                == JSONParseError(offset: 2, path: "$", reason: "invalid UTF-8"))
-        #expect(Self.failure([0xEF, 0xBB])?.reason == "invalid UTF-8")
+                == JSONParseError(.invalidUTF8, offset: 2, path: "$", reason: "invalid UTF-8"))
+        #expect(Self.failure([0xEF, 0xBB])?.code == .invalidUTF8)
     }
 
     @Test func keysAreComparedByScalars() throws {
@@ -337,6 +337,7 @@ import Testing
         #expect(object["k199"] == .number(JSONNumber(199)))
         let duplicate = "{" + members.joined(separator: ",") + ",\"k\\u0031\":0}"
         let error = Self.failure(Array(duplicate.utf8))
+        #expect(error?.code == .duplicateKey)
         #expect(error?.reason == "duplicate key \"k1\"")
         #expect(error?.path == "k1")
         #expect(error?.offset == valid.utf8.count)
@@ -349,22 +350,22 @@ import Testing
         #expect(
             Self.failure(Array(deep.utf8))
                 == JSONParseError(
-                    offset: 64, path: "$" + String(repeating: "[0]", count: 64),
+                    .tooDeep, offset: 64, path: "$" + String(repeating: "[0]", count: 64),
                     reason: "nesting deeper than 64"))
         let objects =
             String(repeating: "{\"a\":", count: 65) + "1" + String(repeating: "}", count: 65)
         #expect(
             Self.failure(Array(objects.utf8))
                 == JSONParseError(
-                    offset: 320, path: Array(repeating: "a", count: 64).joined(separator: "."),
+                    .tooDeep, offset: 320, path: Array(repeating: "a", count: 64).joined(separator: "."),
                     reason: "nesting deeper than 64"))
-        #expect(Self.failure(Array("[[1]]".utf8), maxDepth: 1)?.reason == "nesting deeper than 1")
+        #expect(Self.failure(Array("[[1]]".utf8), maxDepth: 1)?.code == .tooDeep)
         #expect(Self.failure(Array("[]".utf8), maxDepth: 0)?.offset == 0)
         #expect(try Self.parse(Array("1".utf8), maxDepth: 0).get() == .number(JSONNumber(1)))
         // An absurd maxDepth is capped, so hostile input cannot exhaust the stack.
         let hostile = Array(repeating: UInt8(ascii: "["), count: 100_000)
         let error = Self.failure(hostile, maxDepth: .max)
-        #expect(error?.reason == "nesting deeper than \(JSONParser.depthCeiling)")
+        #expect(error?.code == .tooDeep)
         #expect(error?.offset == JSONParser.depthCeiling)
         let hostileObjects = Array(String(repeating: "{\"a\":", count: 100_000).utf8)
         let objectError = Self.failure(hostileObjects, maxDepth: .max)
@@ -379,7 +380,7 @@ import Testing
                 try JSONParser.parse(UnsafeRawBufferPointer(rebasing: raw[11..<23]))
             }
         }
-        #expect(error == .failure(JSONParseError(offset: 9, path: "$", reason: "trailing comma")))
+        #expect(error == .failure(JSONParseError(.syntax, offset: 9, path: "$", reason: "trailing comma")))
     }
 
     @Test func numberLiteralsAreCheckedWhole() {

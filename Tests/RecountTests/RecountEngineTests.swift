@@ -19,6 +19,7 @@ import Testing
             #expect(report.positions == 1..<3)
             #expect(report.rejected.map(\.description) == ["api: line 2: at is required"])
             #expect(report.rejectedLines == 1)
+            #expect(report.rejected.map(\.error.code) == [.missingField])
             try engine.close()
 
             // A second engine on the same directory continues the positions.

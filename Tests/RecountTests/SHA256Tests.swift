@@ -76,3 +76,18 @@ import Testing
         #expect(SHA256.hexEncoded(hasher.finalize()) == Self.vectors[0].digest)
     }
 }
+
+extension SHA256Tests {
+    /// The hasher is a value: a copy taken mid-message and updated on its own leaves the
+    /// original's state alone (the libcrypto context is copied on write).
+    @Test func copiesAreIndependent() {
+        var original = SHA256()
+        original.update("ab")
+        var copy = original
+        copy.update("c")
+        original.update("d")
+        #expect(SHA256.hexEncoded(copy.finalize()) == Self.vectors[1].digest)
+        #expect(original.finalize() == SHA256.hash("abd"))
+        #expect(SHA256.hexEncoded(copy.finalize()) == Self.vectors[0].digest)
+    }
+}

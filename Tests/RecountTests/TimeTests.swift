@@ -31,6 +31,10 @@ import Testing
         ("2026-07-13T23:45:00.1239Z", 1_783_986_300_123, 0),
         ("2026-07-13T23:45:00.999999999Z", 1_783_986_300_999, 0),
         ("2026-07-13T23:45:00.000000001+01:00", 1_783_982_700_000, 3600),
+        // More than 9 fraction digits: accepted, kept to the millisecond, never carried over.
+        ("2026-07-13T23:45:00.1234567891Z", 1_783_986_300_123, 0),
+        ("2026-07-13T23:59:59.99999999999999999999999999999+01:00", 1_783_983_599_999, 3600),
+        ("1969-12-31T23:59:59.99999999999Z", -1, 0),
         ("1969-12-31T23:59:59.9999Z", -1, 0),
         ("1969-12-31T23:59:59.5Z", -500, 0),
         ("2026-12-31T23:59:59Z", 1_798_761_599_000, 0),
@@ -53,7 +57,8 @@ import Testing
         "2026-01-01T24:00:00Z",
         "2026-01-01T23:60:00Z", "2026-12-31T23:59:60Z", "2026-01-01T00:00:00+24:00",
         "2026-01-01T00:00:00+05:60", "2026-01-01T00:00:00+0500", "2026-01-01T00:00:00+05",
-        "2026-01-01T00:00:00+5:00", "2026-01-01T00:00:00.Z", "2026-01-01T00:00:00.1234567890Z",
+        "2026-01-01T00:00:00+5:00", "2026-01-01T00:00:00.Z", "2026-01-01T00:00:00.1234567890",
+        "2026-01-01T00:00:00.12345678901x2Z",
         "2026-01-01T00:00:00,5Z", "2026-01-01T00:00:00.5", "2026-01-01X00:00:00Z",
         "2026/01/01T00:00:00Z", "20260101T000000Z", "+2026-01-01T00:00:00Z",
         "-2026-01-01T00:00:00Z",
@@ -77,6 +82,28 @@ import Testing
             Issue.record("prefix of length \(length) parsed")
         }
         #expect(RFC3339.parse(full) != nil)
+    }
+
+    /// `-00:00` says the local offset is unknown (RFC 3339 §4.3): it is offset 0 for arithmetic
+    /// but is kept as written, apart from `Z` and `+00:00`.
+    @Test func unknownOffsetIsKeptAsWritten() throws {
+        let unknown = try #require(RFC3339.parse("2026-07-13T23:45:00.5-00:00"))
+        #expect(unknown.millis == 1_783_986_300_500)
+        #expect(unknown.offsetSeconds == 0)
+        #expect(unknown.offsetIsUnknown)
+        #expect(RFC3339.parse("2026-07-13T23:45:00+00:00")?.offsetIsUnknown == false)
+        #expect(RFC3339.parse("2026-07-13T23:45:00Z")?.offsetIsUnknown == false)
+        #expect(RFC3339.parse("2026-07-13T23:45:00-01:00")?.offsetIsUnknown == false)
+        #expect(
+            RFC3339.format(millis: unknown.millis, offsetSeconds: 0, offsetIsUnknown: true)
+                == "2026-07-13T23:45:00.500-00:00")
+        #expect(RFC3339.format(millis: unknown.millis, offsetSeconds: 0) == "2026-07-13T23:45:00.500Z")
+        let instant = try #require(Instant(rfc3339: "2026-07-13T23:45:00-00:00"))
+        #expect(instant.rfc3339 == "2026-07-13T23:45:00-00:00")
+        #expect(instant != Instant(rfc3339: "2026-07-13T23:45:00Z"))
+        #expect(Instant(rfc3339: "2026-07-13T23:45:00+00:00")?.rfc3339 == "2026-07-13T23:45:00Z")
+        // An unknown offset is only ever offset 0.
+        #expect(!Instant(millis: 0, offsetSeconds: 3600, offsetIsUnknown: true).offsetIsUnknown)
     }
 
     @Test func neverTrapsOnGarbage() {

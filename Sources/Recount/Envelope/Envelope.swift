@@ -1,12 +1,13 @@
-/// One validated ingest envelope (contract §1): who, when it was received, and what it carries.
+/// One validated envelope as the log holds it (contract §1): who, when it was received, and what
+/// it carries. Replay only ever sees this type, so `receivedAt` is always there.
 package struct Envelope: Equatable, Sendable {
     /// The user, or `*` for a config default.
     package var user: String
-    /// When the backend received it; stamped before append when the client left it out.
-    package var receivedAt: Instant?
+    /// When the backend received it (the client's time, or the engine's stamp when it sent none).
+    package var receivedAt: Instant
     package var body: Body
 
-    package init(user: String, receivedAt: Instant?, body: Body) {
+    package init(user: String, receivedAt: Instant, body: Body) {
         self.user = user
         self.receivedAt = receivedAt
         self.body = body
@@ -35,8 +36,13 @@ package struct Envelope: Equatable, Sendable {
     }
 
     /// Samples this envelope upserts, in order.
+    package var samples: [Sample] { body.samples }
+}
+
+extension Envelope.Body {
+    /// Samples the envelope upserts, in order.
     package var samples: [Sample] {
-        switch body {
+        switch self {
         case .healthKitDelivery(let delivery): delivery.added
         case .healthConnectChanges(let page): page.upserted
         case .samplesUpsert(_, let samples): samples
@@ -44,6 +50,29 @@ package struct Envelope: Equatable, Sendable {
         default: []
         }
     }
+}
+
+/// A validated envelope as a client sent it, before ingest stamps a missing `receivedAt`.
+package struct EnvelopeInput: Equatable, Sendable {
+    /// The user, or `*` for a config default.
+    package var user: String
+    /// When the backend received it, if the client said.
+    package var receivedAt: Instant?
+    package var body: Envelope.Body
+
+    package init(user: String, receivedAt: Instant?, body: Envelope.Body) {
+        self.user = user
+        self.receivedAt = receivedAt
+        self.body = body
+    }
+
+    /// The envelope to log: `receivedAt` as sent, else `now` (read only when it is missing).
+    package func stamped(at now: @autoclosure () -> Instant) -> Envelope {
+        Envelope(user: user, receivedAt: receivedAt ?? now(), body: body)
+    }
+
+    /// Samples this envelope upserts, in order.
+    package var samples: [Sample] { body.samples }
 }
 
 /// The envelope kinds, with their contract names and stable codes in the log.

@@ -1,13 +1,17 @@
-/// The binary log record of an envelope (format 1): compact, versioned, and lossless against
-/// the envelope's JSON.
+/// The binary log record of an envelope (format 2): compact, versioned, lossless against the
+/// envelope's JSON, and frozen: every later version decodes it to the same envelope.
 ///
-/// Layout: format byte, kind code, user, receivedAt, then the kind's fields. Samples are written
-/// as a block: a table of the repeated strings (type names, units, origins, devices, zones) in
+/// Layout: format byte, kind code, user, receivedAt, then the kind's fields. Type names are
+/// written with their metric's code, and unit symbols with their unit's code, so decoding never
+/// consults today's catalogue. Samples are written as a block: tables of the repeated strings in
 /// order of first use, then each sample as a flags varint and its present fields, with UUID ids
-/// as 16 bytes and start times as deltas from the previous sample. See `docs/envelope-record.md`.
+/// as 16 bytes and start times as deltas from the previous sample. `docs/record-format.md` is
+/// the specification; `Tests/RecountTests/Fixtures/records` holds golden records.
 package enum EnvelopeCodec {
     /// The record format this code writes.
-    package static let formatVersion: UInt8 = 1
+    package static let formatVersion: UInt8 = 2
+    /// The record formats this code reads. Format 1 was never written outside development.
+    package static let readableVersions: ClosedRange<UInt8> = 2...2
 
     /// Appends the record for `envelope` to `bytes`.
     package static func encode(_ envelope: Envelope, into bytes: inout [UInt8]) {
@@ -17,10 +21,10 @@ package enum EnvelopeCodec {
         out.byte(formatVersion)
         out.byte(envelope.kind.rawValue)
         out.string(envelope.user)
-        writeOptionalInstant(envelope.receivedAt, &out)
+        writeInstant(envelope.receivedAt, &out)
         switch envelope.body {
         case .healthKitDelivery(let delivery):
-            out.string(delivery.type.name)
+            out.metricName(delivery.type)
             writeOptionalString(delivery.anchor, &out)
             out.string(delivery.newAnchor)
             SampleBlock.write(delivery.added, &out)
@@ -57,12 +61,12 @@ package enum EnvelopeCodec {
             writeInstant(at, &out)
         case .reconcile(let reconcile):
             out.string(reconcile.provider)
-            out.string(reconcile.metric.name)
+            out.metricName(reconcile.metric)
             writeInstant(reconcile.from, &out)
             writeInstant(reconcile.to, &out)
             SampleBlock.write(reconcile.samples, &out)
         case .configSources(let metric, let priority):
-            out.string(metric.name)
+            out.metricName(metric)
             writeStrings(priority, &out)
         case .configProvider(let provider, let seconds, let cohort):
             out.string(provider)
@@ -86,7 +90,9 @@ package enum EnvelopeCodec {
     private static func readHeader(_ input: inout RecordReader) throws(EnvelopeCodecError) -> (kind: Kind, user: String)
     {
         let version = try input.byte()
-        guard version == formatVersion else { throw input.malformed("unknown record format \(version)") }
+        guard readableVersions.contains(version) else {
+            throw input.malformed("unknown record format \(version)", code: .unknownFormat)
+        }
         guard let kind = Kind(rawValue: try input.byte()) else { throw input.malformed("unknown envelope kind") }
         return (kind, try input.string())
     }
@@ -95,11 +101,11 @@ package enum EnvelopeCodec {
     package static func decode(_ bytes: UnsafeRawBufferPointer) throws(EnvelopeCodecError) -> Envelope {
         var input = RecordReader(bytes)
         let (kind, user) = try readHeader(&input)
-        let receivedAt = try readOptionalInstant(&input)
+        let receivedAt = try readInstant(&input)
         let body: Envelope.Body
         switch kind {
         case .healthKitDelivery:
-            let type = try readName(&input)
+            let type = try input.metricName()
             let anchor = try readOptionalString(&input)
             let newAnchor = try input.string()
             let added = try SampleBlock.read(&input)
@@ -143,14 +149,14 @@ package enum EnvelopeCodec {
             body = .checkin(provider: try input.string(), metrics: try readNames(&input), at: try readInstant(&input))
         case .reconcile:
             let provider = try input.string()
-            let metric = try readName(&input)
+            let metric = try input.metricName()
             let from = try readInstant(&input)
             let to = try readInstant(&input)
             body = .reconcile(
                 Reconcile(provider: provider, metric: metric, from: from, to: to, samples: try SampleBlock.read(&input))
             )
         case .configSources:
-            body = .configSources(metric: try readName(&input), priority: try readStrings(&input))
+            body = .configSources(metric: try input.metricName(), priority: try readStrings(&input))
         case .configProvider:
             body = .configProvider(
                 provider: try input.string(), expectedCheckinSeconds: try input.signed(),
@@ -164,25 +170,11 @@ package enum EnvelopeCodec {
 
     static func writeInstant(_ instant: Instant, _ out: inout RecordWriter) {
         out.signed(instant.millis)
-        out.signed(Int64(instant.offsetSeconds))
+        out.offset(of: instant)
     }
 
     static func readInstant(_ input: inout RecordReader) throws(EnvelopeCodecError) -> Instant {
-        let millis = try input.signed()
-        let offset = try input.signed()
-        guard let offset = Int32(exactly: offset), abs(offset) < 86_400 else {
-            throw input.malformed("offset out of range")
-        }
-        return Instant(millis: millis, offsetSeconds: offset)
-    }
-
-    private static func writeOptionalInstant(_ instant: Instant?, _ out: inout RecordWriter) {
-        out.bool(instant != nil)
-        if let instant { writeInstant(instant, &out) }
-    }
-
-    private static func readOptionalInstant(_ input: inout RecordReader) throws(EnvelopeCodecError) -> Instant? {
-        try input.bool() ? try readInstant(&input) : nil
+        try input.instant(millis: try input.signed())
     }
 
     private static func writeOptionalString(_ text: String?, _ out: inout RecordWriter) {
@@ -206,18 +198,13 @@ package enum EnvelopeCodec {
     }
 
     private static func writeNames(_ names: [MetricName], _ out: inout RecordWriter) {
-        writeStrings(names.map(\.name), &out)
+        out.varint(UInt64(names.count))
+        for name in names { out.metricName(name) }
     }
 
     private static func readNames(_ input: inout RecordReader) throws(EnvelopeCodecError) -> [MetricName] {
         var names: [MetricName] = []
-        for _ in 0..<(try input.count()) { names.append(try readName(&input)) }
+        for _ in 0..<(try input.count()) { names.append(try input.metricName()) }
         return names
-    }
-
-    static func readName(_ input: inout RecordReader) throws(EnvelopeCodecError) -> MetricName {
-        let text = try input.string()
-        guard let name = MetricName(text) else { throw input.malformed("unknown type name \(text)") }
-        return name
     }
 }

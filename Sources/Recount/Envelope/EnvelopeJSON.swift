@@ -2,11 +2,20 @@
 package enum EnvelopeJSON {
     /// The envelope as compact JSON text.
     package static func string(_ envelope: Envelope) -> String {
+        string(user: envelope.user, receivedAt: envelope.receivedAt, body: envelope.body)
+    }
+
+    /// The envelope as compact JSON text, without `receivedAt` when it has none.
+    package static func string(_ envelope: EnvelopeInput) -> String {
+        string(user: envelope.user, receivedAt: envelope.receivedAt, body: envelope.body)
+    }
+
+    private static func string(user: String, receivedAt: Instant?, body: Envelope.Body) -> String {
         var out = JSONObjectText()
-        out.string("kind", envelope.kind.name)
-        out.string("user", envelope.user)
-        if let receivedAt = envelope.receivedAt { out.string("receivedAt", receivedAt.rfc3339) }
-        switch envelope.body {
+        out.string("kind", body.kind.name)
+        out.string("user", user)
+        if let receivedAt { out.string("receivedAt", receivedAt.rfc3339) }
+        switch body {
         case .healthKitDelivery(let delivery):
             out.string("type", delivery.type.name)
             if let anchor = delivery.anchor { out.string("anchor", anchor) } else { out.raw("anchor", "null") }
@@ -80,7 +89,7 @@ package enum EnvelopeJSON {
         if let end = sample.end { out.string("end", end.rfc3339) }
         if let zone = sample.timeZone { out.string("timeZone", zone) }
         if let value = sample.value { out.raw("value", number(value)) }
-        if let unit = sample.unit { out.string("unit", unit) }
+        if let unit = sample.unit { out.string("unit", unit.symbol) }
         if let stage = sample.stage { out.string("stage", stage.name) }
         out.string("origin", sample.origin)
         if let device = sample.device { out.string("device", device) }

@@ -30,6 +30,17 @@ struct RecordWriter {
     }
 
     mutating func bool(_ value: Bool) { byte(value ? 1 : 0) }
+
+    /// A type name: its metric's code, then the name as written.
+    mutating func metricName(_ name: MetricName) {
+        byte(name.metric.rawValue)
+        string(name.name)
+    }
+
+    /// An instant's offset: zig-zag LEB128 of twice its seconds, plus 1 for `-00:00` (unknown).
+    mutating func offset(of instant: Instant) {
+        signed(Int64(instant.offsetSeconds) &* 2 | (instant.offsetIsUnknown ? 1 : 0))
+    }
 }
 
 /// Reads the primitives of the binary record format, bounds-checked: malformed bytes throw.
@@ -41,7 +52,9 @@ struct RecordReader {
 
     var isAtEnd: Bool { offset == bytes.count }
 
-    func malformed(_ what: String) -> EnvelopeCodecError { EnvelopeCodecError(offset: offset, reason: what) }
+    func malformed(_ what: String, code: EnvelopeCodecError.Code = .malformed) -> EnvelopeCodecError {
+        EnvelopeCodecError(code: code, offset: offset, reason: what)
+    }
 
     mutating func byte() throws(EnvelopeCodecError) -> UInt8 {
         guard offset < bytes.count else { throw malformed("record ends early") }
@@ -87,6 +100,26 @@ struct RecordReader {
         return text
     }
 
+    /// A type name as `RecordWriter.metricName(_:)` wrote it: the metric comes from the code,
+    /// and the name is not looked up in the catalogue.
+    mutating func metricName() throws(EnvelopeCodecError) -> MetricName {
+        let code = try byte()
+        guard let metric = Metric(rawValue: code) else { throw malformed("unknown metric code \(code)") }
+        return MetricName(metric: metric, name: try string())
+    }
+
+    /// The instant at `millis` with the offset `RecordWriter.offset(of:)` wrote; an offset of a
+    /// day or more, or an unknown one other than 0, is malformed.
+    mutating func instant(millis: Int64) throws(EnvelopeCodecError) -> Instant {
+        let raw = try signed()
+        let seconds = raw >> 1
+        let unknown = raw & 1 == 1
+        guard seconds > -86_400, seconds < 86_400, !unknown || seconds == 0 else {
+            throw malformed("offset out of range")
+        }
+        return Instant(millis: millis, offsetSeconds: Int32(seconds), offsetIsUnknown: unknown)
+    }
+
     mutating func bool() throws(EnvelopeCodecError) -> Bool {
         switch try byte() {
         case 0: false
@@ -98,6 +131,20 @@ struct RecordReader {
 
 /// A log record that does not decode as an envelope.
 package struct EnvelopeCodecError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// What kind of failure this is; more codes may be added.
+    package struct Code: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+        package var description: String { name }
+
+        /// The record's format version is not one this code reads (a newer Recount wrote it).
+        package static let unknownFormat = Code("unknownFormat")
+        /// The record is damaged: truncated, an unknown code or flag, an index out of range.
+        package static let malformed = Code("malformed")
+    }
+
+    /// What kind of failure this is.
+    package var code: Code
     /// The byte offset in the record.
     package var offset: Int
     package var reason: String

@@ -13,8 +13,8 @@ package struct Sample: Equatable, Sendable {
     package var timeZone: String?
     /// The quantity as written (quantity metrics only).
     package var value: Double?
-    /// The unit as written (quantity metrics only).
-    package var unit: String?
+    /// The unit as written, with its catalogue unit (quantity metrics only).
+    package var unit: UnitName?
     /// The sleep stage (sleep only).
     package var stage: SleepStage?
     /// The app that wrote the sample.
@@ -26,7 +26,7 @@ package struct Sample: Equatable, Sendable {
 
     package init(
         id: SampleID, type: MetricName, start: Instant, end: Instant? = nil, timeZone: String? = nil,
-        value: Double? = nil, unit: String? = nil, stage: SleepStage? = nil, origin: String,
+        value: Double? = nil, unit: UnitName? = nil, stage: SleepStage? = nil, origin: String,
         device: String? = nil, syncIdentifier: String? = nil, syncVersion: Int64? = nil, lastModified: Instant? = nil
     ) {
         self.id = id
@@ -49,7 +49,7 @@ package struct Sample: Equatable, Sendable {
 
     /// The value in the metric's canonical unit.
     package var canonicalValue: Double? {
-        guard let value, let unit, let measure = MeasureUnit.parse(unit) else { return nil }
+        guard let value, let measure = unit?.unit else { return nil }
         return measure.toCanonical(value)
     }
 }
@@ -62,6 +62,13 @@ package struct MetricName: Equatable, Hashable, Sendable {
     /// Resolves a type name; `nil` when it names no catalogue metric.
     package init?(_ name: String) {
         guard let metric = Metric.resolve(typeName: name) else { return nil }
+        self.metric = metric
+        self.name = name
+    }
+
+    /// A type name with the metric it stood for when it was written (as a log record keeps
+    /// them); the name is not looked up, so a renamed alias keeps its meaning.
+    package init(metric: Metric, name: String) {
         self.metric = metric
         self.name = name
     }

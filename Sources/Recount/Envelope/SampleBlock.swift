@@ -1,4 +1,10 @@
-/// The samples of one envelope in the binary record: a string table, then each sample.
+/// The samples of one envelope in the binary record (see `docs/record-format.md`): three tables
+/// of the strings samples repeat, then each sample.
+///
+/// The tables are plain strings (origins, devices, zones), type names with their metric codes,
+/// and unit symbols with their unit codes, each in order of first use. A sample refers to table
+/// entries by number, so decoding reads a type's metric and a unit's meaning from the codes and
+/// never looks a name up in today's catalogue.
 enum SampleBlock {
     /// Which optional fields a sample carries, and how its id is stored.
     struct Flags: OptionSet {
@@ -15,12 +21,34 @@ enum SampleBlock {
         static let lowercaseUUID = Flags(rawValue: 1 << 8)
         /// The id is an uppercase UUID, stored as 16 bytes.
         static let uppercaseUUID = Flags(rawValue: 1 << 9)
+        /// Every flag format 2 defines; a later format adds fields under higher bits.
         static let all: UInt64 = (1 << 10) - 1
+    }
+
+    /// The tables a block's samples refer to.
+    private struct Tables {
+        var strings = StringTable()
+        var types = StringTable()
+        var units = StringTable()
+
+        func write(_ out: inout RecordWriter) {
+            out.varint(UInt64(strings.entries.count))
+            for entry in strings.entries { out.string(entry.string) }
+            func writeCoded(_ table: StringTable) {
+                out.varint(UInt64(table.entries.count))
+                for entry in table.entries {
+                    out.byte(entry.code)
+                    out.string(entry.string)
+                }
+            }
+            writeCoded(types)
+            writeCoded(units)
+        }
     }
 
     static func write(_ samples: [Sample], _ out: inout RecordWriter) {
         // One pass numbers the repeated strings; the samples then refer to them by index.
-        var table = StringTable()
+        var tables = Tables()
         var references: [StringReferences] = []
         references.reserveCapacity(samples.count)
         // Samples are read in place through the buffer: binding one, or passing it to a function,
@@ -28,11 +56,10 @@ enum SampleBlock {
         samples.withUnsafeBufferPointer { samples in
             var previous = StringReferences(type: 0, origin: 0, unit: 0, zone: 0, device: 0)
             for index in samples.indices {
-                previous = StringReferences(samples, index, in: &table, hints: previous)
+                previous = StringReferences(samples, index, in: &tables, hints: previous)
                 references.append(previous)
             }
-            out.varint(UInt64(table.strings.count))
-            for string in table.strings { out.string(string) }
+            tables.write(&out)
             out.varint(UInt64(samples.count))
             var previousStart: Int64 = 0
             for index in samples.indices {
@@ -42,7 +69,7 @@ enum SampleBlock {
         }
     }
 
-    /// A sample's repeated strings as string-table numbers (-1 when absent).
+    /// A sample's repeated strings as table numbers (-1 when absent).
     private struct StringReferences {
         var type, origin, unit, zone, device: Int32
 
@@ -50,16 +77,19 @@ enum SampleBlock {
             (self.type, self.origin, self.unit, self.zone, self.device) = (type, origin, unit, zone, device)
         }
 
-        /// Numbers the strings of `samples[index]` in `table`, trying each field's number in
+        /// Numbers the strings of `samples[index]` in `tables`, trying each field's number in
         /// `hints` (the previous sample's) first, since consecutive samples mostly repeat them.
-        init(_ samples: UnsafeBufferPointer<Sample>, _ index: Int, in table: inout StringTable, hints: StringReferences)
-        {
+        init(_ samples: UnsafeBufferPointer<Sample>, _ index: Int, in tables: inout Tables, hints: StringReferences) {
             func number(_ string: String?, _ hint: Int32) -> Int32 {
-                string.map { table.index(adding: $0, hint: hint) } ?? -1
+                string.map { tables.strings.index(adding: $0, hint: hint) } ?? -1
             }
-            type = table.index(adding: samples[index].type.name, hint: hints.type)
-            origin = table.index(adding: samples[index].origin, hint: hints.origin)
-            unit = number(samples[index].unit, hints.unit)
+            type = tables.types.index(
+                adding: samples[index].type.name, code: samples[index].type.metric.rawValue, hint: hints.type)
+            origin = tables.strings.index(adding: samples[index].origin, hint: hints.origin)
+            unit =
+                samples[index].unit.map {
+                    tables.units.index(adding: $0.symbol, code: $0.unit?.rawValue ?? 0, hint: hints.unit)
+                } ?? -1
             zone = number(samples[index].timeZone, hints.zone)
             device = number(samples[index].device, hints.device)
         }
@@ -73,7 +103,8 @@ enum SampleBlock {
         var flags: Flags = []
         if pointer.pointee.end != nil { flags.insert(.end) }
         if pointer.pointee.timeZone != nil { flags.insert(.timeZone) }
-        if pointer.pointee.value != nil { flags.insert(.value) }
+        // A value is written with its unit (ingest never accepts one without the other).
+        if pointer.pointee.value != nil, references.unit >= 0 { flags.insert(.value) }
         if pointer.pointee.stage != nil { flags.insert(.stage) }
         if pointer.pointee.device != nil { flags.insert(.device) }
         if pointer.pointee.syncIdentifier != nil { flags.insert(.syncIdentifier) }
@@ -89,15 +120,15 @@ enum SampleBlock {
         }
         out.varint(UInt64(references.type))
         out.signed(pointer.pointee.start.millis &- previousStart)
-        out.signed(Int64(pointer.pointee.start.offsetSeconds))
+        out.offset(of: pointer.pointee.start)
         if let end = pointer.pointee.end {
             out.signed(end.millis &- pointer.pointee.start.millis)
-            out.signed(Int64(end.offsetSeconds))
+            out.offset(of: end)
         }
         if references.zone >= 0 { out.varint(UInt64(references.zone)) }
-        if let value = pointer.pointee.value {
+        if flags.contains(.value), let value = pointer.pointee.value {
             out.double(value)
-            out.varint(UInt64(max(references.unit, 0)))
+            out.varint(UInt64(references.unit))
         }
         if let stage = pointer.pointee.stage { out.byte(stage.rawValue) }
         out.varint(UInt64(references.origin))
@@ -106,16 +137,25 @@ enum SampleBlock {
         if let syncVersion = pointer.pointee.syncVersion { out.signed(syncVersion) }
         if let lastModified = pointer.pointee.lastModified {
             out.signed(lastModified.millis &- pointer.pointee.start.millis)
-            out.signed(Int64(lastModified.offsetSeconds))
+            out.offset(of: lastModified)
         }
     }
 
     static func read(_ input: inout RecordReader) throws(EnvelopeCodecError) -> [Sample] {
-        var table: [String] = []
-        for _ in 0..<(try input.count()) { table.append(try input.string()) }
-        func entry(_ input: inout RecordReader) throws(EnvelopeCodecError) -> String {
+        var strings: [String] = []
+        for _ in 0..<(try input.count()) { strings.append(try input.string()) }
+        var types: [MetricName] = []
+        for _ in 0..<(try input.count()) { types.append(try input.metricName()) }
+        var units: [UnitName] = []
+        for _ in 0..<(try input.count()) {
+            let code = try input.byte()
+            let unit = MeasureUnit(rawValue: code)
+            guard unit != nil || code == 0 else { throw input.malformed("unknown unit code \(code)") }
+            units.append(UnitName(unit: unit, symbol: try input.string()))
+        }
+        func entry<Entry>(_ table: [Entry], _ input: inout RecordReader) throws(EnvelopeCodecError) -> Entry {
             let index = try input.count()
-            guard index < table.count else { throw input.malformed("string table index \(index) out of range") }
+            guard index < table.count else { throw input.malformed("table index \(index) out of range") }
             return table[index]
         }
         var samples: [Sample] = []
@@ -135,20 +175,17 @@ enum SampleBlock {
             } else {
                 id = SampleID(try input.string())
             }
-            let typeText = try entry(&input)
-            guard let type = MetricName(typeText) else { throw input.malformed("unknown type name \(typeText)") }
+            let type = try entry(types, &input)
             let startMillis = previousStart &+ (try input.signed())
             previousStart = startMillis
-            let start = Instant(millis: startMillis, offsetSeconds: try offset(&input))
-            var sample = Sample(id: id, type: type, start: start, origin: "")
+            var sample = Sample(id: id, type: type, start: try input.instant(millis: startMillis), origin: "")
             if flags.contains(.end) {
-                let millis = startMillis &+ (try input.signed())
-                sample.end = Instant(millis: millis, offsetSeconds: try offset(&input))
+                sample.end = try input.instant(millis: startMillis &+ (try input.signed()))
             }
-            if flags.contains(.timeZone) { sample.timeZone = try entry(&input) }
+            if flags.contains(.timeZone) { sample.timeZone = try entry(strings, &input) }
             if flags.contains(.value) {
                 sample.value = try input.double()
-                sample.unit = try entry(&input)
+                sample.unit = try entry(units, &input)
             }
             if flags.contains(.stage) {
                 guard let stage = SleepStage(rawValue: try input.byte()) else {
@@ -156,24 +193,15 @@ enum SampleBlock {
                 }
                 sample.stage = stage
             }
-            sample.origin = try entry(&input)
-            if flags.contains(.device) { sample.device = try entry(&input) }
+            sample.origin = try entry(strings, &input)
+            if flags.contains(.device) { sample.device = try entry(strings, &input) }
             if flags.contains(.syncIdentifier) { sample.syncIdentifier = try input.string() }
             if flags.contains(.syncVersion) { sample.syncVersion = try input.signed() }
             if flags.contains(.lastModified) {
-                let millis = startMillis &+ (try input.signed())
-                sample.lastModified = Instant(millis: millis, offsetSeconds: try offset(&input))
+                sample.lastModified = try input.instant(millis: startMillis &+ (try input.signed()))
             }
             samples.append(sample)
         }
         return samples
-    }
-
-    private static func offset(_ input: inout RecordReader) throws(EnvelopeCodecError) -> Int32 {
-        let value = try input.signed()
-        guard let offset = Int32(exactly: value), abs(offset) < 86_400 else {
-            throw input.malformed("offset out of range")
-        }
-        return offset
     }
 }

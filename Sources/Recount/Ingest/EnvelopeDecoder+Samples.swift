@@ -10,9 +10,11 @@ extension EnvelopeDecoder {
         var seen = IdSet()
         var repeats = SampleRepeats()
         func check(_ sample: borrowing Sample, at path: ElementPath) throws(FieldError) {
-            guard allowed(sample.type.metric) else { throw FieldError(path: path.field("type"), reason: mismatch) }
+            guard allowed(sample.type.metric) else {
+                throw FieldError(.typeMismatch, path: path.field("type"), reason: mismatch)
+            }
             guard seen.insert(sample.id) else {
-                throw FieldError(path: path.field("id"), reason: "repeats an id earlier in this envelope")
+                throw FieldError(.duplicateId, path: path.field("id"), reason: "repeats an id earlier in this envelope")
             }
         }
         if let scan, let lifted = scan.samples[key] {
@@ -41,7 +43,7 @@ extension EnvelopeDecoder {
     func sample(_ value: JSONValue, at path: ElementPath, repeats: inout SampleRepeats) throws(FieldError)
         -> Sample
     {
-        guard case .object = value else { throw FieldError(path: path.text, reason: "must be an object") }
+        guard case .object = value else { throw FieldError(.wrongType, path: path.text, reason: "must be an object") }
         var text: [UInt8] = []
         JSONWriter.write(value, into: &text)
         let result = text.withUnsafeBytes { bytes -> Result<Sample, FieldError> in
@@ -49,7 +51,7 @@ extension EnvelopeDecoder {
             // The tree was valid JSON without a repeated key, so its text reads back.
             var order = SampleFields.MemberOrder()
             guard let fields = try? SampleFields.read(&reader, openLevels: 0, order: &order) else {
-                return .failure(FieldError(path: path.text, reason: "could not be read back"))
+                return .failure(FieldError(.invalidJSON, path: path.text, reason: "could not be read back"))
             }
             return Result { () throws(FieldError) in
                 try sample(SampleInput(fields: fields, bytes: bytes, element: path), repeats: &repeats)
@@ -61,7 +63,7 @@ extension EnvelopeDecoder {
     /// One sample object (contract §1 "Samples").
     func sample(_ input: borrowing SampleInput, repeats: inout SampleRepeats) throws(FieldError) -> Sample {
         if let key = input.unknownKey {
-            throw FieldError(path: input.element.field(key), reason: "is not a known field")
+            throw FieldError(.unknownField, path: input.element.field(key), reason: "is not a known field")
         }
         let id = try input.id(try input.required(.id))
         let type = try input.repeated(try input.required(.type), &repeats.type) { value throws(FieldError) in
@@ -72,10 +74,10 @@ extension EnvelopeDecoder {
         if let span = try input.optional(.end) {
             let instant = try input.instant(span, .end)
             guard instant.millis >= start.millis else {
-                throw FieldError(path: input.path(.end), reason: "is before start")
+                throw FieldError(.endBeforeStart, path: input.path(.end), reason: "is before start")
             }
             guard instant.millis - start.millis <= DayAttribution.maximumSpanMillis else {
-                throw FieldError(path: input.path(.end), reason: "is more than 366 days after start")
+                throw FieldError(.spanTooLong, path: input.path(.end), reason: "is more than 366 days after start")
             }
             end = instant
         }
@@ -84,54 +86,58 @@ extension EnvelopeDecoder {
             timeZone = try input.repeated(span, &repeats.timeZone) { value throws(FieldError) in
                 let name = try StringRule.timeZone.check(value, path: input.path(.timeZone))
                 guard zones.isKnown(zone: name) else {
-                    throw FieldError(path: input.path(.timeZone), reason: "is not a known IANA time zone (\(name))")
+                    throw FieldError(
+                        .unknownTimeZone, path: input.path(.timeZone), reason: "is not a known IANA time zone (\(name))"
+                    )
                 }
                 return name
             }
         }
         var value: Double? = nil
-        var unitText: String? = nil
+        var unitName: UnitName? = nil
         var stage: SleepStage? = nil
         let metric = type.metric
         switch metric.kind {
         case .quantity:
             guard case .number(let number) = input.value(try input.required(.value)) else {
-                throw FieldError(path: input.path(.value), reason: "must be a number")
+                throw FieldError(.wrongType, path: input.path(.value), reason: "must be a number")
             }
             guard number.double.isFinite else {
-                throw FieldError(path: input.path(.value), reason: "is out of range (not a finite number)")
+                throw FieldError(.outOfRange, path: input.path(.value), reason: "is out of range (not a finite number)")
             }
             let unit = try input.repeated(try input.required(.unit), &repeats.unit) { value throws(FieldError) in
-                let text = try StringRule.text.check(value, path: input.path(.unit))
-                return (text, MeasureUnit.parse(text))
+                UnitName(try StringRule.text.check(value, path: input.path(.unit)))
             }
-            guard let measure = unit.measure, measure.isAccepted(for: metric) else {
+            guard let measure = unit.unit, measure.isAccepted(for: metric) else {
                 let accepted = MeasureUnit.accepted(for: metric).map(\.symbol).joined(separator: ", ")
                 throw FieldError(
-                    path: input.path(.unit),
-                    reason: "is not a unit of \(metric.name) (\(unit.text)); accepted: \(accepted)")
+                    .unknownUnit, path: input.path(.unit),
+                    reason: "is not a unit of \(metric.name) (\(unit.symbol)); accepted: \(accepted)")
             }
             guard measure.toCanonical(number.double).isFinite else {
                 throw FieldError(
-                    path: input.path(.value), reason: "is out of range once converted to \(metric.canonicalUnit)")
+                    .outOfRange, path: input.path(.value),
+                    reason: "is out of range once converted to \(metric.canonicalUnit)")
             }
-            if input.has(.stage) { throw FieldError(path: input.path(.stage), reason: "is only for sleep samples") }
+            if input.has(.stage) {
+                throw FieldError(.fieldNotUsed, path: input.path(.stage), reason: "is only for sleep samples")
+            }
             value = number.double
-            unitText = unit.text
+            unitName = unit
         case .sleep:
             for field in [SampleFields.Field.value, .unit] where input.has(field) {
-                throw FieldError(path: input.path(field), reason: "is not used by sleep samples")
+                throw FieldError(.fieldNotUsed, path: input.path(field), reason: "is not used by sleep samples")
             }
             guard case .string(let name) = input.value(try input.required(.stage)), let named = SleepStage(name: name)
             else {
                 throw FieldError(
-                    path: input.path(.stage),
+                    .unknownStage, path: input.path(.stage),
                     reason: "must be one of \(SleepStage.allCases.map(\.name).joined(separator: ", "))")
             }
             stage = named
         case .workout:
             for field in [SampleFields.Field.value, .unit, .stage] where input.has(field) {
-                throw FieldError(path: input.path(field), reason: "is not used by workout samples")
+                throw FieldError(.fieldNotUsed, path: input.path(field), reason: "is not used by workout samples")
             }
         }
         let origin = try input.repeated(try input.required(.origin), &repeats.origin) { value throws(FieldError) in
@@ -157,7 +163,7 @@ extension EnvelopeDecoder {
             lastModified = try input.instant(span, .lastModified)
         }
         return Sample(
-            id: id, type: type, start: start, end: end, timeZone: timeZone, value: value, unit: unitText, stage: stage,
+            id: id, type: type, start: start, end: end, timeZone: timeZone, value: value, unit: unitName, stage: stage,
             origin: origin, device: device, syncIdentifier: syncIdentifier, syncVersion: syncVersion,
             lastModified: lastModified)
     }

@@ -1,4 +1,4 @@
-/// Turns one NDJSON line into a validated `Envelope`, or says exactly why not.
+/// Turns one NDJSON line into a validated `EnvelopeInput`, or says exactly why not.
 ///
 /// Every rule of contract §1 and `schemas/` is checked here; the schema-agreement test runs
 /// the same corpus through this decoder and a JSON Schema validator.
@@ -17,17 +17,17 @@ package struct EnvelopeDecoder {
     }
 
     /// Decodes line `line` of an input.
-    package func decode(line bytes: UnsafeRawBufferPointer, number line: Int) throws(IngestError) -> Envelope {
+    package func decode(line bytes: UnsafeRawBufferPointer, number line: Int) throws(IngestError) -> EnvelopeInput {
         guard bytes.count <= EnvelopeLimits.lineBytes else {
             throw IngestError(
-                line: line, path: "$",
+                .lineTooLong, line: line, path: "$",
                 reason: "is \(bytes.count) bytes; lines of at most \(EnvelopeLimits.lineBytes) bytes are accepted")
         }
         if scanning, let scan = EnvelopeScan.scan(bytes, maxDepth: EnvelopeLimits.depth) {
             do {
                 return try decode(.object(scan.root), scan: scan)
             } catch {
-                throw IngestError(line: line, path: error.path, reason: error.reason)
+                throw IngestError(error.code, line: line, path: error.path, reason: error.reason)
             }
         }
         let value: JSONValue
@@ -35,28 +35,30 @@ package struct EnvelopeDecoder {
             value = try JSONParser.parse(bytes, maxDepth: EnvelopeLimits.depth)
         } catch {
             // A duplicate key or a lone surrogate is a fault of one field; anything else breaks the line.
-            let ofField = error.reason.hasPrefix("duplicate key") || error.reason.contains("surrogate")
+            let ofField = error.code == .duplicateKey || error.code == .loneSurrogate
             let at = ofField || error.path == "$" ? "" : " in \(error.path)"
             throw IngestError(
-                line: line, path: ofField ? error.path : "$",
+                error.code == .duplicateKey ? .duplicateKey : .invalidJSON, line: line,
+                path: ofField ? error.path : "$",
                 reason: "is not valid JSON: \(error.reason)\(at) (byte \(error.offset + 1))")
         }
         do {
             return try decode(value)
         } catch {
-            throw IngestError(line: line, path: error.path, reason: error.reason)
+            throw IngestError(error.code, line: line, path: error.path, reason: error.reason)
         }
     }
 
     /// Decodes a parsed envelope; `scan`, when given, holds the sample arrays it read already.
-    func decode(_ value: JSONValue, scan: EnvelopeScan? = nil) throws(FieldError) -> Envelope {
+    func decode(_ value: JSONValue, scan: EnvelopeScan? = nil) throws(FieldError) -> EnvelopeInput {
         let root = try ObjectReader(value, path: "$")
         guard case .string(let kindName) = try root.required("kind") else {
-            throw FieldError(path: "kind", reason: "must be a string")
+            throw FieldError(.wrongType, path: "kind", reason: "must be a string")
         }
         guard let kind = Kind(name: kindName) else {
             throw FieldError(
-                path: "kind", reason: "is not a known kind (\(Kind.allCases.map(\.name).joined(separator: ", ")))")
+                .unknownKind, path: "kind",
+                reason: "is not a known kind (\(Kind.allCases.map(\.name).joined(separator: ", ")))")
         }
         let common: Set = ["kind", "user", "receivedAt"]
         let user: String
@@ -86,12 +88,13 @@ package struct EnvelopeDecoder {
                 try deletion.allowOnly(["uuid", "metadata"])
                 let uuid = try deletion.string("uuid", .id)
                 guard seen.insert(uuid) else {
-                    throw FieldError(path: path + ".uuid", reason: "repeats an id deleted earlier in this envelope")
+                    throw FieldError(
+                        .duplicateId, path: path + ".uuid", reason: "repeats an id deleted earlier in this envelope")
                 }
                 var metadata: String? = nil
                 if let value = try deletion.optional("metadata") {
                     guard case .object = value else {
-                        throw FieldError(path: path + ".metadata", reason: "must be an object")
+                        throw FieldError(.wrongType, path: path + ".metadata", reason: "must be an object")
                     }
                     metadata = JSONWriter.string(value)
                 }
@@ -116,11 +119,12 @@ package struct EnvelopeDecoder {
             func upsert(_ sample: consuming Sample, at index: Int) throws(FieldError) {
                 guard metrics.contains(sample.type.metric) else {
                     throw FieldError(
-                        path: "changes[\(index)].upsertion.type", reason: "is not among the page's recordTypes")
+                        .typeMismatch, path: "changes[\(index)].upsertion.type",
+                        reason: "is not among the page's recordTypes")
                 }
                 guard upserted.insert(sample.id) else {
                     throw FieldError(
-                        path: "changes[\(index)].upsertion.id",
+                        .duplicateId, path: "changes[\(index)].upsertion.id",
                         reason: "repeats an id upserted earlier in this envelope")
                 }
                 changes.append(.upsertion)
@@ -129,7 +133,7 @@ package struct EnvelopeDecoder {
             func delete(_ id: String, at index: Int) throws(FieldError) {
                 guard deleted.insert(id) else {
                     throw FieldError(
-                        path: "changes[\(index)].deletion.recordId",
+                        .duplicateId, path: "changes[\(index)].deletion.recordId",
                         reason: "repeats an id deleted earlier in this envelope")
                 }
                 changes.append(.deletion(recordId: id))
@@ -156,7 +160,8 @@ package struct EnvelopeDecoder {
                     let change = try ObjectReader(item, path: path)
                     try change.allowOnly(["upsertion", "deletion"])
                     guard change.object.members.count == 1 else {
-                        throw FieldError(path: path, reason: "must hold exactly one of upsertion or deletion")
+                        throw FieldError(
+                            .invalidChange, path: path, reason: "must hold exactly one of upsertion or deletion")
                     }
                     if let value = try change.optional("upsertion") {
                         let path = ElementPath(array: "changes", index: index, member: "upsertion")
@@ -186,7 +191,8 @@ package struct EnvelopeDecoder {
             for (index, item) in try root.array("ids").enumerated() {
                 let id = try StringRule.id.check(item, path: "ids[\(index)]")
                 guard seen.insert(id) else {
-                    throw FieldError(path: "ids[\(index)]", reason: "repeats an id earlier in this envelope")
+                    throw FieldError(
+                        .duplicateId, path: "ids[\(index)]", reason: "repeats an id earlier in this envelope")
                 }
                 ids.append(id)
             }
@@ -204,7 +210,9 @@ package struct EnvelopeDecoder {
             try window.allowOnly(["from", "to"])
             let from = try window.instant("from")
             let to = try window.instant("to")
-            guard from.millis <= to.millis else { throw FieldError(path: "window.from", reason: "is after window.to") }
+            guard from.millis <= to.millis else {
+                throw FieldError(.windowReversed, path: "window.from", reason: "is after window.to")
+            }
             let samples = try samples(
                 root, "samples", scan: scan, allowed: { $0 == metric.metric },
                 mismatch: "must be a \(metric.metric.name) sample, like the reconcile's metric")
@@ -223,16 +231,16 @@ package struct EnvelopeDecoder {
             try root.allowOnly(common.union(["origins"]))
             body = .configOwnOrigins(origins: try strings(root, "origins", .text))
         }
-        return Envelope(user: user, receivedAt: receivedAt, body: body)
+        return EnvelopeInput(user: user, receivedAt: receivedAt, body: body)
     }
 
     func metricName(_ value: JSONValue, path: @autoclosure () -> String) throws(FieldError) -> MetricName {
         guard case .string(let text) = value else {
-            throw FieldError(path: path(), reason: "must be a type name string")
+            throw FieldError(.wrongType, path: path(), reason: "must be a type name string")
         }
         guard let name = MetricName(text) else {
             throw FieldError(
-                path: path(),
+                .unknownType, path: path(),
                 reason: "is not a known type (\(text)); accepted: \(Metric.acceptedTypeNames.joined(separator: ", "))")
         }
         return name
@@ -256,7 +264,9 @@ package struct EnvelopeDecoder {
 
     private func base64(_ value: JSONValue, path: String) throws(FieldError) -> String {
         let text = try StringRule.base64.check(value, path: path)
-        guard Base64.isCanonical(text) else { throw FieldError(path: path, reason: "is not padded standard base64") }
+        guard Base64.isCanonical(text) else {
+            throw FieldError(.invalidBase64, path: path, reason: "is not padded standard base64")
+        }
         return text
     }
 }

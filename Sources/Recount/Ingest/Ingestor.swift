@@ -91,7 +91,7 @@ package struct Ingestor {
                 case .tooLong(let length):
                     return .rejected(
                         IngestError(
-                            line: input.lineNumber, path: "$",
+                            .lineTooLong, line: input.lineNumber, path: "$",
                             reason:
                                 "is \(length) bytes; lines of at most \(EnvelopeLimits.lineBytes) bytes are accepted"
                         ))
@@ -114,15 +114,15 @@ package struct Ingestor {
                 try log.sync()
             case .line(.blank): report.blankLines += 1
             case .line(.rejected(let error)): reject(error)
-            case .line(.accepted(var envelope)):
-                if envelope.receivedAt == nil { envelope.receivedAt = now() }
+            case .line(.accepted(let decoded)):
+                let envelope = decoded.stamped(at: now())
                 record.removeAll(keepingCapacity: true)
                 EnvelopeCodec.encode(envelope, into: &record)
                 let size = Self.lengthPrefixBytes(record.count) + record.count
                 guard size <= batchBytes else {
                     reject(
                         IngestError(
-                            line: input.lineNumber, path: "$",
+                            .recordTooLarge, line: input.lineNumber, path: "$",
                             reason: "makes a log record of \(size) bytes; at most \(batchBytes) fit in one log frame"))
                     continue
                 }
@@ -147,7 +147,7 @@ extension Ingestor {
 private enum LineOutcome {
     case blank
     case rejected(IngestError)
-    case accepted(Envelope)
+    case accepted(EnvelopeInput)
 }
 
 /// A line that was rejected, with the input it came from.

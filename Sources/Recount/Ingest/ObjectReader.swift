@@ -4,7 +4,9 @@ struct ObjectReader {
     let path: String
 
     init(_ value: JSONValue, path: String) throws(FieldError) {
-        guard case .object(let object) = value else { throw FieldError(path: path, reason: "must be an object") }
+        guard case .object(let object) = value else {
+            throw FieldError(.wrongType, path: path, reason: "must be an object")
+        }
         self.object = object
         self.path = path
     }
@@ -15,19 +17,21 @@ struct ObjectReader {
     /// Rejects members not in `known` (the first in input order).
     func allowOnly(_ known: Set<String>) throws(FieldError) {
         if let unknown = object.keys.first(where: { !known.contains($0) }) {
-            throw FieldError(path: path(unknown), reason: "is not a known field")
+            throw FieldError(.unknownField, path: path(unknown), reason: "is not a known field")
         }
     }
 
     func required(_ key: String) throws(FieldError) -> JSONValue {
-        guard let value = object[key] else { throw FieldError(path: path(key), reason: "is required") }
+        guard let value = object[key] else { throw FieldError(.missingField, path: path(key), reason: "is required") }
         return value
     }
 
     /// An optional member; an explicit `null` is refused (leave the field out instead).
     func optional(_ key: String) throws(FieldError) -> JSONValue? {
         guard let value = object[key] else { return nil }
-        if case .null = value { throw FieldError(path: path(key), reason: "must not be null (leave it out)") }
+        if case .null = value {
+            throw FieldError(.nullField, path: path(key), reason: "must not be null (leave it out)")
+        }
         return value
     }
 
@@ -42,7 +46,7 @@ struct ObjectReader {
 
     func bool(_ key: String) throws(FieldError) -> Bool {
         guard case .bool(let flag) = try required(key) else {
-            throw FieldError(path: path(key), reason: "must be true or false")
+            throw FieldError(.wrongType, path: path(key), reason: "must be true or false")
         }
         return flag
     }
@@ -59,10 +63,11 @@ struct ObjectReader {
     /// An RFC 3339 instant; year 0000 is refused, as RFC 3339 date validators (and the schema's) do.
     static func instant(_ value: JSONValue, path: @autoclosure () -> String) throws(FieldError) -> Instant {
         guard case .string(let text) = value else {
-            throw FieldError(path: path(), reason: "must be an RFC 3339 date-time string")
+            throw FieldError(.wrongType, path: path(), reason: "must be an RFC 3339 date-time string")
         }
         guard let instant = text.withRawUTF8({ Self.instant(text: $0) }) else {
-            throw FieldError(path: path(), reason: "is not an RFC 3339 date-time with an offset (\(text))")
+            throw FieldError(
+                .invalidTime, path: path(), reason: "is not an RFC 3339 date-time with an offset (\(text))")
         }
         return instant
     }
@@ -71,7 +76,8 @@ struct ObjectReader {
     static func instant(text: UnsafeRawBufferPointer) -> Instant? {
         let yearZero = text.count >= 4 && text.prefix(4).allSatisfy { $0 == UInt8(ascii: "0") }
         guard !yearZero, let parsed = RFC3339.parse(text) else { return nil }
-        return Instant(millis: parsed.millis, offsetSeconds: parsed.offsetSeconds)
+        return Instant(
+            millis: parsed.millis, offsetSeconds: parsed.offsetSeconds, offsetIsUnknown: parsed.offsetIsUnknown)
     }
 
     func integer(_ key: String, in range: ClosedRange<Int64>) throws(FieldError) -> Int64 {
@@ -82,10 +88,11 @@ struct ObjectReader {
         _ value: JSONValue, in range: ClosedRange<Int64>, path: @autoclosure () -> String
     ) throws(FieldError) -> Int64 {
         guard case .number(let number) = value, let integer = integralValue(number) else {
-            throw FieldError(path: path(), reason: "must be an integer")
+            throw FieldError(.wrongType, path: path(), reason: "must be an integer")
         }
         guard range.contains(integer) else {
-            throw FieldError(path: path(), reason: "must be between \(range.lowerBound) and \(range.upperBound)")
+            throw FieldError(
+                .outOfRange, path: path(), reason: "must be between \(range.lowerBound) and \(range.upperBound)")
         }
         return integer
     }
@@ -103,7 +110,7 @@ struct ObjectReader {
         -> [JSONValue]
     {
         guard case .array(let items) = try required(key) else {
-            throw FieldError(path: path(key), reason: "must be an array")
+            throw FieldError(.wrongType, path: path(key), reason: "must be an array")
         }
         try checkCount(key, items.count, minimum: minimum, limit: limit)
         return items
@@ -113,9 +120,10 @@ struct ObjectReader {
     func checkCount(_ key: String, _ count: Int, minimum: Int = 0, limit: Int = EnvelopeLimits.itemsPerArray)
         throws(FieldError)
     {
-        guard count >= minimum else { throw FieldError(path: path(key), reason: "must not be empty") }
+        guard count >= minimum else { throw FieldError(.emptyArray, path: path(key), reason: "must not be empty") }
         guard count <= limit else {
-            throw FieldError(path: path(key), reason: "has \(count) items; at most \(limit) are accepted")
+            throw FieldError(
+                .tooManyItems, path: path(key), reason: "has \(count) items; at most \(limit) are accepted")
         }
     }
 }
@@ -127,10 +135,14 @@ struct StringRule: Sendable {
     /// Allowed ASCII bytes, or `nil` for any text without control characters.
     var ascii: (@Sendable (UInt8) -> Bool)? = nil
     var describe: String
+    /// The code of a string with bytes outside `ascii`.
+    var outsideASCII: IngestError.Code = .invalidCharacters
 
     /// The string in `value` if it has this shape; `path` is rendered only for an error.
     func check(_ value: JSONValue, path: @autoclosure () -> String) throws(FieldError) -> String {
-        guard case .string(let text) = value else { throw FieldError(path: path(), reason: "must be a string") }
+        guard case .string(let text) = value else {
+            throw FieldError(.wrongType, path: path(), reason: "must be a string")
+        }
         try text.withRawUTF8 { utf8 throws(FieldError) in try check(utf8: utf8, path: path()) }
         return text
     }
@@ -151,17 +163,17 @@ struct StringRule: Sendable {
         let count = settled ? minimum : utf8.reduce(0) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) }
         guard count >= minimum, count <= maximum else {
             throw FieldError(
-                path: path(),
+                .invalidLength, path: path(),
                 reason: minimum == maximum
                     ? "must be \(minimum) characters" : "must be \(minimum) to \(maximum) characters")
         }
         if let ascii {
             guard !utf8.contains(where: { !ascii($0) }) else {
-                throw FieldError(path: path(), reason: "must be \(describe)")
+                throw FieldError(outsideASCII, path: path(), reason: "must be \(describe)")
             }
         } else if utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
             // Control characters are single bytes in UTF-8, so the bytes tell.
-            throw FieldError(path: path(), reason: "must not contain control characters")
+            throw FieldError(.invalidCharacters, path: path(), reason: "must not contain control characters")
         }
     }
 
@@ -177,9 +189,11 @@ struct StringRule: Sendable {
     static let cohort = StringRule(
         maximum: 64, ascii: { isAlphanumeric($0) || "._:-".utf8.contains($0) }, describe: "letters, digits and . _ : -")
     static let timeZone = StringRule(
-        maximum: 64, ascii: { isAlphanumeric($0) || "_+-/".utf8.contains($0) }, describe: "an IANA time zone name")
+        maximum: 64, ascii: { isAlphanumeric($0) || "_+-/".utf8.contains($0) }, describe: "an IANA time zone name",
+        outsideASCII: .unknownTimeZone)
     static let base64 = StringRule(
-        minimum: 0, maximum: 65_536, ascii: { isAlphanumeric($0) || "+/=".utf8.contains($0) }, describe: "base64")
+        minimum: 0, maximum: 65_536, ascii: { isAlphanumeric($0) || "+/=".utf8.contains($0) }, describe: "base64",
+        outsideASCII: .invalidBase64)
     static let id = StringRule(maximum: EnvelopeLimits.idLength, describe: "an id")
     static let text = StringRule(maximum: 256, describe: "text")
     static let device = StringRule(minimum: 0, maximum: 256, describe: "text")

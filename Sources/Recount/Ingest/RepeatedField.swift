@@ -29,7 +29,7 @@ struct RepeatedField<Value> {
 /// The repeating fields of the samples of one array.
 struct SampleRepeats {
     var type = RepeatedField<MetricName>()
-    var unit = RepeatedField<(text: String, measure: MeasureUnit?)>()
+    var unit = RepeatedField<UnitName>()
     var origin = RepeatedField<String>()
     var device = RepeatedField<String>()
     var timeZone = RepeatedField<String>()

@@ -88,7 +88,7 @@ struct SampleFields {
         repeat {
             reader.skipWhitespace()
             guard reader.index < reader.count, reader.byte(reader.index) == 0x22 else {
-                throw JSONReadFailure(offset: reader.index, reason: "expected a member name")
+                throw JSONReadFailure(.syntax, offset: reader.index, reason: "expected a member name")
             }
             let key: JSONSpan
             let field: Field?
@@ -101,7 +101,9 @@ struct SampleFields {
             }
             member &+= 1
             reader.skipWhitespace()
-            guard reader.next(is: 0x3A) else { throw JSONReadFailure(offset: reader.index, reason: "expected ':'") }
+            guard reader.next(is: 0x3A) else {
+                throw JSONReadFailure(.syntax, offset: reader.index, reason: "expected ':'")
+            }
             reader.skipWhitespace()
             let value = try reader.span(openLevels: openLevels)
             if let field {

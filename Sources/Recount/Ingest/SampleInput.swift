@@ -19,7 +19,7 @@ struct SampleInput: ~Copyable {
     @inline(__always)
     func required(_ field: SampleFields.Field) throws(FieldError) -> JSONSpan {
         let span = fields[field]
-        guard span.kind != .absent else { throw FieldError(path: path(field), reason: "is required") }
+        guard span.kind != .absent else { throw FieldError(.missingField, path: path(field), reason: "is required") }
         return span
     }
 
@@ -30,7 +30,7 @@ struct SampleInput: ~Copyable {
         switch span.kind {
         case .absent: return nil
         case .other where bytes[Int(span.start)] == UInt8(ascii: "n"):
-            throw FieldError(path: path(field), reason: "must not be null (leave it out)")
+            throw FieldError(.nullField, path: path(field), reason: "must not be null (leave it out)")
         default: return span
         }
     }

@@ -37,7 +37,7 @@ package enum JSONParser {
         _ bytes: UnsafeRawBufferPointer, maxDepth: Int = 64
     ) throws(JSONParseError) -> JSONValue {
         guard let base = bytes.baseAddress, bytes.count > 0 else {
-            throw JSONParseError(offset: 0, path: "$", reason: "empty input")
+            throw JSONParseError(.syntax, offset: 0, path: "$", reason: "empty input")
         }
         var reader = JSONReader(
             base: base, count: bytes.count, maxDepth: min(maxDepth, depthCeiling))

@@ -157,7 +157,7 @@ extension JSONReader {
     /// The failure for a number that breaks the grammar at `offset`.
     @inline(never)
     static func invalidNumber(at offset: Int) -> JSONReadFailure {
-        JSONReadFailure(offset: offset, reason: "number is not valid JSON")
+        JSONReadFailure(.syntax, offset: offset, reason: "number is not valid JSON")
     }
 
     /// Whether `b` is an ASCII digit.

@@ -50,11 +50,11 @@ extension JSONReader {
         if next(is: 0x2C) {
             skipWhitespace()
             guard index < count, byte(index) != close else {
-                throw JSONReadFailure(offset: index, reason: "trailing comma")
+                throw JSONReadFailure(.syntax, offset: index, reason: "trailing comma")
             }
             return true
         }
-        guard next(is: close) else { throw JSONReadFailure(offset: index, reason: "expected a separator") }
+        guard next(is: close) else { throw JSONReadFailure(.syntax, offset: index, reason: "expected a separator") }
         return false
     }
 
@@ -75,7 +75,7 @@ extension JSONReader {
     /// - Parameter openLevels: containers open around the value that this reader has not
     ///   counted, so a nested value gets only the depth the whole document has left.
     mutating func span(openLevels: Int) throws(JSONReadFailure) -> JSONSpan {
-        guard index < count else { throw JSONReadFailure(offset: index, reason: "expected a value") }
+        guard index < count else { throw JSONReadFailure(.syntax, offset: index, reason: "expected a value") }
         let start = index
         switch byte(index) {
         case 0x22:

@@ -55,7 +55,7 @@ extension JSONReader {
                 }
             }
             guard i < count else {
-                throw JSONReadFailure(offset: quote, reason: "unterminated string")
+                throw JSONReadFailure(.syntax, offset: quote, reason: "unterminated string")
             }
             let b = byte(i)
             if b == 0x22 {  // "
@@ -65,10 +65,10 @@ extension JSONReader {
                 try scanEscapedString(quote: quote, firstEscape: i)
                 return nil
             } else if b < 0x20 {
-                throw JSONReadFailure(offset: i, reason: "control character in string")
+                throw JSONReadFailure(.syntax, offset: i, reason: "control character in string")
             } else if b >= 0x80 {
                 guard let next = utf8SequenceEnd(at: i) else {
-                    throw JSONReadFailure(offset: i, reason: "invalid UTF-8")
+                    throw JSONReadFailure(.invalidUTF8, offset: i, reason: "invalid UTF-8")
                 }
                 i = next
             } else {
@@ -110,7 +110,7 @@ extension JSONReader {
         var i = firstEscape
         while true {
             guard i < count else {
-                throw JSONReadFailure(offset: quote, reason: "unterminated string")
+                throw JSONReadFailure(.syntax, offset: quote, reason: "unterminated string")
             }
             let b = byte(i)
             if b == 0x22 {
@@ -119,10 +119,10 @@ extension JSONReader {
             } else if b == 0x5C {
                 i = try appendEscape(at: i, quote: quote)
             } else if b < 0x20 {
-                throw JSONReadFailure(offset: i, reason: "control character in string")
+                throw JSONReadFailure(.syntax, offset: i, reason: "control character in string")
             } else if b >= 0x80 {
                 guard let next = utf8SequenceEnd(at: i) else {
-                    throw JSONReadFailure(offset: i, reason: "invalid UTF-8")
+                    throw JSONReadFailure(.invalidUTF8, offset: i, reason: "invalid UTF-8")
                 }
                 scratch.append(
                     contentsOf: UnsafeRawBufferPointer(start: base + i, count: next &- i))
@@ -142,7 +142,7 @@ extension JSONReader {
     /// - Throws: `JSONReadFailure` for an unknown escape, a malformed `\u`, or a lone surrogate.
     mutating func appendEscape(at offset: Int, quote: Int) throws(JSONReadFailure) -> Int {
         guard offset &+ 1 < count else {
-            throw JSONReadFailure(offset: quote, reason: "unterminated string")
+            throw JSONReadFailure(.syntax, offset: quote, reason: "unterminated string")
         }
         let decoded: UInt8
         switch byte(offset &+ 1) {
@@ -156,29 +156,29 @@ extension JSONReader {
         case 0x74: decoded = 0x09  // \t
         case 0x75:  // \u
             guard let unit = hex4(at: offset &+ 2) else {
-                throw JSONReadFailure(offset: offset, reason: "invalid \\u escape")
+                throw JSONReadFailure(.syntax, offset: offset, reason: "invalid \\u escape")
             }
             var scalar = unit
             var end = offset &+ 6
             if unit >= 0xD800, unit <= 0xDBFF {
                 guard end &+ 1 < count, byte(end) == 0x5C, byte(end &+ 1) == 0x75 else {
-                    throw JSONReadFailure(offset: offset, reason: "lone surrogate escape")
+                    throw JSONReadFailure(.loneSurrogate, offset: offset, reason: "lone surrogate escape")
                 }
                 guard let low = hex4(at: end &+ 2) else {
-                    throw JSONReadFailure(offset: end, reason: "invalid \\u escape")
+                    throw JSONReadFailure(.syntax, offset: end, reason: "invalid \\u escape")
                 }
                 guard low >= 0xDC00, low <= 0xDFFF else {
-                    throw JSONReadFailure(offset: offset, reason: "lone surrogate escape")
+                    throw JSONReadFailure(.loneSurrogate, offset: offset, reason: "lone surrogate escape")
                 }
                 scalar = 0x1_0000 &+ ((unit &- 0xD800) &<< 10) &+ (low &- 0xDC00)
                 end &+= 6
             } else if unit >= 0xDC00, unit <= 0xDFFF {
-                throw JSONReadFailure(offset: offset, reason: "lone surrogate escape")
+                throw JSONReadFailure(.loneSurrogate, offset: offset, reason: "lone surrogate escape")
             }
             appendUTF8(scalar)
             return end
         default:
-            throw JSONReadFailure(offset: offset, reason: "invalid escape")
+            throw JSONReadFailure(.syntax, offset: offset, reason: "invalid escape")
         }
         scratch.append(decoded)
         return offset &+ 2

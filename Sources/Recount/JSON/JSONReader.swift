@@ -75,20 +75,20 @@ struct JSONReader: ~Copyable {
     mutating func parseDocument() throws(JSONParseError) -> JSONValue {
         do throws(JSONReadFailure) {
             if count >= 3, byte(0) == 0xEF, byte(1) == 0xBB, byte(2) == 0xBF {
-                throw JSONReadFailure(offset: 0, reason: "byte order mark")
+                throw JSONReadFailure(.syntax, offset: 0, reason: "byte order mark")
             }
             skipWhitespace()
             guard index < count else {
-                throw JSONReadFailure(offset: index, reason: "empty input")
+                throw JSONReadFailure(.syntax, offset: index, reason: "empty input")
             }
             let value = try parseTree()
             skipWhitespace()
             guard index == count else {
-                throw JSONReadFailure(offset: index, reason: "trailing data after the value")
+                throw JSONReadFailure(.syntax, offset: index, reason: "trailing data after the value")
             }
             return value
         } catch {
-            throw JSONParseError(offset: error.offset, path: path(), reason: error.reason)
+            throw JSONParseError(error.code, offset: error.offset, path: path(), reason: error.reason)
         }
     }
 
@@ -158,9 +158,9 @@ struct JSONReader: ~Copyable {
                 try parseLiteral("null")
                 value = .null
             case 0x2B, 0x2E, 0x4E, 0x49:  // + . N(aN) I(nfinity)
-                throw JSONReadFailure(offset: index, reason: "number is not valid JSON")
+                throw JSONReadFailure(.syntax, offset: index, reason: "number is not valid JSON")
             case 0x27:  // '
-                throw JSONReadFailure(offset: index, reason: "strings must use double quotes")
+                throw JSONReadFailure(.syntax, offset: index, reason: "strings must use double quotes")
             default:
                 throw unexpected(at: index, expected: "expected a value")
             }
@@ -181,7 +181,7 @@ struct JSONReader: ~Copyable {
                     index &+= 1
                     skipWhitespace()
                     if index < count, byte(index) == close {
-                        throw JSONReadFailure(offset: comma, reason: "trailing comma")
+                        throw JSONReadFailure(.syntax, offset: comma, reason: "trailing comma")
                     }
                     if frame.isObject { try parseMemberKey() }
                     break completing
@@ -210,7 +210,7 @@ struct JSONReader: ~Copyable {
     mutating func parseMemberKey() throws(JSONReadFailure) {
         guard index < count, byte(index) == 0x22 else {
             if index < count, byte(index) == 0x27 {
-                throw JSONReadFailure(offset: index, reason: "strings must use double quotes")
+                throw JSONReadFailure(.syntax, offset: index, reason: "strings must use double quotes")
             }
             throw unexpected(at: index, expected: "expected a string key")
         }
@@ -333,7 +333,7 @@ struct JSONReader: ~Copyable {
     /// - Parameter offset: the container's opening bracket.
     @inline(never)
     func tooDeep(at offset: Int) -> JSONReadFailure {
-        JSONReadFailure(offset: offset, reason: "nesting deeper than \(maxDepth)")
+        JSONReadFailure(.tooDeep, offset: offset, reason: "nesting deeper than \(maxDepth)")
     }
 
     /// The failure for a key that repeats within one object.
@@ -344,7 +344,7 @@ struct JSONReader: ~Copyable {
     static func duplicateKey(_ key: String, at offset: Int) -> JSONReadFailure {
         var reason: [UInt8] = Array("duplicate key ".utf8)
         JSONWriter.writeString(key, into: &reason)
-        return JSONReadFailure(offset: offset, reason: String(decoding: reason, as: UTF8.self))
+        return JSONReadFailure(.duplicateKey, offset: offset, reason: String(decoding: reason, as: UTF8.self))
     }
 
     /// Parses `true`, `false` or `null`, which must not run on into further letters or digits.
@@ -380,16 +380,16 @@ struct JSONReader: ~Copyable {
     @inline(never)
     func unexpected(at offset: Int, expected: String) -> JSONReadFailure {
         guard offset < count else {
-            return JSONReadFailure(offset: offset, reason: "unexpected end of input")
+            return JSONReadFailure(.syntax, offset: offset, reason: "unexpected end of input")
         }
         let b = byte(offset)
         if b == 0x2F {  // /
-            return JSONReadFailure(offset: offset, reason: "comments are not JSON")
+            return JSONReadFailure(.syntax, offset: offset, reason: "comments are not JSON")
         }
         if b >= 0x80, utf8SequenceEnd(at: offset) == nil {
-            return JSONReadFailure(offset: offset, reason: "invalid UTF-8")
+            return JSONReadFailure(.invalidUTF8, offset: offset, reason: "invalid UTF-8")
         }
-        return JSONReadFailure(offset: offset, reason: expected)
+        return JSONReadFailure(.syntax, offset: offset, reason: expected)
     }
 
     /// Whether `b` would continue a bare word or number (letters, digits, `_`, `.`, `+`, `-`).

@@ -1,29 +1,35 @@
 /// Parses and formats RFC 3339 timestamps as epoch milliseconds plus the written UTC offset.
 ///
 /// Accepted form (RFC 3339 §5.6 `date-time`, no extensions):
-/// `YYYY-MM-DD` `T`|`t` `HH:MM:SS` [`.` 1–9 digits] then `Z`|`z` or `+HH:MM`|`-HH:MM`.
+/// `YYYY-MM-DD` `T`|`t` `HH:MM:SS` [`.` 1 or more digits] then `Z`|`z` or `+HH:MM`|`-HH:MM`.
 ///
 /// - Month and day are checked against the proleptic Gregorian calendar, leap years included.
 /// - Hour 00–23, minute 00–59, second 00–59: a leap second (`:60`) is **rejected**, because epoch
 ///   milliseconds cannot represent it and no health source writes one.
-/// - Offset hours 00–23, minutes 00–59. `-00:00` ("offset unknown" in RFC 3339) reads as UTC.
-/// - The fraction keeps milliseconds and drops further digits. Because the fraction only ever adds
-///   to a whole second, dropping digits rounds the instant toward negative infinity to the
-///   millisecond (`.9999` is `.999`), for instants before 1970 as well.
+/// - Offset hours 00–23, minutes 00–59. `-00:00` (RFC 3339 §4.3: the instant is known in UTC,
+///   the local offset is not) is offset 0 for arithmetic, and is reported as unknown so it can be
+///   written back as `-00:00`, distinct from `Z` and `+00:00`.
+/// - The fraction may have any number of digits (RFC 3339 sets no limit). The instant keeps
+///   milliseconds and drops further digits. Because the fraction only ever adds to a whole
+///   second, dropping digits rounds the instant toward negative infinity to the millisecond
+///   (`.9999` and `.99999999999` are `.999`), for instants before 1970 as well; unlike rounding
+///   to nearest, it never carries into the next second, so the instant stays in the second (and
+///   on the civil day) written.
 /// - Anything else is rejected: spaces, a missing offset, a space instead of `T`, `+HHMM`, a bare
-///   `.`, more than 9 fraction digits, trailing bytes.
+///   `.`, trailing bytes.
 ///
 /// Parsing is integer code over the raw bytes: no Foundation, no `String`, no allocation.
 package enum RFC3339 {
     /// Parses a timestamp from its bytes.
     /// - Parameter bytes: the timestamp's UTF-8 bytes, without quotes.
-    /// - Returns: the instant in epoch milliseconds and the written offset in seconds east of UTC
-    ///   (`-07:00` is `-25_200`), or `nil` when the bytes are not a valid timestamp.
+    /// - Returns: the instant in epoch milliseconds, the written offset in seconds east of UTC
+    ///   (`-07:00` is `-25_200`) and whether it was `-00:00` (offset unknown), or `nil` when the
+    ///   bytes are not a valid timestamp.
     package static func parse(_ bytes: UnsafeRawBufferPointer) -> (
-        millis: Int64, offsetSeconds: Int32
+        millis: Int64, offsetSeconds: Int32, offsetIsUnknown: Bool
     )? {
         let n = bytes.count
-        guard n >= 20, n <= 35 else { return nil }
+        guard n >= 20 else { return nil }
         guard bytes[4] == dash, bytes[7] == dash, bytes[10] | 0x20 == 0x74,  // "T" or "t"
             bytes[13] == colon, bytes[16] == colon
         else { return nil }
@@ -54,12 +60,13 @@ package enum RFC3339 {
                 i &+= 1
             }
             let digits = i &- fractionStart
-            guard digits >= 1, digits <= 9 else { return nil }
+            guard digits >= 1 else { return nil }
             if digits == 1 { fractionMillis *= 100 } else if digits == 2 { fractionMillis *= 10 }
         }
 
         guard i < n else { return nil }
         let offsetSeconds: Int64
+        var offsetIsUnknown = false
         switch bytes[i] {
         case 0x5A, 0x7A:  // "Z", "z"
             guard i &+ 1 == n else { return nil }
@@ -72,6 +79,7 @@ package enum RFC3339 {
             else { return nil }
             let magnitude = offsetHours * 3600 + offsetMinutes * 60
             offsetSeconds = bytes[i] == 0x2D ? -magnitude : magnitude
+            offsetIsUnknown = bytes[i] == 0x2D && magnitude == 0
         default:
             return nil
         }
@@ -79,18 +87,20 @@ package enum RFC3339 {
         let days = CivilDay.daysFromCivil(year: year, month: month, day: day)
         let localSeconds = days * 86_400 + hour * 3600 + minute * 60 + second
         let millis = (localSeconds - offsetSeconds) * 1000 + fractionMillis
-        return (millis, Int32(offsetSeconds))
+        return (millis, Int32(offsetSeconds), offsetIsUnknown)
     }
 
     /// Parses a timestamp from a string; see `parse(_:)` for the accepted form.
     /// - Parameter text: the timestamp, such as `2026-07-13T23:45:00-07:00`.
-    /// - Returns: the instant and the written offset, or `nil` when the text is not valid.
-    package static func parse(_ text: String) -> (millis: Int64, offsetSeconds: Int32)? {
+    /// - Returns: the instant, the written offset and whether it was `-00:00`, or `nil` when the
+    ///   text is not valid.
+    package static func parse(_ text: String) -> (millis: Int64, offsetSeconds: Int32, offsetIsUnknown: Bool)? {
         text.withRawUTF8 { parse($0) }
     }
 
     /// Formats an instant in the given offset: `2026-07-13T23:45:00-07:00`, with `.SSS` only when
-    /// the instant is not a whole second, and `Z` for offset 0.
+    /// the instant is not a whole second, and `Z` for offset 0 (`-00:00` when the offset is
+    /// unknown).
     ///
     /// RFC 3339 offsets have whole minutes, so an offset with seconds (local mean time before
     /// standard zones) is written truncated toward zero to the minute, and the local time is
@@ -99,9 +109,10 @@ package enum RFC3339 {
     /// - Parameters:
     ///   - millis: the instant in epoch milliseconds.
     ///   - offsetSeconds: the offset to write, seconds east of UTC.
-    /// - Returns: the timestamp; `parse(format(m, o))` returns `(m, o)` for whole-minute offsets
-    ///   within ±23:59 and years 0000–9999.
-    package static func format(millis: Int64, offsetSeconds: Int32) -> String {
+    ///   - offsetIsUnknown: write offset 0 as `-00:00` (RFC 3339's unknown local offset).
+    /// - Returns: the timestamp; `parse(format(m, o, u))` returns `(m, o, u)` for whole-minute
+    ///   offsets within ±23:59 and years 0000–9999.
+    package static func format(millis: Int64, offsetSeconds: Int32, offsetIsUnknown: Bool = false) -> String {
         let offsetMinutes = Int64(offsetSeconds) / 60
         let local = millis &+ offsetMinutes &* Timestamp.millisPerMinute
         let days = Timestamp.floorDivide(local, Timestamp.millisPerDay)
@@ -129,7 +140,9 @@ package enum RFC3339 {
             out.append(UInt8(truncatingIfNeeded: 0x30 + fraction / 10 % 10))
             out.append(UInt8(truncatingIfNeeded: 0x30 + fraction % 10))
         }
-        if offsetMinutes == 0 {
+        if offsetMinutes == 0, offsetIsUnknown {
+            out.append(contentsOf: "-00:00".utf8)
+        } else if offsetMinutes == 0 {
             out.append(UInt8(ascii: "Z"))
         } else {
             out.append(offsetMinutes < 0 ? dash : UInt8(ascii: "+"))
