@@ -3,7 +3,12 @@ import Glibc
 /// Where the log's durable records end: written after every sync, never below what an
 /// `append` acknowledged, so recovery can tell a batch that was committed from a torn one.
 ///
-/// The `COMMIT` file holds two 48-byte slots, at offsets 0 and 4096 (separate disk sectors and
+/// It also reserves positions: before handing out a position past `reservedEnd`, the writer
+/// records a higher one, and on a clean close it releases the reservation. A writer that
+/// opens a log whose reservation was not released (a crash) continues after it, so positions
+/// of batches that were appended but lost before they were synced are never given again.
+///
+/// The `COMMIT` file holds two 56-byte slots, at offsets 0 and 4096 (separate disk sectors and
 /// pages), written alternately in place and fsynced: a write torn by a crash damages at most
 /// the slot being written, and the other still holds the previous commit point. Each slot is
 /// little-endian:
@@ -16,11 +21,12 @@ import Glibc
 /// | 16 | 8 | end position: the position after the last committed record |
 /// | 24 | 8 | first position of the segment being appended to (0: none) |
 /// | 32 | 8 | committed bytes of that segment |
-/// | 40 | 8 | XXH3-64 of bytes 0..<40 |
+/// | 40 | 8 | reserved end: no position below it will be given again |
+/// | 48 | 8 | XXH3-64 of bytes 0..<48 |
 package struct CommitPoint: Equatable, Sendable {
     /// The file name inside the log directory.
     package static let fileName = "COMMIT"
-    static let slotSize = 48
+    static let slotSize = 56
     static let slotStride: Int64 = 4096
     private static let magic: UInt32 = 0x5043_4352  // "RCCP" read little-endian
 
@@ -33,6 +39,16 @@ package struct CommitPoint: Equatable, Sendable {
     package var segment: UInt64?
     /// How many bytes of that segment hold committed frames.
     package var segmentLength: Int64
+    /// Positions below this may have been handed out; equal to `endPosition` after a clean close.
+    package var reservedEnd: UInt64
+
+    package init(sequence: UInt64, endPosition: UInt64, segment: UInt64?, segmentLength: Int64, reservedEnd: UInt64) {
+        self.sequence = sequence
+        self.endPosition = endPosition
+        self.segment = segment
+        self.segmentLength = segmentLength
+        self.reservedEnd = reservedEnd
+    }
 
     /// The bytes of this commit point's slot.
     func encoded() -> [UInt8] {
@@ -44,8 +60,9 @@ package struct CommitPoint: Equatable, Sendable {
             raw.storeBytes(of: endPosition.littleEndian, toByteOffset: 16, as: UInt64.self)
             raw.storeBytes(of: (segment ?? 0).littleEndian, toByteOffset: 24, as: UInt64.self)
             raw.storeBytes(of: UInt64(segmentLength).littleEndian, toByteOffset: 32, as: UInt64.self)
-            let check = Checksum.xxh3(UnsafeRawBufferPointer(rebasing: raw[0..<40]))
-            raw.storeBytes(of: check.littleEndian, toByteOffset: 40, as: UInt64.self)
+            raw.storeBytes(of: reservedEnd.littleEndian, toByteOffset: 40, as: UInt64.self)
+            let check = Checksum.xxh3(UnsafeRawBufferPointer(rebasing: raw[0..<48]))
+            raw.storeBytes(of: check.littleEndian, toByteOffset: 48, as: UInt64.self)
         }
         return bytes
     }
@@ -55,14 +72,14 @@ package struct CommitPoint: Equatable, Sendable {
         guard bytes.count == slotSize else { return nil }
         return bytes.withUnsafeBytes { raw -> CommitPoint? in
             guard raw.load(at: 0) as UInt32 == magic, raw.load(at: 4) as UInt32 == 1,
-                raw.load(at: 40) as UInt64 == Checksum.xxh3(UnsafeRawBufferPointer(rebasing: raw[0..<40]))
+                raw.load(at: 48) as UInt64 == Checksum.xxh3(UnsafeRawBufferPointer(rebasing: raw[0..<48]))
             else { return nil }
             let segment: UInt64 = raw.load(at: 24)
             let length = Int64(bitPattern: raw.load(at: 32))
-            guard length >= 0 else { return nil }
-            return CommitPoint(
+            let point = CommitPoint(
                 sequence: raw.load(at: 8), endPosition: raw.load(at: 16), segment: segment == 0 ? nil : segment,
-                segmentLength: length)
+                segmentLength: length, reservedEnd: raw.load(at: 40))
+            return length >= 0 && point.reservedEnd >= point.endPosition ? point : nil
         }
     }
 

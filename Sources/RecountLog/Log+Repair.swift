@@ -80,7 +80,7 @@ struct LogSurvey {
     var segments: [Segment] = []
     var damage: LogError?
     var cut: Cut?
-    /// The highest position the log is known to have handed out.
+    /// The position after the highest one the log may have handed out (its reservation).
     var committedEnd: UInt64 = Log.firstPosition
     var commitSequence: UInt64 = 0
     var rebuildManifest = false
@@ -126,7 +126,7 @@ struct LogSurvey {
             sealed = [:]
         }
         if let commit {
-            committedEnd = max(committedEnd, commit.endPosition)
+            committedEnd = max(committedEnd, commit.reservedEnd)
             commitSequence = commit.sequence
         }
         try survey(sealed: sealed, commit: rebuildManifest ? nil : commit)
@@ -245,9 +245,9 @@ struct LogSurvey {
     /// Writes a manifest of the surveyed segments, all sealed, and a commit record whose end
     /// is the highest position the log had handed out.
     func writeManifestAndCommit() throws(LogError) {
+        let end = max(committedEnd, segments.last?.endPosition ?? Log.firstPosition)
         let commit = CommitPoint(
-            sequence: commitSequence + 1, endPosition: max(committedEnd, segments.last?.endPosition ?? 1), segment: nil,
-            segmentLength: 0)
+            sequence: commitSequence + 1, endPosition: end, segment: nil, segmentLength: 0, reservedEnd: end)
         var slots = [UInt8](repeating: 0, count: Int(CommitPoint.slotStride) + CommitPoint.slotSize)
         let at = Int(commit.sequence % 2) * Int(CommitPoint.slotStride)
         slots.replaceSubrange(at..<(at + CommitPoint.slotSize), with: commit.encoded())

@@ -13,6 +13,9 @@ import Synchronization
 public final class Log: Sendable {
     /// The position of the first record of a new log.
     public static let firstPosition: UInt64 = 1
+    /// Positions are reserved this many at a time; after a crash the next position is the
+    /// first one past the reservation (see `docs/log-format.md`).
+    package static let positionReservation = LogWriter.reservation
     /// The most raw bytes one batch (its records and their length prefixes) may hold: 64 MiB.
     public static let maximumBatchBytes = FrameHeader.maximumPayload
 

@@ -31,11 +31,30 @@ struct LogOpening {
         if let active = layout.active {
             try recoverActive(active, fileSystem: fileSystem)
         }
+        if layout.commit.reservedEnd > writer.nextPosition {
+            try skipReservedPositions(to: layout.commit.reservedEnd, fileSystem: fileSystem)
+        }
+    }
+
+    /// After a crash, positions up to the unreleased reservation may have been handed out for
+    /// batches that are now lost: the active segment is sealed and the next one will start
+    /// after the reservation, so none of them is given again.
+    private mutating func skipReservedPositions(to end: UInt64, fileSystem: any LogFileSystem) throws(LogError) {
+        if var active = writer.active {
+            try active.trim()
+            try active.file.sync()
+            writer.sealed.append(active.segment)
+            writer.active = nil
+        }
+        try writer.manifest(active: nil).write(directory: writer.directory, fileSystem: fileSystem)
+        writer.nextPosition = end
+        try writer.recordCommit()
     }
 
     /// Starts an empty log: a commit record, then the manifest that marks the directory a log.
     private static func create(directory: String, fileSystem: any LogFileSystem) throws(LogError) -> LogLayout {
-        let commit = CommitPoint(sequence: 1, endPosition: Log.firstPosition, segment: nil, segmentLength: 0)
+        let commit = CommitPoint(
+            sequence: 1, endPosition: Log.firstPosition, segment: nil, segmentLength: 0, reservedEnd: Log.firstPosition)
         let file = try fileSystem.open(directory + "/" + CommitPoint.fileName, writable: true, create: true)
         try file.truncate(to: 0)
         try commit.write(to: file)

@@ -66,6 +66,7 @@ struct LogWriter {
     mutating func append(_ batch: LogBatch) throws(LogError) -> Range<UInt64> {
         try checkUsable()
         guard !batch.isEmpty else { return nextPosition..<nextPosition }
+        try reserve(through: nextPosition + UInt64(batch.count))
         let frameLength = encodeFrame(batch)
         if active == nil
             || (active!.segment.length > 0 && active!.segment.length + Int64(frameLength) > configuration.segmentBytes)
@@ -199,12 +200,12 @@ struct LogWriter {
 
     /// Fsyncs the active segment, then records the new commit point; a failure stops the log
     /// (it never retries and carries on).
-    mutating func syncActive(force: Bool = false) throws(LogError) {
+    mutating func syncActive(force: Bool = false, releasing: Bool = false) throws(LogError) {
         try checkUsable()
-        guard unsyncedBytes > 0 || force, let active else { return }
+        guard unsyncedBytes > 0 || force else { return }
         do {
-            try active.file.sync()
-            try recordCommit()
+            try active?.file.sync()
+            try recordCommit(releasing: releasing)
         } catch {
             failure = error
             throw error
@@ -214,16 +215,40 @@ struct LogWriter {
     }
 
     /// Writes a commit point covering every frame written so far (which must be durable).
-    mutating func recordCommit() throws(LogError) {
-        let next = CommitPoint(
-            sequence: commit.sequence + 1, endPosition: nextPosition, segment: active?.segment.firstPosition,
-            segmentLength: active?.segment.length ?? 0)
-        guard
-            next.endPosition != commit.endPosition || next.segment != commit.segment
-                || next.segmentLength != commit.segmentLength
-        else { return }
-        try next.write(to: commitFile)
-        commit = next
+    ///
+    /// - Parameter releasing: give back the positions reserved past the end (a clean close).
+    mutating func recordCommit(releasing: Bool = false) throws(LogError) {
+        var next = commit
+        next.endPosition = nextPosition
+        next.segment = active?.segment.firstPosition
+        next.segmentLength = active?.segment.length ?? 0
+        next.reservedEnd = releasing ? nextPosition : max(commit.reservedEnd, nextPosition)
+        try write(next)
+    }
+
+    /// Positions are reserved this many at a time (rounded to a multiple).
+    static let reservation: UInt64 = 1 << 20
+
+    /// Records, before positions up to `end` are handed out, that they may have been, so that
+    /// a crash that loses their batches never lets them be given again.
+    private mutating func reserve(through end: UInt64) throws(LogError) {
+        guard end > commit.reservedEnd else { return }
+        var next = commit
+        next.reservedEnd = (end / Self.reservation + 1) * Self.reservation
+        do { try write(next) } catch {
+            failure = error
+            throw error
+        }
+    }
+
+    /// Writes `point` (with the next sequence number) unless it is the current one.
+    private mutating func write(_ point: CommitPoint) throws(LogError) {
+        var point = point
+        point.sequence = commit.sequence
+        guard point != commit else { return }
+        point.sequence += 1
+        try point.write(to: commitFile)
+        commit = point
     }
 
     private func checkUsable() throws(LogError) {
@@ -248,6 +273,6 @@ struct LogWriter {
                 throw error
             }
         }
-        try syncActive(force: true)
+        try syncActive(force: true, releasing: true)
     }
 }

@@ -81,7 +81,9 @@ import Testing
                 #expect(reader.endPosition == crash.committedEnd, "a reader sees the committed records only")
 
                 let log = try Log(directory: copy, configuration: Self.configuration)
-                #expect(log.endPosition == kept, "cut at \(cut)")
+                #expect(log.reader().snapshot.recordCount == kept - 1, "cut at \(cut)")
+                let next = Log.positionReservation
+                #expect(log.endPosition == next, "positions handed out before the crash are never given again")
                 if tornAt == Int64(cut) || bytes[Int(tornAt)...].allSatisfy({ $0 == 0 }) {
                     #expect(log.recovery == nil, "cut at \(cut)")
                 } else {
@@ -91,9 +93,10 @@ import Testing
                     #expect(saved == Array(bytes[Int(tornAt)...]), "the copy is exact, cut at \(cut)")
                 }
                 try appendBatches(log, [2])
-                #expect(try readAll(log.reader()).map(\.0) == Array(1..<(kept + 2)))
+                let positions = Array(1..<kept) + [next, next + 1]
+                #expect(try readAll(log.reader()).map(\.0) == positions)
                 try log.close()
-                #expect(try readAll(LogReader(directory: copy)).map(\.0) == Array(1..<(kept + 2)))
+                #expect(try readAll(LogReader(directory: copy)).map(\.0) == positions)
             }
         }
     }
@@ -124,7 +127,8 @@ import Testing
             for (name, bytes) in torn {
                 let segment = try state(crash, bytes, in: directory + "/copy")
                 let log = try Log(directory: parentDirectory(segment), configuration: Self.configuration)
-                #expect(log.endPosition == 4, "\(name)")
+                #expect(log.reader().snapshot.recordCount == 3, "\(name)")
+                #expect(log.endPosition == Log.positionReservation, "\(name)")
                 let recovery = try #require(log.recovery, "\(name)")
                 #expect(recovery.offset == Int64(start), "\(name)")
                 let saved = try Array(Data(contentsOf: URL(fileURLWithPath: try #require(recovery.savedTo))))
@@ -273,8 +277,7 @@ import Testing
     }
 
     /// A crash between creating a new segment and listing it leaves an empty file, which the
-    /// writer removes; zeros after the last frame are preallocated space; a partial commit
-    /// record slot falls back to the other slot.
+    /// writer removes; zeros after the last frame are preallocated space.
     @Test func harmlessLeftoversOfACrashAreTidied() throws {
         try withTemporaryDirectory { directory in
             let log = try Log(directory: directory, configuration: Self.configuration)
@@ -288,18 +291,39 @@ import Testing
             try handle.close()
             let leftover = directory + "/00000000000000000008.seg"
             #expect(FileManager.default.createFile(atPath: leftover, contents: Data()))
-            let commit = try FileHandle(forWritingTo: URL(fileURLWithPath: directory + "/COMMIT"))
-            for slot: UInt64 in [0, 4096] {
-                try commit.seek(toOffset: slot + 20)
-                try commit.write(contentsOf: Data([0xFF]))
-                let reopened = try Log(directory: directory, configuration: Self.configuration)
-                #expect(reopened.recovery == nil)
-                #expect(reopened.endPosition == 8)
-                try reopened.close()
-            }
-            try commit.close()
+            let reopened = try Log(directory: directory, configuration: Self.configuration)
+            #expect(reopened.recovery == nil)
+            #expect(reopened.endPosition == 8)
+            try reopened.close()
             #expect(!FileManager.default.fileExists(atPath: leftover))
             #expect(try fileSize(segment) == end)
+        }
+    }
+
+    /// A torn write of either commit slot leaves the other: nothing is lost, and when the
+    /// newer slot (the clean close that released the reserved positions) is the torn one, the
+    /// writer skips past the reservation rather than risk giving a position twice.
+    @Test func aTornCommitSlotFallsBackToTheOther() throws {
+        try withTemporaryDirectory { directory in
+            let source = directory + "/source"
+            let log = try Log(directory: source, configuration: Self.configuration)
+            try appendBatches(log, [3, 4])
+            try log.close()
+            var ends: [UInt64] = []
+            for slot: UInt64 in [0, 4096] {
+                let copy = directory + "/copy\(slot)"
+                try FileManager.default.copyItem(atPath: source, toPath: copy)
+                let commit = try FileHandle(forWritingTo: URL(fileURLWithPath: copy + "/COMMIT"))
+                try commit.seek(toOffset: slot + 20)
+                try commit.write(contentsOf: Data([0xFF]))
+                try commit.close()
+                let reopened = try Log(directory: copy, configuration: Self.configuration)
+                #expect(reopened.recovery == nil)
+                ends.append(reopened.endPosition)
+                expectRecords(try readAll(reopened.reader()), cover: 1..<8)
+                try reopened.close()
+            }
+            #expect(ends.sorted() == [8, Log.positionReservation])
         }
     }
 
