@@ -86,22 +86,15 @@ struct LogOpening {
     private mutating func recoverActive(_ committed: Segment, fileSystem: any LogFileSystem) throws(LogError) {
         let file = try fileSystem.open(committed.path, writable: true, create: false)
         let fileLength = try file.size()
-        var index = SegmentIndex(interval: writer.configuration.indexInterval)
-        let tail = try withLogErrors(path: committed.path) { () throws -> SegmentScanner.Tail in
-            let end = try SegmentScanner(segment: committed, file: file).scan { offset, header, _ in
-                index.note(position: header.firstPosition, offset: offset)
-                return true
-            }
-            guard end == committed.endPosition else {
-                throw LogError(
-                    .corruptFrame,
-                    "log corrupted: the committed frames end at position \(end), the commit record says \(committed.endPosition)",
-                    path: committed.path, offset: committed.length)
-            }
-            var whole = committed
-            whole.length = fileLength
-            return try SegmentScanner(segment: whole, file: file, map: false).scanTail(
-                from: committed.length, position: end, fileLength: fileLength
+        let interval = writer.configuration.indexInterval
+        var index = try withLogErrors(path: committed.path) {
+            try SegmentIndex.build(committed, file: file, interval: interval)
+        }
+        var whole = committed
+        whole.length = fileLength
+        let tail = try withLogErrors(path: committed.path) {
+            try SegmentScanner(segment: whole, file: file, map: false).scanTail(
+                from: committed.length, position: committed.endPosition, fileLength: fileLength
             ) { offset, header in index.note(position: header.firstPosition, offset: offset) }
         }
         switch tail.end {

@@ -31,8 +31,8 @@ extension SegmentIndex {
         return decoded.firstPosition == position
     }
 
-    /// Builds the index of a committed `segment` by scanning (and checking) its frames, which
-    /// must end exactly at its length and end position.
+    /// Builds the index of a committed `segment` (its committed extent) by scanning and
+    /// checking its frames, which must end exactly at its length and end position.
     static func build(_ segment: Segment, file: any LogFile, interval: Int64) throws -> SegmentIndex {
         var index = SegmentIndex(interval: interval)
         let end = try SegmentScanner(segment: segment, file: file).scan { offset, header, _ in
@@ -41,8 +41,8 @@ extension SegmentIndex {
         }
         guard end == segment.endPosition else {
             throw LogError(
-                .corruptSegment,
-                "the segment's frames end at position \(end); the manifest says \(segment.endPosition)",
+                .corruptFrame,
+                "log corrupted: the frames end at position \(end), but positions up to \(segment.endPosition) are committed",
                 path: segment.path, offset: segment.length)
         }
         return index
