@@ -47,6 +47,10 @@ package final class ZoneOffsets {
     /// Creates an empty cache.
     package init() {}
 
+    /// The version of the tz data the offsets come from (`2025b`): recorded with the
+    /// projections, since another version may place a sample on another day.
+    package var dataVersion: String { TimeZone.timeZoneDataVersion }
+
     /// The UTC offset of `zone` at an instant.
     /// - Parameters:
     ///   - zone: an IANA zone name.

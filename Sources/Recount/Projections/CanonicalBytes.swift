@@ -1,0 +1,32 @@
+/// Bytes in the digest's canonical form: little-endian integers, doubles as their IEEE 754 bit
+/// patterns, strings as a length and their UTF-8 bytes, absent values as a 0 flag.
+package struct CanonicalBytes {
+    package private(set) var bytes: [UInt8] = []
+
+    package init() {}
+
+    package mutating func append<T: FixedWidthInteger>(_ value: T) {
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    package mutating func append(_ value: Double) { append(value.bitPattern) }
+
+    package mutating func append(_ value: Bool) { append(UInt8(value ? 1 : 0)) }
+
+    package mutating func append(_ string: String) {
+        append(UInt32(string.utf8.count))
+        bytes.append(contentsOf: string.utf8)
+    }
+
+    /// A present flag, then the value.
+    package mutating func append<T>(_ value: T?, _ write: (inout CanonicalBytes, T) -> Void) {
+        append(value != nil)
+        if let value { write(&self, value) }
+    }
+
+    /// Hands the bytes so far to `sink` and starts empty, so a large digest streams.
+    package mutating func flush(into sink: (inout [UInt8]) -> Void) {
+        sink(&bytes)
+        bytes.removeAll(keepingCapacity: true)
+    }
+}

@@ -1,0 +1,72 @@
+/// The id index: (user, provider, id) → the live sample and what decides newness, or a
+/// tombstone for an id that was deleted (contract §3 rules 1–2).
+package struct IdIndex: Sendable {
+    /// The identity of a sample.
+    package struct Key: Hashable, Sendable {
+        package var user: UInt32
+        package var provider: UInt32
+        package var id: SampleID
+    }
+
+    /// What the index knows of a live sample beyond the sample itself.
+    package struct Entry: Equatable, Sendable {
+        package var sample: LiveSample
+        /// The newest `receivedAt` of the envelopes that delivered it (epoch millis).
+        package var receivedAt: Int64
+        /// Health Connect `lastModified` (epoch millis), when given.
+        package var lastModified: Int64?
+        /// HealthKit sync identity.
+        package var syncIdentifier: String?
+        package var syncVersion: Int64?
+        /// The device as written (the source's device, kept for `samples`).
+        package var unitSymbol: String?
+        package var originalValue: Double?
+    }
+
+    /// Live samples by key.
+    package private(set) var live: [Key: Entry] = [:]
+    /// Ids deleted: a later upsert of one is ignored (a late add of a deleted sample stays deleted).
+    package private(set) var tombstones: Set<Key> = []
+    /// The key of the sample holding each (user, provider, sync identifier).
+    private var bySyncIdentifier: [SyncKey: Key] = [:]
+
+    struct SyncKey: Hashable, Sendable {
+        var user: UInt32
+        var provider: UInt32
+        var identifier: String
+    }
+
+    package init() {}
+
+    package func entry(_ key: Key) -> Entry? { live[key] }
+
+    package func isDeleted(_ key: Key) -> Bool { tombstones.contains(key) }
+
+    /// The key holding a sync identifier now, if any.
+    func holder(ofSyncIdentifier identifier: String, user: UInt32, provider: UInt32) -> Key? {
+        bySyncIdentifier[SyncKey(user: user, provider: provider, identifier: identifier)]
+    }
+
+    /// Sets the live entry of `key` (replacing any).
+    mutating func set(_ key: Key, _ entry: Entry) {
+        if let old = live[key]?.syncIdentifier {
+            bySyncIdentifier[SyncKey(user: key.user, provider: key.provider, identifier: old)] = nil
+        }
+        live[key] = entry
+        if let identifier = entry.syncIdentifier {
+            bySyncIdentifier[SyncKey(user: key.user, provider: key.provider, identifier: identifier)] = key
+        }
+    }
+
+    /// Removes a live sample or notes a tombstone; returns the sample that was live.
+    @discardableResult
+    mutating func delete(_ key: Key) -> Entry? {
+        tombstones.insert(key)
+        guard let old = live.removeValue(forKey: key) else { return nil }
+        if let identifier = old.syncIdentifier {
+            let syncKey = SyncKey(user: key.user, provider: key.provider, identifier: identifier)
+            if bySyncIdentifier[syncKey] == key { bySyncIdentifier[syncKey] = nil }
+        }
+        return old
+    }
+}

@@ -1,0 +1,47 @@
+package import RecountLog
+
+/// Folds a log into projections from scratch: the first step of `replay`, `digest` and
+/// `verify`, and of every engine until projections are stored.
+package enum ProjectionReplay {
+    /// What a replay read.
+    package struct Summary: Sendable {
+        /// Records folded.
+        package var records = 0
+        /// Samples in them.
+        package var samples = 0
+        /// The last position folded.
+        package var lastPosition: UInt64 = 0
+    }
+
+    /// Folds every record of `reader` (from its start up to `until`, exclusive) into `projections`.
+    ///
+    /// - Parameters:
+    ///   - user: fold only this user's envelopes and the `*` config defaults (an auditor's
+    ///     replay of one user; other users' records are skipped without being decoded).
+    ///   - progress: called about every million samples with the summary so far.
+    /// - Throws: `LogError` for damage, `EnvelopeCodecError` for a record that is not an envelope.
+    package static func fold(
+        _ reader: LogReader, into projections: inout Projections, until: UInt64 = .max, user: String? = nil,
+        progress: ((Summary) -> Void)? = nil
+    ) throws -> Summary {
+        var summary = Summary()
+        var reported = 0
+        try reader.forEach(from: max(reader.snapshot.startPosition, projections.position + 1), to: until) { record in
+            if let user, !EnvelopeCodec.record(record.bytes, isFor: user),
+                !EnvelopeCodec.record(record.bytes, isFor: "*")
+            {
+                return
+            }
+            let envelope = try EnvelopeCodec.decode(record.bytes)
+            _ = projections.apply(envelope, at: record.position)
+            summary.records += 1
+            summary.samples += envelope.samples.count
+            summary.lastPosition = record.position
+            if let progress, summary.samples / 1_000_000 > reported {
+                reported = summary.samples / 1_000_000
+                progress(summary)
+            }
+        }
+        return summary
+    }
+}

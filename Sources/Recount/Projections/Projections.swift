@@ -1,0 +1,279 @@
+/// The projections as a pure fold of the log (contract §3): the id index, the dirty-day set,
+/// the config that rollups use, and the rollups.
+///
+/// `apply` takes one logged envelope at its position and returns what it changed; `recompute`
+/// rebuilds the dirty cells from the live samples. Neither reads the clock, randomness or
+/// hash-table order (iteration goes through sorted keys), so a replay of the same log gives
+/// the same projections, and so the same digest, whatever the batching.
+package struct Projections {
+    /// One (user, metric, day) rollup cell.
+    package struct CellKey: Hashable, Comparable, Sendable {
+        package var user: UInt32
+        package var metric: Metric
+        package var day: CivilDay
+
+        package static func < (a: CellKey, b: CellKey) -> Bool {
+            (a.user, a.metric.rawValue, a.day.daysSinceEpoch) < (b.user, b.metric.rawValue, b.day.daysSinceEpoch)
+        }
+    }
+
+    /// What one envelope changed.
+    package struct Effect: Equatable, Sendable {
+        /// Samples whose id was not live before.
+        package var newSamples = 0
+        /// Samples already known: an identical re-delivery, an older write, an own write read
+        /// back, or a deleted id.
+        package var knownSamples = 0
+        /// Samples replaced by a newer version of the same id (or sync identifier).
+        package var replacedSamples = 0
+        /// Live samples deleted.
+        package var deletedSamples = 0
+        /// Days that became dirty.
+        package var daysDirtied = 0
+    }
+
+    package private(set) var users = Interner()
+    package private(set) var providers = Interner()
+    /// (origin, device) pairs the live samples came from, by `SourceID`.
+    package private(set) var sources: [Source] = []
+    private var sourceIDs: [Source: SourceID] = [:]
+    package private(set) var index = IdIndex()
+    package private(set) var dirty = DirtyDays()
+    /// The live samples of each cell.
+    package private(set) var cells: [CellKey: Set<IdIndex.Key>] = [:]
+    /// `config.sources`: per (user or `*`, metric), origins highest first.
+    package private(set) var priorities: [PriorityKey: [String]] = [:]
+    /// `config.ownOrigins`: per user or `*`, origins whose samples are ignored.
+    package private(set) var ownOrigins: [String: Set<String>] = [:]
+    /// The last position applied.
+    package private(set) var position: UInt64 = 0
+    let zones = ZoneOffsets()
+
+    package struct PriorityKey: Hashable, Sendable {
+        package var user: String
+        package var metric: Metric
+    }
+
+    package init() {}
+
+    /// Folds one logged envelope in.
+    ///
+    /// - Parameters:
+    ///   - envelope: the envelope as the log holds it.
+    ///   - position: its log position (positions only grow).
+    package mutating func apply(_ envelope: Envelope, at position: UInt64) -> Effect {
+        precondition(position > self.position, "the log is folded in order")
+        self.position = position
+        var effect = Effect()
+        let received = envelope.receivedAt.millis
+        switch envelope.body {
+        case .healthKitDelivery(let delivery):
+            let user = users.intern(envelope.user)
+            let provider = providers.intern("healthkit")
+            for sample in delivery.added {
+                upsert(sample, user: user, provider: provider, envelopeUser: envelope.user, received: received, &effect)
+            }
+            for deletion in delivery.deleted {
+                delete(SampleID(deletion.uuid), user: user, provider: provider, &effect)
+            }
+        case .healthConnectChanges(let page):
+            let user = users.intern(envelope.user)
+            let provider = providers.intern("health_connect")
+            page.forEachChange { sample, deletedId in
+                if let sample {
+                    upsert(
+                        sample, user: user, provider: provider, envelopeUser: envelope.user, received: received, &effect
+                    )
+                } else if let deletedId {
+                    delete(SampleID(deletedId), user: user, provider: provider, &effect)
+                }
+            }
+        case .samplesUpsert(let providerName, let samples):
+            let user = users.intern(envelope.user)
+            let provider = providers.intern(providerName)
+            for sample in samples {
+                upsert(sample, user: user, provider: provider, envelopeUser: envelope.user, received: received, &effect)
+            }
+        case .samplesDelete(let providerName, let ids):
+            let user = users.intern(envelope.user)
+            let provider = providers.intern(providerName)
+            for id in ids { delete(SampleID(id), user: user, provider: provider, &effect) }
+        case .reconcile(let reconcile):
+            applyReconcile(reconcile, envelopeUser: envelope.user, received: received, &effect)
+        case .configSources(let metric, let priority):
+            let key = PriorityKey(user: envelope.user, metric: metric.metric)
+            if priorities[key] != priority {
+                priorities[key] = priority
+                effect.daysDirtied += dirtyAllCells(user: envelope.user, metric: metric.metric)
+            }
+        case .configOwnOrigins(let origins):
+            ownOrigins[envelope.user] = Set(origins)
+        case .checkin, .configProvider:
+            // Sync state (known / unknown days, staleness) folds these; rollups do not read them.
+            _ = users.intern(envelope.user)
+        }
+        return effect
+    }
+
+    /// The source id of (origin, device), interned now when new.
+    private mutating func sourceID(origin: String, device: String?) -> SourceID {
+        let source = Source(origin: origin, device: device)
+        if let id = sourceIDs[source] { return id }
+        let id = SourceID(UInt32(sources.count))
+        sources.append(source)
+        sourceIDs[source] = id
+        return id
+    }
+
+    /// Whether samples from `origin` are the user's backend's own writes read back.
+    private func isOwnOrigin(_ origin: String, user: String) -> Bool {
+        (ownOrigins[user] ?? ownOrigins["*"])?.contains(origin) ?? false
+    }
+
+    private mutating func upsert(
+        _ sample: Sample, user: UInt32, provider: UInt32, envelopeUser: String, received: Int64, _ effect: inout Effect
+    ) {
+        let key = IdIndex.Key(user: user, provider: provider, id: sample.id)
+        guard !isOwnOrigin(sample.origin, user: envelopeUser), !index.isDeleted(key) else {
+            effect.knownSamples += 1
+            return
+        }
+        let end = sample.effectiveEnd
+        var entry = IdIndex.Entry(
+            sample: LiveSample(
+                id: sample.id, metric: sample.type.metric, startMillis: sample.start.millis,
+                startOffset: sample.start.offsetSeconds, endMillis: end.millis, endOffset: end.offsetSeconds,
+                zone: sample.timeZone, value: sample.canonicalValue, stage: sample.stage,
+                source: sourceID(origin: sample.origin, device: sample.device), position: position),
+            receivedAt: received, lastModified: sample.lastModified?.millis, syncIdentifier: sample.syncIdentifier,
+            syncVersion: sample.syncVersion, unitSymbol: sample.unit?.symbol, originalValue: sample.value)
+        // HealthKit sync identity: a higher version replaces the sample holding the identifier.
+        if let identifier = sample.syncIdentifier,
+            let holder = index.holder(ofSyncIdentifier: identifier, user: user, provider: provider), holder != key
+        {
+            let held = index.entry(holder)!
+            guard (sample.syncVersion ?? 0) > (held.syncVersion ?? 0) else {
+                effect.knownSamples += 1
+                return
+            }
+            removeLive(holder, held)
+            index.delete(holder)
+            effect.replacedSamples += 1
+            insertLive(key, entry, &effect)
+            return
+        }
+        guard let old = index.entry(key) else {
+            effect.newSamples += 1
+            insertLive(key, entry, &effect)
+            return
+        }
+        if let identifier = sample.syncIdentifier, identifier == old.syncIdentifier,
+            (sample.syncVersion ?? 0) < (old.syncVersion ?? 0)
+        {
+            effect.knownSamples += 1
+            return
+        }
+        let isAsNew =
+            if let new = entry.lastModified, let was = old.lastModified { new >= was } else {
+                received >= old.receivedAt
+            }
+        entry.receivedAt = max(received, old.receivedAt)
+        var unmoved = entry.sample
+        unmoved.position = old.sample.position
+        if !isAsNew || (unmoved == old.sample && sameContent(entry, old)) {
+            // A re-delivery or an older write: only the newest receivedAt is remembered.
+            var kept = old
+            kept.receivedAt = entry.receivedAt
+            index.set(key, kept)
+            effect.knownSamples += 1
+            return
+        }
+        removeLive(key, old)
+        effect.replacedSamples += 1
+        insertLive(key, entry, &effect)
+    }
+
+    /// Whether two entries describe the same sample (receivedAt and position aside).
+    private func sameContent(_ a: IdIndex.Entry, _ b: IdIndex.Entry) -> Bool {
+        a.lastModified == b.lastModified && a.syncIdentifier == b.syncIdentifier && a.syncVersion == b.syncVersion
+            && a.unitSymbol == b.unitSymbol && a.originalValue == b.originalValue
+    }
+
+    private mutating func delete(_ id: SampleID, user: UInt32, provider: UInt32, _ effect: inout Effect) {
+        let key = IdIndex.Key(user: user, provider: provider, id: id)
+        guard let old = index.entry(key) else {
+            index.delete(key)
+            return
+        }
+        removeLive(key, old)
+        index.delete(key)
+        effect.deletedSamples += 1
+    }
+
+    private mutating func applyReconcile(
+        _ reconcile: Reconcile, envelopeUser: String, received: Int64, _ effect: inout Effect
+    ) {
+        let user = users.intern(envelopeUser)
+        let provider = providers.intern(reconcile.provider)
+        let present = Set(reconcile.samples.map(\.id))
+        let from = reconcile.from.millis
+        let to = reconcile.to.millis
+        // Sorted, so deletions dirty days in the same order in every process.
+        let stale = index.live.filter { key, entry in
+            key.user == user && key.provider == provider && entry.sample.metric == reconcile.metric.metric
+                && entry.sample.startMillis >= from && entry.sample.startMillis < to && !present.contains(key.id)
+                && entry.receivedAt < received
+        }.keys.sorted { $0.id.text < $1.id.text }
+        for key in stale { delete(key.id, user: user, provider: provider, &effect) }
+        for sample in reconcile.samples {
+            upsert(sample, user: user, provider: provider, envelopeUser: envelopeUser, received: received, &effect)
+        }
+    }
+
+    private mutating func insertLive(_ key: IdIndex.Key, _ entry: IdIndex.Entry, _ effect: inout Effect) {
+        index.set(key, entry)
+        for day in days(of: entry.sample) {
+            cells[CellKey(user: key.user, metric: entry.sample.metric, day: day), default: []].insert(key)
+            if dirty.mark(
+                DirtyDays.Key(user: key.user, provider: key.provider, metric: entry.sample.metric, day: day),
+                at: position)
+            {
+                effect.daysDirtied += 1
+            }
+        }
+    }
+
+    private mutating func removeLive(_ key: IdIndex.Key, _ entry: IdIndex.Entry) {
+        for day in days(of: entry.sample) {
+            let cell = CellKey(user: key.user, metric: entry.sample.metric, day: day)
+            cells[cell]?.remove(key)
+            if cells[cell]?.isEmpty == true { cells[cell] = [] }
+            dirty.mark(
+                DirtyDays.Key(user: key.user, provider: key.provider, metric: entry.sample.metric, day: day),
+                at: position)
+        }
+    }
+
+    /// The civil days a live sample counts towards.
+    package func days(of sample: LiveSample) -> [CivilDay] {
+        DayAttribution.days(
+            rule: sample.metric.dayRule, startMillis: sample.startMillis, startOffset: sample.startOffset,
+            endMillis: sample.endMillis, endOffset: sample.endOffset, zone: sample.zone, zones: zones
+        ).map(\.day)
+    }
+
+    /// Marks every cell of `metric` dirty for `user` (`*`: every user), after its priority changed.
+    private mutating func dirtyAllCells(user: String, metric: Metric) -> Int {
+        let userID = user == "*" ? nil : users.intern(user)
+        var dirtied = 0
+        for (cell, keys) in cells where cell.metric == metric && (userID == nil || cell.user == userID) {
+            for provider in Set(keys.map(\.provider))
+            where dirty.mark(
+                DirtyDays.Key(user: cell.user, provider: provider, metric: metric, day: cell.day), at: position)
+            {
+                dirtied += 1
+            }
+        }
+        return dirtied
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import Recount
+
+/// The fold at the id index and dirty-day level: the seeds' stories, without a disk.
+@Suite struct ProjectionsTests {
+    static let clock = Instant(millis: 1_784_000_000_000, offsetSeconds: 0)
+
+    /// Decodes NDJSON envelopes as ingest does.
+    static func envelopes(_ lines: [String]) throws -> [Envelope] {
+        try lines.enumerated().map { number, line in
+            try Array(line.utf8).withUnsafeBytes { try EnvelopeDecoder().decode(line: $0, number: number + 1) }
+                .stamped(at: clock)
+        }
+    }
+
+    /// Folds the envelopes at positions 1, 2, …; returns the projections and each effect.
+    static func fold(_ lines: [String], into projections: inout Projections) throws -> [Projections.Effect] {
+        try envelopes(lines).map { projections.apply($0, at: projections.position + 1) }
+    }
+
+    static func heartRate(_ i: Int, day: Int = 14) -> String {
+        #"{"id":"hr-\#(i)","type":"HKQuantityTypeIdentifierHeartRate","start":"2026-07-\#(day)T\#(10 + i / 60):\#(String(format: "%02d", i % 60)):00-07:00","value":\#(60 + i % 40),"unit":"count/min","origin":"com.apple.health","device":"Apple Watch"}"#
+    }
+
+    static func delivery(
+        anchor: String?, added: [String], deleted: [String] = [], received: String = "2026-07-14T20:00:00Z"
+    )
+        -> String
+    {
+        let anchorJSON = anchor.map { "\"\($0)\"" } ?? "null"
+        let deletions = deleted.map { #"{"uuid":"\#($0)"}"# }.joined(separator: ",")
+        return
+            #"{"kind":"healthkit.delivery","user":"alice","receivedAt":"\#(received)","type":"heart_rate","anchor":\#(anchorJSON),"newAnchor":"YQ==","added":[\#(added.joined(separator: ","))],"deleted":[\#(deletions)]}"#
+    }
+
+    @Test func aFullReDeliveryAfterANilAnchorIsANoOp() throws {
+        var projections = Projections()
+        let readings = (0..<80).map { Self.heartRate($0) }
+        let effects = try Self.fold(
+            [
+                Self.delivery(anchor: "YQ==", added: readings), Self.delivery(anchor: nil, added: readings),
+                Self.delivery(anchor: nil, added: readings, received: "2026-07-15T20:00:00Z"),
+            ], into: &projections)
+        #expect(projections.index.live.count == 80)
+        #expect(effects.map(\.newSamples) == [80, 0, 0])
+        #expect(effects.map(\.knownSamples) == [0, 80, 80])
+        #expect(effects.map(\.daysDirtied) == [1, 0, 0])
+        // Each sample remembers the newest receivedAt that delivered it.
+        #expect(projections.index.live.values.allSatisfy { $0.receivedAt == 1_784_145_600_000 })
+        #expect(projections.index.live.values.allSatisfy { $0.sample.position == 1 })
+    }
+
+    @Test func anIdOnlyDeletionRemovesTheSampleAndDirtiesItsDay() throws {
+        var projections = Projections()
+        _ = try Self.fold(
+            [Self.delivery(anchor: nil, added: [Self.heartRate(1), Self.heartRate(2, day: 15)])], into: &projections)
+        _ = projections.dirty.days  // drained by recompute later
+        let effects = try Self.fold([Self.delivery(anchor: "YQ==", added: [], deleted: ["hr-1"])], into: &projections)
+        #expect(effects[0].deletedSamples == 1)
+        #expect(projections.index.live.keys.map(\.id) == ["hr-2"])
+        #expect(projections.dirty.days.values.contains(2), "the deletion's day is dirty as of its position")
+    }
+
+    @Test func aDeletionOfAnUnseenIdIsATombstoneAndTheLateAddStaysDeleted() throws {
+        var projections = Projections()
+        let effects = try Self.fold(
+            [
+                Self.delivery(anchor: nil, added: [], deleted: ["hr-7"]),
+                Self.delivery(anchor: "YQ==", added: [Self.heartRate(7)]),
+            ],
+            into: &projections)
+        #expect(projections.index.live.isEmpty)
+        #expect(effects[1].knownSamples == 1 && effects[1].newSamples == 0)
+    }
+
+    @Test func syncVersionsOneThreeTwoLeaveVersionThree() throws {
+        func sample(_ id: String, version: Int) -> String {
+            #"{"id":"\#(id)","type":"heart_rate","start":"2026-07-14T10:00:00-07:00","value":\#(60 + version),"unit":"bpm","origin":"com.example.app","syncIdentifier":"s-1","syncVersion":\#(version)}"#
+        }
+        var projections = Projections()
+        _ = try Self.fold(
+            [1, 3, 2].map { Self.delivery(anchor: nil, added: [sample("v\($0)", version: $0)]) }, into: &projections)
+        #expect(projections.index.live.count == 1)
+        #expect(projections.index.live.values.first?.syncVersion == 3)
+        #expect(projections.index.live.keys.first?.id == "v3")
+    }
+
+    @Test func ownWritesReadBackAreIgnored() throws {
+        var projections = Projections()
+        let own = #"{"kind":"config.ownOrigins","user":"*","origins":["com.example.backend"]}"#
+        let sample =
+            #"{"id":"w-1","type":"weight","start":"2026-07-14T07:00:00+02:00","value":80,"unit":"kg","origin":"com.example.backend"}"#
+        let upsert = #"{"kind":"samples.upsert","user":"bob","provider":"fitbit","samples":[\#(sample)]}"#
+        let effects = try Self.fold([own, upsert], into: &projections)
+        #expect(projections.index.live.isEmpty)
+        #expect(effects[1].knownSamples == 1)
+    }
+
+    /// Health Connect replaces a record in place: the old day and the new day are both dirty;
+    /// an older `lastModified` arriving later is ignored.
+    @Test func aHealthConnectUpsertInPlaceDirtiesBothDaysAndAnOlderWriteIsIgnored() throws {
+        func page(start: String, modified: String) -> String {
+            #"{"kind":"healthconnect.changes","user":"bob","recordTypes":["SleepSession"],"token":"t","nextChangesToken":"u","hasMore":false,"changesTokenExpired":false,"changes":[{"upsertion":{"id":"hc-sleep","type":"SleepSession","start":"\#(start)","end":"2026-07-14T06:40:00+02:00","stage":"asleep","origin":"com.google.android.apps.fitness","lastModified":"\#(modified)"}}]}"#
+        }
+        var projections = Projections()
+        _ = try Self.fold(
+            [page(start: "2026-07-13T23:45:00+02:00", modified: "2026-07-14T07:00:00+02:00")], into: &projections)
+        _ = try Self.fold(
+            [
+                page(start: "2026-07-13T22:00:00+02:00", modified: "2026-07-14T19:00:00+02:00"),
+                page(start: "2026-07-13T23:45:00+02:00", modified: "2026-07-14T07:00:00+02:00"),
+            ], into: &projections)
+        #expect(projections.index.live.count == 1)
+        #expect(projections.index.live.values.first?.sample.startMillis == 1_783_972_800_000)
+        #expect(projections.index.live.values.first?.sample.position == 2)
+    }
+
+    /// A reconcile deletes the provider's live samples in its window that it does not list and
+    /// that were last written before it; it leaves the others.
+    @Test func aReconcileDeletesWhatTheWindowNoLongerHolds() throws {
+        func sample(_ id: String, _ time: String) -> String {
+            #"{"id":"\#(id)","type":"steps","start":"\#(time)","end":"\#(time)","value":10,"unit":"count","origin":"com.fitbit"}"#
+        }
+        let upsert =
+            #"{"kind":"samples.upsert","user":"bob","receivedAt":"2026-07-14T10:00:00Z","provider":"fitbit","samples":[\#(sample("a", "2026-07-14T08:00:00Z")),\#(sample("b", "2026-07-14T09:00:00Z")),\#(sample("c", "2026-07-16T09:00:00Z"))]}"#
+        let reconcile =
+            #"{"kind":"reconcile","user":"bob","receivedAt":"2026-07-15T10:00:00Z","provider":"fitbit","metric":"steps","window":{"from":"2026-07-14T00:00:00Z","to":"2026-07-15T00:00:00Z"},"samples":[\#(sample("a", "2026-07-14T08:00:00Z"))]}"#
+        var projections = Projections()
+        let effects = try Self.fold([upsert, reconcile], into: &projections)
+        #expect(projections.index.live.keys.map(\.id.text).sorted() == ["a", "c"])
+        #expect(effects[1].deletedSamples == 1 && effects[1].knownSamples == 1)
+    }
+
+    /// Folding every envelope a second time (at later positions) changes nothing.
+    @Test func reIngestingEveryEnvelopeGivesTheSameDigest() throws {
+        let lines = [
+            #"{"kind":"config.sources","user":"*","metric":"steps","priority":["com.apple.health.watch"]}"#,
+            Self.delivery(anchor: nil, added: (0..<5).map { Self.heartRate($0) }),
+            Self.delivery(anchor: "YQ==", added: [], deleted: ["hr-2", "hr-9"]),
+        ]
+        var once = Projections()
+        _ = try Self.fold(lines, into: &once)
+        var twice = Projections()
+        _ = try Self.fold(lines + lines, into: &twice)
+        #expect(SHA256.hex(once.digest()) == SHA256.hex(twice.digest()))
+        var other = Projections()
+        _ = try Self.fold(lines.reversed(), into: &other)
+        #expect(SHA256.hex(once.digest()) != SHA256.hex(other.digest()), "the digest sees the content")
+    }
+}
