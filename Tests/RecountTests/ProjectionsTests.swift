@@ -150,4 +150,29 @@ import Testing
         _ = try Self.fold(lines.reversed(), into: &other)
         #expect(SHA256.hex(once.digest()) != SHA256.hex(other.digest()), "the digest sees the content")
     }
+
+    /// A checkpoint loaded and the rest of the log folded gives what folding it all gives; a
+    /// damaged checkpoint is refused.
+    @Test func aCheckpointPlusTheTailIsTheWholeFold() throws {
+        let lines = [
+            #"{"kind":"config.sources","user":"*","metric":"steps","priority":["com.apple.health.watch"]}"#,
+            #"{"kind":"config.ownOrigins","user":"bob","origins":["com.example.backend"]}"#,
+            Self.delivery(anchor: nil, added: (0..<5).map { Self.heartRate($0) }),
+            Self.delivery(anchor: "YQ==", added: [], deleted: ["hr-2", "hr-9"]),
+            Self.delivery(anchor: "YQ==", added: (5..<9).map { Self.heartRate($0, day: 15) }),
+        ]
+        var whole = Projections()
+        _ = try Self.fold(lines, into: &whole)
+        for cut in 0...lines.count {
+            var prefix = Projections()
+            _ = try Self.fold(Array(lines[..<cut]), into: &prefix)
+            var resumed = try Projections(checkpoint: prefix.checkpoint())
+            #expect(resumed.digest() == prefix.digest())
+            _ = try Self.fold(Array(lines[cut...]), into: &resumed)
+            #expect(resumed.digest() == whole.digest(), "cut at \(cut)")
+        }
+        var damaged = whole.checkpoint()
+        damaged.removeLast()
+        #expect(throws: CheckpointReader.Malformed.self) { try Projections(checkpoint: damaged) }
+    }
 }

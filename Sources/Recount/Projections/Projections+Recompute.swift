@@ -4,3 +4,8 @@ extension Projections {
         out.append("rollups")
     }
 }
+
+extension Projections {
+    func writeRollupCheckpoint(_ out: inout CanonicalBytes) {}
+    mutating func readRollupCheckpoint(_ input: inout CheckpointReader) throws(CheckpointReader.Malformed) {}
+}

@@ -32,21 +32,21 @@ package struct Projections {
         package var daysDirtied = 0
     }
 
-    package private(set) var users = Interner()
-    package private(set) var providers = Interner()
+    package internal(set) var users = Interner()
+    package internal(set) var providers = Interner()
     /// (origin, device) pairs the live samples came from, by `SourceID`.
-    package private(set) var sources: [Source] = []
-    private var sourceIDs: [Source: SourceID] = [:]
-    package private(set) var index = IdIndex()
-    package private(set) var dirty = DirtyDays()
+    package internal(set) var sources: [Source] = []
+    var sourceIDs: [Source: SourceID] = [:]
+    package internal(set) var index = IdIndex()
+    package internal(set) var dirty = DirtyDays()
     /// The live samples of each cell.
-    package private(set) var cells: [CellKey: Set<IdIndex.Key>] = [:]
+    package internal(set) var cells: [CellKey: Set<IdIndex.Key>] = [:]
     /// `config.sources`: per (user or `*`, metric), origins highest first.
-    package private(set) var priorities: [PriorityKey: [String]] = [:]
+    package internal(set) var priorities: [PriorityKey: [String]] = [:]
     /// `config.ownOrigins`: per user or `*`, origins whose samples are ignored.
-    package private(set) var ownOrigins: [String: Set<String>] = [:]
+    package internal(set) var ownOrigins: [String: Set<String>] = [:]
     /// The last position applied.
-    package private(set) var position: UInt64 = 0
+    package internal(set) var position: UInt64 = 0
     let zones = ZoneOffsets()
 
     package struct PriorityKey: Hashable, Sendable {

@@ -1,0 +1,46 @@
+/// Reads what `CanonicalBytes` wrote, checking every length: a checkpoint from disk never traps.
+package struct CheckpointReader {
+    private let bytes: [UInt8]
+    private var offset = 0
+
+    package init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    package var isAtEnd: Bool { offset == bytes.count }
+
+    /// A damaged or foreign checkpoint.
+    package struct Malformed: Error {}
+
+    package mutating func integer<T: FixedWidthInteger>(_: T.Type = T.self) throws(Malformed) -> T {
+        let size = MemoryLayout<T>.size
+        guard bytes.count - offset >= size else { throw Malformed() }
+        defer { offset += size }
+        return bytes.withUnsafeBytes { T(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: T.self)) }
+    }
+
+    package mutating func double() throws(Malformed) -> Double { Double(bitPattern: try integer()) }
+
+    package mutating func bool() throws(Malformed) -> Bool {
+        switch try integer(UInt8.self) {
+        case 0: false
+        case 1: true
+        default: throw Malformed()
+        }
+    }
+
+    package mutating func string() throws(Malformed) -> String {
+        let count = Int(try integer(UInt32.self))
+        guard bytes.count - offset >= count else { throw Malformed() }
+        defer { offset += count }
+        return String(decoding: bytes[offset..<(offset + count)], as: UTF8.self)
+    }
+
+    /// A present flag, then the value.
+    package mutating func optional<T>(_ read: (inout CheckpointReader) throws(Malformed) -> T) throws(Malformed) -> T? {
+        try bool() ? try read(&self) : nil
+    }
+
+    /// Expects `text` (a section name).
+    package mutating func expect(_ text: String) throws(Malformed) {
+        guard try string() == text else { throw Malformed() }
+    }
+}
