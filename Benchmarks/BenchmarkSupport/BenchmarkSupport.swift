@@ -9,7 +9,8 @@ public struct BenchmarkRun: Sendable {
     public let runs: Int
     private let name: String
 
-    /// Reads `--smoke` from the command line; refuses to time a debug build.
+    /// Reads `--smoke` from the command line, refuses to time a debug build, and prints the
+    /// run's metadata (`RunMetadata`) as its first JSON line.
     public init(name: String, arguments: [String] = CommandLine.arguments) {
         self.name = name
         smoke = arguments.contains("--smoke")
@@ -21,6 +22,7 @@ public struct BenchmarkRun: Sendable {
                 exit(2)
             }
         #endif
+        RunMetadata.current().emit(program: name, mode: smoke ? "smoke" : "full", runs: runs)
     }
 
     /// One run of `body`, without a warm-up; returns its stopwatch.
@@ -98,4 +100,36 @@ public struct Stopwatch {
         return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
             + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     }
+}
+
+/// Prints one JSON object on a line: `fields` in order; a `Double` with 4 significant digits,
+/// a `String` quoted and escaped, anything else (integers, booleans) as Swift prints it.
+public func emitJSONLine(_ fields: [(String, Any)]) {
+    let body = fields.map { key, value -> String in
+        let text: String
+        switch value {
+        case let number as Double: text = String(format: "%.4g", number)
+        case let string as String: text = jsonString(string)
+        default: text = "\(value)"
+        }
+        return jsonString(key) + ":" + text
+    }
+    print("{" + body.joined(separator: ",") + "}")
+}
+
+/// `text` as a JSON string literal.
+func jsonString(_ text: String) -> String {
+    var out = "\""
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case "\t": out += "\\t"
+        case "\r": out += "\\r"
+        case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+        default: out.unicodeScalars.append(scalar)
+        }
+    }
+    return out + "\""
 }

@@ -40,19 +40,6 @@ func makeBatches(count: Int) -> [LogBatch] {
     return batches
 }
 
-func emit(_ fields: [(String, Any)]) {
-    let body = fields.map { key, value -> String in
-        let text: String
-        switch value {
-        case let number as Double: text = String(format: "%.4g", number)
-        case let string as String: text = "\"\(string)\""
-        default: text = "\(value)"
-        }
-        return "\"\(key)\":\(text)"
-    }
-    print("{" + body.joined(separator: ",") + "}")
-}
-
 let batches = makeBatches(count: batchCount)
 let records = Double(batchCount * recordsPerBatch)
 let rawBytes = Double(batches.reduce(0) { $0 + $1.byteCount })
@@ -158,34 +145,34 @@ let lastSegmentBytes = Double(try LogReader(directory: scratch + "-one").stats()
 for path in [scratch, scratch + "-one"] { try? FileManager.default.removeItem(atPath: path) }
 
 if smoke {
-    emit([
+    emitJSONLine([
         ("benchmark", "log"), ("mode", "smoke"), ("records", Int(records)), ("scanned", scanned), ("ok", true),
     ])
     exit(0)
 }
 let mb = 1_000_000.0
 let diskBytes = Double(logStats.fileBytes)
-emit([("benchmark", "lz4.compress"), ("MBps", rawBytes / compressTime / mb)])
-emit([("benchmark", "lz4.decompress"), ("MBps", rawBytes / decompressTime / mb)])
-emit([
+emitJSONLine([("benchmark", "lz4.compress"), ("MBps", rawBytes / compressTime / mb)])
+emitJSONLine([("benchmark", "lz4.decompress"), ("MBps", rawBytes / decompressTime / mb)])
+emitJSONLine([
     ("benchmark", "log.append.durability-none"), ("recordsPerSec", records / appendTime),
     ("MBps", rawBytes / appendTime / mb), ("vsLZ4Compress", compressTime / appendTime),
 ])
-emit([
+emitJSONLine([
     ("benchmark", "log.append.fsync-per-batch"), ("recordsPerSec", fsyncRecords / fsyncTime),
     ("batchesPerSec", Double(fsyncBatchCount) / fsyncTime),
     ("MBps", fsyncRecords * rawBytes / records / fsyncTime / mb),
     ("vsLZ4Compress", compressTime * fsyncRecords / records / fsyncTime),
 ])
-emit([
+emitJSONLine([
     ("benchmark", "log.scan"), ("recordsPerSec", records / scanTime), ("MBps", rawBytes / scanTime / mb),
     ("vsLZ4Decompress", decompressTime / scanTime),
 ])
-emit([
+emitJSONLine([
     ("benchmark", "log.open.tail-check"), ("GBps", lastSegmentBytes / openTime / 1e9),
     ("segmentBytes", Int(lastSegmentBytes)),
 ])
-emit([
+emitJSONLine([
     ("benchmark", "log.size"), ("recordBytes", rawBytes / records), ("diskBytesPerRecord", diskBytes / records),
     ("compressionRatio", rawBytes / diskBytes),
 ])
