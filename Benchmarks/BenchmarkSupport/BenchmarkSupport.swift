@@ -102,13 +102,14 @@ public struct Stopwatch {
     }
 }
 
-/// Prints one JSON object on a line: `fields` in order; a `Double` with 4 significant digits,
-/// a `String` quoted and escaped, anything else (integers, booleans) as Swift prints it.
+/// Prints one JSON object on a line: `fields` in order; a `Double` with 4 significant digits
+/// (`null` when not finite), a `String` quoted and escaped, anything else (integers, booleans)
+/// as Swift prints it.
 public func emitJSONLine(_ fields: [(String, Any)]) {
     let body = fields.map { key, value -> String in
         let text: String
         switch value {
-        case let number as Double: text = String(format: "%.4g", number)
+        case let number as Double: text = number.isFinite ? String(format: "%.4g", number) : "null"
         case let string as String: text = jsonString(string)
         default: text = "\(value)"
         }
