@@ -108,19 +108,23 @@ let lines: [Range<Int>] = {
 run.check(lines.count == envelopeCount, "line count")
 
 // Foundation's JSONSerialization, for comparison.
-let serializationTime = try run.best {
-    for range in lines {
-        _ = try JSONSerialization.jsonObject(with: Data(input[range]))
+let serializationTime = try run.best { stopwatch in
+    try stopwatch.time {
+        for range in lines {
+            _ = try JSONSerialization.jsonObject(with: Data(input[range]))
+        }
     }
 }
 
 var parsed = 0
-let parseTime = try run.best {
+let parseTime = try run.best { stopwatch in
     parsed = 0
-    try input.withUnsafeBytes { bytes in
-        for range in lines {
-            _ = try JSONParser.parse(UnsafeRawBufferPointer(rebasing: bytes[range]))
-            parsed += 1
+    try stopwatch.time {
+        try input.withUnsafeBytes { bytes in
+            for range in lines {
+                _ = try JSONParser.parse(UnsafeRawBufferPointer(rebasing: bytes[range]))
+                parsed += 1
+            }
         }
     }
 }
@@ -128,10 +132,22 @@ run.check(parsed == envelopeCount, "parsed")
 
 let file = NSTemporaryDirectory() + "recount-ingest-bench-\(ProcessInfo.processInfo.processIdentifier).ndjson"
 let directory = file + ".log"
+let changesFile = file + ".changes"
 run.check(FileManager.default.createFile(atPath: file, contents: Data(input)), "write the input file")
-defer {
-    try? FileManager.default.removeItem(atPath: file)
+
+/// Ingests `path` into a new, empty log at `directory`, timing only the ingest (reading the
+/// file included): removing the old log, opening the new one and the input, and closing the log
+/// (trim and fsync, timed apart as `closeSeconds`) are outside the timing.
+func ingest(_ path: String, timing stopwatch: inout Stopwatch) throws -> (report: IngestReport, closeSeconds: Double) {
     try? FileManager.default.removeItem(atPath: directory)
+    let log = try Log(directory: directory, configuration: LogConfiguration(durability: .none))
+    let reader = try LineReader(path: path)
+    let ingestor = Ingestor(log: log, now: { Instant(millis: 0, offsetSeconds: 0) })
+    var report = IngestReport()
+    try stopwatch.time { try ingestor.ingest(reader, source: path, into: &report) }
+    var closing = Stopwatch()
+    try closing.time { try log.close() }
+    return (report, closing.seconds)
 }
 
 // The ingest path by stages, each one including the ones before it; the stages take turns so
@@ -140,86 +156,80 @@ var scannedLines = 0
 var decodedSamples = 0
 var report = IngestReport()
 let decoder = EnvelopeDecoder()
-/// The whole path: the file into a new log, closed (and so fsynced) at the end.
-let ingestFile = { () throws in
-    try? FileManager.default.removeItem(atPath: directory)
-    let log = try Log(directory: directory, configuration: LogConfiguration(durability: .none))
-    report = IngestReport()
-    try Ingestor(log: log, now: { Instant(millis: 0, offsetSeconds: 0) }).ingest(
-        try LineReader(path: file), source: file, into: &report)
-    try log.close()
-}
 let stageTimes = try run.best(interleaving: [
-    {
+    { stopwatch in
         // The first pass: the scan that reads sample arrays without a JSON tree.
         scannedLines = 0
-        input.withUnsafeBytes { bytes in
-            for range in lines
-            where EnvelopeScan.scan(UnsafeRawBufferPointer(rebasing: bytes[range]), maxDepth: 64) != nil {
-                scannedLines += 1
+        stopwatch.time {
+            input.withUnsafeBytes { bytes in
+                for range in lines
+                where EnvelopeScan.scan(UnsafeRawBufferPointer(rebasing: bytes[range]), maxDepth: 64) != nil {
+                    scannedLines += 1
+                }
             }
         }
     },
-    {
+    { stopwatch in
         decodedSamples = 0
-        try input.withUnsafeBytes { bytes in
-            for (index, range) in lines.enumerated() {
-                decodedSamples += try decoder.decode(
-                    line: UnsafeRawBufferPointer(rebasing: bytes[range]), number: index + 1
-                ).samples.count
+        try stopwatch.time {
+            try input.withUnsafeBytes { bytes in
+                for (index, range) in lines.enumerated() {
+                    decodedSamples += try decoder.decode(
+                        line: UnsafeRawBufferPointer(rebasing: bytes[range]), number: index + 1
+                    ).samples.count
+                }
             }
         }
     },
-    {
+    { stopwatch in
         var record: [UInt8] = []
-        try input.withUnsafeBytes { bytes in
-            for (index, range) in lines.enumerated() {
-                let envelope = try decoder.decode(
-                    line: UnsafeRawBufferPointer(rebasing: bytes[range]), number: index + 1
-                ).stamped(at: Instant(millis: 0, offsetSeconds: 0))
-                record.removeAll(keepingCapacity: true)
-                EnvelopeCodec.encode(envelope, into: &record)
+        try stopwatch.time {
+            try input.withUnsafeBytes { bytes in
+                for (index, range) in lines.enumerated() {
+                    let envelope = try decoder.decode(
+                        line: UnsafeRawBufferPointer(rebasing: bytes[range]), number: index + 1
+                    ).stamped(at: Instant(millis: 0, offsetSeconds: 0))
+                    record.removeAll(keepingCapacity: true)
+                    EnvelopeCodec.encode(envelope, into: &record)
+                }
             }
         }
     },
-    ingestFile,
+    { stopwatch in report = try ingest(file, timing: &stopwatch).report },
 ])
 let (scanTime, decodeTime, encodeTime, endToEndTime) = (stageTimes[0], stageTimes[1], stageTimes[2], stageTimes[3])
 // The ingest runs on the calling thread alone: CPU time per wall second shows it.
-let endToEndCores = try run.coresUsed(ingestFile)
+var closeSeconds = 0.0
+let endToEndCores = try run.once { stopwatch in closeSeconds = try ingest(file, timing: &stopwatch).closeSeconds }
+    .coresUsed
 run.check(scannedLines == envelopeCount, "scanned \(scannedLines) lines")
 run.check(decodedSamples == envelopeCount * samplesPerEnvelope, "decoded samples")
-run.check(report.appended == envelopeCount && report.rejectedLines == 0, "ingest appended \(report.appended)")
+run.check(report.appended == envelopeCount && report.rejected.isEmpty, "ingest appended \(report.appended)")
 let stats = try LogReader(directory: directory).check()
 let bytesPerSample = Double(stats.fileBytes) / Double(envelopeCount * samplesPerEnvelope)
 
 // The way back, which every replay of the projections takes: read the log, decode each record.
 var replayedSamples = 0
-let replayTime = try run.best {
+let replayTime = try run.best { stopwatch in
+    let reader = try LogReader(directory: directory)
     replayedSamples = 0
-    try LogReader(directory: directory).forEach { record in
-        replayedSamples += try EnvelopeCodec.decode(record.bytes).samples.count
+    try stopwatch.time {
+        try reader.forEach { record in
+            replayedSamples += try EnvelopeCodec.decode(record.bytes).samples.count
+        }
     }
 }
 run.check(replayedSamples == envelopeCount * samplesPerEnvelope, "replayed \(replayedSamples) samples")
 
 // Health Connect pages, end to end.
 let changesInput = makeChangesInput()
-let changesFile = file + ".changes"
 run.check(FileManager.default.createFile(atPath: changesFile, contents: Data(changesInput.bytes)), "write the pages")
-defer { try? FileManager.default.removeItem(atPath: changesFile) }
 var changesReport = IngestReport()
-let changesTime = try run.best {
-    try? FileManager.default.removeItem(atPath: directory)
-    let log = try Log(directory: directory, configuration: LogConfiguration(durability: .none))
-    changesReport = IngestReport()
-    try Ingestor(log: log, now: { Instant(millis: 0, offsetSeconds: 0) }).ingest(
-        try LineReader(path: changesFile), source: changesFile, into: &changesReport)
-    try log.close()
-}
+let changesTime = try run.best { stopwatch in changesReport = try ingest(changesFile, timing: &stopwatch).report }
 run.check(
     changesReport.appended == envelopeCount && changesReport.samples == changesInput.samples,
     "ingest appended \(changesReport.appended) pages")
+for path in [file, directory, changesFile] { try? FileManager.default.removeItem(atPath: path) }
 
 if smoke {
     print(
@@ -234,7 +244,9 @@ emit("ingest.scan+validate", decodeTime)
 emit("ingest.scan+validate+encode", encodeTime)
 emit(
     "ingest.end-to-end", endToEndTime,
-    String(format: ",\"coresUsed\":%.2f,\"logBytesPerSample\":%.1f", endToEndCores, bytesPerSample)
+    String(
+        format: ",\"coresUsed\":%.2f,\"closeSeconds\":%.3f,\"logBytesPerSample\":%.1f", endToEndCores, closeSeconds,
+        bytesPerSample)
         + String(
             format: ",\"secondsSplit\":{\"scan\":%.3f,\"validate\":%.3f,\"encode\":%.3f,\"append\":%.3f}", scanTime,
             decodeTime - scanTime, encodeTime - decodeTime, endToEndTime - encodeTime))
