@@ -39,7 +39,10 @@ extension Projections {
         let tombstones = index.tombstones.sorted(by: keyOrder)
         out.append(UInt64(tombstones.count))
         for key in tombstones { writeKeyIDs(key, &out) }
-        let dirtyDays = dirty.days.sorted { ($0.key.user, $0.key.provider, $0.key.metric.rawValue, $0.key.day.daysSinceEpoch) < ($1.key.user, $1.key.provider, $1.key.metric.rawValue, $1.key.day.daysSinceEpoch) }
+        func order(_ key: DirtyDays.Key) -> (UInt32, UInt32, UInt8, Int32) {
+            (key.user, key.provider, key.metric.rawValue, key.day.daysSinceEpoch)
+        }
+        let dirtyDays = dirty.days.sorted { order($0.key) < order($1.key) }
         out.append(UInt64(dirtyDays.count))
         for (key, version) in dirtyDays {
             out.append(key.user)
@@ -48,7 +51,9 @@ extension Projections {
             out.append(key.day.daysSinceEpoch)
             out.append(version)
         }
-        let sortedPriorities = priorities.sorted { ($0.key.user, $0.key.metric.rawValue) < ($1.key.user, $1.key.metric.rawValue) }
+        let sortedPriorities = priorities.sorted {
+            ($0.key.user, $0.key.metric.rawValue) < ($1.key.user, $1.key.metric.rawValue)
+        }
         out.append(UInt32(sortedPriorities.count))
         for (key, origins) in sortedPriorities {
             out.append(key.user)
@@ -79,14 +84,18 @@ extension Projections {
             if which == 0 { users = interner } else { providers = interner }
         }
         for _ in 0..<(try input.integer(UInt32.self)) {
-            let source = Source(origin: try input.string(), device: try input.optional { r throws(CheckpointReader.Malformed) in try r.string() })
+            let origin = try input.string()
+            let source = Source(
+                origin: origin, device: try input.optional { r throws(CheckpointReader.Malformed) in try r.string() })
             sourceIDs[source] = SourceID(UInt32(sources.count))
             sources.append(source)
         }
         func readKey(_ input: inout CheckpointReader) throws(CheckpointReader.Malformed) -> IdIndex.Key {
             let user: UInt32 = try input.integer()
             let provider: UInt32 = try input.integer()
-            guard user < users.strings.count, provider < providers.strings.count else { throw CheckpointReader.Malformed() }
+            guard user < users.strings.count, provider < providers.strings.count else {
+                throw CheckpointReader.Malformed()
+            }
             return IdIndex.Key(user: user, provider: provider, id: SampleID(try input.string()))
         }
         for _ in 0..<(try input.integer(UInt64.self)) {
