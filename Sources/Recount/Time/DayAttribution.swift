@@ -79,15 +79,33 @@ package enum DayAttribution {
         return CivilDay.of(localMillis: Timestamp.local(millis, offsetSeconds: offset))
     }
 
-    /// `.splitByTime` for `endMillis > startMillis`.
-    private static func split(
-        startMillis: Int64, startOffset: Int32, endMillis: Int64, zone: String?, zones: ZoneOffsets
-    ) -> [DayShare] {
+    /// The end `.splitByTime` spreads a sample to: `endMillis`, capped at `maximumSpanMillis`
+    /// after the start.
+    /// - Parameters:
+    ///   - startMillis: the sample's start instant.
+    ///   - endMillis: the sample's end instant.
+    package static func cappedEnd(startMillis: Int64, endMillis: Int64) -> Int64 {
         let (cappedEnd, overflow) = startMillis.addingReportingOverflow(maximumSpanMillis)
-        let end = overflow ? endMillis : min(endMillis, cappedEnd)
-        let total = end - startMillis
-        // While accumulating, `fraction` holds milliseconds (exact in a Double below 2^53).
-        var shares: [DayShare] = []
+        return overflow ? endMillis : min(endMillis, cappedEnd)
+    }
+
+    /// Walks `[start, cappedEnd)` as `.splitByTime` cuts it: calls `body` with each piece's UTC
+    /// interval `[from, to)` and its civil day, in time order. The pieces tile the interval; the
+    /// share of a day in `days(rule: .splitByTime, ...)` is the length of its pieces over the
+    /// whole. A day can have several pieces: adjacent ones where the zone's offset changes within
+    /// the day, and a later one when the zone turns its clocks back across midnight.
+    /// - Parameters:
+    ///   - startMillis: the sample's start instant.
+    ///   - startOffset: the offset written on `start`, which draws every boundary without a zone.
+    ///   - endMillis: the sample's end instant (nothing is walked unless it is after the start).
+    ///   - zone: the sample's IANA `timeZone`, if any; an unknown name uses `startOffset`.
+    ///   - zones: the offset cache to resolve `zone` with.
+    ///   - body: called with `(from, to, day)` for each piece.
+    package static func forEachPiece(
+        startMillis: Int64, startOffset: Int32, endMillis: Int64, zone: String?, zones: ZoneOffsets,
+        _ body: (Int64, Int64, CivilDay) -> Void
+    ) {
+        let end = cappedEnd(startMillis: startMillis, endMillis: endMillis)
         var t = startMillis
         while t < end {
             var offset = startOffset
@@ -108,11 +126,24 @@ package enum DayAttribution {
                     midnight.overflow
                     ? Int64.max : saturatingAdd(midnight.partialValue, -offsetMillis)
                 let pieceEnd = nextMidnight > t ? min(segmentEnd, nextMidnight) : segmentEnd
-                add(
-                    Double(pieceEnd - t), to: CivilDay(daysSinceEpoch: Int32(clamping: day)),
-                    in: &shares)
+                body(t, pieceEnd, CivilDay(daysSinceEpoch: Int32(clamping: day)))
                 t = pieceEnd
             }
+        }
+    }
+
+    /// `.splitByTime` for `endMillis > startMillis`.
+    private static func split(
+        startMillis: Int64, startOffset: Int32, endMillis: Int64, zone: String?, zones: ZoneOffsets
+    ) -> [DayShare] {
+        let total = cappedEnd(startMillis: startMillis, endMillis: endMillis) - startMillis
+        // While accumulating, `fraction` holds milliseconds (exact in a Double below 2^53).
+        var shares: [DayShare] = []
+        forEachPiece(
+            startMillis: startMillis, startOffset: startOffset, endMillis: endMillis, zone: zone,
+            zones: zones
+        ) { from, to, day in
+            add(Double(to - from), to: day, in: &shares)
         }
         let denominator = Double(total)
         var sumOfOthers = 0.0

@@ -1,0 +1,366 @@
+/// The overlap merge of sums and sleep (contract §3.5): one sweep over the boundaries of the
+/// samples' intervals in which, at every instant, the highest-priority source covering it decides.
+///
+/// The sweep works on packed `UInt64` events, sorted as plain integers: the time relative to a
+/// window around the day (36 bits), the kind (2 bits) and the sample's place in canonical order
+/// (26 bits). Times outside the window cannot touch the day and are clamped to it. Per source the
+/// sweep keeps integer counters only; floating-point amounts are added afterwards, sample by
+/// sample in canonical order, so the result does not depend on the input order.
+extension Rollup {
+    /// Bits of an event key: time relative to the window, kind, payload.
+    private static let payloadBits = 26
+    private static let kindBits = 2
+    private static let timeShift = payloadBits + kindBits
+
+    /// Event kinds, in the order they are handled at one instant: coverage changes first, so
+    /// instantaneous samples see who covers them.
+    private enum Kind: UInt64 {
+        case coverEnd = 0
+        case coverStart = 1
+        case piece = 2
+        case instant = 3
+    }
+
+    /// A half-open UTC window `[start, end)` around a day, and the event packing relative to it.
+    private struct Window {
+        var start: Int64
+        var end: Int64
+
+        func key(_ time: Int64, _ kind: Kind, _ payload: Int) -> UInt64 {
+            UInt64(time - start) << timeShift | kind.rawValue << payloadBits | UInt64(payload)
+        }
+
+        func time(_ key: UInt64) -> Int64 { start + Int64(key >> timeShift) }
+
+        static func kind(_ key: UInt64) -> Kind {
+            Kind(rawValue: key >> payloadBits & 3)!
+        }
+
+        static func payload(_ key: UInt64) -> Int {
+            Int(key & (1 << payloadBits - 1))
+        }
+    }
+
+    /// The sources present, highest priority first, and each sample's local rank among them.
+    private static func localRanks(
+        samples: [LiveSample], order: [Int], priority: SourcePriority
+    ) -> (sources: [SourceID], rank: [Int]) {
+        var distinct: [SourceID] = []
+        var slot: [Int] = []
+        slot.reserveCapacity(order.count)
+        var last = -1
+        for index in order {
+            let source = samples[index].source
+            if last < 0 || distinct[last] != source {
+                last = distinct.firstIndex(of: source) ?? -1
+                if last < 0 {
+                    distinct.append(source)
+                    last = distinct.count - 1
+                }
+            }
+            slot.append(last)
+        }
+        let byPriority = distinct.indices.sorted {
+            priority.key(of: distinct[$0]) < priority.key(of: distinct[$1])
+        }
+        var rankOfSlot = [Int](repeating: 0, count: distinct.count)
+        for (rank, slot) in byPriority.enumerated() { rankOfSlot[slot] = rank }
+        return (byPriority.map { distinct[$0] }, slot.map { rankOfSlot[$0] })
+    }
+
+    /// The winning rank among covering counters: the first with a positive count, or `-1`.
+    @inline(__always)
+    private static func winner(_ cover: UnsafeMutableBufferPointer<Int32>) -> Int {
+        for rank in 0..<cover.count where cover[rank] > 0 { return rank }
+        return -1
+    }
+
+    /// Sums (steps, distance, active energy): each sample adds value × (its counted time on the
+    /// day) / (its whole duration); an instantaneous one adds its value when no higher-priority
+    /// source covers its instant.
+    static func mergeSum(
+        metric: Metric, day: CivilDay, samples: [LiveSample], order: [Int], priority: SourcePriority,
+        zones: ZoneOffsets
+    ) -> RollupCell {
+        let n = order.count
+        precondition(n < 1 << (payloadBits - 1), "too many samples in one rollup cell")
+        let (sources, rank) = localRanks(samples: samples, order: order, priority: priority)
+        let k = sources.count
+        let midnight = day.startLocalMillis
+        let window = Window(
+            start: midnight - 2 * Timestamp.millisPerDay, end: midnight + 3 * Timestamp.millisPerDay)
+
+        // Events, and each sample's whole (capped) duration; 0 marks an instantaneous sample.
+        var events: [UInt64] = []
+        events.reserveCapacity(4 * n)
+        var duration = [Int64](repeating: 0, count: n)
+        for place in 0..<n {
+            let sample = samples[order[place]]
+            guard sample.endMillis > sample.startMillis else {
+                if sample.startMillis >= window.start, sample.startMillis < window.end,
+                    startDay(of: sample, zones: zones) == day
+                {
+                    events.append(window.key(sample.startMillis, .instant, place))
+                }
+                continue
+            }
+            let end = DayAttribution.cappedEnd(
+                startMillis: sample.startMillis, endMillis: sample.endMillis)
+            duration[place] = end - sample.startMillis
+            let from = max(sample.startMillis, window.start)
+            let to = min(end, window.end)
+            guard from < to else { continue }
+            events.append(window.key(from, .coverStart, place))
+            events.append(window.key(to, .coverEnd, place))
+            // The parts on `day`, adjacent ones joined; each becomes a start and an end event.
+            var pending: (from: Int64, to: Int64)? = nil
+            DayAttribution.forEachPiece(
+                startMillis: sample.startMillis, startOffset: sample.startOffset,
+                endMillis: sample.endMillis, zone: sample.zone, zones: zones
+            ) { pieceFrom, pieceTo, pieceDay in
+                guard pieceDay == day else { return }
+                if let open = pending, open.to == pieceFrom {
+                    pending = (open.from, pieceTo)
+                } else {
+                    if let open = pending {
+                        events.append(window.key(open.from, .piece, place << 1))
+                        events.append(window.key(open.to, .piece, place << 1 | 1))
+                    }
+                    pending = (pieceFrom, pieceTo)
+                }
+            }
+            if let open = pending {
+                events.append(window.key(open.from, .piece, place << 1))
+                events.append(window.key(open.to, .piece, place << 1 | 1))
+            }
+        }
+        events.sort()
+
+        // rows[place * k + w]: the milliseconds of the sample's day parts that source `w` won.
+        var rows = [Int64](repeating: 0, count: n * k)
+        // The winning rank at each instantaneous sample, -1 when it is not on the day.
+        var instantWinner = [Int](repeating: -1, count: n)
+        var cover = [Int32](repeating: 0, count: k)
+        var won = [Int64](repeating: 0, count: k)
+        cover.withUnsafeMutableBufferPointer { cover in
+            won.withUnsafeMutableBufferPointer { won in
+                rows.withUnsafeMutableBufferPointer { rows in
+                    var previous = events.first.map(window.time) ?? 0
+                    var e = 0
+                    while e < events.count {
+                        let event = events[e]
+                        let time = window.time(event)
+                        if time != previous {
+                            let w = winner(cover)
+                            if w >= 0 { won[w] += time - previous }
+                            previous = time
+                        }
+                        let payload = Window.payload(event)
+                        switch Window.kind(event) {
+                        case .coverEnd: cover[rank[payload]] -= 1
+                        case .coverStart: cover[rank[payload]] += 1
+                        case .piece:
+                            let row = (payload >> 1) * k
+                            let sign: Int64 = payload & 1 == 0 ? -1 : 1
+                            for w in 0..<k { rows[row + w] += sign * won[w] }
+                        case .instant:
+                            // All instants at `time` are adjacent and last; the best of them and
+                            // of the covering sources wins.
+                            var best = winner(cover)
+                            var last = e
+                            while last < events.count, window.time(events[last]) == time {
+                                let r = rank[Window.payload(events[last])]
+                                if best < 0 || r < best { best = r }
+                                last += 1
+                            }
+                            for other in e..<last { instantWinner[Window.payload(events[other])] = best }
+                            e = last - 1
+                        }
+                        e += 1
+                    }
+                }
+            }
+        }
+
+        // Amounts, sample by sample in canonical order.
+        var tally = Tally(sources: sources)
+        var total = 0.0
+        var count = 0
+        for place in 0..<n {
+            let r = rank[place]
+            let value = samples[order[place]].value ?? 0
+            if duration[place] == 0 {
+                let w = instantWinner[place]
+                guard w >= 0 else { continue }
+                count += 1
+                tally.samples[r] += 1
+                if w == r { total += value }
+                tally.add(source: r, winner: w, amount: value, millis: 0)
+                continue
+            }
+            var onDay = false
+            let whole = Double(duration[place])
+            for w in 0..<k {
+                let millis = rows[place * k + w]
+                guard millis > 0 else { continue }
+                onDay = true
+                let amount = value * (Double(millis) / whole)
+                if w == r { total += amount }
+                tally.add(source: r, winner: w, amount: amount, millis: millis)
+            }
+            if onDay {
+                count += 1
+                tally.samples[r] += 1
+            }
+        }
+        return RollupCell(
+            metric: metric, day: day, count: count, value: total, sources: tally.shares())
+    }
+
+    /// Sleep: the asleep time (stages asleep, core, deep, rem) of the day's samples, where at each
+    /// instant the highest-priority source with any sleep sample covering it decides.
+    static func mergeSleep(
+        day: CivilDay, samples: [LiveSample], order: [Int], priority: SourcePriority,
+        zones: ZoneOffsets
+    ) -> RollupCell {
+        let n = order.count
+        precondition(n < 1 << payloadBits, "too many samples in one rollup cell")
+        let (sources, rank) = localRanks(samples: samples, order: order, priority: priority)
+        let k = sources.count
+        let midnight = day.startLocalMillis
+        // A sleep sample of the day ends within a day or so of it and lasts at most 366 days.
+        let window = Window(
+            start: midnight - 369 * Timestamp.millisPerDay, end: midnight + 3 * Timestamp.millisPerDay)
+
+        var events: [UInt64] = []
+        events.reserveCapacity(2 * n)
+        // Whether each sample is asleep and on the day.
+        var countsAsleep = [Bool](repeating: false, count: n)
+        var count = 0
+        var tally = Tally(sources: sources)
+        for place in 0..<n {
+            let sample = samples[order[place]]
+            if sleepDay(of: sample, zones: zones) == day {
+                countsAsleep[place] = sample.stage?.isAsleep ?? false
+                count += 1
+                tally.samples[rank[place]] += 1
+            }
+            let end = DayAttribution.cappedEnd(
+                startMillis: sample.startMillis, endMillis: sample.endMillis)
+            let from = max(sample.startMillis, window.start)
+            let to = min(end, window.end)
+            guard from < to else { continue }
+            events.append(window.key(from, .coverStart, place))
+            events.append(window.key(to, .coverEnd, place))
+        }
+        events.sort()
+
+        var cover = [Int32](repeating: 0, count: k)
+        var asleep = [Int32](repeating: 0, count: k)
+        var previous = events.first.map(window.time) ?? 0
+        cover.withUnsafeMutableBufferPointer { cover in
+            asleep.withUnsafeMutableBufferPointer { asleep in
+                for event in events {
+                    let time = window.time(event)
+                    if time != previous {
+                        let w = winner(cover)
+                        if w >= 0 {
+                            let span = time - previous
+                            for r in 0..<k where asleep[r] > 0 {
+                                tally.add(
+                                    source: r, winner: w, amount: Double(span) / 1000, millis: span)
+                            }
+                        }
+                        previous = time
+                    }
+                    let place = Window.payload(event)
+                    let step: Int32 = Window.kind(event) == .coverStart ? 1 : -1
+                    cover[rank[place]] += step
+                    if countsAsleep[place] { asleep[rank[place]] += step }
+                }
+            }
+        }
+        var shares = tally.shares()
+        // Seconds from exact milliseconds, so the amounts do not carry the sweep's rounding.
+        var total: Int64 = 0
+        for i in shares.indices {
+            shares[i].counted = Double(shares[i].countedMillis) / 1000
+            shares[i].suppressed = Double(shares[i].suppressedMillis) / 1000
+            total += shares[i].countedMillis
+        }
+        return RollupCell(
+            metric: .sleep, day: day, count: count, value: Double(total) / 1000, sources: shares)
+    }
+}
+
+/// Per-source counted and suppressed amounts of one merge, indexed by local rank.
+private struct Tally {
+    var sources: [SourceID]
+    var samples: [Int]
+    var counted: [Double]
+    var countedMillis: [Int64]
+    var suppressed: [Double]
+    var suppressedMillis: [Int64]
+    /// `[source * k + winner]`: what `winner` suppressed of `source`, and how often.
+    var suppressedAmount: [Double]
+    var suppressedTimes: [Int]
+
+    init(sources: [SourceID]) {
+        let k = sources.count
+        self.sources = sources
+        samples = [Int](repeating: 0, count: k)
+        counted = [Double](repeating: 0, count: k)
+        countedMillis = [Int64](repeating: 0, count: k)
+        suppressed = [Double](repeating: 0, count: k)
+        suppressedMillis = [Int64](repeating: 0, count: k)
+        suppressedAmount = [Double](repeating: 0, count: k * k)
+        suppressedTimes = [Int](repeating: 0, count: k * k)
+    }
+
+    /// Adds what source `source` had where `winner` decided.
+    @inline(__always)
+    mutating func add(source: Int, winner: Int, amount: Double, millis: Int64) {
+        if winner == source {
+            counted[source] += amount
+            countedMillis[source] += millis
+        } else {
+            suppressed[source] += amount
+            suppressedMillis[source] += millis
+            suppressedAmount[source * sources.count + winner] += amount
+            suppressedTimes[source * sources.count + winner] += 1
+        }
+    }
+
+    /// The shares of the sources with samples on the day, sorted by source id.
+    func shares() -> [RollupCell.SourceShare] {
+        let k = sources.count
+        var shares: [RollupCell.SourceShare] = []
+        for r in 0..<k where samples[r] > 0 {
+            // The winner that suppressed the largest amount; ties go to the higher priority.
+            var by: Int? = nil
+            for w in 0..<k where suppressedTimes[r * k + w] > 0 {
+                if let best = by, suppressedAmount[r * k + w] <= suppressedAmount[r * k + best] {
+                    continue
+                }
+                by = w
+            }
+            shares.append(
+                RollupCell.SourceShare(
+                    source: sources[r], samples: samples[r], counted: counted[r],
+                    countedMillis: countedMillis[r], suppressed: suppressed[r],
+                    suppressedMillis: suppressedMillis[r], suppressedBy: by.map { sources[$0] }))
+        }
+        shares.sort { $0.source < $1.source }
+        return shares
+    }
+}
+
+extension SleepStage {
+    /// Whether the stage is sleep (asleep, core, deep, rem), not in bed or awake.
+    package var isAsleep: Bool {
+        switch self {
+        case .asleep, .core, .deep, .rem: true
+        case .inBed, .awake: false
+        }
+    }
+}
