@@ -1,4 +1,5 @@
 import Foundation
+import Recount
 import RecountLog
 
 /// Dispatches a command and turns its errors into exit statuses.
@@ -22,9 +23,19 @@ enum Commands {
             case let words where words.first == "ingest": return try IngestCommand.run(invocation)
             case let words where words.first == "import": return try ImportCommand.run(invocation)
             case ["demo"]: return try DemoCommand.run(invocation)
+            case ["recompute"]: return try ProjectionCommands.recompute(invocation)
+            case ["rollups"]: return try ProjectionCommands.rollups(invocation)
+            case ["samples"]: return try ProjectionCommands.samples(invocation)
+            case ["dirty"]: return try ProjectionCommands.dirty(invocation)
+            case ["digest"]: return try ProjectionCommands.digest(invocation)
+            case ["replay"]: return try ProjectionCommands.replay(invocation)
+            case ["verify"]: return try ProjectionCommands.verify(invocation)
             default: throw UsageError(message: "unknown command '\(invocation.words.joined(separator: " "))'")
             }
         } catch let error as UsageError {
+            Output.failure(error.message, status: .usage, json: invocation.json)
+            return .usage
+        } catch let error as QueryError {
             Output.failure(error.message, status: .usage, json: invocation.json)
             return .usage
         } catch let error as LogError where error.isDamage {

@@ -5,7 +5,6 @@ import RecountLog
 /// `recount ingest FILE... | -`: appends the envelopes of NDJSON inputs to the log.
 enum IngestCommand {
     static func run(_ invocation: Invocation) throws -> ExitStatus {
-        // `--no-recompute` (contract §4) is accepted; there are no projections to recompute yet.
         try invocation.allowOnly(["no-recompute", "durability"])
         let inputs = Array(invocation.words.dropFirst())
         guard !inputs.isEmpty else { throw UsageError(message: "ingest needs FILE... or - for standard input") }
@@ -18,7 +17,8 @@ enum IngestCommand {
         var failure: (any Error)? = nil
         do {
             report = try engine.ingest(
-                files: inputs, rejected: { Output.rejection($0, json: invocation.json) },
+                files: inputs, recompute: invocation.options["no-recompute"] == nil,
+                rejected: { Output.rejection($0, json: invocation.json) },
                 progress: { sofar in
                     // A line per million samples, so long inputs show they are moving.
                     guard sofar.samples / 1_000_000 > reported else { return }
@@ -41,12 +41,21 @@ enum IngestCommand {
             Output.jsonLine([
                 ("appended", .int(Int64(report.appended))), ("rejected", .int(Int64(report.rejectedLines))),
                 ("samples", .int(Int64(report.samples))), ("firstPosition", first), ("endPosition", end),
+                ("newSamples", .int(Int64(report.newSamples))), ("knownSamples", .int(Int64(report.knownSamples))),
+                ("replacedSamples", .int(Int64(report.replacedSamples))),
+                ("deletedSamples", .int(Int64(report.deletedSamples))),
+                ("daysDirtied", .int(Int64(report.daysDirtied))),
+                ("daysRecomputed", .int(Int64(report.daysRecomputed))),
                 ("complete", .bool(failure == nil)),
             ])
         } else {
             print(
                 "appended \(report.appended) envelopes (\(report.samples) samples) at positions \(range); "
                     + "rejected \(report.rejectedLines)" + (failure == nil ? "" : "; stopped by an error"))
+            print(
+                "samples: \(report.newSamples) new, \(report.knownSamples) already known, "
+                    + "\(report.replacedSamples) replaced, \(report.deletedSamples) deleted; "
+                    + "days dirtied \(report.daysDirtied), recomputed \(report.daysRecomputed)")
         }
         if let failure {
             Output.failure("ingest stopped: \(Output.sentence(for: failure))", status: .failure, json: invocation.json)

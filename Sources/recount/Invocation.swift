@@ -21,7 +21,14 @@ struct Invocation {
           ingest FILE... | -   append NDJSON envelopes to the log; exit 3 when some lines were rejected
                   [--durability every-batch|group-commit|none]   when appended envelopes are fsynced
                                                                   (default every-batch)
-                  [--no-recompute]   accepted; projections do not exist yet
+                  [--no-recompute]   leave the dirty days for `recompute`
+          recompute        rebuild every dirty day from its live samples
+          rollups --user U --metric M [--from D] [--to D]   one row per day (D is YYYY-MM-DD)
+          samples --user U --metric M --day D   the live samples of that day
+          dirty            the days whose inputs changed since they were recomputed
+          digest           SHA-256 over a canonical form of all projections
+          replay [--user U] [--until POS]   rebuild the projections from the log in memory; print the digest
+          verify           check the log, replay it into memory, compare digests; exit 4 on mismatch
           import apple-health FILE --user U   an Apple Health export.xml as samples.upsert NDJSON
           log dump [--from POS] [--user U]   the log's envelopes as NDJSON with their positions
           log check        check every frame of the log; exit 4 when damaged
@@ -42,6 +49,7 @@ struct Invocation {
     private static let options: [String: Arity] = [
         "data": .value, "json": .flag, "help": .flag, "version": .flag,
         "durability": .value, "no-recompute": .flag, "from": .value, "user": .value,
+        "metric": .value, "to": .value, "day": .value, "until": .value,
     ]
     /// Options every command takes.
     private static let global: Set<String> = ["data", "json", "help", "version"]

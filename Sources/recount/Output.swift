@@ -94,6 +94,27 @@ enum Output {
         return path.map { "\(verb) \($0): \(reason)" } ?? "\(verb) a file: \(reason)"
     }
 
+    /// A number as JSON: an integer when it is one, else the shortest double that reads back.
+    static func number(_ value: Double) -> Value {
+        value.rounded() == value && abs(value) < 1e15 ? .int(Int64(value)) : .double(value)
+    }
+
+    /// A number for people: as `number` writes it.
+    static func text(of value: Double) -> String { encode(number(value)) }
+
+    /// Prints rows under a header, each column as wide as its widest cell.
+    static func table(_ header: [String], _ rows: [[String]]) {
+        let widths = header.indices.map { column in
+            ([header] + rows).map { $0[column].count }.max() ?? 0
+        }
+        for row in [header] + rows {
+            let cells = row.enumerated().map { column, cell in
+                column == row.count - 1 ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+            }
+            print(cells.joined(separator: "  "))
+        }
+    }
+
     /// One JSON object with `fields` in order.
     static func json(_ fields: [(String, Value)]) -> String {
         "{" + fields.map { "\(EnvelopeJSON.quote($0.0)):\(encode($0.1))" }.joined(separator: ",") + "}"

@@ -284,8 +284,8 @@ import Testing
             ])
             #expect(ingest.status == 1)
             #expect(
-                ingest.output == "appended 0 envelopes (0 samples) at positions none; rejected 0; stopped by an error\n"
-            )
+                ingest.output.hasPrefix(
+                    "appended 0 envelopes (0 samples) at positions none; rejected 0; stopped by an error\n"))
             #expect(
                 ingest.errors
                     == "recount: ingest stopped: cannot read \(directory)/missing.ndjson: No such file or directory\n")

@@ -179,11 +179,32 @@ public struct IngestReport: Sendable {
     public package(set) var rejectedLines = 0
     /// The first `rejectionsKept` rejected lines, in input order.
     public package(set) var rejected: [IngestRejection] = []
+    /// Samples whose id was not live before (after the fold).
+    public package(set) var newSamples = 0
+    /// Samples already known: re-delivered, older than what is held, own writes read back, or
+    /// deleted before.
+    public package(set) var knownSamples = 0
+    /// Samples that replaced an older version of themselves.
+    public package(set) var replacedSamples = 0
+    /// Live samples that deletions removed.
+    public package(set) var deletedSamples = 0
+    /// Days whose inputs changed.
+    public package(set) var daysDirtied = 0
+    /// Days rebuilt by the recompute at the end of the ingest.
+    public package(set) var daysRecomputed = 0
     /// The log positions the appended envelopes got.
     public package(set) var positions: Range<UInt64>?
 
     /// An empty report.
     public init() {}
+
+    mutating func note(_ effect: Projections.Effect) {
+        newSamples += effect.newSamples
+        knownSamples += effect.knownSamples
+        replacedSamples += effect.replacedSamples
+        deletedSamples += effect.deletedSamples
+        daysDirtied += effect.daysDirtied
+    }
 
     mutating func note(positions new: Range<UInt64>) {
         positions = positions.map { $0.lowerBound..<new.upperBound } ?? new

@@ -18,6 +18,9 @@ package struct CanonicalBytes {
         bytes.append(contentsOf: string.utf8)
     }
 
+    /// Raw bytes, as they are (their length written before them by the caller).
+    package mutating func appendBytes(_ raw: [UInt8]) { bytes.append(contentsOf: raw) }
+
     /// A present flag, then the value.
     package mutating func append<T>(_ value: T?, _ write: (inout CanonicalBytes, T) -> Void) {
         append(value != nil)

@@ -1,7 +1,8 @@
 /// Reads what `CanonicalBytes` wrote, checking every length: a checkpoint from disk never traps.
 package struct CheckpointReader {
     private let bytes: [UInt8]
-    private var offset = 0
+    /// How many bytes have been read.
+    package private(set) var offset = 0
 
     package init(_ bytes: [UInt8]) { self.bytes = bytes }
 

@@ -11,6 +11,8 @@ package enum ProjectionReplay {
         package var samples = 0
         /// The last position folded.
         package var lastPosition: UInt64 = 0
+        /// What the folded envelopes changed.
+        package var effect = Projections.Effect()
     }
 
     /// Folds every record of `reader` (from its start up to `until`, exclusive) into `projections`.
@@ -33,7 +35,7 @@ package enum ProjectionReplay {
                 return
             }
             let envelope = try EnvelopeCodec.decode(record.bytes)
-            _ = projections.apply(envelope, at: record.position)
+            summary.effect += projections.apply(envelope, at: record.position)
             summary.records += 1
             summary.samples += envelope.samples.count
             summary.lastPosition = record.position

@@ -1,11 +1,140 @@
 extension Projections {
-    /// Writes the rollups in cell order into the digest's canonical bytes.
+    /// A rollup as stored: the cell and its version, the log position of the last event that
+    /// changed its inputs (it only grows).
+    package struct StoredRollup: Equatable, Sendable {
+        package var cell: RollupCell
+        package var version: UInt64
+    }
+
+    /// One cell a recompute rebuilt: its value before (if any) and after.
+    package struct CellChange: Sendable {
+        package var key: CellKey
+        package var old: StoredRollup?
+        package var new: StoredRollup
+    }
+
+    /// Rebuilds every dirty (user, metric, day) cell from its live samples and empties the
+    /// dirty set (contract §3.4). A cell's version is the highest position that dirtied it; a
+    /// rollup is never replaced by one of a lower version.
+    /// - Returns: the cells rebuilt, in cell order.
+    @discardableResult
+    package mutating func recompute() -> [CellChange] {
+        var versions: [CellKey: UInt64] = [:]
+        for (key, position) in dirty.drain() {
+            let cell = CellKey(user: key.user, metric: key.metric, day: key.day)
+            versions[cell] = max(versions[cell] ?? 0, position)
+        }
+        var changes: [CellChange] = []
+        changes.reserveCapacity(versions.count)
+        for (key, version) in versions.sorted(by: { $0.key < $1.key }) {
+            let old = rollups[key]
+            guard version >= (old?.version ?? 0) else { continue }
+            let members = cells[key] ?? []
+            if members.isEmpty { cells[key] = nil }
+            let samples = members.map { index.live[$0]!.sample }
+            let new = StoredRollup(
+                cell: Rollup.compute(
+                    metric: key.metric, day: key.day, samples: samples, priority: priority(for: key, samples),
+                    zones: zones),
+                version: version)
+            rollups[key] = new
+            changes.append(CellChange(key: key, old: old, new: new))
+        }
+        return changes
+    }
+
+    /// The ranking of the sources in `samples` for the cell's user and metric: the user's own
+    /// `config.sources` list, else the `*` default, else none (the documented default rule).
+    private func priority(for key: CellKey, _ samples: [LiveSample]) -> SourcePriority {
+        let user = users[key.user]
+        let configured =
+            priorities[PriorityKey(user: user, metric: key.metric)]
+            ?? priorities[PriorityKey(user: "*", metric: key.metric)] ?? []
+        var involved: [SourceID: Source] = [:]
+        for sample in samples { involved[sample.source] = sources[Int(sample.source.rawValue)] }
+        return SourcePriority(configured: configured, sources: involved)
+    }
+
+    /// Writes the rollups in cell order into the digest's canonical bytes, cells named by
+    /// their user's string.
     func writeRollups(_ out: inout CanonicalBytes, flush: () -> Void) {
         out.append("rollups")
+        let ordered = rollups.sorted { a, b in
+            a.key.user == b.key.user ? a.key < b.key : users[a.key.user] < users[b.key.user]
+        }
+        var cellBytes: [UInt8] = []
+        for (key, stored) in ordered {
+            out.append(users[key.user])
+            out.append(stored.version)
+            cellBytes.removeAll(keepingCapacity: true)
+            stored.cell.write(into: &cellBytes)
+            out.append(UInt32(cellBytes.count))
+            out.appendBytes(cellBytes)
+            if out.bytes.count > 1 << 16 { flush() }
+        }
+    }
+
+    func writeRollupCheckpoint(_ out: inout CanonicalBytes) {
+        out.append(UInt64(rollups.count))
+        var cellBytes: [UInt8] = []
+        for (key, stored) in rollups.sorted(by: { $0.key < $1.key }) {
+            out.append(key.user)
+            out.append(stored.version)
+            cellBytes.removeAll(keepingCapacity: true)
+            stored.cell.write(into: &cellBytes)
+            out.append(UInt32(cellBytes.count))
+            out.appendBytes(cellBytes)
+        }
+    }
+
+    mutating func readRollupCheckpoint(_ input: inout CheckpointReader) throws(CheckpointReader.Malformed) {
+        for _ in 0..<(try input.integer(UInt64.self)) {
+            let user: UInt32 = try input.integer()
+            let version: UInt64 = try input.integer()
+            let length = Int(try input.integer(UInt32.self))
+            let cell = try RollupCell(reading: &input, length: length, sources: UInt32(sources.count))
+            guard user < users.strings.count else { throw CheckpointReader.Malformed() }
+            rollups[CellKey(user: user, metric: cell.metric, day: cell.day)] = StoredRollup(
+                cell: cell, version: version)
+        }
     }
 }
 
-extension Projections {
-    func writeRollupCheckpoint(_ out: inout CanonicalBytes) {}
-    mutating func readRollupCheckpoint(_ input: inout CheckpointReader) throws(CheckpointReader.Malformed) {}
+extension RollupCell {
+    /// Reads what `write(into:)` wrote (`length` bytes), checking it.
+    init(reading input: inout CheckpointReader, length: Int, sources: UInt32) throws(CheckpointReader.Malformed) {
+        let start = input.offset
+        guard try input.integer(UInt8.self) == RollupCell.layoutVersion,
+            let metric = Metric(rawValue: try input.integer())
+        else { throw CheckpointReader.Malformed() }
+        let day = CivilDay(daysSinceEpoch: Int32(bitPattern: try input.integer(UInt32.self)))
+        let count = Int(try input.integer(UInt64.self))
+        let presence: UInt8 = try input.integer()
+        var fields: [Double?] = []
+        for bit: UInt8 in [1, 2, 4] {
+            let value = try input.double()
+            fields.append(presence & bit != 0 ? value : nil)
+        }
+        var shares: [SourceShare] = []
+        for _ in 0..<(try input.integer(UInt32.self)) {
+            let source: UInt32 = try input.integer()
+            let samples = Int(try input.integer(UInt64.self))
+            let counted = try input.double()
+            let countedMillis = Int64(bitPattern: try input.integer())
+            let suppressed = try input.double()
+            let suppressedMillis = Int64(bitPattern: try input.integer())
+            let hasSuppressor = try input.bool()
+            let suppressor: UInt32 = try input.integer()
+            guard source < sources, !hasSuppressor || suppressor < sources else { throw CheckpointReader.Malformed() }
+            shares.append(
+                SourceShare(
+                    source: SourceID(source), samples: samples, counted: counted, countedMillis: countedMillis,
+                    suppressed: suppressed, suppressedMillis: suppressedMillis,
+                    suppressedBy: hasSuppressor ? SourceID(suppressor) : nil))
+        }
+        guard input.offset - start == length else { throw CheckpointReader.Malformed() }
+        self.init(
+            metric: metric, day: day, count: count, value: fields[0], minimum: fields[1], maximum: fields[2],
+            sources: shares)
+    }
 }

@@ -30,6 +30,15 @@ package struct Projections {
         package var deletedSamples = 0
         /// Days that became dirty.
         package var daysDirtied = 0
+
+        /// Adds another effect's counts.
+        package static func += (a: inout Effect, b: Effect) {
+            a.newSamples += b.newSamples
+            a.knownSamples += b.knownSamples
+            a.replacedSamples += b.replacedSamples
+            a.deletedSamples += b.deletedSamples
+            a.daysDirtied += b.daysDirtied
+        }
     }
 
     package internal(set) var users = Interner()
@@ -45,6 +54,8 @@ package struct Projections {
     package internal(set) var priorities: [PriorityKey: [String]] = [:]
     /// `config.ownOrigins`: per user or `*`, origins whose samples are ignored.
     package internal(set) var ownOrigins: [String: Set<String>] = [:]
+    /// The rollups by cell.
+    package internal(set) var rollups: [CellKey: StoredRollup] = [:]
     /// The last position applied.
     package internal(set) var position: UInt64 = 0
     let zones = ZoneOffsets()

@@ -1,0 +1,86 @@
+/// One day of one user's metric, as `RecountEngine.rollups` reports it (contract §4).
+public struct RollupRow: Sendable, Equatable {
+    /// Whether the day's value can be trusted (contract §3 rule 8).
+    public enum State: String, Sendable {
+        /// Every provider the user has for the metric checked in after the day ended.
+        case known
+        /// Data arrived, but not every provider has checked in since the day ended.
+        case partial
+        /// Nothing arrived for the day: it has no value, never 0.
+        case unknown
+    }
+
+    /// One named figure of the row (`value`, or `count`, `min`, `max`, `mean`, `latest`).
+    public struct Value: Sendable, Equatable {
+        public var name: String
+        public var value: Double
+    }
+
+    public var user: String
+    public var metric: String
+    /// `YYYY-MM-DD`.
+    public var date: String
+    public var state: State
+    /// The figures, in the contract's order; empty for an unknown day.
+    public var values: [Value]
+    /// The metric's canonical unit.
+    public var unit: String
+    /// The log position of the last event that changed the day's inputs (`nil` when unknown).
+    public var version: UInt64?
+}
+
+/// A live sample of one day, as `RecountEngine.samples` reports it.
+public struct SampleRow: Sendable, Equatable {
+    public var provider: String
+    public var id: String
+    /// RFC 3339 with the offset the sample was written with.
+    public var start: String
+    public var end: String
+    /// In the metric's canonical unit, when the metric has values.
+    public var value: Double?
+    /// As written.
+    public var originalValue: Double?
+    public var originalUnit: String?
+    public var stage: String?
+    public var origin: String
+    public var device: String?
+    /// The log position that last wrote it.
+    public var position: UInt64
+}
+
+/// A day whose inputs changed since it was last recomputed.
+public struct DirtyDay: Sendable, Equatable {
+    public var user: String
+    public var provider: String
+    public var metric: String
+    public var date: String
+    /// The log position of the last change.
+    public var position: UInt64
+}
+
+/// A query the engine cannot answer as asked.
+public struct QueryError: Error, CustomStringConvertible, Sendable {
+    /// What was wrong; more codes may be added.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+        public var description: String { name }
+
+        /// The metric is not in the catalogue.
+        public static let unknownMetric = Code("unknownMetric")
+        /// A date is not `YYYY-MM-DD`, or `from` is after `to`.
+        public static let invalidDate = Code("invalidDate")
+        /// The range asks for more days than a query returns.
+        public static let rangeTooLong = Code("rangeTooLong")
+    }
+
+    public var code: Code
+    public var message: String
+
+    package init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}

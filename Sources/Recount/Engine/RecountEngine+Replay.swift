@@ -1,0 +1,65 @@
+public import RecountLog
+
+/// What a replay from scratch read and produced.
+public struct ReplayResult: Sendable {
+    /// Log records folded.
+    public var records: Int
+    /// Samples in them.
+    public var samples: Int
+    /// The last position folded (0 when none).
+    public var lastPosition: UInt64
+    /// The SHA-256 (hex) of the projections it built, every dirty day recomputed.
+    public var digest: String
+    /// The tz data version the civil days came from.
+    public var zoneDataVersion: String
+}
+
+/// What `verify` compared.
+public struct VerifyResult: Sendable {
+    /// The log's counts; every frame and record was checked.
+    public var log: LogStats
+    /// The digest of the engine's projections (after recomputing its dirty days).
+    public var stored: String
+    /// The replay from scratch it was compared with.
+    public var replay: ReplayResult
+    /// Whether the two digests are equal.
+    public var matches: Bool { stored == replay.digest }
+}
+
+extension RecountEngine {
+    /// Rebuilds projections from the log of the data directory `directory`, in memory, without
+    /// taking the writer's lock; an auditor's replay.
+    ///
+    /// - Parameters:
+    ///   - user: replay only this user's envelopes (and the `*` config defaults).
+    ///   - until: stop before this log position.
+    ///   - progress: called about every million samples with the samples folded so far.
+    /// - Throws: `LogError` (`.noLog` when there is no log there), or a record that does not decode.
+    public static func replay(
+        directory: String, user: String? = nil, until: UInt64? = nil, progress: ((Int) -> Void)? = nil
+    ) throws -> ReplayResult {
+        try replay(LogReader(directory: directory + "/log"), user: user, until: until, progress: progress)
+    }
+
+    static func replay(
+        _ reader: LogReader, user: String? = nil, until: UInt64? = nil, progress: ((Int) -> Void)? = nil
+    ) throws -> ReplayResult {
+        var projections = Projections()
+        let folded = try ProjectionReplay.fold(
+            reader, into: &projections, until: until ?? .max, user: user,
+            progress: progress.map { report in { report($0.samples) } })
+        projections.recompute()
+        return ReplayResult(
+            records: folded.records, samples: folded.samples, lastPosition: folded.lastPosition,
+            digest: SHA256.hex(projections.digest()), zoneDataVersion: projections.zones.dataVersion)
+    }
+
+    /// Checks every log frame, recomputes the engine's dirty days, replays the log from scratch
+    /// into memory and compares the two digests.
+    public func verify(progress: ((Int) -> Void)? = nil) throws -> VerifyResult {
+        let reader = logReader()
+        let stats = try reader.check()
+        try recompute()
+        return VerifyResult(log: stats, stored: digest(), replay: try Self.replay(reader, progress: progress))
+    }
+}

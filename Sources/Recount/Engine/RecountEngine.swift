@@ -1,0 +1,192 @@
+import Foundation
+public import RecountLog
+import Synchronization
+
+/// The embedding API: the engine over one data directory, whose log lives in `DIR/log` and
+/// whose projections are checkpointed in `DIR/projections`.
+///
+/// One engine per directory may be open at a time (the log's lock enforces it). Methods may be
+/// called from any thread; appends are serialised by the log, folds and queries by the engine.
+public final class RecountEngine: Sendable {
+    /// The data directory.
+    public let directory: String
+    private let log: Log
+    private let projections: Mutex<Projections>
+    private let checkpoint: CheckpointFile
+    /// Log records folded when the engine opened: those after the stored checkpoint (all of
+    /// them when there was none, or it was damaged or ahead of the log).
+    public let recordsFoldedOnOpen: Int
+
+    /// Opens (creating it when missing) the data directory: the log, then the projections'
+    /// checkpoint, folding the records appended since it.
+    ///
+    /// - Parameters:
+    ///   - directory: the data directory; the log is kept in its `log` folder.
+    ///   - durability: when appended envelopes reach the disk (`.everyBatch` by default).
+    /// - Throws: `LogError` when the log is locked by another writer, damaged, or unreadable.
+    public init(directory: String, durability: LogConfiguration.Durability = .everyBatch) throws {
+        self.directory = directory
+        log = try Log(directory: directory + "/log", configuration: LogConfiguration(durability: durability))
+        checkpoint = CheckpointFile(dataDirectory: directory)
+        var state = (try? checkpoint.load().get()) ?? Projections()
+        if state.position >= log.endPosition { state = Projections() }
+        let folded = try ProjectionReplay.fold(log.reader(), into: &state)
+        recordsFoldedOnOpen = folded.records
+        if folded.records > 0 { try checkpoint.save(state) }
+        projections = Mutex(state)
+    }
+
+    /// A torn frame that recovery cut off when the engine opened, if any.
+    public var recovery: TornTail? { log.recovery }
+
+    /// Appends the valid envelopes of NDJSON files (`-` reads standard input), in order; each
+    /// line is applied whole or rejected whole.
+    ///
+    /// Every file is opened before anything is appended, so a missing one changes nothing.
+    /// A slow input's envelopes are appended within about a second (see `docs/ingest.md`).
+    ///
+    /// - Parameters:
+    ///   - paths: the files, or `-`.
+    ///   - rejected: called with each rejected line as it is found (the report keeps only the
+    ///     first `IngestReport.rejectionsKept`).
+    ///   - progress: called after each appended batch with the report so far.
+    /// - Returns: what was appended and what was rejected (with line, path and reason).
+    /// - Throws: `IngestFailure` when a file cannot be opened or read, or appending fails: it
+    ///   carries the report of what was appended and rejected before.
+    public func ingest(
+        files paths: [String], recompute: Bool = true, rejected: ((IngestRejection) -> Void)? = nil,
+        progress: ((IngestReport) -> Void)? = nil
+    ) throws(IngestFailure) -> IngestReport {
+        var report = IngestReport()
+        let readers: [LineReader]
+        do {
+            readers = try paths.map { path throws(IngestFileError) in
+                path == "-" ? LineReader() : try LineReader(path: path)
+            }
+        } catch {
+            throw IngestFailure(report: report, error: error)
+        }
+        for (path, reader) in zip(paths, readers) {
+            try ingest(reader, source: path, into: &report, rejected: rejected, progress: progress)
+        }
+        try foldAppended(into: &report, recompute: recompute)
+        return report
+    }
+
+    /// Appends the valid envelopes of NDJSON text held in memory.
+    ///
+    /// - Parameters:
+    ///   - ndjson: the envelopes, one per line.
+    ///   - source: the name rejections give the input.
+    ///   - rejected: called with each rejected line as it is found.
+    /// - Throws: `IngestFailure` when appending fails, with the report of what was appended before.
+    public func ingest(
+        ndjson: [UInt8], source: String, recompute: Bool = true, rejected: ((IngestRejection) -> Void)? = nil
+    ) throws(IngestFailure) -> IngestReport {
+        var report = IngestReport()
+        try ingest(LineReader(bytes: ndjson, source: source), source: source, into: &report, rejected: rejected)
+        try foldAppended(into: &report, recompute: recompute)
+        return report
+    }
+
+    private func ingest(
+        _ reader: LineReader, source: String, into report: inout IngestReport,
+        rejected: ((IngestRejection) -> Void)?, progress: ((IngestReport) -> Void)? = nil
+    ) throws(IngestFailure) {
+        do {
+            try ingestor.ingest(reader, source: source, into: &report, rejected: rejected, progress: progress)
+        } catch {
+            // What was appended before the failure is folded all the same.
+            try? foldAppended(into: &report, recompute: false)
+            throw IngestFailure(report: report, error: error)
+        }
+    }
+
+    /// Makes the appended records durable, folds them, recomputes the dirty days when asked,
+    /// and checkpoints the projections (which never cover a record that could be lost).
+    private func foldAppended(into report: inout IngestReport, recompute: Bool) throws(IngestFailure) {
+        do {
+            try log.sync()
+            try projections.withLock { projections in
+                let folded = try ProjectionReplay.fold(log.reader(), into: &projections)
+                report.note(folded.effect)
+                if recompute { report.daysRecomputed += projections.recompute().count }
+                try checkpoint.save(projections)
+            }
+        } catch {
+            throw IngestFailure(report: report, error: error)
+        }
+    }
+
+    /// Rebuilds every dirty day from its live samples and checkpoints the projections.
+    /// - Returns: how many days were rebuilt.
+    @discardableResult
+    public func recompute() throws -> Int {
+        try projections.withLock { projections in
+            let count = projections.recompute().count
+            try checkpoint.save(projections)
+            return count
+        }
+    }
+
+    /// One row per day of a user's metric from `from` to `to` (`YYYY-MM-DD`, inclusive; the
+    /// days that have rollups when not given).
+    /// - Throws: `QueryError` for an unknown metric, a malformed date or a reversed range.
+    public func rollups(user: String, metric: String, from: String? = nil, to: String? = nil) throws(QueryError)
+        -> [RollupRow]
+    {
+        let metric = try Self.metric(metric)
+        let first = try from.map { text throws(QueryError) in try Self.day(text) }
+        let last = try to.map { text throws(QueryError) in try Self.day(text) }
+        return try projections.withLock { projections throws(QueryError) in
+            try projections.rollupRows(user: user, metric: metric, from: first, to: last)
+        }
+    }
+
+    /// The live samples of a user's metric on one day (`YYYY-MM-DD`), in time order.
+    public func samples(user: String, metric: String, day: String) throws(QueryError) -> [SampleRow] {
+        let metric = try Self.metric(metric)
+        let day = try Self.day(day)
+        return projections.withLock { $0.sampleRows(user: user, metric: metric, day: day) }
+    }
+
+    /// The days whose inputs changed since they were last recomputed.
+    public func dirtyDays() -> [DirtyDay] {
+        projections.withLock { $0.dirtyRows() }
+    }
+
+    /// The SHA-256 (hex) of the projections' canonical form (`docs/projections.md`).
+    public func digest() -> String {
+        projections.withLock { SHA256.hex($0.digest()) }
+    }
+
+    static func metric(_ name: String) throws(QueryError) -> Metric {
+        guard let metric = Metric.resolve(typeName: name) else {
+            throw QueryError(.unknownMetric, "\(name) is not a metric of the catalogue")
+        }
+        return metric
+    }
+
+    static func day(_ text: String) throws(QueryError) -> CivilDay {
+        guard let day = CivilDay(parsing: text) else {
+            throw QueryError(.invalidDate, "\(text) is not a YYYY-MM-DD date")
+        }
+        return day
+    }
+
+    /// A reader of what the engine's log holds now.
+    func logReader() -> LogReader { log.reader() }
+
+    /// Makes every appended envelope durable.
+    public func sync() throws { try log.sync() }
+
+    /// Syncs and releases the data directory.
+    public func close() throws { try log.close() }
+
+    /// An ingestor that stamps a missing `receivedAt` with the current time, in UTC.
+    private var ingestor: Ingestor {
+        Ingestor(log: log) {
+            Instant(millis: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)), offsetSeconds: 0)
+        }
+    }
+}

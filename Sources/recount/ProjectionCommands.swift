@@ -1,0 +1,177 @@
+import Foundation
+import Recount
+import RecountLog
+
+/// The commands that answer from the projections: `recompute`, `rollups`, `samples`, `dirty`,
+/// `digest`, `replay` and `verify`.
+enum ProjectionCommands {
+    /// The engine of an existing data directory (a mistyped `--data` is "no log at", not a new log).
+    static func engine(_ invocation: Invocation) throws -> RecountEngine {
+        _ = try LogReader(directory: invocation.logDirectory)
+        return try RecountEngine(directory: invocation.dataDirectory)
+    }
+
+    static func recompute(_ invocation: Invocation) throws -> ExitStatus {
+        try invocation.allowOnly([])
+        let engine = try engine(invocation)
+        let days = try engine.recompute()
+        try engine.close()
+        if invocation.json {
+            Output.jsonLine([("daysRecomputed", .int(Int64(days)))])
+        } else {
+            print("recomputed \(days) days")
+        }
+        return .success
+    }
+
+    static func rollups(_ invocation: Invocation) throws -> ExitStatus {
+        try invocation.allowOnly(["user", "metric", "from", "to"])
+        let user = try invocation.require("user")
+        let metric = try invocation.require("metric")
+        let engine = try engine(invocation)
+        let rows = try engine.rollups(
+            user: user, metric: metric, from: invocation.options["from"], to: invocation.options["to"])
+        try engine.close()
+        if invocation.json {
+            for row in rows {
+                Output.jsonLine(
+                    [
+                        ("user", .string(row.user)), ("metric", .string(row.metric)), ("date", .string(row.date)),
+                        ("state", .string(row.state.rawValue)),
+                    ] + row.values.map { ($0.name, Output.number($0.value)) } + [
+                        ("unit", .string(row.unit)), ("version", row.version.map { .int(Int64($0)) } ?? .null),
+                    ])
+            }
+        } else {
+            let header = ["date", "state", "values", "unit", "version"]
+            Output.table(
+                header,
+                rows.map { row in
+                    [
+                        row.date, row.state.rawValue,
+                        row.values.map { "\($0.name) \(Output.text(of: $0.value))" }.joined(separator: ", "), row.unit,
+                        row.version.map(String.init) ?? "",
+                    ]
+                })
+        }
+        return .success
+    }
+
+    static func samples(_ invocation: Invocation) throws -> ExitStatus {
+        try invocation.allowOnly(["user", "metric", "day"])
+        let engine = try engine(invocation)
+        let rows = try engine.samples(
+            user: try invocation.require("user"), metric: try invocation.require("metric"),
+            day: try invocation.require("day"))
+        try engine.close()
+        if invocation.json {
+            for row in rows {
+                Output.jsonLine([
+                    ("provider", .string(row.provider)), ("id", .string(row.id)), ("start", .string(row.start)),
+                    ("end", .string(row.end)), ("value", row.value.map(Output.number) ?? .null),
+                    ("originalValue", row.originalValue.map(Output.number) ?? .null),
+                    ("originalUnit", row.originalUnit.map { .string($0) } ?? .null),
+                    ("stage", row.stage.map { .string($0) } ?? .null), ("origin", .string(row.origin)),
+                    ("device", row.device.map { .string($0) } ?? .null), ("position", .int(Int64(row.position))),
+                ])
+            }
+        } else {
+            Output.table(
+                ["start", "end", "value", "stage", "origin", "device", "provider", "id"],
+                rows.map { row in
+                    [
+                        row.start, row.end, row.value.map(Output.text(of:)) ?? "", row.stage ?? "", row.origin,
+                        row.device ?? "", row.provider, row.id,
+                    ]
+                })
+        }
+        return .success
+    }
+
+    static func dirty(_ invocation: Invocation) throws -> ExitStatus {
+        try invocation.allowOnly([])
+        let engine = try engine(invocation)
+        let rows = engine.dirtyDays()
+        try engine.close()
+        if invocation.json {
+            for row in rows {
+                Output.jsonLine([
+                    ("user", .string(row.user)), ("provider", .string(row.provider)), ("metric", .string(row.metric)),
+                    ("date", .string(row.date)), ("position", .int(Int64(row.position))),
+                ])
+            }
+        } else {
+            Output.table(
+                ["user", "provider", "metric", "date", "position"],
+                rows.map { [$0.user, $0.provider, $0.metric, $0.date, String($0.position)] })
+        }
+        return .success
+    }
+
+    static func digest(_ invocation: Invocation) throws -> ExitStatus {
+        try invocation.allowOnly([])
+        let engine = try engine(invocation)
+        let digest = engine.digest()
+        try engine.close()
+        if invocation.json { Output.jsonLine([("digest", .string(digest))]) } else { print(digest) }
+        return .success
+    }
+
+    static func replay(_ invocation: Invocation) throws -> ExitStatus {
+        try invocation.allowOnly(["user", "until"])
+        let until = try invocation.options["until"].map { text throws(UsageError) -> UInt64 in
+            guard let value = UInt64(text) else { throw UsageError(message: "--until needs a log position") }
+            return value
+        }
+        let result = try RecountEngine.replay(
+            directory: invocation.dataDirectory, user: invocation.options["user"], until: until,
+            progress: progress(invocation))
+        if invocation.json {
+            Output.jsonLine(fields(result))
+        } else {
+            print(
+                "replayed \(result.records) records (\(result.samples) samples) up to position \(result.lastPosition) "
+                    + "with tz data \(result.zoneDataVersion)\ndigest \(result.digest)")
+        }
+        return .success
+    }
+
+    static func verify(_ invocation: Invocation) throws -> ExitStatus {
+        try invocation.allowOnly([])
+        let engine = try engine(invocation)
+        let result = try engine.verify(progress: progress(invocation))
+        try engine.close()
+        if invocation.json {
+            Output.jsonLine(
+                [
+                    ("ok", .bool(result.matches)), ("records", .int(Int64(result.log.records))),
+                    ("stored", .string(result.stored)),
+                ]
+                    + fields(result.replay))
+        } else {
+            print("log ok: \(result.log.records) records, every checksum matches")
+            print("stored projections  \(result.stored)")
+            print("replay from scratch \(result.replay.digest) (tz data \(result.replay.zoneDataVersion))")
+            print(result.matches ? "verify ok: the digests match" : "verify FAILED: the digests differ")
+        }
+        return result.matches ? .success : .verificationFailed
+    }
+
+    static func fields(_ result: ReplayResult) -> [(String, Output.Value)] {
+        [
+            ("records", .int(Int64(result.records))), ("samples", .int(Int64(result.samples))),
+            ("lastPosition", .int(Int64(result.lastPosition))), ("digest", .string(result.digest)),
+            ("tzdata", .string(result.zoneDataVersion)),
+        ]
+    }
+
+    /// A progress line on standard error every million samples, when it is a terminal.
+    static func progress(_ invocation: Invocation) -> ((Int) -> Void)? {
+        guard isatty(2) != 0 else { return nil }
+        return { samples in
+            Output.notice(
+                "replayed \(samples) samples", event: "progress", [("samples", .int(Int64(samples)))],
+                json: invocation.json)
+        }
+    }
+}
