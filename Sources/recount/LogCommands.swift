@@ -1,4 +1,5 @@
 import Foundation
+import Recount
 import RecountLog
 
 /// `recount log check` and `recount log stats`.
@@ -46,7 +47,7 @@ enum LogCommands {
     /// Cuts a damaged log back to its last good frame (never done automatically).
     static func repair(_ invocation: Invocation) throws -> ExitStatus {
         try invocation.allowOnly([])
-        let repair = try Log.repair(directory: invocation.logDirectory)
+        let repair = try RecountEngine.repairLog(directory: invocation.dataDirectory)
         if invocation.json {
             Output.jsonLine([
                 ("repaired", .bool(repair.damage != nil || repair.rebuiltManifest)),

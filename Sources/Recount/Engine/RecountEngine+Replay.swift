@@ -54,6 +54,15 @@ extension RecountEngine {
             digest: SHA256.hex(projections.digest()), zoneDataVersion: projections.zones.dataVersion)
     }
 
+    /// Cuts the damaged log of the data directory `directory` back to its last good frame
+    /// (`Log.repair`), and removes the projections' checkpoint when anything was cut, since it
+    /// may hold records the log no longer has: the next engine rebuilds it from the log.
+    public static func repairLog(directory: String) throws -> LogRepair {
+        let repair = try Log.repair(directory: directory + "/log")
+        if repair.damage != nil { try CheckpointFile(dataDirectory: directory).remove() }
+        return repair
+    }
+
     /// Checks every log frame, recomputes the engine's dirty days, replays the log from scratch
     /// into memory and compares the two digests.
     public func verify(progress: ((Int) -> Void)? = nil) throws -> VerifyResult {

@@ -167,7 +167,7 @@ package struct Projections {
                 effect.knownSamples += 1
                 return
             }
-            removeLive(holder, held)
+            removeLive(holder, held, &effect)
             index.delete(holder)
             effect.replacedSamples += 1
             insertLive(key, entry, &effect)
@@ -199,7 +199,7 @@ package struct Projections {
             effect.knownSamples += 1
             return
         }
-        removeLive(key, old)
+        removeLive(key, old, &effect)
         effect.replacedSamples += 1
         insertLive(key, entry, &effect)
     }
@@ -216,7 +216,7 @@ package struct Projections {
             index.delete(key)
             return
         }
-        removeLive(key, old)
+        removeLive(key, old, &effect)
         index.delete(key)
         effect.deletedSamples += 1
     }
@@ -254,14 +254,14 @@ package struct Projections {
         }
     }
 
-    private mutating func removeLive(_ key: IdIndex.Key, _ entry: IdIndex.Entry) {
+    private mutating func removeLive(_ key: IdIndex.Key, _ entry: IdIndex.Entry, _ effect: inout Effect) {
         for day in days(of: entry.sample) {
             let cell = CellKey(user: key.user, metric: entry.sample.metric, day: day)
             cells[cell]?.remove(key)
-            if cells[cell]?.isEmpty == true { cells[cell] = [] }
-            dirty.mark(
+            let dirtied = dirty.mark(
                 DirtyDays.Key(user: key.user, provider: key.provider, metric: entry.sample.metric, day: day),
                 at: position)
+            if dirtied { effect.daysDirtied += 1 }
         }
     }
 
