@@ -26,6 +26,13 @@ extension Rollup {
         var start: Int64
         var end: Int64
 
+        /// The window from `daysBefore` days before the day's local midnight (read as UTC) to
+        /// `daysAfter` days after it; at most 795 days in all.
+        init(around day: CivilDay, daysBefore: Int64, daysAfter: Int64) {
+            start = day.startLocalMillis - daysBefore * Timestamp.millisPerDay
+            end = day.startLocalMillis + daysAfter * Timestamp.millisPerDay
+        }
+
         func key(_ time: Int64, _ kind: Kind, _ payload: Int) -> UInt64 {
             UInt64(time - start) << timeShift | kind.rawValue << payloadBits | UInt64(payload)
         }
@@ -86,9 +93,8 @@ extension Rollup {
         precondition(n < 1 << (payloadBits - 1), "too many samples in one rollup cell")
         let (sources, rank) = localRanks(samples: samples, order: order, priority: priority)
         let k = sources.count
-        let midnight = day.startLocalMillis
-        let window = Window(
-            start: midnight - 2 * Timestamp.millisPerDay, end: midnight + 3 * Timestamp.millisPerDay)
+        // Any part of the day lies within a day of its local midnight read as UTC.
+        let window = Window(around: day, daysBefore: 2, daysAfter: 3)
 
         // Events, and each sample's whole (capped) duration; 0 marks an instantaneous sample.
         // Cover starts come in canonical order, already sorted; the ends and the rest are kept
@@ -248,10 +254,8 @@ extension Rollup {
         precondition(n < 1 << payloadBits, "too many samples in one rollup cell")
         let (sources, rank) = localRanks(samples: samples, order: order, priority: priority)
         let k = sources.count
-        let midnight = day.startLocalMillis
         // A sleep sample of the day ends within a day or so of it and lasts at most 366 days.
-        let window = Window(
-            start: midnight - 369 * Timestamp.millisPerDay, end: midnight + 3 * Timestamp.millisPerDay)
+        let window = Window(around: day, daysBefore: 369, daysAfter: 3)
 
         // Starts in canonical order (a sorted run), then the ends, as in `mergeSum`.
         var events: [UInt64] = []
