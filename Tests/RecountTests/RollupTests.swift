@@ -85,7 +85,7 @@ import Testing
         #expect(cell.sources.map(\.source) == [Self.watch, Self.phone])
         #expect(
             cell.describe(naming: Self.name)
-                == "steps 2026-07-14: 3,500 count from 2 samples; Apple Watch 2,000 counted; "
+                == "steps 2026-07-14: 3,500 from 2 samples; Apple Watch 2,000 counted; "
                 + "iPhone 1,500 counted, 1,500 suppressed by Apple Watch")
     }
 
@@ -249,6 +249,7 @@ import Testing
         #expect(cell.count == 3)
         #expect(cell.minimum == 60 && cell.maximum == 100 && cell.value == 80)
         #expect(cell.sources.isEmpty)
+        #expect(cell.description == "heart_rate 2026-07-14: mean 80 count/min, min 60, max 100 from 3 samples")
         let glucose = Self.compute(.bloodGlucose, "2026-07-14", samples)
         #expect(glucose.count == 1 && glucose.value == 5.5)
         let none = Self.compute(.heartRate, "2026-07-16", samples)
