@@ -85,7 +85,7 @@ import Testing
         #expect(cell.sources.map(\.source) == [Self.watch, Self.phone])
         #expect(
             cell.describe(naming: Self.name)
-                == "steps 2026-07-14: 3,500 count from 2 samples; Apple Watch 2,000 counted; "
+                == "steps 2026-07-14: 3,500 from 2 samples; Apple Watch 2,000 counted; "
                 + "iPhone 1,500 counted, 1,500 suppressed by Apple Watch")
     }
 
@@ -249,6 +249,7 @@ import Testing
         #expect(cell.count == 3)
         #expect(cell.minimum == 60 && cell.maximum == 100 && cell.value == 80)
         #expect(cell.sources.isEmpty)
+        #expect(cell.description == "heart_rate 2026-07-14: mean 80 count/min, min 60, max 100 from 3 samples")
         let glucose = Self.compute(.bloodGlucose, "2026-07-14", samples)
         #expect(glucose.count == 1 && glucose.value == 5.5)
         let none = Self.compute(.heartRate, "2026-07-16", samples)
@@ -461,8 +462,12 @@ struct Workload: CustomStringConvertible {
         SourceID(3): Source(origin: "com.ouraring.oura", device: nil),
     ]
 
+    /// The zone some samples name; the days include its 23- and 25-hour ones.
+    static let zone = "America/Los_Angeles"
+
     static func random(metric: Metric, using random: inout SplitMix64) -> Workload {
-        let day = CivilDay(parsing: "2026-07-14")!
+        let days = ["2026-07-14", "2026-03-08", "2026-11-01"]
+        let day = CivilDay(parsing: days[Int(random.next() % 3)])!
         let midnight = day.startLocalMillis
         let offsets: [Int32] = [0, -25_200, -28_800, 19_800, 3_600]
         let count = Int(random.next() % 10) + 1
@@ -477,7 +482,7 @@ struct Workload: CustomStringConvertible {
             samples.append(
                 LiveSample(
                     id: SampleID("r\(index)"), metric: metric, startMillis: start, startOffset: offset,
-                    endMillis: start + length, endOffset: offset,
+                    endMillis: start + length, endOffset: offset, zone: random.next() % 3 == 0 ? zone : nil,
                     value: metric.kind == .quantity ? Double(random.next() % 1000) + 1 : nil,
                     stage: metric == .sleep ? SleepStage.allCases.randomElement(using: &random) : nil,
                     source: SourceID(UInt32(random.next() % 3) + 1), position: random.next() % 4))
@@ -490,7 +495,7 @@ struct Workload: CustomStringConvertible {
 
     var description: String {
         let lines = samples.map {
-            "\($0.id) src\($0.source.rawValue) [\($0.startMillis), \($0.endMillis)) off \($0.startOffset) "
+            "\($0.id) src\($0.source.rawValue) [\($0.startMillis), \($0.endMillis)) off \($0.startOffset) \($0.zone ?? "")"
                 + "v \($0.value.map { "\($0)" } ?? "-") \($0.stage?.name ?? "")"
         }
         return "day \(day): " + lines.joined(separator: "; ")
@@ -509,16 +514,30 @@ enum Reference {
     static func compute(metric: Metric, workload: Workload) -> Result {
         let samples = workload.samples
         let key = { (sample: LiveSample) in workload.priority.key(of: sample.source) }
+        // Offsets straight from Foundation, not through `ZoneOffsets`.
+        let pacific = TimeZone(identifier: Workload.zone)!
+        let offset = { (sample: LiveSample, millis: Int64, written: Int32) -> Int64 in
+            guard sample.zone != nil else { return Int64(written) * 1000 }
+            return Int64(pacific.secondsFromGMT(for: Date(timeIntervalSince1970: Double(millis) / 1000))) * 1000
+        }
         let dayOf = { (sample: LiveSample, millis: Int64) in
-            CivilDay.of(localMillis: millis + Int64(sample.startOffset) * 1000)
+            CivilDay.of(localMillis: millis + offset(sample, millis, sample.startOffset))
         }
         var cuts = Set<Int64>()
         for sample in samples {
             cuts.insert(sample.startMillis)
             cuts.insert(sample.endMillis)
             for delta in -3...3 {
-                cuts.insert(
-                    workload.day.advanced(by: Int32(delta)).startLocalMillis - Int64(sample.startOffset) * 1000)
+                let midnight = workload.day.advanced(by: Int32(delta)).startLocalMillis
+                guard sample.zone != nil else {
+                    cuts.insert(midnight - Int64(sample.startOffset) * 1000)
+                    continue
+                }
+                // The instant of a local midnight: the candidate whose offset is its own.
+                for candidate in [-25_200_000, -28_800_000] as [Int64]
+                where offset(sample, midnight - candidate, 0) == candidate {
+                    cuts.insert(midnight - candidate)
+                }
             }
         }
         let points = cuts.sorted()
@@ -542,7 +561,8 @@ enum Reference {
         }
         if metric == .sleep {
             let sleepDay = { (sample: LiveSample) in
-                CivilDay.of(localMillis: sample.endMillis + Int64(sample.endOffset) * 1000 + 6 * 3_600_000)
+                CivilDay.of(
+                    localMillis: sample.endMillis + offset(sample, sample.endMillis, sample.endOffset) + 6 * 3_600_000)
             }
             for sample in samples where sleepDay(sample) == workload.day {
                 result.count += 1

@@ -26,6 +26,13 @@ extension Rollup {
         var start: Int64
         var end: Int64
 
+        /// The window from `daysBefore` days before the day's local midnight (read as UTC) to
+        /// `daysAfter` days after it; at most 795 days in all.
+        init(around day: CivilDay, daysBefore: Int64, daysAfter: Int64) {
+            start = day.startLocalMillis - daysBefore * Timestamp.millisPerDay
+            end = day.startLocalMillis + daysAfter * Timestamp.millisPerDay
+        }
+
         func key(_ time: Int64, _ kind: Kind, _ payload: Int) -> UInt64 {
             UInt64(time - start) << timeShift | kind.rawValue << payloadBits | UInt64(payload)
         }
@@ -86,13 +93,18 @@ extension Rollup {
         precondition(n < 1 << (payloadBits - 1), "too many samples in one rollup cell")
         let (sources, rank) = localRanks(samples: samples, order: order, priority: priority)
         let k = sources.count
-        let midnight = day.startLocalMillis
-        let window = Window(
-            start: midnight - 2 * Timestamp.millisPerDay, end: midnight + 3 * Timestamp.millisPerDay)
+        // Any part of the day lies within a day of its local midnight read as UTC.
+        let window = Window(around: day, daysBefore: 2, daysAfter: 3)
 
         // Events, and each sample's whole (capped) duration; 0 marks an instantaneous sample.
+        // Cover starts come in canonical order, already sorted; the ends and the rest are kept
+        // apart and appended after them, so the sort mostly merges a few sorted runs.
         var events: [UInt64] = []
-        events.reserveCapacity(4 * n)
+        events.reserveCapacity(2 * n)
+        var later: [UInt64] = []
+        later.reserveCapacity(n)
+        var pieces: [(from: Int64, to: Int64)] = []
+        var pieceCount = 0
         var duration = [Int64](repeating: 0, count: n)
         for place in 0..<n {
             let sample = samples[order[place]]
@@ -100,7 +112,7 @@ extension Rollup {
                 if sample.startMillis >= window.start, sample.startMillis < window.end,
                     startDay(of: sample, zones: zones) == day
                 {
-                    events.append(window.key(sample.startMillis, .instant, place))
+                    later.append(window.key(sample.startMillis, .instant, place))
                 }
                 continue
             }
@@ -110,30 +122,37 @@ extension Rollup {
             let from = max(sample.startMillis, window.start)
             let to = min(end, window.end)
             guard from < to else { continue }
-            events.append(window.key(from, .coverStart, place))
-            events.append(window.key(to, .coverEnd, place))
-            // The parts on `day`, adjacent ones joined; each becomes a start and an end event.
-            var pending: (from: Int64, to: Int64)? = nil
+            // The parts on `day`, adjacent ones joined.
+            pieceCount = 0
             DayAttribution.forEachPiece(
                 startMillis: sample.startMillis, startOffset: sample.startOffset,
                 endMillis: sample.endMillis, zone: sample.zone, zones: zones
             ) { pieceFrom, pieceTo, pieceDay in
                 guard pieceDay == day else { return }
-                if let open = pending, open.to == pieceFrom {
-                    pending = (open.from, pieceTo)
+                if pieceCount > 0, pieces[pieceCount - 1].to == pieceFrom {
+                    pieces[pieceCount - 1].to = pieceTo
+                    return
+                }
+                if pieceCount == pieces.count {
+                    pieces.append((pieceFrom, pieceTo))
                 } else {
-                    if let open = pending {
-                        events.append(window.key(open.from, .piece, place << 1))
-                        events.append(window.key(open.to, .piece, place << 1 | 1))
-                    }
-                    pending = (pieceFrom, pieceTo)
+                    pieces[pieceCount] = (pieceFrom, pieceTo)
+                }
+                pieceCount += 1
+            }
+            // A sample wholly on the day (the usual case) lets its cover events stand for its
+            // piece events: the low payload bit says so.
+            let whole = pieceCount == 1 && pieces[0].from == from && pieces[0].to == to ? 1 : 0
+            events.append(window.key(from, .coverStart, place << 1 | whole))
+            later.append(window.key(to, .coverEnd, place << 1 | whole))
+            if whole == 0 {
+                for piece in pieces[..<pieceCount] {
+                    later.append(window.key(piece.from, .piece, place << 1))
+                    later.append(window.key(piece.to, .piece, place << 1 | 1))
                 }
             }
-            if let open = pending {
-                events.append(window.key(open.from, .piece, place << 1))
-                events.append(window.key(open.to, .piece, place << 1 | 1))
-            }
         }
+        events.append(contentsOf: later)
         events.sort()
 
         // rows[place * k + w]: the milliseconds of the sample's day parts that source `w` won.
@@ -156,13 +175,21 @@ extension Rollup {
                             previous = time
                         }
                         let payload = Window.payload(event)
+                        let place = payload >> 1
                         switch Window.kind(event) {
-                        case .coverEnd: cover[rank[payload]] -= 1
-                        case .coverStart: cover[rank[payload]] += 1
+                        case .coverEnd:
+                            cover[rank[place]] -= 1
+                            if payload & 1 == 1 {
+                                for w in 0..<k { rows[place * k + w] += won[w] }
+                            }
+                        case .coverStart:
+                            cover[rank[place]] += 1
+                            if payload & 1 == 1 {
+                                for w in 0..<k { rows[place * k + w] -= won[w] }
+                            }
                         case .piece:
-                            let row = (payload >> 1) * k
                             let sign: Int64 = payload & 1 == 0 ? -1 : 1
-                            for w in 0..<k { rows[row + w] += sign * won[w] }
+                            for w in 0..<k { rows[place * k + w] += sign * won[w] }
                         case .instant:
                             // All instants at `time` are adjacent and last; the best of them and
                             // of the covering sources wins.
@@ -227,13 +254,14 @@ extension Rollup {
         precondition(n < 1 << payloadBits, "too many samples in one rollup cell")
         let (sources, rank) = localRanks(samples: samples, order: order, priority: priority)
         let k = sources.count
-        let midnight = day.startLocalMillis
         // A sleep sample of the day ends within a day or so of it and lasts at most 366 days.
-        let window = Window(
-            start: midnight - 369 * Timestamp.millisPerDay, end: midnight + 3 * Timestamp.millisPerDay)
+        let window = Window(around: day, daysBefore: 369, daysAfter: 3)
 
+        // Starts in canonical order (a sorted run), then the ends, as in `mergeSum`.
         var events: [UInt64] = []
         events.reserveCapacity(2 * n)
+        var ends: [UInt64] = []
+        ends.reserveCapacity(n)
         // Whether each sample is asleep and on the day.
         var countsAsleep = [Bool](repeating: false, count: n)
         var count = 0
@@ -251,8 +279,9 @@ extension Rollup {
             let to = min(end, window.end)
             guard from < to else { continue }
             events.append(window.key(from, .coverStart, place))
-            events.append(window.key(to, .coverEnd, place))
+            ends.append(window.key(to, .coverEnd, place))
         }
+        events.append(contentsOf: ends)
         events.sort()
 
         var cover = [Int32](repeating: 0, count: k)

@@ -42,28 +42,48 @@ package enum Rollup {
 
     /// The indices of the samples of `metric`, in canonical order: start, end, position, id,
     /// source, value bits, stage.
+    ///
+    /// The usual case sorts plain integers (the start relative to the earliest, then the index)
+    /// and then sorts each run of equal starts by the whole order; huge inputs or spans fall back
+    /// to sorting by the whole order at once.
     static func canonicalOrder(of samples: [LiveSample], metric: Metric) -> [Int] {
-        struct Key {
-            var start: Int64
-            var end: Int64
-            var position: UInt64
-            var index: Int
+        let precedes = { (a: Int, b: Int) -> Bool in
+            let x = samples[a]
+            let y = samples[b]
+            if x.startMillis != y.startMillis { return x.startMillis < y.startMillis }
+            if x.endMillis != y.endMillis { return x.endMillis < y.endMillis }
+            if x.position != y.position { return x.position < y.position }
+            return x.precedesInRollupOrder(y)
         }
-        var keys: [Key] = []
+        var earliest = Int64.max
+        var latest = Int64.min
+        for index in samples.indices where samples[index].metric == metric {
+            earliest = min(earliest, samples[index].startMillis)
+            latest = max(latest, samples[index].startMillis)
+        }
+        guard earliest <= latest else { return [] }
+        let indexBits = 20
+        let span = latest.subtractingReportingOverflow(earliest)
+        guard samples.count < 1 << indexBits, !span.overflow, span.partialValue < 1 << (63 - indexBits)
+        else {
+            return samples.indices.filter { samples[$0].metric == metric }.sorted(by: precedes)
+        }
+        var keys: [UInt64] = []
         keys.reserveCapacity(samples.count)
-        for (index, sample) in samples.enumerated() where sample.metric == metric {
-            keys.append(
-                Key(
-                    start: sample.startMillis, end: sample.endMillis, position: sample.position,
-                    index: index))
+        for index in samples.indices where samples[index].metric == metric {
+            keys.append(UInt64(samples[index].startMillis - earliest) << indexBits | UInt64(index))
         }
-        keys.sort { a, b in
-            if a.start != b.start { return a.start < b.start }
-            if a.end != b.end { return a.end < b.end }
-            if a.position != b.position { return a.position < b.position }
-            return samples[a.index].precedesInRollupOrder(samples[b.index])
+        keys.sort()
+        var order = keys.map { Int($0 & (1 << indexBits - 1)) }
+        var runStart = 0
+        while runStart < order.count {
+            let start = samples[order[runStart]].startMillis
+            var runEnd = runStart + 1
+            while runEnd < order.count, samples[order[runEnd]].startMillis == start { runEnd += 1 }
+            if runEnd - runStart > 1 { order[runStart..<runEnd].sort(by: precedes) }
+            runStart = runEnd
         }
-        return keys.map(\.index)
+        return order
     }
 
     /// The local date of a sample's start (`.startDay`).

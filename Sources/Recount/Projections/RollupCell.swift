@@ -127,11 +127,12 @@ package struct RollupCell: Equatable, Sendable, CustomStringConvertible {
     /// `steps 2026-07-14: 13,013 from 42 samples; iPhone 9,912 counted, 3,101 suppressed by Apple Watch`.
     /// - Parameter name: names a source (for example its device, else its origin).
     package func describe(naming name: (SourceID) -> String) -> String {
-        let unit = metric.canonicalUnit
+        // "3,500 from 2 samples" for steps reads better than "3,500 count".
+        let unit = metric.canonicalUnit == "count" ? "" : " " + metric.canonicalUnit
         var text = "\(metric.name) \(day): "
         switch metric {
         case .steps, .distance, .activeEnergy:
-            text += "\(RollupCell.format(value ?? 0)) \(unit) from \(count) samples"
+            text += "\(RollupCell.format(value ?? 0))\(unit) from \(count) samples"
         case .sleep:
             text += "\(RollupCell.duration(value ?? 0)) asleep from \(count) samples"
         case .workout:
@@ -140,7 +141,7 @@ package struct RollupCell: Equatable, Sendable, CustomStringConvertible {
             guard let value, let minimum, let maximum else { return text + "no samples" }
             let headline = metric == .weight ? "latest" : "mean"
             text +=
-                "\(headline) \(RollupCell.format(value)) \(unit), min \(RollupCell.format(minimum)), "
+                "\(headline) \(RollupCell.format(value))\(unit), min \(RollupCell.format(minimum)), "
                 + "max \(RollupCell.format(maximum)) from \(count) samples"
         }
         let isSleep = metric == .sleep

@@ -24,6 +24,7 @@ package struct SourcePriority: Sendable {
         case other = 1
         case phone = 2
 
+        /// Orders the classes as they rank: watch, other, phone.
         package static func < (a: DefaultClass, b: DefaultClass) -> Bool { a.rawValue < b.rawValue }
 
         /// The class of a source by the default rule.
