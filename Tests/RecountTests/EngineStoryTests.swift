@@ -19,22 +19,31 @@ import Testing
         return report
     }
 
-    static func value(_ engine: RecountEngine, _ user: String, _ metric: String, _ day: String, _ name: String = "value")
+    static func value(
+        _ engine: RecountEngine, _ user: String, _ metric: String, _ day: String, _ name: String = "value"
+    )
         throws -> Double?
     {
-        try engine.rollups(user: user, metric: metric, from: day, to: day).first?.values.first { $0.name == name }?.value
+        try engine.rollups(user: user, metric: metric, from: day, to: day).first?.values.first { $0.name == name }?
+            .value
     }
 
-    static func steps(_ id: String, _ start: String, _ end: String, _ value: Int, origin: String, device: String) -> String {
+    static func steps(_ id: String, _ start: String, _ end: String, _ value: Int, origin: String, device: String)
+        -> String
+    {
         #"{"id":"\#(id)","type":"HKQuantityTypeIdentifierStepCount","start":"\#(start)","end":"\#(end)","value":\#(value),"unit":"count","origin":"\#(origin)","device":"\#(device)"}"#
     }
 
-    static func delivery(_ type: String, anchor: String? = "YQ==", added: [String], deleted: [String] = [], received: String = "2026-07-14T20:00:00Z")
+    static func delivery(
+        _ type: String, anchor: String? = "YQ==", added: [String], deleted: [String] = [],
+        received: String = "2026-07-14T20:00:00Z"
+    )
         -> String
     {
         let anchorJSON = anchor.map { "\"\($0)\"" } ?? "null"
         let deletions = deleted.map { #"{"uuid":"\#($0)"}"# }.joined(separator: ",")
-        return #"{"kind":"healthkit.delivery","user":"alice","receivedAt":"\#(received)","type":"\#(type)","anchor":\#(anchorJSON),"newAnchor":"Yg==","added":[\#(added.joined(separator: ","))],"deleted":[\#(deletions)]}"#
+        return
+            #"{"kind":"healthkit.delivery","user":"alice","receivedAt":"\#(received)","type":"\#(type)","anchor":\#(anchorJSON),"newAnchor":"Yg==","added":[\#(added.joined(separator: ","))],"deleted":[\#(deletions)]}"#
     }
 
     @Test func eightyHeartRateReadingsDeliveredThreeTimesAreEighty() throws {
@@ -86,8 +95,12 @@ import Testing
                     Self.delivery(
                         "steps",
                         added: [
-                            Self.steps("a", "2026-07-14T08:00:00-07:00", "2026-07-14T08:10:00-07:00", 500, origin: "com.apple.health", device: "iPhone"),
-                            Self.steps("b", "2026-07-15T08:00:00-07:00", "2026-07-15T08:10:00-07:00", 700, origin: "com.apple.health", device: "iPhone"),
+                            Self.steps(
+                                "a", "2026-07-14T08:00:00-07:00", "2026-07-14T08:10:00-07:00", 500,
+                                origin: "com.apple.health", device: "iPhone"),
+                            Self.steps(
+                                "b", "2026-07-15T08:00:00-07:00", "2026-07-15T08:10:00-07:00", 700,
+                                origin: "com.apple.health", device: "iPhone"),
                         ])
                 ])
             let deletion = try Self.ingest(engine, [Self.delivery("steps", added: [], deleted: ["b"])])
@@ -110,7 +123,9 @@ import Testing
                     Self.delivery(
                         "steps",
                         added: days.map {
-                            Self.steps("phone-\($0)", "\($0)T09:00:00-07:00", "\($0)T10:00:00-07:00", 3000, origin: "com.apple.health", device: "iPhone")
+                            Self.steps(
+                                "phone-\($0)", "\($0)T09:00:00-07:00", "\($0)T10:00:00-07:00", 3000,
+                                origin: "com.apple.health", device: "iPhone")
                         })
                 ])
             for day in days { #expect(try Self.value(engine, "alice", "steps", day) == 3000) }
@@ -121,7 +136,9 @@ import Testing
                     Self.delivery(
                         "steps",
                         added: days.map {
-                            Self.steps("watch-\($0)", "\($0)T09:00:00-07:00", "\($0)T10:00:00-07:00", 3400, origin: "com.apple.health", device: "Apple Watch")
+                            Self.steps(
+                                "watch-\($0)", "\($0)T09:00:00-07:00", "\($0)T10:00:00-07:00", 3400,
+                                origin: "com.apple.health", device: "Apple Watch")
                         }, received: "2026-07-23T08:00:00Z")
                 ])
             for day in days { #expect(try Self.value(engine, "alice", "steps", day) == 3400, "\(day)") }
@@ -171,6 +188,7 @@ import Testing
             try Data(bytes).write(to: URL(fileURLWithPath: path))
             engine = try RecountEngine(directory: directory)
             #expect(engine.recordsFoldedOnOpen == 60)
+            try engine.recompute()  // opening folds the tail; recomputing is the ingest's or the caller's
             #expect(engine.digest() == digest)
             #expect(try engine.verify().matches)
             try engine.close()
@@ -238,32 +256,39 @@ struct RandomWorkload {
             let received = "2026-07-\(20 + index / 40)T\(String(format: "%02d", index % 24)):00:00Z"
             switch generator.next() % 10 {
             case 0:
-                return #"{"kind":"config.sources","user":"\#(pick(["*", user]))","receivedAt":"\#(received)","metric":"steps","priority":\#(pick([#"["com.phone"]"#, #"["com.watch","com.phone"]"#]))}"#
+                return
+                    #"{"kind":"config.sources","user":"\#(pick(["*", user]))","receivedAt":"\#(received)","metric":"steps","priority":\#(pick([#"["com.phone"]"#, #"["com.watch","com.phone"]"#]))}"#
             case 1:
                 let base = generator.next() % 40
                 let ids = (0..<3).map { "\"s-\((base + UInt64($0) * 7) % 40)\"" }.joined(separator: ",")
-                return #"{"kind":"samples.delete","user":"\#(user)","receivedAt":"\#(received)","provider":"fitbit","ids":[\#(ids)]}"#
+                return
+                    #"{"kind":"samples.delete","user":"\#(user)","receivedAt":"\#(received)","provider":"fitbit","ids":[\#(ids)]}"#
             case 2, 3:
                 let base = generator.next() % 60
                 let samples = (0..<4).map { k -> String in
                     let day = 10 + Int(generator.next() % 4)
                     let minute = Int(generator.next() % 1380)
-                    return #"{"id":"hr-\#((base + UInt64(k) * 11) % 60)","type":"heart_rate","start":"\#(time(day: day, minute: minute, offset: offset))","value":\#(50 + generator.next() % 90),"unit":"bpm","origin":"com.watch"}"#
+                    return
+                        #"{"id":"hr-\#((base + UInt64(k) * 11) % 60)","type":"heart_rate","start":"\#(time(day: day, minute: minute, offset: offset))","value":\#(50 + generator.next() % 90),"unit":"bpm","origin":"com.watch"}"#
                 }.joined(separator: ",")
-                return #"{"kind":"samples.upsert","user":"\#(user)","receivedAt":"\#(received)","provider":"fitbit","samples":[\#(samples)]}"#
+                return
+                    #"{"kind":"samples.upsert","user":"\#(user)","receivedAt":"\#(received)","provider":"fitbit","samples":[\#(samples)]}"#
             case 4:
                 let day = 10 + Int(generator.next() % 4)
                 let start = Int(generator.next() % 1300)
-                return #"{"kind":"healthconnect.changes","user":"\#(user)","receivedAt":"\#(received)","recordTypes":["SleepSession"],"token":"t","nextChangesToken":"u","hasMore":false,"changesTokenExpired":false,"changes":[{"upsertion":{"id":"sl-\#(generator.next() % 8)","type":"SleepSession","start":"\#(time(day: day, minute: start, offset: offset))","end":"\#(time(day: day, minute: start + 100, offset: offset))","stage":"\#(pick(["asleep", "deep", "awake", "inBed"]))","origin":"\#(pick(["com.watch", "com.phone"]))","lastModified":"\#(received)"}},{"deletion":{"recordId":"sl-\#(generator.next() % 8)"}}]}"#
+                return
+                    #"{"kind":"healthconnect.changes","user":"\#(user)","receivedAt":"\#(received)","recordTypes":["SleepSession"],"token":"t","nextChangesToken":"u","hasMore":false,"changesTokenExpired":false,"changes":[{"upsertion":{"id":"sl-\#(generator.next() % 8)","type":"SleepSession","start":"\#(time(day: day, minute: start, offset: offset))","end":"\#(time(day: day, minute: start + 100, offset: offset))","stage":"\#(pick(["asleep", "deep", "awake", "inBed"]))","origin":"\#(pick(["com.watch", "com.phone"]))","lastModified":"\#(received)"}},{"deletion":{"recordId":"sl-\#(generator.next() % 8)"}}]}"#
             default:
                 let base = generator.next() % 40
                 let samples = (0..<5).map { k -> String in
                     let day = 10 + Int(generator.next() % 4)
                     let start = Int(generator.next() % 1430)
                     let length = 1 + Int(generator.next() % 90)
-                    return #"{"id":"s-\#((base + UInt64(k) * 7) % 40)","type":"steps","start":"\#(time(day: day, minute: start, offset: offset))","end":"\#(time(day: day + (start + length) / 1440, minute: (start + length) % 1440, offset: offset))","value":\#(generator.next() % 2000),"unit":"count","origin":"\#(pick(["com.watch", "com.phone"]))","device":"\#(pick(["Apple Watch", "iPhone", "Pixel 8"]))"}"#
+                    return
+                        #"{"id":"s-\#((base + UInt64(k) * 7) % 40)","type":"steps","start":"\#(time(day: day, minute: start, offset: offset))","end":"\#(time(day: day + (start + length) / 1440, minute: (start + length) % 1440, offset: offset))","value":\#(generator.next() % 2000),"unit":"count","origin":"\#(pick(["com.watch", "com.phone"]))","device":"\#(pick(["Apple Watch", "iPhone", "Pixel 8"]))"}"#
                 }.joined(separator: ",")
-                return #"{"kind":"samples.upsert","user":"\#(user)","receivedAt":"\#(received)","provider":"fitbit","samples":[\#(samples)]}"#
+                return
+                    #"{"kind":"samples.upsert","user":"\#(user)","receivedAt":"\#(received)","provider":"fitbit","samples":[\#(samples)]}"#
             }
         }
     }

@@ -18,23 +18,7 @@ extension Projections {
         out.append(UInt64(index.live.count))
         for (key, entry) in sortedLive() {
             writeKeyIDs(key, &out)
-            let sample = entry.sample
-            out.append(sample.metric.rawValue)
-            out.append(sample.startMillis)
-            out.append(sample.startOffset)
-            out.append(sample.endMillis)
-            out.append(sample.endOffset)
-            out.append(sample.zone) { $0.append($1) }
-            out.append(sample.value) { $0.append($1) }
-            out.append(sample.stage) { $0.append($1.rawValue) }
-            out.append(sample.source.rawValue)
-            out.append(sample.position)
-            out.append(entry.receivedAt)
-            out.append(entry.lastModified) { $0.append($1) }
-            out.append(entry.syncIdentifier) { $0.append($1) }
-            out.append(entry.syncVersion) { $0.append($1) }
-            out.append(entry.unitSymbol) { $0.append($1) }
-            out.append(entry.originalValue) { $0.append($1) }
+            writeEntry(entry, &out) { out, source in out.append(source.rawValue) }
         }
         let tombstones = index.tombstones.sorted(by: keyOrder)
         out.append(UInt64(tombstones.count))
@@ -51,22 +35,7 @@ extension Projections {
             out.append(key.day.daysSinceEpoch)
             out.append(version)
         }
-        let sortedPriorities = priorities.sorted {
-            ($0.key.user, $0.key.metric.rawValue) < ($1.key.user, $1.key.metric.rawValue)
-        }
-        out.append(UInt32(sortedPriorities.count))
-        for (key, origins) in sortedPriorities {
-            out.append(key.user)
-            out.append(key.metric.rawValue)
-            out.append(UInt32(origins.count))
-            for origin in origins { out.append(origin) }
-        }
-        out.append(UInt32(ownOrigins.count))
-        for (user, origins) in ownOrigins.sorted(by: { $0.key < $1.key }) {
-            out.append(user)
-            out.append(UInt32(origins.count))
-            for origin in origins.sorted() { out.append(origin) }
-        }
+        writeConfig(&out)
         writeRollupCheckpoint(&out)
         return out.bytes
     }
@@ -139,18 +108,67 @@ extension Projections {
         for _ in 0..<(try input.integer(UInt32.self)) {
             let user = try input.string()
             guard let metric = Metric(rawValue: try input.integer()) else { throw CheckpointReader.Malformed() }
-            var origins: [String] = []
-            for _ in 0..<(try input.integer(UInt32.self)) { origins.append(try input.string()) }
-            priorities[PriorityKey(user: user, metric: metric)] = origins
+            priorities[PriorityKey(user: user, metric: metric)] = try Self.readConfigured(&input)
         }
         for _ in 0..<(try input.integer(UInt32.self)) {
-            let user = try input.string()
-            var origins: Set<String> = []
-            for _ in 0..<(try input.integer(UInt32.self)) { origins.insert(try input.string()) }
-            ownOrigins[user] = origins
+            ownOrigins[try input.string()] = try Self.readConfigured(&input)
         }
         try readRollupCheckpoint(&input)
         guard input.isAtEnd else { throw CheckpointReader.Malformed() }
+    }
+
+    /// Writes a live entry's fields (all but its key), the source as `writeSource` writes it.
+    func writeEntry(
+        _ entry: IdIndex.Entry, _ out: inout CanonicalBytes, writeSource: (inout CanonicalBytes, SourceID) -> Void
+    ) {
+        let sample = entry.sample
+        out.append(sample.metric.rawValue)
+        out.append(sample.startMillis)
+        out.append(sample.startOffset)
+        out.append(sample.endMillis)
+        out.append(sample.endOffset)
+        out.append(sample.zone) { $0.append($1) }
+        out.append(sample.value) { $0.append($1) }
+        out.append(sample.stage) { $0.append($1.rawValue) }
+        writeSource(&out, sample.source)
+        out.append(sample.position)
+        out.append(entry.receivedAt)
+        out.append(entry.lastModified) { $0.append($1) }
+        out.append(entry.syncIdentifier) { $0.append($1) }
+        out.append(entry.syncVersion) { $0.append($1) }
+        out.append(entry.unitSymbol) { $0.append($1) }
+        out.append(entry.originalValue) { $0.append($1) }
+    }
+
+    /// Writes the config in key order.
+    func writeConfig(_ out: inout CanonicalBytes) {
+        func write(_ setting: Configured) {
+            out.append(setting.receivedAt)
+            out.append(UInt32(setting.origins.count))
+            for origin in setting.origins { out.append(origin) }
+        }
+        let sortedPriorities = priorities.sorted {
+            ($0.key.user, $0.key.metric.rawValue) < ($1.key.user, $1.key.metric.rawValue)
+        }
+        out.append(UInt32(sortedPriorities.count))
+        for (key, setting) in sortedPriorities {
+            out.append(key.user)
+            out.append(key.metric.rawValue)
+            write(setting)
+        }
+        out.append(UInt32(ownOrigins.count))
+        for (user, setting) in ownOrigins.sorted(by: { $0.key < $1.key }) {
+            out.append(user)
+            write(setting)
+        }
+    }
+
+    private static func readConfigured(_ input: inout CheckpointReader) throws(CheckpointReader.Malformed) -> Configured
+    {
+        let receivedAt: Int64 = try input.integer()
+        var origins: [String] = []
+        for _ in 0..<(try input.integer(UInt32.self)) { origins.append(try input.string()) }
+        return Configured(origins: origins, receivedAt: receivedAt)
     }
 
     private func writeKeyIDs(_ key: IdIndex.Key, _ out: inout CanonicalBytes) {

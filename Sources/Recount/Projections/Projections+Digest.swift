@@ -12,25 +12,7 @@ extension Projections {
         out.append("live")
         for (key, entry) in sortedLive() {
             writeKey(key, &out)
-            let sample = entry.sample
-            out.append(sample.metric.rawValue)
-            out.append(sample.startMillis)
-            out.append(sample.startOffset)
-            out.append(sample.endMillis)
-            out.append(sample.endOffset)
-            out.append(sample.zone) { $0.append($1) }
-            out.append(sample.value) { $0.append($1) }
-            out.append(sample.stage) { $0.append($1.rawValue) }
-            let source = sources[Int(sample.source.rawValue)]
-            out.append(source.origin)
-            out.append(source.device) { $0.append($1) }
-            out.append(sample.position)
-            out.append(entry.receivedAt)
-            out.append(entry.lastModified) { $0.append($1) }
-            out.append(entry.syncIdentifier) { $0.append($1) }
-            out.append(entry.syncVersion) { $0.append($1) }
-            out.append(entry.unitSymbol) { $0.append($1) }
-            out.append(entry.originalValue) { $0.append($1) }
+            writeEntry(entry, &out, writeSource: writeSourceNames)
             if out.bytes.count > 1 << 16 { flush() }
         }
 
@@ -54,19 +36,7 @@ extension Projections {
         }
 
         out.append("config")
-        for (key, origins) in priorities.sorted(by: {
-            ($0.key.user, $0.key.metric.rawValue) < ($1.key.user, $1.key.metric.rawValue)
-        }) {
-            out.append(key.user)
-            out.append(key.metric.rawValue)
-            out.append(UInt32(origins.count))
-            for origin in origins { out.append(origin) }
-        }
-        for (user, origins) in ownOrigins.sorted(by: { $0.key < $1.key }) {
-            out.append(user)
-            out.append(UInt32(origins.count))
-            for origin in origins.sorted() { out.append(origin) }
-        }
+        writeConfig(&out)
         writeRollups(&out, flush: flush)
         flush()
         return hash.finalize()
@@ -82,6 +52,13 @@ extension Projections {
         if a.user != b.user { return users[a.user] < users[b.user] }
         if a.provider != b.provider { return providers[a.provider] < providers[b.provider] }
         return a.id.text < b.id.text
+    }
+
+    /// Writes a source by its origin and device, not its interned id.
+    func writeSourceNames(_ out: inout CanonicalBytes, _ id: SourceID) {
+        let source = sources[Int(id.rawValue)]
+        out.append(source.origin)
+        out.append(source.device) { $0.append($1) }
     }
 
     private func writeKey(_ key: IdIndex.Key, _ out: inout CanonicalBytes) {

@@ -48,8 +48,8 @@ extension Projections {
     private func priority(for key: CellKey, _ samples: [LiveSample]) -> SourcePriority {
         let user = users[key.user]
         let configured =
-            priorities[PriorityKey(user: user, metric: key.metric)]
-            ?? priorities[PriorityKey(user: "*", metric: key.metric)] ?? []
+            (priorities[PriorityKey(user: user, metric: key.metric)]
+            ?? priorities[PriorityKey(user: "*", metric: key.metric)])?.origins ?? []
         var involved: [SourceID: Source] = [:]
         for sample in samples { involved[sample.source] = sources[Int(sample.source.rawValue)] }
         return SourcePriority(configured: configured, sources: involved)

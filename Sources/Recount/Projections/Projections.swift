@@ -51,9 +51,23 @@ package struct Projections {
     /// The live samples of each cell.
     package internal(set) var cells: [CellKey: Set<IdIndex.Key>] = [:]
     /// `config.sources`: per (user or `*`, metric), origins highest first.
-    package internal(set) var priorities: [PriorityKey: [String]] = [:]
-    /// `config.ownOrigins`: per user or `*`, origins whose samples are ignored.
-    package internal(set) var ownOrigins: [String: Set<String>] = [:]
+    package internal(set) var priorities: [PriorityKey: Configured] = [:]
+    /// `config.ownOrigins`: per user or `*`, origins whose samples are ignored (sorted).
+    package internal(set) var ownOrigins: [String: Configured] = [:]
+
+    /// A config setting and the `receivedAt` of the envelope that set it.
+    package struct Configured: Equatable, Sendable {
+        package var origins: [String]
+        package var receivedAt: Int64
+
+        /// Whether `other` replaces this setting: it is newer, or as new and greater (so that
+        /// folding the same config envelopes in any order, or twice, ends at the same setting).
+        func isReplaced(by other: Configured) -> Bool {
+            other.receivedAt > receivedAt
+                || (other.receivedAt == receivedAt && other.origins.lexicographicallyPrecedes(origins) == false
+                    && other.origins != origins)
+        }
+    }
     /// The rollups by cell.
     package internal(set) var rollups: [CellKey: StoredRollup] = [:]
     /// The last position applied.
@@ -113,12 +127,15 @@ package struct Projections {
             applyReconcile(reconcile, envelopeUser: envelope.user, received: received, &effect)
         case .configSources(let metric, let priority):
             let key = PriorityKey(user: envelope.user, metric: metric.metric)
-            if priorities[key] != priority {
-                priorities[key] = priority
-                effect.daysDirtied += dirtyAllCells(user: envelope.user, metric: metric.metric)
+            let setting = Configured(origins: priority, receivedAt: received)
+            if priorities[key]?.isReplaced(by: setting) ?? true {
+                let changed = priorities[key]?.origins != priority
+                priorities[key] = setting
+                if changed { effect.daysDirtied += dirtyAllCells(user: envelope.user, metric: metric.metric) }
             }
         case .configOwnOrigins(let origins):
-            ownOrigins[envelope.user] = Set(origins)
+            let setting = Configured(origins: Array(Set(origins)).sorted(), receivedAt: received)
+            if ownOrigins[envelope.user]?.isReplaced(by: setting) ?? true { ownOrigins[envelope.user] = setting }
         case .checkin, .configProvider:
             // Sync state (known / unknown days, staleness) folds these; rollups do not read them.
             _ = users.intern(envelope.user)
@@ -138,7 +155,7 @@ package struct Projections {
 
     /// Whether samples from `origin` are the user's backend's own writes read back.
     private func isOwnOrigin(_ origin: String, user: String) -> Bool {
-        (ownOrigins[user] ?? ownOrigins["*"])?.contains(origin) ?? false
+        (ownOrigins[user] ?? ownOrigins["*"])?.origins.contains(origin) ?? false
     }
 
     private mutating func upsert(
@@ -184,15 +201,17 @@ package struct Projections {
             effect.knownSamples += 1
             return
         }
-        let isAsNew =
-            if let new = entry.lastModified, let was = old.lastModified { new >= was } else {
-                received >= old.receivedAt
+        let (new, was) =
+            if let new = entry.lastModified, let was = old.lastModified { (new, was) } else {
+                (received, old.receivedAt)
             }
         entry.receivedAt = max(received, old.receivedAt)
-        var unmoved = entry.sample
-        unmoved.position = old.sample.position
-        if !isAsNew || (unmoved == old.sample && sameContent(entry, old)) {
-            // A re-delivery or an older write: only the newest receivedAt is remembered.
+        let content = contentBytes(entry)
+        let oldContent = contentBytes(old)
+        // An older write, a re-delivery, or a write as new whose content does not order after
+        // the held one (so equally new writes end at the same sample in any order, or twice):
+        // only the newest receivedAt is remembered.
+        if new < was || content == oldContent || (new == was && !oldContent.lexicographicallyPrecedes(content)) {
             var kept = old
             kept.receivedAt = entry.receivedAt
             index.set(key, kept)
@@ -204,10 +223,14 @@ package struct Projections {
         insertLive(key, entry, &effect)
     }
 
-    /// Whether two entries describe the same sample (receivedAt and position aside).
-    private func sameContent(_ a: IdIndex.Entry, _ b: IdIndex.Entry) -> Bool {
-        a.lastModified == b.lastModified && a.syncIdentifier == b.syncIdentifier && a.syncVersion == b.syncVersion
-            && a.unitSymbol == b.unitSymbol && a.originalValue == b.originalValue
+    /// An entry's content in canonical bytes, its position and receivedAt aside.
+    private func contentBytes(_ entry: IdIndex.Entry) -> [UInt8] {
+        var bare = entry
+        bare.sample.position = 0
+        bare.receivedAt = 0
+        var out = CanonicalBytes()
+        writeEntry(bare, &out, writeSource: writeSourceNames)
+        return out.bytes
     }
 
     private mutating func delete(_ id: SampleID, user: UInt32, provider: UInt32, _ effect: inout Effect) {
