@@ -27,6 +27,7 @@ enum Commands {
             case ["rollups"]: return try ProjectionCommands.rollups(invocation)
             case ["samples"]: return try ProjectionCommands.samples(invocation)
             case ["dirty"]: return try ProjectionCommands.dirty(invocation)
+            case ["audit"]: return try ProjectionCommands.audit(invocation)
             case ["digest"]: return try ProjectionCommands.digest(invocation)
             case ["replay"]: return try ProjectionCommands.replay(invocation)
             case ["verify"]: return try ProjectionCommands.verify(invocation)

@@ -3,7 +3,9 @@ import Recount
 import RecountLog
 
 /// `recount demo`: writes a small day of envelopes of every kind to `DIR/demo.ndjson` (one line
-/// broken on purpose), ingests it into the data directory's log, and shows what the log holds.
+/// broken on purpose), ingests it into the data directory, shows what the log holds, and then
+/// answers questions from the projections: days of rollups, one day's per-source explanation,
+/// and `verify`.
 enum DemoCommand {
     static func run(_ invocation: Invocation) throws -> ExitStatus {
         try invocation.allowOnly([])
@@ -30,14 +32,29 @@ enum DemoCommand {
         try reader.forEach(from: lastTwo) { record in
             print("\(record.position): \(EnvelopeJSON.string(try EnvelopeCodec.decode(record.bytes)))")
         }
-        return checkStatus
+        let questions: [[String]] = [
+            ["rollups", "--user", "alice", "--metric", "steps"],
+            ["rollups", "--user", "alice", "--metric", "sleep"],
+            ["rollups", "--user", "bob", "--metric", "heart_rate"],
+            ["audit", "--user", "alice", "--metric", "steps", "--day", "2026-07-14"],
+            ["verify"],
+        ]
+        var status = checkStatus
+        for words in questions {
+            print("\n$ recount \(words.joined(separator: " "))")
+            let asked = try Invocation(
+                ["--data", invocation.dataDirectory] + (invocation.json ? ["--json"] : []) + words)
+            let answered = Commands.run(asked)
+            if answered != .success { status = answered }
+        }
+        return status
     }
 
     /// A Watch step delivery, a revised sleep night, a Health Connect page with a deletion,
     /// a Fitbit upsert, a check-in, a bad sample, and config.
     static let envelopes = """
         {"kind":"config.sources","user":"*","receivedAt":"2026-07-14T06:00:00Z","metric":"steps","priority":["com.apple.health.watch","com.apple.health.phone"]}
-        {"kind":"healthkit.delivery","user":"alice","receivedAt":"2026-07-14T07:15:02Z","type":"HKQuantityTypeIdentifierStepCount","anchor":null,"newAnchor":"YW5jaG9yLTE=","added":[{"id":"8A1E0F52-3C44-4B8E-9B1D-2F6C7A9E0001","type":"HKQuantityTypeIdentifierStepCount","start":"2026-07-13T23:50:00-07:00","end":"2026-07-14T00:10:00-07:00","timeZone":"America/Los_Angeles","value":400,"unit":"count","origin":"com.apple.health.watch","device":"Apple Watch"},{"id":"8A1E0F52-3C44-4B8E-9B1D-2F6C7A9E0002","type":"HKQuantityTypeIdentifierStepCount","start":"2026-07-14T07:00:00-07:00","end":"2026-07-14T07:10:00-07:00","value":812,"unit":"count","origin":"com.apple.health.phone","device":"iPhone"}],"deleted":[]}
+        {"kind":"healthkit.delivery","user":"alice","receivedAt":"2026-07-14T07:15:02Z","type":"HKQuantityTypeIdentifierStepCount","anchor":null,"newAnchor":"YW5jaG9yLTE=","added":[{"id":"8A1E0F52-3C44-4B8E-9B1D-2F6C7A9E0001","type":"HKQuantityTypeIdentifierStepCount","start":"2026-07-13T23:50:00-07:00","end":"2026-07-14T00:10:00-07:00","timeZone":"America/Los_Angeles","value":400,"unit":"count","origin":"com.apple.health.watch","device":"Apple Watch"},{"id":"8A1E0F52-3C44-4B8E-9B1D-2F6C7A9E0002","type":"HKQuantityTypeIdentifierStepCount","start":"2026-07-14T07:00:00-07:00","end":"2026-07-14T07:10:00-07:00","value":812,"unit":"count","origin":"com.apple.health.phone","device":"iPhone"},{"id":"8A1E0F52-3C44-4B8E-9B1D-2F6C7A9E0003","type":"HKQuantityTypeIdentifierStepCount","start":"2026-07-14T07:02:00-07:00","end":"2026-07-14T07:12:00-07:00","value":900,"unit":"count","origin":"com.apple.health.watch","device":"Apple Watch"}],"deleted":[]}
         {"kind":"healthkit.delivery","user":"alice","receivedAt":"2026-07-14T19:02:11Z","type":"sleep","anchor":"YW5jaG9yLTE=","newAnchor":"YW5jaG9yLTI=","added":[{"id":"5B0C1D2E-0000-4000-8000-000000000010","type":"HKCategoryTypeIdentifierSleepAnalysis","start":"2026-07-13T23:45:00-07:00","end":"2026-07-14T06:40:00-07:00","stage":"asleep","origin":"com.apple.health.watch"}],"deleted":[{"uuid":"5B0C1D2E-0000-4000-8000-000000000009"}]}
         {"kind":"healthconnect.changes","user":"bob","receivedAt":"2026-07-14T08:00:00+02:00","recordTypes":["StepsRecord"],"token":"t-41","nextChangesToken":"t-42","hasMore":false,"changesTokenExpired":false,"changes":[{"upsertion":{"id":"hc-1","type":"Steps","start":"2026-07-14T07:00:00+02:00","end":"2026-07-14T07:30:00+02:00","value":2100,"unit":"count","origin":"com.google.android.apps.fitness","lastModified":"2026-07-14T07:31:00+02:00"}},{"deletion":{"recordId":"hc-0"}}]}
         {"kind":"samples.upsert","user":"bob","receivedAt":"2026-07-14T09:00:00Z","provider":"fitbit","samples":[{"id":"fb-9","type":"heart_rate","start":"2026-07-14T08:59:00+02:00","value":71,"unit":"bpm","origin":"com.fitbit.versa3"}]}

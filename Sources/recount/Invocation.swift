@@ -25,6 +25,7 @@ struct Invocation {
           recompute        rebuild every dirty day from its live samples
           rollups --user U --metric M [--from D] [--to D]   one row per day (D is YYYY-MM-DD)
           samples --user U --metric M --day D   the live samples of that day
+          audit --user U --metric M --day D   that day's rollup and what each source counted or had suppressed
           dirty            the days whose inputs changed since they were recomputed
           digest           SHA-256 over a canonical form of all projections
           replay [--user U] [--until POS]   rebuild the projections from the log in memory; print the digest

@@ -88,6 +88,48 @@ enum ProjectionCommands {
         return .success
     }
 
+    static func audit(_ invocation: Invocation) throws -> ExitStatus {
+        try invocation.allowOnly(["user", "metric", "day"])
+        let engine = try engine(invocation)
+        let audit = try engine.audit(
+            user: try invocation.require("user"), metric: try invocation.require("metric"),
+            day: try invocation.require("day"))
+        try engine.close()
+        guard let audit else {
+            Output.failure("no rollup for that day: nothing arrived for it", status: .failure, json: invocation.json)
+            return .failure
+        }
+        if invocation.json {
+            Output.jsonLine(
+                [("user", .string(audit.user)), ("metric", .string(audit.metric)), ("date", .string(audit.date))]
+                    + audit.values.map { ($0.name, Output.number($0.value)) }
+                    + [("unit", .string(audit.unit)), ("version", .int(Int64(audit.version)))])
+            for share in audit.sources {
+                Output.jsonLine([
+                    ("origin", .string(share.origin)), ("device", share.device.map { .string($0) } ?? .null),
+                    ("samples", .int(Int64(share.samples))), ("counted", Output.number(share.counted)),
+                    ("countedSeconds", Output.number(share.countedSeconds)),
+                    ("suppressed", Output.number(share.suppressed)),
+                    ("suppressedSeconds", Output.number(share.suppressedSeconds)),
+                    ("suppressedBy", share.suppressedBy.map { .string($0) } ?? .null),
+                ])
+            }
+        } else {
+            print("\(audit.summary) (version \(audit.version))")
+            if !audit.sources.isEmpty {
+                Output.table(
+                    ["origin", "device", "samples", "counted", "suppressed", "suppressed by"],
+                    audit.sources.map { share in
+                        [
+                            share.origin, share.device ?? "", String(share.samples), Output.text(of: share.counted),
+                            Output.text(of: share.suppressed), share.suppressedBy ?? "",
+                        ]
+                    })
+            }
+        }
+        return .success
+    }
+
     static func dirty(_ invocation: Invocation) throws -> ExitStatus {
         try invocation.allowOnly([])
         let engine = try engine(invocation)

@@ -84,3 +84,34 @@ public struct QueryError: Error, CustomStringConvertible, Sendable {
 
     public var description: String { message }
 }
+
+/// One cell's current rollup and, for sums and sleep, each source's part in it: the answer
+/// to "your numbers don't match the Health app".
+public struct CellAudit: Sendable, Equatable {
+    /// What one source (an origin and device) contributed and what the overlap merge held back.
+    public struct SourceShare: Sendable, Equatable {
+        public var origin: String
+        public var device: String?
+        /// Its samples with a part on the day.
+        public var samples: Int
+        /// The amount that counted (seconds for sleep), in the metric's unit.
+        public var counted: Double
+        public var countedSeconds: Double
+        /// The amount a higher-priority source's overlapping samples suppressed.
+        public var suppressed: Double
+        public var suppressedSeconds: Double
+        /// The device (else origin) that suppressed most of it.
+        public var suppressedBy: String?
+    }
+
+    public var user: String
+    public var metric: String
+    public var date: String
+    public var values: [RollupRow.Value]
+    public var unit: String
+    public var version: UInt64
+    /// Per source, sorted by origin and device; empty for metrics that are not merged.
+    public var sources: [SourceShare]
+    /// One line for people, such as "3,400 from 2 samples; iPhone 3,000 counted, 3,000 suppressed by Apple Watch".
+    public var summary: String
+}

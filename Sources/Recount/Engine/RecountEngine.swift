@@ -150,6 +150,13 @@ public final class RecountEngine: Sendable {
         return projections.withLock { $0.sampleRows(user: user, metric: metric, day: day) }
     }
 
+    /// One cell's current rollup and each source's part in it (`nil` when the day has no rollup).
+    public func audit(user: String, metric: String, day: String) throws(QueryError) -> CellAudit? {
+        let metric = try Self.metric(metric)
+        let day = try Self.day(day)
+        return projections.withLock { $0.audit(user: user, metric: metric, day: day) }
+    }
+
     /// The days whose inputs changed since they were last recomputed.
     public func dirtyDays() -> [DirtyDay] {
         projections.withLock { $0.dirtyRows() }

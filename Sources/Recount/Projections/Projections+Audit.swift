@@ -1,0 +1,24 @@
+extension Projections {
+    /// The current rollup of one cell and, for merged metrics (sums and sleep), what each
+    /// source counted and what the overlap merge suppressed; `nil` when the cell has none.
+    package func audit(user: String, metric: Metric, day: CivilDay) -> CellAudit? {
+        guard let userID = users.id(of: user), let stored = rollups[CellKey(user: userID, metric: metric, day: day)]
+        else { return nil }
+        func name(_ id: SourceID) -> (origin: String, device: String?) {
+            let source = sources[Int(id.rawValue)]
+            return (source.origin, source.device)
+        }
+        let shares = stored.cell.sources.map { share in
+            CellAudit.SourceShare(
+                origin: name(share.source).origin, device: name(share.source).device, samples: share.samples,
+                counted: share.counted, countedSeconds: Double(share.countedMillis) / 1000,
+                suppressed: share.suppressed,
+                suppressedSeconds: Double(share.suppressedMillis) / 1000,
+                suppressedBy: share.suppressedBy.map { name($0).device ?? name($0).origin })
+        }.sorted { ($0.origin, $0.device ?? "") < ($1.origin, $1.device ?? "") }
+        return CellAudit(
+            user: user, metric: metric.name, date: "\(day)", values: Self.values(of: stored.cell),
+            unit: metric.canonicalUnit, version: stored.version, sources: shares,
+            summary: stored.cell.describe { id in name(id).device ?? name(id).origin })
+    }
+}
