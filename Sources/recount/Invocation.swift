@@ -23,7 +23,8 @@ struct Invocation {
                                                                   (default every-batch)
                   [--no-recompute]   leave the dirty days for `recompute`
           recompute        rebuild every dirty day from its live samples
-          rollups --user U --metric M [--from D] [--to D]   one row per day (D is YYYY-MM-DD)
+          rollups --user U --metric M [--from D] [--to D] [--as-of T]   one row per day (D is YYYY-MM-DD):
+                           known, partial or unknown (with the reason), as of T (RFC 3339) if given
           samples --user U --metric M --day D   the live samples of that day
           audit --user U --metric M --day D   that day's rollup and what each source counted or had suppressed
           dirty            the days whose inputs changed since they were recomputed
@@ -50,7 +51,7 @@ struct Invocation {
     private static let options: [String: Arity] = [
         "data": .value, "json": .flag, "help": .flag, "version": .flag,
         "durability": .value, "no-recompute": .flag, "from": .value, "user": .value,
-        "metric": .value, "to": .value, "day": .value, "until": .value,
+        "metric": .value, "to": .value, "day": .value, "until": .value, "as-of": .value, "provider": .value,
     ]
     /// Options every command takes.
     private static let global: Set<String> = ["data", "json", "help", "version"]

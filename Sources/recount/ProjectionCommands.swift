@@ -25,36 +25,52 @@ enum ProjectionCommands {
     }
 
     static func rollups(_ invocation: Invocation) throws -> ExitStatus {
-        try invocation.allowOnly(["user", "metric", "from", "to"])
+        try invocation.allowOnly(["user", "metric", "from", "to", "as-of"])
         let user = try invocation.require("user")
         let metric = try invocation.require("metric")
         let engine = try engine(invocation)
         let rows = try engine.rollups(
-            user: user, metric: metric, from: invocation.options["from"], to: invocation.options["to"])
+            user: user, metric: metric, from: invocation.options["from"], to: invocation.options["to"],
+            asOf: invocation.options["as-of"])
         try engine.close()
         if invocation.json {
-            for row in rows {
-                Output.jsonLine(
-                    [
-                        ("user", .string(row.user)), ("metric", .string(row.metric)), ("date", .string(row.date)),
-                        ("state", .string(row.state.rawValue)),
-                    ] + row.values.map { ($0.name, Output.number($0.value)) } + [
-                        ("unit", .string(row.unit)), ("version", row.version.map { .int(Int64($0)) } ?? .null),
-                    ])
-            }
+            for row in rows { Output.jsonLine(fields(row)) }
         } else {
-            let header = ["date", "state", "values", "unit", "version"]
             Output.table(
-                header,
+                ["date", "state", "values", "why not known", "unit", "version"],
                 rows.map { row in
-                    [
+                    let (values, reason) = parts(row.reading)
+                    return [
                         row.date, row.state.rawValue,
-                        row.values.map { "\($0.name) \(Output.text(of: $0.value))" }.joined(separator: ", "), row.unit,
-                        row.version.map(String.init) ?? "",
+                        values.map { "\($0.name) \(Output.text(of: $0.value))" }.joined(separator: ", "),
+                        reason?.rawValue ?? "", row.unit, row.version.map(String.init) ?? "",
                     ]
                 })
         }
         return .success
+    }
+
+    /// A row's figures and the reason it is not known.
+    static func parts(_ reading: RollupRow.Reading) -> ([RollupRow.Value], RollupRow.Reason?) {
+        switch reading {
+        case .known(let values): (values, nil)
+        case .partial(let values, let reason): (values, reason)
+        case .unknown(let reason): ([], reason)
+        }
+    }
+
+    /// The contract's JSON row: figures only for known and partial days, a reason when not known.
+    static func fields(_ row: RollupRow) -> [(String, Output.Value)] {
+        let (values, reason) = parts(row.reading)
+        var fields: [(String, Output.Value)] = [
+            ("user", .string(row.user)), ("metric", .string(row.metric)), ("date", .string(row.date)),
+            ("state", .string(row.state.rawValue)),
+        ]
+        fields += values.map { ($0.name, Output.number($0.value)) }
+        if let reason { fields.append(("reason", .string(reason.rawValue))) }
+        fields.append(("unit", .string(row.unit)))
+        fields.append(("version", row.version.map { .int(Int64($0)) } ?? .null))
+        return fields
     }
 
     static func samples(_ invocation: Invocation) throws -> ExitStatus {

@@ -80,7 +80,7 @@ import Testing
             #expect(demo.output.contains("appended 6 envelopes (6 samples) at positions 1..<7; rejected 1"))
             #expect(demo.output.contains("log ok: 6 records"))
             // It ends with answers: the watch's steps count, the phone's overlapped steps do not.
-            #expect(demo.output.contains("2026-07-14  partial  value 1262.4  count  2"))
+            #expect(demo.output.contains("2026-07-14  partial  value 1262.4  no_checkin_since_day_end"))
             #expect(demo.output.contains("iPhone 162.4 counted, 649.6 suppressed by Apple Watch"))
             #expect(demo.output.contains("verify ok: the digests match"))
             #expect(demo.errors.contains("line 6: samples[0].unit is not a unit of weight (stone)"))

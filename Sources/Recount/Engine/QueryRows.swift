@@ -1,13 +1,35 @@
 /// One day of one user's metric, as `RecountEngine.rollups` reports it (contract §4).
+///
+/// The figures are inside `reading`, so a caller cannot take a number without deciding what a
+/// partial or unknown day means (an unknown day is never 0).
 public struct RollupRow: Sendable, Equatable {
     /// Whether the day's value can be trusted (contract §3 rule 8).
     public enum State: String, Sendable {
         /// Every provider the user has for the metric checked in after the day ended.
         case known
-        /// Data arrived, but not every provider has checked in since the day ended.
+        /// Data arrived, but the day is not known yet.
         case partial
-        /// Nothing arrived for the day: it has no value, never 0.
+        /// Nothing arrived for the day, and it is not known: it has no value.
         case unknown
+    }
+
+    /// Why a day is not known; codes a program can act on.
+    public enum Reason: String, Sendable {
+        /// No provider has delivered the metric or checked in naming it.
+        case neverSynced = "never_synced"
+        /// Some provider has not checked in since the day ended (in the user's latest offset).
+        case noCheckinSinceDayEnd = "no_checkin_since_day_end"
+        /// A changes token expired and the window holding the day has not been reconciled.
+        case recoveryWindowOpen = "recovery_window_open"
+        /// A changes token expired more than 30 days after the last read: the day cannot be read again.
+        case unrecoverableGap = "unrecoverable_gap"
+    }
+
+    /// The day's figures, with the decision they need.
+    public enum Reading: Sendable, Equatable {
+        case known([Value])
+        case partial([Value], Reason)
+        case unknown(Reason)
     }
 
     /// One named figure of the row (`value`, or `count`, `min`, `max`, `mean`, `latest`).
@@ -20,13 +42,20 @@ public struct RollupRow: Sendable, Equatable {
     public var metric: String
     /// `YYYY-MM-DD`.
     public var date: String
-    public var state: State
-    /// The figures, in the contract's order; empty for an unknown day.
-    public var values: [Value]
+    public var reading: Reading
     /// The metric's canonical unit.
     public var unit: String
-    /// The log position of the last event that changed the day's inputs (`nil` when unknown).
+    /// The log position of the last event that changed the day's inputs (`nil` without data).
     public var version: UInt64?
+
+    /// The state the reading is in.
+    public var state: State {
+        switch reading {
+        case .known: .known
+        case .partial: .partial
+        case .unknown: .unknown
+        }
+    }
 }
 
 /// A live sample of one day, as `RecountEngine.samples` reports it.

@@ -130,17 +130,27 @@ public final class RecountEngine: Sendable {
     }
 
     /// One row per day of a user's metric from `from` to `to` (`YYYY-MM-DD`, inclusive; the
-    /// days that have rollups when not given).
+    /// days that have rollups when not given), each known, partial or unknown (contract §3 rule 8).
+    ///
+    /// - Parameter asOf: an RFC 3339 instant: a day that had not ended by then is not known.
     /// - Throws: `QueryError` for an unknown metric, a malformed date or a reversed range.
-    public func rollups(user: String, metric: String, from: String? = nil, to: String? = nil) throws(QueryError)
-        -> [RollupRow]
-    {
+    public func rollups(
+        user: String, metric: String, from: String? = nil, to: String? = nil, asOf: String? = nil
+    ) throws(QueryError) -> [RollupRow] {
         let metric = try Self.metric(metric)
         let first = try from.map { text throws(QueryError) in try Self.day(text) }
         let last = try to.map { text throws(QueryError) in try Self.day(text) }
+        let instant = try asOf.map { text throws(QueryError) in try Self.instant(text) }
         return try projections.withLock { projections throws(QueryError) in
-            try projections.rollupRows(user: user, metric: metric, from: first, to: last)
+            try projections.rollupRows(user: user, metric: metric, from: first, to: last, asOf: instant)
         }
+    }
+
+    static func instant(_ text: String) throws(QueryError) -> Int64 {
+        guard let parsed = RFC3339.parse(text) else {
+            throw QueryError(.invalidDate, "\(text) is not an RFC 3339 date-time with an offset")
+        }
+        return parsed.millis
     }
 
     /// The live samples of a user's metric on one day (`YYYY-MM-DD`), in time order.

@@ -36,6 +36,7 @@ extension Projections {
             out.append(version)
         }
         writeConfig(&out)
+        writeSync(&out, counters: true)
         writeRollupCheckpoint(&out)
         return out.bytes
     }
@@ -113,6 +114,7 @@ extension Projections {
         for _ in 0..<(try input.integer(UInt32.self)) {
             ownOrigins[try input.string()] = try Self.readConfigured(&input)
         }
+        try readSync(&input)
         try readRollupCheckpoint(&input)
         guard input.isAtEnd else { throw CheckpointReader.Malformed() }
     }

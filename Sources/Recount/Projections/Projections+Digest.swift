@@ -37,6 +37,8 @@ extension Projections {
 
         out.append("config")
         writeConfig(&out)
+        out.append("sync")
+        writeSync(&out, counters: false)
         writeRollups(&out, flush: flush)
         flush()
         return hash.finalize()

@@ -3,11 +3,13 @@ extension Projections {
     package static let maximumQueryDays = 3_660
 
     /// One row per day from `from` to `to` inclusive (the days the user has rollups for when
-    /// not given). Until sync state is folded, a day with a rollup is `partial` and a day
-    /// without one `unknown`: no day is `known` yet (contract §3 rule 8).
-    package func rollupRows(user: String, metric: Metric, from: CivilDay?, to: CivilDay?) throws(QueryError)
-        -> [RollupRow]
-    {
+    /// not given), each known, partial or unknown by contract §3 rule 8.
+    ///
+    /// - Parameter asOf: evaluate at this instant (epoch millis): a day that had not ended by
+    ///   then is not known.
+    package func rollupRows(
+        user: String, metric: Metric, from: CivilDay?, to: CivilDay?, asOf: Int64? = nil
+    ) throws(QueryError) -> [RollupRow] {
         let userID = users.id(of: user)
         let stored = userID.map { id in rollups.filter { $0.key.user == id && $0.key.metric == metric } } ?? [:]
         guard let first = from ?? stored.keys.map(\.day).min(), let last = to ?? stored.keys.map(\.day).max() else {
@@ -17,19 +19,61 @@ extension Projections {
         guard Int(last.daysSinceEpoch) - Int(first.daysSinceEpoch) < Self.maximumQueryDays else {
             throw QueryError(.rangeTooLong, "at most \(Self.maximumQueryDays) days can be asked for at once")
         }
+        let channels = userID.map { id in syncStates.filter { $0.key.user == id && $0.key.metric == metric } } ?? [:]
+        let offsetMillis = Int64(userID.map(latestOffset(user:)) ?? 0) * 1000
         return (first.daysSinceEpoch...last.daysSinceEpoch).map { days in
             let day = CivilDay(daysSinceEpoch: days)
-            var row = RollupRow(
-                user: user, metric: metric.name, date: "\(day)", state: .unknown, values: [],
-                unit: metric.canonicalUnit,
-                version: nil)
-            if let id = userID, let rollup = stored[CellKey(user: id, metric: metric, day: day)] {
-                row.state = .partial
-                row.values = Self.values(of: rollup.cell)
-                row.version = rollup.version
-            }
-            return row
+            let dayStart = Int64(days) * 86_400_000 - offsetMillis
+            let reason = Self.reason(
+                channels.values, dayStart: dayStart, dayEnd: dayStart + 86_400_000, asOf: asOf)
+            let rollup = userID.flatMap { stored[CellKey(user: $0, metric: metric, day: day)] }
+            let values = Self.values(
+                of: rollup?.cell
+                    ?? Rollup.compute(
+                        metric: metric, day: day, samples: [], priority: SourcePriority(configured: [], sources: [:]),
+                        zones: zones))
+            let reading: RollupRow.Reading =
+                if let reason {
+                    (rollup?.cell.count ?? 0) > 0 ? .partial(values, reason) : .unknown(reason)
+                } else {
+                    .known(values)
+                }
+            return RollupRow(
+                user: user, metric: metric.name, date: "\(day)", reading: reading, unit: metric.canonicalUnit,
+                version: rollup?.version)
         }
+    }
+
+    /// Why a day `[dayStart, dayEnd)` is not known from these channels, or `nil` when it is.
+    static func reason(
+        _ channels: some Collection<SyncState>, dayStart: Int64, dayEnd: Int64, asOf: Int64?
+    ) -> RollupRow.Reason? {
+        guard !channels.isEmpty else { return .neverSynced }
+        var found: RollupRow.Reason? = nil
+        for state in channels {
+            if let lost = state.lost, lost.overlaps(dayStart..<dayEnd) { return .unrecoverableGap }
+            if case .needsRecovery(let from, let to) = state.health, from < dayEnd, to > dayStart {
+                found = .recoveryWindowOpen
+            } else if found == nil, (state.lastCheckinAt ?? .min) < dayEnd || (asOf.map { dayEnd > $0 } ?? false) {
+                found = .noCheckinSinceDayEnd
+            }
+        }
+        return found
+    }
+
+    /// The offset (seconds) of the user's live sample with the latest start: where the user's
+    /// days end (contract §3 rule 8); 0 (UTC) when there is none.
+    func latestOffset(user: UInt32) -> Int32 {
+        var latest: (millis: Int64, offset: Int32)? = nil
+        for (key, entry) in index.live where key.user == user {
+            let sample = entry.sample
+            if latest == nil || sample.startMillis > latest!.millis
+                || (sample.startMillis == latest!.millis && sample.startOffset > latest!.offset)
+            {
+                latest = (sample.startMillis, sample.startOffset)
+            }
+        }
+        return latest?.offset ?? 0
     }
 
     /// The figures of a cell in the contract's order.

@@ -68,6 +68,10 @@ package struct Projections {
                     && other.origins != origins)
         }
     }
+    /// What is known of each (user, provider, metric) sync channel.
+    package internal(set) var syncStates: [SyncKey: SyncState] = [:]
+    /// `config.provider` settings.
+    package internal(set) var providerConfigs: [ProviderKey: ProviderSetting] = [:]
     /// The rollups by cell.
     package internal(set) var rollups: [CellKey: StoredRollup] = [:]
     /// The last position applied.
@@ -137,9 +141,9 @@ package struct Projections {
             let setting = Configured(origins: Array(Set(origins)).sorted(), receivedAt: received)
             if ownOrigins[envelope.user]?.isReplaced(by: setting) ?? true { ownOrigins[envelope.user] = setting }
         case .checkin, .configProvider:
-            // Sync state (known / unknown days, staleness) folds these; rollups do not read them.
-            _ = users.intern(envelope.user)
+            break  // sync state only
         }
+        foldSync(envelope, effect)
         return effect
     }
 

@@ -1,0 +1,200 @@
+extension Projections {
+    /// One sync channel: a user's provider for one metric.
+    package struct SyncKey: Hashable, Sendable {
+        package var user: UInt32
+        package var provider: UInt32
+        package var metric: Metric
+    }
+
+    /// `config.provider` for a user (or `*`) and provider.
+    package struct ProviderKey: Hashable, Sendable {
+        package var user: String
+        package var provider: String
+    }
+
+    /// A provider's expected check-in interval and cohort, with the `receivedAt` that set them.
+    package struct ProviderSetting: Equatable, Sendable {
+        package var expectedCheckinSeconds: Int64
+        package var cohort: String?
+        package var receivedAt: Int64
+    }
+
+    /// The expected check-in interval when no `config.provider` says otherwise: a day, the
+    /// longest gap between HealthKit background deliveries or Health Connect foreground reads
+    /// that is still ordinary for an active user.
+    package static let defaultCheckinSeconds: Int64 = 86_400
+
+    /// Folds what an envelope tells of its channels (contract §3 rules 9–10).
+    mutating func foldSync(_ envelope: Envelope, _ effect: Effect) {
+        let received = envelope.receivedAt.millis
+        let user = users.intern(envelope.user)
+        func update(_ provider: String, _ metric: Metric, _ change: (inout SyncState) -> Void) {
+            change(
+                &syncStates[
+                    SyncKey(user: user, provider: providers.intern(provider), metric: metric), default: SyncState()])
+        }
+        func noteSamples(_ provider: String, _ samples: [Sample]) {
+            for metric in Set(samples.map(\.type.metric)) {
+                update(provider, metric) { $0.lastSampleAt = max($0.lastSampleAt ?? received, received) }
+            }
+        }
+        switch envelope.body {
+        case .healthKitDelivery(let delivery):
+            update("healthkit", delivery.type.metric) { state in
+                let previous = state.cursor
+                state.offer(cursor: delivery.newAnchor, kind: .healthKitAnchor, receivedAt: received)
+                state.checkIn(at: received)
+                if delivery.anchor == nil {
+                    state.fullRedeliveries += 1
+                    state.lastFullRedelivery = (effect.newSamples, effect.knownSamples)
+                }
+                let allKnown = !delivery.added.isEmpty && effect.newSamples == 0 && effect.replacedSamples == 0
+                state.repeatedAllKnown = allKnown && delivery.anchor == previous ? state.repeatedAllKnown + 1 : 0
+            }
+            noteSamples("healthkit", delivery.added)
+        case .healthConnectChanges(let page):
+            for metric in Set(page.recordTypes.map(\.metric)) {
+                update("health_connect", metric) { state in
+                    state.offer(cursor: page.nextChangesToken, kind: .healthConnectToken, receivedAt: received)
+                    if page.changesTokenExpired {
+                        state.tokenExpired(at: received)
+                    } else if !page.hasMore {
+                        state.checkIn(at: received)
+                    }
+                }
+            }
+            noteSamples("health_connect", page.upserted)
+        case .samplesUpsert(let provider, let samples):
+            noteSamples(provider, samples)
+        case .checkin(let provider, let metrics, let at):
+            for metric in metrics { update(provider, metric.metric) { $0.checkIn(at: at.millis) } }
+        case .reconcile(let reconcile):
+            update(reconcile.provider, reconcile.metric.metric) {
+                $0.reconciled(from: reconcile.from.millis, to: reconcile.to.millis, at: received)
+            }
+            noteSamples(reconcile.provider, reconcile.samples)
+        case .configProvider(let provider, let seconds, let cohort):
+            let key = ProviderKey(user: envelope.user, provider: provider)
+            let setting = ProviderSetting(expectedCheckinSeconds: seconds, cohort: cohort, receivedAt: received)
+            if let held = providerConfigs[key],
+                (held.receivedAt, held.expectedCheckinSeconds, held.cohort ?? "")
+                    >= (received, seconds, cohort ?? "")
+            {
+                break
+            }
+            providerConfigs[key] = setting
+        case .samplesDelete, .configSources, .configOwnOrigins:
+            break
+        }
+    }
+
+    /// The expected check-in interval and cohort of a user's provider: the user's own
+    /// `config.provider`, else the `*` default, else a day.
+    package func providerSetting(user: String, provider: String) -> (seconds: Int64, cohort: String?) {
+        let setting =
+            providerConfigs[ProviderKey(user: user, provider: provider)]
+            ?? providerConfigs[ProviderKey(user: "*", provider: provider)]
+        return (setting?.expectedCheckinSeconds ?? Self.defaultCheckinSeconds, setting?.cohort)
+    }
+}
+
+extension Projections {
+    /// The sync channels ordered by user, provider and metric names.
+    func sortedSyncStates() -> [(key: SyncKey, value: SyncState)] {
+        syncStates.sorted { a, b in
+            (users[a.key.user], providers[a.key.provider], a.key.metric.rawValue)
+                < (users[b.key.user], providers[b.key.provider], b.key.metric.rawValue)
+        }
+    }
+
+    /// Writes the sync channels and provider settings by name. The delivery counters (full
+    /// re-deliveries, repeats) are written only when `counters`: they count envelopes, so the
+    /// digest, which folding an envelope twice must not change, leaves them out.
+    func writeSync(_ out: inout CanonicalBytes, counters: Bool) {
+        let states = sortedSyncStates()
+        out.append(UInt64(states.count))
+        for (key, state) in states {
+            out.append(users[key.user])
+            out.append(providers[key.provider])
+            out.append(key.metric.rawValue)
+            out.append(state.cursor) { $0.append($1) }
+            out.append(state.cursorKind) { $0.append($1.rawValue) }
+            out.append(state.cursorReceivedAt) { $0.append($1) }
+            out.append(state.lastCheckinAt) { $0.append($1) }
+            out.append(state.lastSampleAt) { $0.append($1) }
+            switch state.health {
+            case .ok: out.append(UInt8(0))
+            case .needsRecovery(let from, let to):
+                out.append(UInt8(1))
+                out.append(from)
+                out.append(to)
+            }
+            out.append(state.healthReceivedAt) { $0.append($1) }
+            out.append(state.lost) { out, lost in
+                out.append(lost.lowerBound)
+                out.append(lost.upperBound)
+            }
+            if counters {
+                out.append(UInt64(state.fullRedeliveries))
+                out.append(state.lastFullRedelivery) { out, last in
+                    out.append(UInt64(last.new))
+                    out.append(UInt64(last.known))
+                }
+                out.append(UInt64(state.repeatedAllKnown))
+            }
+        }
+        let settings = providerConfigs.sorted { ($0.key.user, $0.key.provider) < ($1.key.user, $1.key.provider) }
+        out.append(UInt64(settings.count))
+        for (key, setting) in settings {
+            out.append(key.user)
+            out.append(key.provider)
+            out.append(setting.expectedCheckinSeconds)
+            out.append(setting.cohort) { $0.append($1) }
+            out.append(setting.receivedAt)
+        }
+    }
+
+    /// Reads what `writeSync(_:counters: true)` wrote.
+    mutating func readSync(_ input: inout CheckpointReader) throws(CheckpointReader.Malformed) {
+        typealias Malformed = CheckpointReader.Malformed
+        func int64(_ r: inout CheckpointReader) throws(Malformed) -> Int64 { try r.integer() }
+        for _ in 0..<(try input.integer(UInt64.self)) {
+            let user = users.intern(try input.string())
+            let provider = providers.intern(try input.string())
+            guard let metric = Metric(rawValue: try input.integer()) else { throw Malformed() }
+            var state = SyncState()
+            state.cursor = try input.optional { r throws(Malformed) in try r.string() }
+            state.cursorKind = try input.optional { r throws(Malformed) in
+                guard let kind = SyncState.CursorKind(rawValue: try r.integer()) else { throw Malformed() }
+                return kind
+            }
+            state.cursorReceivedAt = try input.optional(int64)
+            state.lastCheckinAt = try input.optional(int64)
+            state.lastSampleAt = try input.optional(int64)
+            switch try input.integer(UInt8.self) {
+            case 0: state.health = .ok
+            case 1: state.health = .needsRecovery(from: try input.integer(), to: try input.integer())
+            default: throw Malformed()
+            }
+            state.healthReceivedAt = try input.optional(int64)
+            state.lost = try input.optional { r throws(Malformed) in
+                let from: Int64 = try r.integer()
+                let to: Int64 = try r.integer()
+                guard from <= to else { throw Malformed() }
+                return from..<to
+            }
+            state.fullRedeliveries = Int(try input.integer(UInt64.self))
+            state.lastFullRedelivery = try input.optional { r throws(Malformed) in
+                (Int(try r.integer(UInt64.self)), Int(try r.integer(UInt64.self)))
+            }
+            state.repeatedAllKnown = Int(try input.integer(UInt64.self))
+            syncStates[SyncKey(user: user, provider: provider, metric: metric)] = state
+        }
+        for _ in 0..<(try input.integer(UInt64.self)) {
+            let key = ProviderKey(user: try input.string(), provider: try input.string())
+            providerConfigs[key] = ProviderSetting(
+                expectedCheckinSeconds: try input.integer(),
+                cohort: try input.optional { r throws(Malformed) in try r.string() }, receivedAt: try input.integer())
+        }
+    }
+}

@@ -1,0 +1,104 @@
+/// What the projections know of one (user, provider, metric) sync channel (contract §3 rules
+/// 8–10): its newest cursor, when the client last checked in, when samples last arrived, and
+/// whether a window must be read again.
+package struct SyncState: Equatable, Sendable {
+    /// The kind of cursor a provider hands out.
+    package enum CursorKind: UInt8, Sendable {
+        /// A HealthKit `HKQueryAnchor`, archived and base64-encoded.
+        case healthKitAnchor = 1
+        /// A Health Connect changes token.
+        case healthConnectToken = 2
+    }
+
+    /// Whether the channel can be trusted, and what must be read again when not.
+    package enum Health: Equatable, Sendable {
+        case ok
+        /// A changes token expired: the window `[from, to)` (epoch millis) must be read again
+        /// with a `reconcile` covering it.
+        case needsRecovery(from: Int64, to: Int64)
+    }
+
+    /// Health Connect reads at most this far back without the history permission.
+    package static let recoveryHorizonMillis: Int64 = 30 * 86_400_000
+    /// A client re-sending the same all-known delivery with the same anchor this many times in
+    /// a row is flagged as stuck.
+    package static let stuckAfter = 3
+
+    package var cursor: String?
+    package var cursorKind: CursorKind?
+    /// The `receivedAt` of the envelope that brought the cursor: the newest cursor wins, so
+    /// folding an old delivery again does not bring back its old cursor.
+    package var cursorReceivedAt: Int64?
+    /// The `receivedAt` of the envelope that last changed `health`; older ones do not.
+    package var healthReceivedAt: Int64?
+    /// The newest check-in (epoch millis): a `checkin`, a HealthKit delivery, or a Health
+    /// Connect page that ended a read (`hasMore: false`) without an expired token.
+    package var lastCheckinAt: Int64?
+    /// The newest `receivedAt` of an envelope that carried samples of the metric.
+    package var lastSampleAt: Int64?
+    package var health: Health = .ok
+    /// When a token expired more than 30 days after the last successful read, the part of the
+    /// window the client can no longer read (epoch millis): its days stay unknown.
+    package var lost: Range<Int64>?
+    /// Full re-deliveries (a nil HealthKit anchor) seen, and the samples of the last one that
+    /// were new and already known.
+    package var fullRedeliveries = 0
+    package var lastFullRedelivery: (new: Int, known: Int)?
+    /// Consecutive deliveries with the same anchor that brought nothing new.
+    package var repeatedAllKnown = 0
+
+    package init() {}
+
+    /// Whether the client keeps re-sending the same batch instead of moving on.
+    package var isStuck: Bool { repeatedAllKnown >= Self.stuckAfter }
+
+    package static func == (a: SyncState, b: SyncState) -> Bool {
+        a.cursor == b.cursor && a.cursorKind == b.cursorKind && a.cursorReceivedAt == b.cursorReceivedAt
+            && a.healthReceivedAt == b.healthReceivedAt && a.lastCheckinAt == b.lastCheckinAt
+            && a.lastSampleAt == b.lastSampleAt && a.health == b.health && a.lost == b.lost
+            && a.fullRedeliveries == b.fullRedeliveries
+            && a.lastFullRedelivery?.new == b.lastFullRedelivery?.new
+            && a.lastFullRedelivery?.known == b.lastFullRedelivery?.known && a.repeatedAllKnown == b.repeatedAllKnown
+    }
+
+    /// Takes `cursor` when it is newer than the held one (as new: when it orders after it).
+    mutating func offer(cursor: String, kind: CursorKind, receivedAt: Int64) {
+        if let held = cursorReceivedAt, let current = self.cursor,
+            (held, current) >= (receivedAt, cursor)
+        {
+            return
+        }
+        self.cursor = cursor
+        cursorKind = kind
+        cursorReceivedAt = receivedAt
+    }
+
+    /// Notes a check-in at `millis` (check-ins only move forward).
+    mutating func checkIn(at millis: Int64) {
+        lastCheckinAt = max(lastCheckinAt ?? millis, millis)
+    }
+
+    /// An expired changes token received at `millis`: the window from the last successful read
+    /// must be read again; what lies more than 30 days back cannot be, and is lost.
+    mutating func tokenExpired(at millis: Int64) {
+        guard millis > healthReceivedAt ?? .min else { return }
+        healthReceivedAt = millis
+        let horizon = millis - Self.recoveryHorizonMillis
+        var from = lastCheckinAt ?? horizon
+        if case .needsRecovery(let open, _) = health { from = min(from, open) }
+        if from < horizon {
+            lost = min(lost?.lowerBound ?? from, from)..<horizon
+            from = horizon
+        }
+        health = .needsRecovery(from: from, to: millis)
+    }
+
+    /// A reconcile of `[from, to)` received at `millis`: clears the recovery it covers.
+    mutating func reconciled(from: Int64, to: Int64, at millis: Int64) {
+        guard millis > healthReceivedAt ?? .min,
+            case .needsRecovery(let start, let end) = health, from <= start, to >= end
+        else { return }
+        health = .ok
+        healthReceivedAt = millis
+    }
+}
