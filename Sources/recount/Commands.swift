@@ -28,6 +28,8 @@ enum Commands {
             case ["samples"]: return try ProjectionCommands.samples(invocation)
             case ["dirty"]: return try ProjectionCommands.dirty(invocation)
             case ["audit"]: return try ProjectionCommands.audit(invocation)
+            case ["cursor"]: return try ProjectionCommands.cursor(invocation)
+            case ["stale"]: return try ProjectionCommands.stale(invocation)
             case ["digest"]: return try ProjectionCommands.digest(invocation)
             case ["replay"]: return try ProjectionCommands.replay(invocation)
             case ["verify"]: return try ProjectionCommands.verify(invocation)

@@ -27,6 +27,8 @@ struct Invocation {
                            known, partial or unknown (with the reason), as of T (RFC 3339) if given
           samples --user U --metric M --day D   the live samples of that day
           audit --user U --metric M --day D   that day's rollup and what each source counted or had suppressed
+          cursor --user U --provider P --metric M   the stored anchor or changes token, its state and recovery window
+          stale [--as-of T]   channels silent past their provider's expected check-in, and the fraction per provider
           dirty            the days whose inputs changed since they were recomputed
           digest           SHA-256 over a canonical form of all projections
           replay [--user U] [--until POS]   rebuild the projections from the log in memory; print the digest

@@ -146,6 +146,87 @@ enum ProjectionCommands {
         return .success
     }
 
+    static func cursor(_ invocation: Invocation) throws -> ExitStatus {
+        try invocation.allowOnly(["user", "provider", "metric"])
+        let engine = try engine(invocation)
+        let row = try engine.cursor(
+            user: try invocation.require("user"), provider: try invocation.require("provider"),
+            metric: try invocation.require("metric"))
+        try engine.close()
+        guard let row else {
+            Output.failure(
+                "no cursor: that provider never synced that metric for that user", status: .failure,
+                json: invocation.json)
+            return .failure
+        }
+        func optional(_ text: String?) -> Output.Value { text.map { .string($0) } ?? .null }
+        let fields: [(String, Output.Value)] = [
+            ("user", .string(row.user)), ("provider", .string(row.provider)), ("metric", .string(row.metric)),
+            ("cursor", optional(row.cursor)), ("kind", optional(row.kind)), ("state", .string(row.state)),
+            ("recoveryFrom", optional(row.recoveryWindow?.from)), ("recoveryTo", optional(row.recoveryWindow?.to)),
+            ("unrecoverableFrom", optional(row.unrecoverable?.from)),
+            ("unrecoverableTo", optional(row.unrecoverable?.to)),
+            ("lastCheckinAt", optional(row.lastCheckinAt)), ("lastSampleAt", optional(row.lastSampleAt)),
+            ("fullRedeliveries", .int(Int64(row.fullRedeliveries))),
+            ("lastFullRedeliveryNew", row.lastFullRedelivery.map { .int(Int64($0.new)) } ?? .null),
+            ("lastFullRedeliveryKnown", row.lastFullRedelivery.map { .int(Int64($0.known)) } ?? .null),
+            ("stuck", .bool(row.stuck)),
+        ]
+        if invocation.json {
+            Output.jsonLine(fields)
+        } else {
+            for (name, value) in fields {
+                print(name.padding(toLength: 24, withPad: " ", startingAt: 0) + Output.encode(value))
+            }
+        }
+        return .success
+    }
+
+    static func stale(_ invocation: Invocation) throws -> ExitStatus {
+        try invocation.allowOnly(["as-of"])
+        let engine = try engine(invocation)
+        let report = try engine.stale(asOf: invocation.options["as-of"])
+        try engine.close()
+        if invocation.json {
+            for row in report.rows {
+                Output.jsonLine([
+                    ("user", .string(row.user)), ("provider", .string(row.provider)), ("metric", .string(row.metric)),
+                    ("cohort", row.cohort.map { .string($0) } ?? .null),
+                    ("lastCheckinAt", row.lastCheckinAt.map { .string($0) } ?? .null),
+                    ("silenceSeconds", row.silenceSeconds.map { .int($0) } ?? .null),
+                    ("expectedSeconds", .int(row.expectedSeconds)),
+                ])
+            }
+            for fraction in report.fractions {
+                Output.jsonLine([
+                    ("provider", .string(fraction.provider)), ("cohort", fraction.cohort.map { .string($0) } ?? .null),
+                    ("users", .int(Int64(fraction.users))), ("staleUsers", .int(Int64(fraction.staleUsers))),
+                    ("fraction", .double(fraction.fraction)),
+                ])
+            }
+        } else {
+            print("as of \(report.asOf)")
+            Output.table(
+                ["user", "provider", "metric", "cohort", "last check-in", "silence (s)", "expected (s)"],
+                report.rows.map { row in
+                    [
+                        row.user, row.provider, row.metric, row.cohort ?? "", row.lastCheckinAt ?? "never",
+                        row.silenceSeconds.map(String.init) ?? "", String(row.expectedSeconds),
+                    ]
+                })
+            print("")
+            Output.table(
+                ["provider", "cohort", "users", "stale", "fraction"],
+                report.fractions.map { fraction in
+                    [
+                        fraction.provider, fraction.cohort ?? "", String(fraction.users), String(fraction.staleUsers),
+                        String(format: "%.3f", fraction.fraction),
+                    ]
+                })
+        }
+        return .success
+    }
+
     static func dirty(_ invocation: Invocation) throws -> ExitStatus {
         try invocation.allowOnly([])
         let engine = try engine(invocation)

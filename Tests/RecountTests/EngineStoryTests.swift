@@ -267,6 +267,9 @@ struct RandomWorkload {
             case 0:
                 return
                     #"{"kind":"config.sources","user":"\#(pick(["*", user]))","receivedAt":"\#(received)","metric":"steps","priority":\#(pick([#"["com.phone"]"#, #"["com.watch","com.phone"]"#]))}"#
+            case 1 where generator.next() % 2 == 0:
+                return
+                    #"{"kind":"checkin","user":"\#(user)","receivedAt":"\#(received)","provider":"\#(pick(["fitbit", "health_connect"]))","metrics":["steps","sleep"],"at":"\#(received)"}"#
             case 1:
                 let base = generator.next() % 40
                 let ids = (0..<3).map { "\"s-\((base + UInt64($0) * 7) % 40)\"" }.joined(separator: ",")
@@ -286,7 +289,7 @@ struct RandomWorkload {
                 let day = 10 + Int(generator.next() % 4)
                 let start = Int(generator.next() % 1300)
                 return
-                    #"{"kind":"healthconnect.changes","user":"\#(user)","receivedAt":"\#(received)","recordTypes":["SleepSession"],"token":"t","nextChangesToken":"u","hasMore":false,"changesTokenExpired":false,"changes":[{"upsertion":{"id":"sl-\#(generator.next() % 8)","type":"SleepSession","start":"\#(time(day: day, minute: start, offset: offset))","end":"\#(time(day: day, minute: start + 100, offset: offset))","stage":"\#(pick(["asleep", "deep", "awake", "inBed"]))","origin":"\#(pick(["com.watch", "com.phone"]))","lastModified":"\#(received)"}},{"deletion":{"recordId":"sl-\#(generator.next() % 8)"}}]}"#
+                    #"{"kind":"healthconnect.changes","user":"\#(user)","receivedAt":"\#(received)","recordTypes":["SleepSession"],"token":"t","nextChangesToken":"u\#(index)","hasMore":\#(pick(["false", "true"])),"changesTokenExpired":\#(pick(["false", "false", "true"])),"changes":[{"upsertion":{"id":"sl-\#(generator.next() % 8)","type":"SleepSession","start":"\#(time(day: day, minute: start, offset: offset))","end":"\#(time(day: day, minute: start + 100, offset: offset))","stage":"\#(pick(["asleep", "deep", "awake", "inBed"]))","origin":"\#(pick(["com.watch", "com.phone"]))","lastModified":"\#(received)"}},{"deletion":{"recordId":"sl-\#(generator.next() % 8)"}}]}"#
             default:
                 let base = generator.next() % 40
                 let samples = (0..<5).map { k -> String in

@@ -144,3 +144,67 @@ public struct CellAudit: Sendable, Equatable {
     /// One line for people, such as "3,400 from 2 samples; iPhone 3,000 counted, 3,000 suppressed by Apple Watch".
     public var summary: String
 }
+
+/// A sync channel's stored cursor and state, as `RecountEngine.cursor` reports it.
+public struct CursorRow: Sendable, Equatable {
+    public var user: String
+    public var provider: String
+    public var metric: String
+    /// The newest HealthKit anchor (base64) or Health Connect changes token.
+    public var cursor: String?
+    /// `healthkit.anchor` or `healthconnect.token`.
+    public var kind: String?
+    /// `ok`, or `needs_recovery` while a window must be read again.
+    public var state: String
+    /// The window (RFC 3339, UTC) to read again with a `reconcile`, when recovery is needed.
+    public var recoveryWindow: (from: String, to: String)?
+    /// The part the client can no longer read (a token expired more than 30 days after the last read).
+    public var unrecoverable: (from: String, to: String)?
+    public var lastCheckinAt: String?
+    public var lastSampleAt: String?
+    /// Full re-deliveries (nil anchors) seen, and how many samples of the last were new and known.
+    public var fullRedeliveries: Int
+    public var lastFullRedelivery: (new: Int, known: Int)?
+    /// The client keeps re-sending the same all-known delivery with the same anchor.
+    public var stuck: Bool
+
+    public static func == (a: CursorRow, b: CursorRow) -> Bool {
+        a.user == b.user && a.provider == b.provider && a.metric == b.metric && a.cursor == b.cursor && a.kind == b.kind
+            && a.state == b.state && a.recoveryWindow?.from == b.recoveryWindow?.from
+            && a.recoveryWindow?.to == b.recoveryWindow?.to && a.unrecoverable?.from == b.unrecoverable?.from
+            && a.unrecoverable?.to == b.unrecoverable?.to && a.lastCheckinAt == b.lastCheckinAt
+            && a.lastSampleAt == b.lastSampleAt && a.fullRedeliveries == b.fullRedeliveries
+            && a.lastFullRedelivery?.new == b.lastFullRedelivery?.new
+            && a.lastFullRedelivery?.known == b.lastFullRedelivery?.known && a.stuck == b.stuck
+    }
+}
+
+/// Who is stale at an instant (contract §3 rule 10), as `RecountEngine.stale` reports it.
+public struct StaleReport: Sendable, Equatable {
+    /// A (user, provider, metric) channel whose last check-in is older than its provider's
+    /// expected interval (or that never checked in).
+    public struct Row: Sendable, Equatable {
+        public var user: String
+        public var provider: String
+        public var metric: String
+        public var cohort: String?
+        public var lastCheckinAt: String?
+        /// Seconds since the last check-in (`nil`: never).
+        public var silenceSeconds: Int64?
+        public var expectedSeconds: Int64
+    }
+
+    /// Per provider and cohort: users with a stale channel among those who have the provider.
+    public struct Fraction: Sendable, Equatable {
+        public var provider: String
+        public var cohort: String?
+        public var users: Int
+        public var staleUsers: Int
+        public var fraction: Double { users == 0 ? 0 : Double(staleUsers) / Double(users) }
+    }
+
+    /// The instant it was evaluated at (RFC 3339, UTC).
+    public var asOf: String
+    public var rows: [Row]
+    public var fractions: [Fraction]
+}

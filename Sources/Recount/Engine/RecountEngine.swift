@@ -167,6 +167,21 @@ public final class RecountEngine: Sendable {
         return projections.withLock { $0.audit(user: user, metric: metric, day: day) }
     }
 
+    /// The stored cursor of a user's provider for a metric, with its state and recovery window,
+    /// so a reinstalled client can resume instead of replaying; `nil` when there is none.
+    public func cursor(user: String, provider: String, metric: String) throws(QueryError) -> CursorRow? {
+        let metric = try Self.metric(metric)
+        return projections.withLock { $0.cursorRow(user: user, provider: provider, metric: metric) }
+    }
+
+    /// The channels whose last check-in is older than their provider's expected interval at
+    /// `asOf` (an RFC 3339 instant; now when not given), and per provider and cohort the
+    /// fraction of users that are stale.
+    public func stale(asOf: String? = nil) throws(QueryError) -> StaleReport {
+        let instant = try asOf.map { text throws(QueryError) in try Self.instant(text) } ?? Self.now().millis
+        return projections.withLock { $0.staleReport(asOf: instant) }
+    }
+
     /// The days whose inputs changed since they were last recomputed.
     public func dirtyDays() -> [DirtyDay] {
         projections.withLock { $0.dirtyRows() }
@@ -200,10 +215,11 @@ public final class RecountEngine: Sendable {
     /// Syncs and releases the data directory.
     public func close() throws { try log.close() }
 
-    /// An ingestor that stamps a missing `receivedAt` with the current time, in UTC.
-    private var ingestor: Ingestor {
-        Ingestor(log: log) {
-            Instant(millis: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)), offsetSeconds: 0)
-        }
+    /// An ingestor that stamps a missing `receivedAt` with the current time.
+    private var ingestor: Ingestor { Ingestor(log: log, now: Self.now) }
+
+    /// The current time in UTC: for stamping envelopes and for queries, never for folding.
+    static func now() -> Instant {
+        Instant(millis: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)), offsetSeconds: 0)
     }
 }

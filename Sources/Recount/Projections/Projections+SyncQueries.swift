@@ -1,0 +1,56 @@
+extension Projections {
+    /// The stored cursor and state of one channel, or `nil` when the user has no such channel.
+    package func cursorRow(user: String, provider: String, metric: Metric) -> CursorRow? {
+        guard let userID = users.id(of: user), let providerID = providers.id(of: provider),
+            let state = syncStates[SyncKey(user: userID, provider: providerID, metric: metric)]
+        else { return nil }
+        func time(_ millis: Int64?) -> String? { millis.map { RFC3339.format(millis: $0, offsetSeconds: 0) } }
+        var row = CursorRow(
+            user: user, provider: provider, metric: metric.name, cursor: state.cursor,
+            kind: state.cursorKind.map { $0 == .healthKitAnchor ? "healthkit.anchor" : "healthconnect.token" },
+            state: "ok", recoveryWindow: nil,
+            unrecoverable: state.lost.map { (time($0.lowerBound)!, time($0.upperBound)!) },
+            lastCheckinAt: time(state.lastCheckinAt), lastSampleAt: time(state.lastSampleAt),
+            fullRedeliveries: state.fullRedeliveries, lastFullRedelivery: state.lastFullRedelivery, stuck: state.isStuck
+        )
+        if case .needsRecovery(let from, let to) = state.health {
+            row.state = "needs_recovery"
+            row.recoveryWindow = (time(from)!, time(to)!)
+        }
+        return row
+    }
+
+    /// The stale channels at `asOf` (epoch millis) and, per provider and cohort, the fraction
+    /// of users with a stale channel.
+    package func staleReport(asOf: Int64) -> StaleReport {
+        var rows: [StaleReport.Row] = []
+        var users: [FractionKey: Set<String>] = [:]
+        var stale: [FractionKey: Set<String>] = [:]
+        for (key, state) in sortedSyncStates() {
+            let user = self.users[key.user]
+            let provider = providers[key.provider]
+            let setting = providerSetting(user: user, provider: provider)
+            let group = FractionKey(provider: provider, cohort: setting.cohort)
+            users[group, default: []].insert(user)
+            let silence = state.lastCheckinAt.map { (asOf - $0) / 1000 }
+            guard silence.map({ $0 > setting.seconds }) ?? true else { continue }
+            stale[group, default: []].insert(user)
+            rows.append(
+                StaleReport.Row(
+                    user: user, provider: provider, metric: key.metric.name, cohort: setting.cohort,
+                    lastCheckinAt: state.lastCheckinAt.map { RFC3339.format(millis: $0, offsetSeconds: 0) },
+                    silenceSeconds: silence, expectedSeconds: setting.seconds))
+        }
+        let fractions = users.map { group, members in
+            StaleReport.Fraction(
+                provider: group.provider, cohort: group.cohort, users: members.count,
+                staleUsers: stale[group]?.count ?? 0)
+        }.sorted { ($0.provider, $0.cohort ?? "") < ($1.provider, $1.cohort ?? "") }
+        return StaleReport(asOf: RFC3339.format(millis: asOf, offsetSeconds: 0), rows: rows, fractions: fractions)
+    }
+
+    private struct FractionKey: Hashable {
+        var provider: String
+        var cohort: String?
+    }
+}

@@ -1,0 +1,179 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import Recount
+
+/// Issue 9's stories end to end: known, partial and unknown days; expired tokens; full
+/// re-deliveries; staleness.
+@Suite struct SyncStateStoryTests {
+    static func steps(_ id: String, _ start: String, _ end: String, _ value: Int) -> String {
+        #"{"id":"\#(id)","type":"HKQuantityTypeIdentifierStepCount","start":"\#(start)","end":"\#(end)","value":\#(value),"unit":"count","origin":"com.apple.health","device":"iPhone"}"#
+    }
+
+    static func delivery(_ user: String = "alice", received: String, anchor: String? = "YQ==", added: [String])
+        -> String
+    {
+        let anchorJSON = anchor.map { "\"\($0)\"" } ?? "null"
+        return
+            #"{"kind":"healthkit.delivery","user":"\#(user)","receivedAt":"\#(received)","type":"steps","anchor":\#(anchorJSON),"newAnchor":"Yg==","added":[\#(added.joined(separator: ","))],"deleted":[]}"#
+    }
+
+    /// The 03:00 email: a check-in Friday, no wake all weekend, the question asked Monday
+    /// 03:00. Saturday and Sunday are unknown, not zero; after Monday's delivery with
+    /// Saturday's 14,000 steps, Saturday is known at 14,000 and Sunday a known zero.
+    @Test func aSilentWeekendIsUnknownUntilTheNextCheckIn() throws {
+        try withTemporaryDirectory { directory in
+            let engine = try RecountEngine(directory: directory)
+            _ = try engine.ingest(
+                ndjson: Array(
+                    Self.delivery(
+                        received: "2026-07-17T21:00:00Z",
+                        added: [Self.steps("fri", "2026-07-17T09:00:00-07:00", "2026-07-17T10:00:00-07:00", 8_000)]
+                    )
+                    .utf8), source: "friday")
+            let monday = try engine.rollups(
+                user: "alice", metric: "steps", from: "2026-07-17", to: "2026-07-19", asOf: "2026-07-20T03:00:00-07:00")
+            #expect(monday.map(\.state) == [.partial, .unknown, .unknown])
+            #expect(monday[1].reading == .unknown(.noCheckinSinceDayEnd), "never a zero")
+
+            _ = try engine.ingest(
+                ndjson: Array(
+                    Self.delivery(
+                        received: "2026-07-20T16:00:00Z",
+                        added: [Self.steps("sat", "2026-07-18T10:00:00-07:00", "2026-07-18T16:00:00-07:00", 14_000)]
+                    )
+                    .utf8), source: "monday")
+            let after = try engine.rollups(user: "alice", metric: "steps", from: "2026-07-17", to: "2026-07-19")
+            #expect(after[1].reading == .known([RollupRow.Value(name: "value", value: 14_000)]))
+            #expect(after[2].reading == .known([RollupRow.Value(name: "value", value: 0)]), "a known zero")
+            #expect(after[0].reading == .known([RollupRow.Value(name: "value", value: 8_000)]))
+            try engine.close()
+        }
+    }
+
+    /// An expired Health Connect token opens a recovery window; the day in it is not known
+    /// until a reconcile covering the window arrives, which deletes the record the client no
+    /// longer has.
+    @Test func anExpiredTokenNeedsAReconcileWhichDeletesWhatIsGone() throws {
+        func page(received: String, expired: Bool, changes: String) -> String {
+            #"{"kind":"healthconnect.changes","user":"bob","receivedAt":"\#(received)","recordTypes":["Steps"],"token":"t","nextChangesToken":"t2","hasMore":false,"changesTokenExpired":\#(expired),"changes":[\#(changes)]}"#
+        }
+        func upsertion(_ id: String, _ value: Int) -> String {
+            #"{"upsertion":{"id":"\#(id)","type":"Steps","start":"2026-07-14T09:00:00+02:00","end":"2026-07-14T09:30:00+02:00","value":\#(value),"unit":"count","origin":"com.google.android.apps.fitness"}}"#
+        }
+        func upsertionOn16th(_ id: String) -> String {
+            #"{"upsertion":{"id":"\#(id)","type":"Steps","start":"2026-07-16T12:00:00+02:00","end":"2026-07-16T12:30:00+02:00","value":70,"unit":"count","origin":"com.google.android.apps.fitness"}}"#
+        }
+        try withTemporaryDirectory { directory in
+            let engine = try RecountEngine(directory: directory)
+            let lines = [
+                page(received: "2026-07-15T08:00:00Z", expired: false, changes: upsertion("a", 100)),
+                page(received: "2026-07-16T08:00:00Z", expired: false, changes: upsertionOn16th("b")),
+                page(received: "2026-07-25T08:00:00Z", expired: true, changes: ""),
+            ]
+            _ = try engine.ingest(ndjson: Array(lines.joined(separator: "\n").utf8), source: "pages")
+            let cursor = try #require(try engine.cursor(user: "bob", provider: "health_connect", metric: "steps"))
+            #expect(cursor.state == "needs_recovery")
+            #expect(
+                cursor.recoveryWindow?.from == "2026-07-16T08:00:00Z"
+                    && cursor.recoveryWindow?.to == "2026-07-25T08:00:00Z")
+            let open = try engine.rollups(user: "bob", metric: "steps", from: "2026-07-14", to: "2026-07-16")
+            #expect(open[0].reading == .known([RollupRow.Value(name: "value", value: 100)]), "read before the window")
+            #expect(open[2].reading == .partial([RollupRow.Value(name: "value", value: 70)], .recoveryWindowOpen))
+
+            // The client re-reads the window: "b" is no longer there.
+            let reconcile =
+                #"{"kind":"reconcile","user":"bob","receivedAt":"2026-07-25T08:05:00Z","provider":"health_connect","metric":"steps","window":{"from":"2026-07-16T08:00:00Z","to":"2026-07-25T08:00:00Z"},"samples":[]}"#
+            let report = try engine.ingest(ndjson: Array(reconcile.utf8), source: "reconcile")
+            #expect(report.deletedSamples == 1)
+            #expect(try engine.cursor(user: "bob", provider: "health_connect", metric: "steps")?.state == "ok")
+            _ = try engine.ingest(
+                ndjson: Array(page(received: "2026-07-25T09:00:00Z", expired: false, changes: "").utf8), source: "next")
+            let known = try engine.rollups(user: "bob", metric: "steps", from: "2026-07-16", to: "2026-07-16")
+            #expect(known.first?.reading == .known([RollupRow.Value(name: "value", value: 0)]))
+            try engine.close()
+        }
+    }
+
+    /// A token that expires more than 30 days after the last read leaves days that can never be
+    /// read again: they are unknown with that reason.
+    @Test func daysBeyondTheThirtyDayHorizonAreAnUnrecoverableGap() throws {
+        var projections = Projections()
+        let lines = [
+            #"{"kind":"checkin","user":"bob","receivedAt":"2026-05-01T00:00:00Z","provider":"health_connect","metrics":["steps"],"at":"2026-05-01T00:00:00Z"}"#,
+            #"{"kind":"healthconnect.changes","user":"bob","receivedAt":"2026-07-15T00:00:00Z","recordTypes":["Steps"],"token":"t","nextChangesToken":"t2","hasMore":false,"changesTokenExpired":true,"changes":[]}"#,
+        ]
+        _ = try ProjectionsTests.fold(lines, into: &projections)
+        let rows = try projections.rollupRows(
+            user: "bob", metric: .steps, from: CivilDay(parsing: "2026-06-01"), to: CivilDay(parsing: "2026-06-13"))
+        #expect(rows.allSatisfy { $0.reading == .unknown(.unrecoverableGap) })
+        let recent = try projections.rollupRows(
+            user: "bob", metric: .steps, from: CivilDay(parsing: "2026-07-01"), to: CivilDay(parsing: "2026-07-01"))
+        #expect(recent.first?.reading == .unknown(.recoveryWindowOpen))
+        #expect(
+            try projections.rollupRows(
+                user: "carol", metric: .steps, from: CivilDay(parsing: "2026-07-01"),
+                to: CivilDay(parsing: "2026-07-01")
+            ).first?.reading == .unknown(.neverSynced))
+    }
+
+    /// A reinstall's nil-anchor re-delivery is reported as such, with zero new samples, and a
+    /// client re-sending the same all-known delivery is flagged as stuck.
+    @Test func aFullReDeliveryIsReportedAndARepeatingClientIsFlagged() throws {
+        try withTemporaryDirectory { directory in
+            let engine = try RecountEngine(directory: directory)
+            let samples = (0..<5).map {
+                Self.steps("s\($0)", "2026-07-14T0\($0):00:00-07:00", "2026-07-14T0\($0):30:00-07:00", 100)
+            }
+            _ = try engine.ingest(
+                ndjson: Array(Self.delivery(received: "2026-07-14T20:00:00Z", added: samples).utf8), source: "1")
+            let again = try engine.ingest(
+                ndjson: Array(Self.delivery(received: "2026-07-15T20:00:00Z", anchor: nil, added: samples).utf8),
+                source: "2")
+            #expect(again.newSamples == 0 && again.knownSamples == 5)
+            var cursor = try #require(try engine.cursor(user: "alice", provider: "healthkit", metric: "steps"))
+            #expect(
+                cursor.fullRedeliveries == 1 && cursor.lastFullRedelivery?.new == 0
+                    && cursor.lastFullRedelivery?.known == 5)
+            #expect(cursor.cursor == "Yg==" && cursor.kind == "healthkit.anchor" && !cursor.stuck)
+            for day in 16...18 {
+                _ = try engine.ingest(
+                    ndjson: Array(
+                        Self.delivery(received: "2026-07-\(day)T20:00:00Z", anchor: "Yg==", added: samples).utf8),
+                    source: "repeat")
+            }
+            cursor = try #require(try engine.cursor(user: "alice", provider: "healthkit", metric: "steps"))
+            #expect(cursor.stuck)
+            try engine.close()
+        }
+    }
+
+    /// Per provider and cohort, the fraction of users whose last check-in is older than their
+    /// expected interval.
+    @Test func theStaleFractionPerProviderFollowsEachCohortsInterval() throws {
+        var projections = Projections()
+        var lines = [
+            #"{"kind":"config.provider","user":"*","receivedAt":"2026-07-01T00:00:00Z","provider":"fitbit","expectedCheckinSeconds":3600}"#,
+            #"{"kind":"config.provider","user":"u3","receivedAt":"2026-07-01T00:00:00Z","provider":"fitbit","expectedCheckinSeconds":604800,"cohort":"weekly"}"#,
+            #"{"kind":"config.provider","user":"u4","receivedAt":"2026-07-01T00:00:00Z","provider":"fitbit","expectedCheckinSeconds":604800,"cohort":"weekly"}"#,
+        ]
+        for (user, at) in [
+            ("u1", "2026-07-20T11:30:00Z"), ("u2", "2026-07-20T08:00:00Z"), ("u3", "2026-07-15T00:00:00Z"),
+            ("u4", "2026-07-10T00:00:00Z"),
+        ] {
+            lines.append(
+                #"{"kind":"checkin","user":"\#(user)","receivedAt":"\#(at)","provider":"fitbit","metrics":["steps"],"at":"\#(at)"}"#
+            )
+        }
+        _ = try ProjectionsTests.fold(lines, into: &projections)
+        let report = projections.staleReport(asOf: RFC3339.parse("2026-07-20T12:00:00Z")!.millis)
+        #expect(report.rows.map(\.user) == ["u2", "u4"])
+        let silence: Int64? = 14_400
+        #expect(report.rows.first?.silenceSeconds == silence, "four hours")
+        #expect(
+            report.fractions.map { "\($0.provider)/\($0.cohort ?? "-") \($0.staleUsers)/\($0.users)" } == [
+                "fitbit/- 1/2", "fitbit/weekly 1/2",
+            ])
+    }
+}
