@@ -33,10 +33,12 @@ enum DemoCommand {
             print("\(record.position): \(EnvelopeJSON.string(try EnvelopeCodec.decode(record.bytes)))")
         }
         let questions: [[String]] = [
-            ["rollups", "--user", "alice", "--metric", "steps"],
+            ["rollups", "--user", "alice", "--metric", "steps", "--from", "2026-07-13", "--to", "2026-07-16"],
             ["rollups", "--user", "alice", "--metric", "sleep"],
-            ["rollups", "--user", "bob", "--metric", "heart_rate"],
+            ["rollups", "--user", "bob", "--metric", "steps", "--from", "2026-07-14", "--to", "2026-07-15"],
             ["audit", "--user", "alice", "--metric", "steps", "--day", "2026-07-14"],
+            ["audit", "--user", "alice", "--metric", "sleep", "--day", "2026-07-14"],
+            ["cursor", "--user", "alice", "--provider", "healthkit", "--metric", "steps"],
             ["verify"],
         ]
         var status = checkStatus
@@ -50,15 +52,21 @@ enum DemoCommand {
         return status
     }
 
-    /// A Watch step delivery, a revised sleep night, a Health Connect page with a deletion,
-    /// a Fitbit upsert, a check-in, a bad sample, and config.
+    /// Alice's iPhone and Apple Watch counting the same walk, her night of sleep revised,
+    /// a reinstall that re-delivers her steps from a nil anchor; Bob's Health Connect page
+    /// with a deletion, a Fitbit upsert, a check-in, a bad sample, and a changes token that
+    /// expires; config.
     static let envelopes = """
         {"kind":"config.sources","user":"*","receivedAt":"2026-07-14T06:00:00Z","metric":"steps","priority":["com.apple.health.watch","com.apple.health.phone"]}
         {"kind":"healthkit.delivery","user":"alice","receivedAt":"2026-07-14T07:15:02Z","type":"HKQuantityTypeIdentifierStepCount","anchor":null,"newAnchor":"YW5jaG9yLTE=","added":[{"id":"8A1E0F52-3C44-4B8E-9B1D-2F6C7A9E0001","type":"HKQuantityTypeIdentifierStepCount","start":"2026-07-13T23:50:00-07:00","end":"2026-07-14T00:10:00-07:00","timeZone":"America/Los_Angeles","value":400,"unit":"count","origin":"com.apple.health.watch","device":"Apple Watch"},{"id":"8A1E0F52-3C44-4B8E-9B1D-2F6C7A9E0002","type":"HKQuantityTypeIdentifierStepCount","start":"2026-07-14T07:00:00-07:00","end":"2026-07-14T07:10:00-07:00","value":812,"unit":"count","origin":"com.apple.health.phone","device":"iPhone"},{"id":"8A1E0F52-3C44-4B8E-9B1D-2F6C7A9E0003","type":"HKQuantityTypeIdentifierStepCount","start":"2026-07-14T07:02:00-07:00","end":"2026-07-14T07:12:00-07:00","value":900,"unit":"count","origin":"com.apple.health.watch","device":"Apple Watch"}],"deleted":[]}
-        {"kind":"healthkit.delivery","user":"alice","receivedAt":"2026-07-14T19:02:11Z","type":"sleep","anchor":"YW5jaG9yLTE=","newAnchor":"YW5jaG9yLTI=","added":[{"id":"5B0C1D2E-0000-4000-8000-000000000010","type":"HKCategoryTypeIdentifierSleepAnalysis","start":"2026-07-13T23:45:00-07:00","end":"2026-07-14T06:40:00-07:00","stage":"asleep","origin":"com.apple.health.watch"}],"deleted":[{"uuid":"5B0C1D2E-0000-4000-8000-000000000009"}]}
+        {"kind":"healthkit.delivery","user":"alice","receivedAt":"2026-07-14T14:20:00Z","type":"sleep","anchor":"YW5jaG9yLTE=","newAnchor":"YW5jaG9yLTI=","added":[{"id":"5B0C1D2E-0000-4000-8000-000000000009","type":"HKCategoryTypeIdentifierSleepAnalysis","start":"2026-07-14T00:20:00-07:00","end":"2026-07-14T06:40:00-07:00","stage":"asleep","origin":"com.apple.health.watch","device":"Apple Watch"}],"deleted":[]}
         {"kind":"healthconnect.changes","user":"bob","receivedAt":"2026-07-14T08:00:00+02:00","recordTypes":["StepsRecord"],"token":"t-41","nextChangesToken":"t-42","hasMore":false,"changesTokenExpired":false,"changes":[{"upsertion":{"id":"hc-1","type":"Steps","start":"2026-07-14T07:00:00+02:00","end":"2026-07-14T07:30:00+02:00","value":2100,"unit":"count","origin":"com.google.android.apps.fitness","lastModified":"2026-07-14T07:31:00+02:00"}},{"deletion":{"recordId":"hc-0"}}]}
         {"kind":"samples.upsert","user":"bob","receivedAt":"2026-07-14T09:00:00Z","provider":"fitbit","samples":[{"id":"fb-9","type":"heart_rate","start":"2026-07-14T08:59:00+02:00","value":71,"unit":"bpm","origin":"com.fitbit.versa3"}]}
         {"kind":"samples.upsert","user":"bob","provider":"fitbit","samples":[{"id":"fb-10","type":"weight","start":"2026-07-14T09:00:00+02:00","value":81.5,"unit":"stone","origin":"com.fitbit.aria"}]}
         {"kind":"checkin","user":"bob","receivedAt":"2026-07-15T00:30:00Z","provider":"fitbit","metrics":["steps","heart_rate"],"at":"2026-07-15T00:29:58Z"}
+        {"kind":"healthkit.delivery","user":"alice","receivedAt":"2026-07-14T19:02:11Z","type":"sleep","anchor":"YW5jaG9yLTI=","newAnchor":"YW5jaG9yLTM=","added":[{"id":"5B0C1D2E-0000-4000-8000-000000000010","type":"HKCategoryTypeIdentifierSleepAnalysis","start":"2026-07-13T23:45:00-07:00","end":"2026-07-14T06:40:00-07:00","stage":"asleep","origin":"com.apple.health.watch","device":"Apple Watch"}],"deleted":[{"uuid":"5B0C1D2E-0000-4000-8000-000000000009"}]}
+        {"kind":"healthkit.delivery","user":"alice","receivedAt":"2026-07-15T18:30:00Z","type":"HKQuantityTypeIdentifierStepCount","anchor":null,"newAnchor":"YW5jaG9yLTQ=","added":[{"id":"8A1E0F52-3C44-4B8E-9B1D-2F6C7A9E0002","type":"HKQuantityTypeIdentifierStepCount","start":"2026-07-14T07:00:00-07:00","end":"2026-07-14T07:10:00-07:00","value":812,"unit":"count","origin":"com.apple.health.phone","device":"iPhone"},{"id":"8A1E0F52-3C44-4B8E-9B1D-2F6C7A9E0004","type":"HKQuantityTypeIdentifierStepCount","start":"2026-07-15T09:00:00-07:00","end":"2026-07-15T09:40:00-07:00","value":3100,"unit":"count","origin":"com.apple.health.watch","device":"Apple Watch"}],"deleted":[]}
+        {"kind":"checkin","user":"alice","receivedAt":"2026-07-15T18:31:00Z","provider":"healthkit","metrics":["sleep"],"at":"2026-07-15T18:31:00Z"}
+        {"kind":"healthconnect.changes","user":"bob","receivedAt":"2026-07-20T07:00:00Z","recordTypes":["StepsRecord"],"token":"t-42","nextChangesToken":"t-60","hasMore":false,"changesTokenExpired":true,"changes":[]}
         """
 }

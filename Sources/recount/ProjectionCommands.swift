@@ -117,12 +117,26 @@ enum ProjectionCommands {
         }
         if invocation.json {
             Output.jsonLine(
-                [("user", .string(audit.user)), ("metric", .string(audit.metric)), ("date", .string(audit.date))]
+                [
+                    ("line", .string("cell")), ("user", .string(audit.user)), ("metric", .string(audit.metric)),
+                    ("date", .string(audit.date)),
+                ]
                     + audit.values.map { ($0.name, Output.number($0.value)) }
                     + [("unit", .string(audit.unit)), ("version", .int(Int64(audit.version)))])
+            for version in audit.history {
+                Output.jsonLine(
+                    [
+                        ("line", .string("version")), ("version", .int(Int64(version.version))),
+                        ("kind", .string(version.kind)), ("receivedAt", .string(version.receivedAt)),
+                    ] + version.values.map { ($0.name, Output.number($0.value)) } + [
+                        ("added", .string(version.added.joined(separator: " "))),
+                        ("removed", .string(version.removed.joined(separator: " "))),
+                    ])
+            }
             for share in audit.sources {
                 Output.jsonLine([
-                    ("origin", .string(share.origin)), ("device", share.device.map { .string($0) } ?? .null),
+                    ("line", .string("source")), ("origin", .string(share.origin)),
+                    ("device", share.device.map { .string($0) } ?? .null),
                     ("samples", .int(Int64(share.samples))), ("counted", Output.number(share.counted)),
                     ("countedSeconds", Output.number(share.countedSeconds)),
                     ("suppressed", Output.number(share.suppressed)),
@@ -132,7 +146,18 @@ enum ProjectionCommands {
             }
         } else {
             print("\(audit.summary) (version \(audit.version))")
+            print("\nversions:")
+            Output.table(
+                ["version", "event", "received", "values", "samples in", "samples out"],
+                audit.history.map { version in
+                    [
+                        String(version.version), version.kind, version.receivedAt,
+                        version.values.map { "\($0.name) \(Output.text(of: $0.value))" }.joined(separator: ", "),
+                        version.added.joined(separator: " "), version.removed.joined(separator: " "),
+                    ]
+                })
             if !audit.sources.isEmpty {
+                print("\nsources now:")
                 Output.table(
                     ["origin", "device", "samples", "counted", "suppressed", "suppressed by"],
                     audit.sources.map { share in

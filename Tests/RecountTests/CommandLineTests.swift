@@ -77,10 +77,14 @@ import Testing
         try withTemporaryDirectory { directory in
             let demo = try Self.recount(["--data", directory, "demo"])
             #expect(demo.status == 0)
-            #expect(demo.output.contains("appended 6 envelopes (6 samples) at positions 1..<7; rejected 1"))
-            #expect(demo.output.contains("log ok: 6 records"))
-            // It ends with answers: the watch's steps count, the phone's overlapped steps do not.
-            #expect(demo.output.contains("2026-07-14  partial  value 1262.4  no_checkin_since_day_end"))
+            #expect(demo.output.contains("appended 10 envelopes (9 samples) at positions 1..<11; rejected 1"))
+            #expect(demo.output.contains("log ok: 10 records"))
+            // It ends with answers: known, partial and unknown days; the watch's steps count and
+            // the phone's overlapped steps do not; the revised night's two versions.
+            #expect(demo.output.contains("2026-07-14  known    value 1262.4"))
+            #expect(demo.output.contains("2026-07-16  unknown                no_checkin_since_day_end"))
+            #expect(demo.output.contains("2026-07-14  partial  value 2100  recovery_window_open"))
+            #expect(demo.output.contains("7        healthkit.delivery  2026-07-14T19:02:11Z  value 24900"))
             #expect(demo.output.contains("iPhone 162.4 counted, 649.6 suppressed by Apple Watch"))
             #expect(demo.output.contains("verify ok: the digests match"))
             #expect(demo.errors.contains("line 6: samples[0].unit is not a unit of weight (stone)"))

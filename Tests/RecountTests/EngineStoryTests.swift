@@ -89,6 +89,39 @@ import Testing
         }
     }
 
+    /// `audit` explains a revised night and a deleted sample with the events behind each version.
+    @Test func auditExplainsEachVersionWithItsEvent() throws {
+        try withTemporaryDirectory { directory in
+            let engine = try RecountEngine(directory: directory)
+            func night(_ id: String, _ start: String) -> String {
+                #"{"id":"\#(id)","type":"sleep","start":"\#(start)","end":"2026-07-14T06:40:00-07:00","stage":"asleep","origin":"com.apple.health","device":"Apple Watch"}"#
+            }
+            try Self.ingest(
+                engine,
+                [
+                    Self.delivery(
+                        "sleep", added: [night("n-1", "2026-07-14T00:20:00-07:00")], received: "2026-07-14T14:00:00Z")
+                ])
+            try Self.ingest(
+                engine,
+                [
+                    Self.delivery(
+                        "sleep", added: [night("n-2", "2026-07-13T23:45:00-07:00")], deleted: ["n-1"],
+                        received: "2026-07-14T19:00:00Z")
+                ])
+            try Self.ingest(
+                engine, [Self.delivery("sleep", added: [], deleted: ["n-2"], received: "2026-07-15T19:00:00Z")])
+            let audit = try #require(try engine.audit(user: "alice", metric: "sleep", day: "2026-07-14"))
+            #expect(audit.history.map(\.version) == [1, 2, 3])
+            #expect(audit.history.map(\.added) == [["n-1"], ["n-2"], []])
+            #expect(audit.history.map(\.removed) == [[], ["n-1"], ["n-2"]])
+            #expect(audit.history.map { $0.values.first?.value } == [22_800, 24_900, 0])
+            #expect(audit.history.allSatisfy { $0.kind == "healthkit.delivery" })
+            #expect(audit.history.last?.receivedAt == "2026-07-15T19:00:00Z")
+            try engine.close()
+        }
+    }
+
     @Test func anIdOnlyDeletionLowersTheRightDay() throws {
         try withTemporaryDirectory { directory in
             let engine = try RecountEngine(directory: directory)

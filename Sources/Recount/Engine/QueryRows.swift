@@ -133,6 +133,22 @@ public struct CellAudit: Sendable, Equatable {
         public var suppressedBy: String?
     }
 
+    /// One version of the cell and the log event that made it.
+    public struct Version: Sendable, Equatable {
+        /// The log position of the event (the cell's version from then on).
+        public var version: UInt64
+        /// The envelope's kind.
+        public var kind: String
+        /// The envelope's `receivedAt`, as written.
+        public var receivedAt: String
+        public var values: [RollupRow.Value]
+        /// Ids of samples that entered and left the cell with this event.
+        public var added: [String]
+        public var removed: [String]
+        /// The cell in one line, with the per-source explanation.
+        public var summary: String
+    }
+
     public var user: String
     public var metric: String
     public var date: String
@@ -143,6 +159,8 @@ public struct CellAudit: Sendable, Equatable {
     public var sources: [SourceShare]
     /// One line for people, such as "3,400 from 2 samples; iPhone 3,000 counted, 3,000 suppressed by Apple Watch".
     public var summary: String
+    /// Every version the cell has had, oldest first (empty unless asked for).
+    public var history: [Version] = []
 }
 
 /// A sync channel's stored cursor and state, as `RecountEngine.cursor` reports it.

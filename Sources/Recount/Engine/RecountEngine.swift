@@ -160,11 +160,15 @@ public final class RecountEngine: Sendable {
         return projections.withLock { $0.sampleRows(user: user, metric: metric, day: day) }
     }
 
-    /// One cell's current rollup and each source's part in it (`nil` when the day has no rollup).
-    public func audit(user: String, metric: String, day: String) throws(QueryError) -> CellAudit? {
+    /// One cell's current rollup, each source's part in it, and (with `history`) every version
+    /// it has had with the log event that made it, from a replay of the user's records;
+    /// `nil` when the day has no rollup.
+    public func audit(user: String, metric: String, day: String, history: Bool = true) throws -> CellAudit? {
         let metric = try Self.metric(metric)
         let day = try Self.day(day)
-        return projections.withLock { $0.audit(user: user, metric: metric, day: day) }
+        guard var audit = projections.withLock({ $0.audit(user: user, metric: metric, day: day) }) else { return nil }
+        if history { audit.history = try CellHistory.versions(log.reader(), user: user, metric: metric, day: day) }
+        return audit
     }
 
     /// The stored cursor of a user's provider for a metric, with its state and recovery window,

@@ -19,6 +19,6 @@ extension Projections {
         return CellAudit(
             user: user, metric: metric.name, date: "\(day)", values: Self.values(of: stored.cell),
             unit: metric.canonicalUnit, version: stored.version, sources: shares,
-            summary: stored.cell.describe { id in name(id).device ?? name(id).origin })
+            summary: stored.cell.describe { id in name(id).device ?? name(id).origin }, history: [])
     }
 }

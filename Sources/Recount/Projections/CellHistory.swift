@@ -1,0 +1,45 @@
+package import RecountLog
+
+/// Every version one (user, metric, day) cell has had, by replaying that user's history: the
+/// answer to "why is Tuesday's number what it is".
+package enum CellHistory {
+    /// Replays `user`'s records (and the `*` config defaults) from `reader` and records, after
+    /// each envelope that changed the cell's inputs, the cell's new value and what changed it.
+    package static func versions(
+        _ reader: LogReader, user: String, metric: Metric, day: CivilDay
+    ) throws -> [CellAudit.Version] {
+        var projections = Projections()
+        var versions: [CellAudit.Version] = []
+        try reader.forEach { record in
+            guard EnvelopeCodec.record(record.bytes, isFor: user) || EnvelopeCodec.record(record.bytes, isFor: "*")
+            else { return }
+            let envelope = try EnvelopeCodec.decode(record.bytes)
+            let before = projections.members(user: user, metric: metric, day: day)
+            _ = projections.apply(envelope, at: record.position)
+            guard let userID = projections.users.id(of: user),
+                projections.dirty.days.keys.contains(where: {
+                    $0.user == userID && $0.metric == metric && $0.day == day
+                })
+            else { return }
+            projections.recompute()
+            let after = projections.members(user: user, metric: metric, day: day)
+            guard let audit = projections.audit(user: user, metric: metric, day: day) else { return }
+            versions.append(
+                CellAudit.Version(
+                    version: audit.version, kind: envelope.kind.name,
+                    receivedAt: RFC3339.format(
+                        millis: envelope.receivedAt.millis, offsetSeconds: envelope.receivedAt.offsetSeconds),
+                    values: audit.values, added: after.subtracting(before).sorted(),
+                    removed: before.subtracting(after).sorted(), summary: audit.summary))
+        }
+        return versions
+    }
+}
+
+extension Projections {
+    /// The ids of the live samples of a cell.
+    func members(user: String, metric: Metric, day: CivilDay) -> Set<String> {
+        guard let id = users.id(of: user) else { return [] }
+        return Set((cells[CellKey(user: id, metric: metric, day: day)] ?? []).map(\.id.text))
+    }
+}
