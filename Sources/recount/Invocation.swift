@@ -29,6 +29,7 @@ struct Invocation {
           audit --user U --metric M --day D   that day's rollup and what each source counted or had suppressed
           cursor --user U --provider P --metric M   the stored anchor or changes token, its state and recovery window
           stale [--as-of T]   channels silent past their provider's expected check-in, and the fraction per provider
+          changes --since VERSION [--user U]   cells whose version moved after VERSION, old and new values
           dirty            the days whose inputs changed since they were recomputed
           digest           SHA-256 over a canonical form of all projections
           replay [--user U] [--until POS]   rebuild the projections from the log in memory; print the digest
@@ -54,6 +55,7 @@ struct Invocation {
         "data": .value, "json": .flag, "help": .flag, "version": .flag,
         "durability": .value, "no-recompute": .flag, "from": .value, "user": .value,
         "metric": .value, "to": .value, "day": .value, "until": .value, "as-of": .value, "provider": .value,
+        "since": .value,
     ]
     /// Options every command takes.
     private static let global: Set<String> = ["data", "json", "help", "version"]

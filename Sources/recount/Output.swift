@@ -15,6 +15,8 @@ enum Output {
         case double(Double)
         case bool(Bool)
         case null
+        /// JSON text written as it is (a nested object made by `json`).
+        case raw(String)
     }
 
     /// Prints one JSON object with `fields` in order.
@@ -127,6 +129,7 @@ enum Output {
         case .double(let number): number.isFinite ? String(number) : "null"
         case .bool(let flag): flag ? "true" : "false"
         case .null: "null"
+        case .raw(let text): text
         }
     }
 }

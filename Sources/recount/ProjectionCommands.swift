@@ -252,6 +252,35 @@ enum ProjectionCommands {
         return .success
     }
 
+    static func changes(_ invocation: Invocation) throws -> ExitStatus {
+        try invocation.allowOnly(["since", "user"])
+        guard let since = UInt64(try invocation.require("since")) else {
+            throw UsageError(message: "--since needs a version (a log position)")
+        }
+        let engine = try engine(invocation)
+        let rows = try engine.changes(since: since, user: invocation.options["user"])
+        try engine.close()
+        func text(_ values: [RollupRow.Value]?) -> String {
+            values.map { $0.map { "\($0.name) \(Output.text(of: $0.value))" }.joined(separator: ", ") } ?? "none"
+        }
+        if invocation.json {
+            for row in rows {
+                func object(_ values: [RollupRow.Value]?) -> Output.Value {
+                    values.map { .raw(Output.json($0.map { ($0.name, Output.number($0.value)) })) } ?? .null
+                }
+                Output.jsonLine([
+                    ("user", .string(row.user)), ("metric", .string(row.metric)), ("date", .string(row.date)),
+                    ("version", .int(Int64(row.version))), ("old", object(row.old)), ("new", object(row.new)),
+                ])
+            }
+        } else {
+            Output.table(
+                ["user", "metric", "date", "version", "old", "new"],
+                rows.map { [$0.user, $0.metric, $0.date, String($0.version), text($0.old), text($0.new)] })
+        }
+        return .success
+    }
+
     static func dirty(_ invocation: Invocation) throws -> ExitStatus {
         try invocation.allowOnly([])
         let engine = try engine(invocation)

@@ -118,6 +118,12 @@ import Testing
             #expect(audit.history.map { $0.values.first?.value } == [22_800, 24_900, 0])
             #expect(audit.history.allSatisfy { $0.kind == "healthkit.delivery" })
             #expect(audit.history.last?.receivedAt == "2026-07-15T19:00:00Z")
+
+            // The feed a backend follows: the cell moved after version 1, from 6h20m to 0.
+            let feed = try engine.changes(since: 1)
+            #expect(feed.map { "\($0.metric) \($0.date) v\($0.version)" } == ["sleep 2026-07-14 v3"])
+            #expect(feed.first?.old?.first?.value == 22_800 && feed.first?.new.first?.value == 0)
+            #expect(try engine.changes(since: 3).isEmpty)
             try engine.close()
         }
     }

@@ -226,3 +226,15 @@ public struct StaleReport: Sendable, Equatable {
     public var rows: [Row]
     public var fractions: [Fraction]
 }
+
+/// A cell whose version moved after a given version, as `RecountEngine.changes` reports it.
+public struct CellChangeRow: Sendable, Equatable {
+    public var user: String
+    public var metric: String
+    public var date: String
+    /// The cell's version now.
+    public var version: UInt64
+    /// Its figures at the given version (`nil`: it had no rollup then).
+    public var old: [RollupRow.Value]?
+    public var new: [RollupRow.Value]
+}

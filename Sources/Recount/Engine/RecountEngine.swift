@@ -186,6 +186,18 @@ public final class RecountEngine: Sendable {
         return projections.withLock { $0.staleReport(asOf: instant) }
     }
 
+    /// Every cell whose version moved after `version` (a log position), with its figures then
+    /// and now: the feed a backend follows to push updated days to its clients. Dirty days are
+    /// recomputed first; the figures then come from a replay of the log up to `version`.
+    public func changes(since version: UInt64, user: String? = nil) throws -> [CellChangeRow] {
+        try recompute()
+        var before = Projections()
+        _ = try ProjectionReplay.fold(log.reader(), into: &before, until: version &+ 1, user: user)
+        before.recompute()
+        let figures = before.rollupFigures()
+        return projections.withLock { $0.changes(since: version, before: figures, user: user) }
+    }
+
     /// The days whose inputs changed since they were last recomputed.
     public func dirtyDays() -> [DirtyDay] {
         projections.withLock { $0.dirtyRows() }

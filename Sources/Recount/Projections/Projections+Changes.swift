@@ -1,0 +1,33 @@
+extension Projections {
+    /// A cell named by its user's string, so two folds with other interning can be compared.
+    package struct NamedCell: Hashable, Sendable {
+        package var user: String
+        package var metric: Metric
+        package var day: CivilDay
+    }
+
+    /// Every rollup's figures by named cell.
+    package func rollupFigures() -> [NamedCell: [RollupRow.Value]] {
+        Dictionary(
+            uniqueKeysWithValues: rollups.map { key, stored in
+                (NamedCell(user: users[key.user], metric: key.metric, day: key.day), Self.values(of: stored.cell))
+            })
+    }
+
+    /// The cells whose version is above `version`, with their figures in `before` (the
+    /// projections folded up to `version`) and now, ordered by user, metric and day.
+    package func changes(since version: UInt64, before: [NamedCell: [RollupRow.Value]], user: String?)
+        -> [CellChangeRow]
+    {
+        rollups.filter { key, stored in
+            stored.version > version && (user == nil || users[key.user] == user)
+        }.sorted { a, b in
+            a.key.user == b.key.user ? a.key < b.key : users[a.key.user] < users[b.key.user]
+        }.map { key, stored in
+            let name = users[key.user]
+            return CellChangeRow(
+                user: name, metric: key.metric.name, date: "\(key.day)", version: stored.version,
+                old: before[NamedCell(user: name, metric: key.metric, day: key.day)], new: Self.values(of: stored.cell))
+        }
+    }
+}
