@@ -5,17 +5,19 @@ import RecountLog
 /// The commands that answer from the projections: `recompute`, `rollups`, `samples`, `dirty`,
 /// `digest`, `replay` and `verify`.
 enum ProjectionCommands {
-    /// The engine of an existing data directory (a mistyped `--data` is "no log at", not a new log).
-    static func engine(_ invocation: Invocation) throws -> RecountEngine {
+    /// Runs `body` on the engine of an existing data directory (a mistyped `--data` is "no log
+    /// at", not a new log), and closes it.
+    static func withEngine<T>(_ invocation: Invocation, _ body: (RecountEngine) throws -> T) throws -> T {
         _ = try LogReader(directory: invocation.logDirectory)
-        return try RecountEngine(directory: invocation.dataDirectory)
+        let engine = try RecountEngine(directory: invocation.dataDirectory)
+        let result = try body(engine)
+        try engine.close()
+        return result
     }
 
     static func recompute(_ invocation: Invocation) throws -> ExitStatus {
         try invocation.allowOnly([])
-        let engine = try engine(invocation)
-        let days = try engine.recompute()
-        try engine.close()
+        let days = try withEngine(invocation) { try $0.recompute() }
         if invocation.json {
             Output.jsonLine([("daysRecomputed", .int(Int64(days)))])
         } else {
@@ -28,11 +30,11 @@ enum ProjectionCommands {
         try invocation.allowOnly(["user", "metric", "from", "to", "as-of"])
         let user = try invocation.require("user")
         let metric = try invocation.require("metric")
-        let engine = try engine(invocation)
-        let rows = try engine.rollups(
-            user: user, metric: metric, from: invocation.options["from"], to: invocation.options["to"],
-            asOf: invocation.options["as-of"])
-        try engine.close()
+        let rows = try withEngine(invocation) {
+            try $0.rollups(
+                user: user, metric: metric, from: invocation.options["from"], to: invocation.options["to"],
+                asOf: invocation.options["as-of"])
+        }
         if invocation.json {
             for row in rows { Output.jsonLine(fields(row)) }
         } else {
@@ -75,11 +77,10 @@ enum ProjectionCommands {
 
     static func samples(_ invocation: Invocation) throws -> ExitStatus {
         try invocation.allowOnly(["user", "metric", "day"])
-        let engine = try engine(invocation)
-        let rows = try engine.samples(
-            user: try invocation.require("user"), metric: try invocation.require("metric"),
-            day: try invocation.require("day"))
-        try engine.close()
+        let (user, metric, day) = (
+            try invocation.require("user"), try invocation.require("metric"), try invocation.require("day")
+        )
+        let rows = try withEngine(invocation) { try $0.samples(user: user, metric: metric, day: day) }
         if invocation.json {
             for row in rows {
                 Output.jsonLine([
@@ -106,11 +107,10 @@ enum ProjectionCommands {
 
     static func audit(_ invocation: Invocation) throws -> ExitStatus {
         try invocation.allowOnly(["user", "metric", "day"])
-        let engine = try engine(invocation)
-        let audit = try engine.audit(
-            user: try invocation.require("user"), metric: try invocation.require("metric"),
-            day: try invocation.require("day"))
-        try engine.close()
+        let (user, metric, day) = (
+            try invocation.require("user"), try invocation.require("metric"), try invocation.require("day")
+        )
+        let audit = try withEngine(invocation) { try $0.audit(user: user, metric: metric, day: day) }
         guard let audit else {
             Output.failure("no rollup for that day: nothing arrived for it", status: .failure, json: invocation.json)
             return .failure
@@ -173,11 +173,10 @@ enum ProjectionCommands {
 
     static func cursor(_ invocation: Invocation) throws -> ExitStatus {
         try invocation.allowOnly(["user", "provider", "metric"])
-        let engine = try engine(invocation)
-        let row = try engine.cursor(
-            user: try invocation.require("user"), provider: try invocation.require("provider"),
-            metric: try invocation.require("metric"))
-        try engine.close()
+        let (user, provider, metric) = (
+            try invocation.require("user"), try invocation.require("provider"), try invocation.require("metric")
+        )
+        let row = try withEngine(invocation) { try $0.cursor(user: user, provider: provider, metric: metric) }
         guard let row else {
             Output.failure(
                 "no cursor: that provider never synced that metric for that user", status: .failure,
@@ -209,9 +208,7 @@ enum ProjectionCommands {
 
     static func stale(_ invocation: Invocation) throws -> ExitStatus {
         try invocation.allowOnly(["as-of"])
-        let engine = try engine(invocation)
-        let report = try engine.stale(asOf: invocation.options["as-of"])
-        try engine.close()
+        let report = try withEngine(invocation) { try $0.stale(asOf: invocation.options["as-of"]) }
         if invocation.json {
             for row in report.rows {
                 Output.jsonLine([
@@ -257,9 +254,7 @@ enum ProjectionCommands {
         guard let since = UInt64(try invocation.require("since")) else {
             throw UsageError(message: "--since needs a version (a log position)")
         }
-        let engine = try engine(invocation)
-        let rows = try engine.changes(since: since, user: invocation.options["user"])
-        try engine.close()
+        let rows = try withEngine(invocation) { try $0.changes(since: since, user: invocation.options["user"]) }
         func text(_ values: [RollupRow.Value]?) -> String {
             values.map { $0.map { "\($0.name) \(Output.text(of: $0.value))" }.joined(separator: ", ") } ?? "none"
         }
@@ -283,9 +278,7 @@ enum ProjectionCommands {
 
     static func dirty(_ invocation: Invocation) throws -> ExitStatus {
         try invocation.allowOnly([])
-        let engine = try engine(invocation)
-        let rows = engine.dirtyDays()
-        try engine.close()
+        let rows = try withEngine(invocation) { $0.dirtyDays() }
         if invocation.json {
             for row in rows {
                 Output.jsonLine([
@@ -303,9 +296,7 @@ enum ProjectionCommands {
 
     static func digest(_ invocation: Invocation) throws -> ExitStatus {
         try invocation.allowOnly([])
-        let engine = try engine(invocation)
-        let digest = engine.digest()
-        try engine.close()
+        let digest = try withEngine(invocation) { $0.digest() }
         if invocation.json { Output.jsonLine([("digest", .string(digest))]) } else { print(digest) }
         return .success
     }
@@ -331,9 +322,7 @@ enum ProjectionCommands {
 
     static func verify(_ invocation: Invocation) throws -> ExitStatus {
         try invocation.allowOnly([])
-        let engine = try engine(invocation)
-        let result = try engine.verify(progress: progress(invocation))
-        try engine.close()
+        let result = try withEngine(invocation) { try $0.verify(progress: progress(invocation)) }
         if invocation.json {
             Output.jsonLine(
                 [

@@ -31,6 +31,11 @@ import Testing
         }
     }
 
+    /// A night of sleep ending 06:40 on 2026-07-14 in Los Angeles, from the watch.
+    static func night(_ id: String, _ start: String) -> String {
+        #"{"id":"\#(id)","type":"HKCategoryTypeIdentifierSleepAnalysis","start":"\#(start)","end":"2026-07-14T06:40:00-07:00","stage":"asleep","origin":"com.apple.health","device":"Apple Watch"}"#
+    }
+
     static func steps(_ id: String, _ start: String, _ end: String, _ value: Int, origin: String, device: String)
         -> String
     {
@@ -68,14 +73,12 @@ import Testing
     @Test func revisedSleepShowsTheRevisedTotal() throws {
         try withTemporaryDirectory { directory in
             let engine = try RecountEngine(directory: directory)
-            func night(_ id: String, _ start: String) -> String {
-                #"{"id":"\#(id)","type":"HKCategoryTypeIdentifierSleepAnalysis","start":"\#(start)","end":"2026-07-14T06:40:00-07:00","stage":"asleep","origin":"com.apple.health","device":"Apple Watch"}"#
-            }
-            try Self.ingest(engine, [Self.delivery("sleep", added: [night("n-1", "2026-07-14T00:20:00-07:00")])])
+            try Self.ingest(engine, [Self.delivery("sleep", added: [Self.night("n-1", "2026-07-14T00:20:00-07:00")])])
             #expect(try Self.value(engine, "alice", "sleep", "2026-07-14") == 6 * 3600 + 20 * 60)
             // HealthKit revises by deleting the sample and adding a new one.
             try Self.ingest(
-                engine, [Self.delivery("sleep", added: [night("n-2", "2026-07-13T23:45:00-07:00")], deleted: ["n-1"])])
+                engine,
+                [Self.delivery("sleep", added: [Self.night("n-2", "2026-07-13T23:45:00-07:00")], deleted: ["n-1"])])
             #expect(try Self.value(engine, "alice", "sleep", "2026-07-14") == 6 * 3600 + 55 * 60)
 
             // Health Connect upserts the same record in place.
@@ -93,20 +96,18 @@ import Testing
     @Test func auditExplainsEachVersionWithItsEvent() throws {
         try withTemporaryDirectory { directory in
             let engine = try RecountEngine(directory: directory)
-            func night(_ id: String, _ start: String) -> String {
-                #"{"id":"\#(id)","type":"sleep","start":"\#(start)","end":"2026-07-14T06:40:00-07:00","stage":"asleep","origin":"com.apple.health","device":"Apple Watch"}"#
-            }
             try Self.ingest(
                 engine,
                 [
                     Self.delivery(
-                        "sleep", added: [night("n-1", "2026-07-14T00:20:00-07:00")], received: "2026-07-14T14:00:00Z")
+                        "sleep", added: [Self.night("n-1", "2026-07-14T00:20:00-07:00")],
+                        received: "2026-07-14T14:00:00Z")
                 ])
             try Self.ingest(
                 engine,
                 [
                     Self.delivery(
-                        "sleep", added: [night("n-2", "2026-07-13T23:45:00-07:00")], deleted: ["n-1"],
+                        "sleep", added: [Self.night("n-2", "2026-07-13T23:45:00-07:00")], deleted: ["n-1"],
                         received: "2026-07-14T19:00:00Z")
                 ])
             try Self.ingest(
