@@ -14,7 +14,8 @@ import Recount
 /// by its `type` attribute (or element name). `<Record>`s inside a `<Correlation>` are only
 /// counted: Apple writes them at top level too. Metadata of nested elements (`WorkoutRoute`,
 /// `WorkoutActivity`, ...) is ignored, so a route's sync identifier never lands on its workout.
-/// The root element's name is not checked, so fragments wrapped in any root import as well.
+/// The root element must be `<HealthData>`; any other root (`<ClinicalDocument>` of
+/// `export_cda.xml`, a bare `<Workout>` fragment) stops the parse and is left in `foreignRoot`.
 final class ExportReader: NSObject, XMLParserDelegate {
     /// Record validation and conversion.
     private let converter = RecordConverter()
@@ -37,6 +38,8 @@ final class ExportReader: NSObject, XMLParserDelegate {
     private(set) var sawElement = false
     /// The first error `emit` threw; parsing stops there.
     private(set) var emitFailure: (any Error)?
+    /// The root element, when it is not `<HealthData>`; parsing stops there.
+    private(set) var foreignRoot: (name: String, line: Int, column: Int)?
     /// The first XML error: position and message.
     private(set) var xmlError: (line: Int, column: Int, message: String)?
 
@@ -62,6 +65,11 @@ final class ExportReader: NSObject, XMLParserDelegate {
     ) {
         depth += 1
         sawElement = true
+        if depth == 1, elementName != "HealthData" {
+            foreignRoot = (elementName, parser.lineNumber, parser.columnNumber)
+            parser.abortParsing()
+            return
+        }
         if depth == 2 {
             startTopLevel(elementName, attributes: attributeDict, line: parser.lineNumber)
         } else if depth == 3 {
@@ -90,7 +98,7 @@ final class ExportReader: NSObject, XMLParserDelegate {
     }
 
     func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
-        guard xmlError == nil, emitFailure == nil else { return }
+        guard xmlError == nil, emitFailure == nil, foreignRoot == nil else { return }
         xmlError = (parser.lineNumber, parser.columnNumber, XMLErrorText.message(for: parseError))
         parser.abortParsing()
     }
