@@ -179,7 +179,7 @@ package struct AppleHealthImporter: Sendable {
                         code: .malformedXML, path: path, line: 1, column: 1,
                         message: "document has no root element")
                 }
-                try writer.flush()
+                try reader.flush()
                 return reader.report
             }
         }

@@ -10,7 +10,8 @@ import Recount
 ///
 /// It reads `ExportDate`, captures each top-level `<Record>` of a supported type and each
 /// `<Workout>` with its direct `<MetadataEntry>` children, converts it when the element closes and
-/// passes the sample to the `EnvelopeWriter`. Everything else at top level is counted as skipped
+/// passes the sample to the `EnvelopeWriter`; samples ingest's decoder refuses move from the
+/// imported counts to the invalid ones. Everything else at top level is counted as skipped
 /// by its `type` attribute (or element name). `<Record>`s inside a `<Correlation>` are only
 /// counted: Apple writes them at top level too. Metadata of nested elements (`WorkoutRoute`,
 /// `WorkoutActivity`, ...) is ignored, so a route's sync identifier never lands on its workout.
@@ -157,10 +158,27 @@ final class ExportReader: NSObject, XMLParserDelegate {
         }
         tally.imported[record.type, default: 0] += 1
         do {
-            try writer.add(sample)
+            try writer.add(sample, type: record.type, line: record.line)
         } catch {
             emitFailure = error
             parser.abortParsing()
+        }
+        countRejections()
+    }
+
+    /// Writes the last envelope.
+    /// - Throws: whatever the writer throws.
+    func flush() throws {
+        defer { countRejections() }
+        try writer.flush()
+    }
+
+    /// Moves the samples ingest refused from imported to invalid.
+    private func countRejections() {
+        for rejection in writer.takeRejections() {
+            tally.imported[rejection.type, default: 0] -= 1
+            if tally.imported[rejection.type] == 0 { tally.imported[rejection.type] = nil }
+            tally.addInvalid(type: rejection.type, line: rejection.line, reason: rejection.reason)
         }
     }
 }
