@@ -37,13 +37,8 @@ final class ZipEntryStream: InputStream {
     init(path: String, accepting accepts: (String) -> Bool) throws(Failure) {
         source = nil
         let archive = try Self.newArchive()
-        guard archive_read_open_filename(archive, path, 1 << 16) == ARCHIVE_OK else {
-            let message = Self.message(archive)
-            archive_read_free(archive)
-            throw Failure(entryMissing: false, message: message)
-        }
+        entryPath = try Self.seek(archive, opened: archive_read_open_filename(archive, path, 1 << 16), accepts)
         self.archive = archive
-        entryPath = try Self.seek(archive, accepts)
         super.init(data: Data())
     }
 
@@ -63,13 +58,8 @@ final class ZipEntryStream: InputStream {
                 guard let context, let buffer else { return -1 }
                 return Unmanaged<Source>.fromOpaque(context).takeUnretainedValue().next(buffer)
             }, nil)
-        guard opened == ARCHIVE_OK else {
-            let message = Self.message(archive)
-            archive_read_free(archive)
-            throw Failure(entryMissing: false, message: message)
-        }
+        entryPath = try Self.seek(archive, opened: opened, accepts)
         self.archive = archive
-        entryPath = try Self.seek(archive, accepts)
         super.init(data: Data())
     }
 
@@ -108,9 +98,21 @@ final class ZipEntryStream: InputStream {
         return archive
     }
 
-    /// Advances to the first entry whose path `accepts`; frees the archive when there is none.
+    /// Advances a just-opened archive to the first entry whose path `accepts`; frees the archive
+    /// when it did not open or has no such entry.
+    /// - Parameters:
+    ///   - archive: the archive.
+    ///   - opened: what opening it returned.
+    ///   - accepts: picks the entry.
     /// - Returns: the entry's path.
-    private static func seek(_ archive: OpaquePointer, _ accepts: (String) -> Bool) throws(Failure) -> String {
+    private static func seek(
+        _ archive: OpaquePointer, opened: Int32, _ accepts: (String) -> Bool
+    ) throws(Failure) -> String {
+        guard opened == ARCHIVE_OK else {
+            let message = message(archive)
+            archive_read_free(archive)
+            throw Failure(entryMissing: false, message: message)
+        }
         var seen: [String] = []
         var entry: OpaquePointer?
         while true {
