@@ -16,9 +16,11 @@ let package = Package(
             name: "CXXHash", pkgConfig: "libxxhash", providers: [.apt(["libxxhash-dev"])]),
         .systemLibrary(
             name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(
+            name: "CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
         .target(name: "RecountLog", dependencies: ["CLZ4", "CXXHash"]),
         .target(name: "Recount", dependencies: ["RecountLog", "CCrypto"]),
-        .target(name: "RecountImport", dependencies: ["Recount"]),
+        .target(name: "RecountImport", dependencies: ["Recount", "CArchive"]),
         .executableTarget(name: "recount", dependencies: ["Recount", "RecountImport", "RecountLog"]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .target(name: "BenchmarkSupport", path: "Benchmarks/BenchmarkSupport"),

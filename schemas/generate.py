@@ -18,21 +18,28 @@ DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
 # --------------------------------------------------------------------------------------
 # Catalogue (contract §2). kind: quantity | sleep | workout.
-# units: exact, case-sensitive unit strings; unit_patterns: extra accepted forms.
+# units: exact, case-sensitive unit strings (HealthKit's `HKUnit` unit strings, plus `bpm`);
+# unit_patterns: extra accepted forms. New units get new codes in the record format
+# (docs/record-format.md) and in MeasureUnit.swift, appended, never renumbered.
+# minimum: "zero" (cumulative metrics: value >= 0) or "positive" (value > 0).
 # --------------------------------------------------------------------------------------
 METRICS = [
     dict(metric="steps", hk="HKQuantityTypeIdentifierStepCount", hc="Steps",
-         kind="quantity", canonical="count", units=["count"]),
+         kind="quantity", canonical="count", units=["count"], minimum="zero"),
     dict(metric="distance", hk="HKQuantityTypeIdentifierDistanceWalkingRunning", hc="Distance",
-         kind="quantity", canonical="m", units=["m", "km", "mi", "ft"]),
+         kind="quantity", canonical="m", units=["m", "km", "mi", "ft", "cm", "mm", "in", "yd"],
+         minimum="zero"),
     dict(metric="active_energy", hk="HKQuantityTypeIdentifierActiveEnergyBurned",
-         hc="ActiveCaloriesBurned", kind="quantity", canonical="kcal", units=["kcal", "Cal", "kJ"]),
+         hc="ActiveCaloriesBurned", kind="quantity", canonical="kcal", units=["kcal", "Cal", "kJ", "J"],
+         minimum="zero"),
     dict(metric="heart_rate", hk="HKQuantityTypeIdentifierHeartRate", hc="HeartRate",
-         kind="quantity", canonical="count/min", units=["count/min", "bpm"]),
+         kind="quantity", canonical="count/min", units=["count/min", "bpm", "count/s"],
+         minimum="positive"),
     dict(metric="weight", hk="HKQuantityTypeIdentifierBodyMass", hc="Weight",
-         kind="quantity", canonical="kg", units=["kg", "g", "lb", "st"]),
+         kind="quantity", canonical="kg", units=["kg", "g", "lb", "st", "oz"],
+         minimum="positive"),
     dict(metric="blood_glucose", hk="HKQuantityTypeIdentifierBloodGlucose", hc="BloodGlucose",
-         kind="quantity", canonical="mmol/L", units=["mmol/L", "mg/dL"],
+         kind="quantity", canonical="mmol/L", units=["mmol/L", "mg/dL"], minimum="positive",
          unit_patterns=[r"^mmol<[0-9]+(\.[0-9]+)?>/L$"]),
     dict(metric="sleep", hk="HKCategoryTypeIdentifierSleepAnalysis", hc="SleepSession",
          kind="sleep", canonical="s"),
@@ -224,10 +231,17 @@ def sample_schema():
         "then": {"required": ["value", "unit"], "properties": {"stage": False}},
     })
     for m in quantity:
+        if m["minimum"] == "zero":
+            value = {"description": f"`{m['metric']}` is never negative.", "minimum": 0}
+            bound = "never negative"
+        else:
+            value = {"description": f"`{m['metric']}` is greater than 0.", "exclusiveMinimum": 0}
+            bound = "greater than 0"
         rules.append({
-            "description": f"Units of `{m['metric']}` (canonical `{m['canonical']}`).",
+            "description": (f"Units of `{m['metric']}` (canonical `{m['canonical']}`); "
+                            f"its value is {bound}."),
             "if": {"properties": {"type": {"enum": names_of(m)}}, "required": ["type"]},
-            "then": {"properties": {"unit": unit_schema(m)}},
+            "then": {"properties": {"unit": unit_schema(m), "value": value}},
         })
     sleep = [m for m in METRICS if m["kind"] == "sleep"]
     rules.append({
@@ -293,7 +307,9 @@ def sample_schema():
             "value": {
                 "description": (
                     "The quantity, in `unit`. Required for quantity types, forbidden otherwise. "
-                    "Any finite JSON number; it is converted to the metric's canonical unit at "
+                    "Any finite JSON number, never negative for the cumulative metrics (steps, "
+                    "distance, active_energy) and greater than 0 for heart_rate, weight and "
+                    "blood_glucose; it is converted to the metric's canonical unit at "
                     "ingest and the original is kept."
                 ),
                 "type": "number",

@@ -16,6 +16,12 @@ package struct AppleHealthImportError: Error, Sendable, Equatable, CustomStringC
         package static let unreadableFile = Code("unreadable file")
         /// The document is not well-formed XML (or is empty).
         package static let malformedXML = Code("malformed XML")
+        /// The input is readable but not an export: a zip without `apple_health_export/export.xml`,
+        /// or XML whose root is not `<HealthData>` (`export_cda.xml`, a `<Workout>` fragment).
+        package static let notAnExport = Code("not an Apple Health export")
+        /// An envelope the importer wrote was refused as a whole by ingest's decoder although
+        /// each of its samples passes alone (a bug of the importer, never of the export).
+        package static let envelopeRejected = Code("envelope rejected")
 
         /// The code's name.
         package var description: String { name }

@@ -23,7 +23,7 @@ import Recount
 ///
 /// ```swift
 /// let importer = AppleHealthImporter(user: "u1")
-/// let report = try importer.run(xml: url) { line in print(line) }
+/// let report = try importer.run(file: url) { line in print(line) }
 /// FileHandle.standardError.write(Data((report.summary + "\n").utf8))
 /// ```
 package struct AppleHealthImporter: Sendable {
@@ -45,50 +45,83 @@ package struct AppleHealthImporter: Sendable {
         self.progressInterval = progressInterval
     }
 
-    /// Imports an `export.xml` file.
+    /// Imports an export file: the `export.zip` the Health app hands out, or the
+    /// `apple_health_export/export.xml` inside it (told apart by the first bytes).
     ///
+    /// From a zip, `export.xml` is streamed out of the archive as it is parsed; nothing is
+    /// unpacked to disk.
     /// - Parameters:
-    ///   - xml: a file URL of the export (the unzipped `apple_health_export/export.xml`).
+    ///   - file: a file URL of the zip or the XML.
     ///   - progress: called with the number of top-level records seen so far, every
     ///     `progressInterval` records.
     ///   - emit: receives each envelope as one JSON line, without a trailing newline, in document
     ///     order. An error it throws stops the import and is rethrown unchanged.
     /// - Returns: what was imported, skipped and rejected.
     /// - Throws: `AppleHealthImportError` (`.invalidUser`, `.invalidBatchSize`, `.unreadableFile`,
+    ///   `.notAnExport` for a zip without the export or XML whose root is not `<HealthData>`,
     ///   `.malformedXML` with line and column), or the error `emit` threw.
     package func run(
-        xml: URL, progress: ((Int) -> Void)? = nil, emit: (String) throws -> Void
+        file: URL, progress: ((Int) -> Void)? = nil, emit: (String) throws -> Void
     ) throws -> ImportReport {
         try validateArguments()
-        let path = xml.path
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory),
-            !isDirectory.boolValue, FileManager.default.isReadableFile(atPath: path),
-            let stream = InputStream(url: xml)
-        else {
-            throw AppleHealthImportError(
-                code: .unreadableFile, path: path, message: "cannot open file for reading")
-        }
+        return try run(input: ExportInput.open(path: file.path), progress: progress, emit: emit)
+    }
+
+    /// Imports an export read front to back from a file descriptor (standard input): a zip or
+    /// the XML, told apart by the first bytes.
+    ///
+    /// - Parameters:
+    ///   - descriptor: an open descriptor, such as 0; read to its end, not closed.
+    ///   - name: what errors call the input (default `-`).
+    ///   - progress: as for `run(file:progress:emit:)`.
+    ///   - emit: as for `run(file:progress:emit:)`.
+    /// - Returns: what was imported, skipped and rejected.
+    /// - Throws: as `run(file:progress:emit:)`.
+    package func run(
+        descriptor: Int32, name: String = "-", progress: ((Int) -> Void)? = nil, emit: (String) throws -> Void
+    ) throws -> ImportReport {
+        try validateArguments()
         return try run(
-            parser: XMLParser(stream: DoctypeBlankingStream(wrapping: stream)), path: path,
-            progress: progress, emit: emit)
+            input: ExportInput.open(descriptor: descriptor, name: name), progress: progress, emit: emit)
     }
 
     /// Imports an export held in memory (small files, tests, fragments wrapped in a root element).
     ///
     /// - Parameters:
     ///   - data: the XML document.
-    ///   - progress: as for `run(xml:progress:emit:)`.
-    ///   - emit: as for `run(xml:progress:emit:)`.
+    ///   - progress: as for `run(file:progress:emit:)`.
+    ///   - emit: as for `run(file:progress:emit:)`.
     /// - Returns: what was imported, skipped and rejected.
-    /// - Throws: as `run(xml:progress:emit:)`, never `.unreadableFile`.
+    /// - Throws: as `run(file:progress:emit:)`, never `.unreadableFile`.
     package func run(
         data: Data, progress: ((Int) -> Void)? = nil, emit: (String) throws -> Void
     ) throws -> ImportReport {
         try validateArguments()
         return try run(
             parser: XMLParser(stream: DoctypeBlankingStream(wrapping: InputStream(data: data))),
-            path: nil, progress: progress, emit: emit)
+            path: nil, zip: nil, progress: progress, emit: emit)
+    }
+
+    /// Parses the XML of an opened input.
+    private func run(
+        input: ExportInput, progress: ((Int) -> Void)?, emit: (String) throws -> Void
+    ) throws -> ImportReport {
+        try run(
+            parser: XMLParser(stream: DoctypeBlankingStream(wrapping: input.stream)), path: input.name,
+            zip: input.zip, progress: progress, emit: emit)
+    }
+
+    /// What a document with another root than `<HealthData>` is told.
+    static func notAnExportMessage(root: String) -> String {
+        let hint =
+            switch root {
+            case "ClinicalDocument":
+                "this is a clinical document (export_cda.xml); import export.xml or the export.zip"
+            case "Record", "Workout", "Correlation", "ActivitySummary", "Me", "ExportDate":
+                "this is a fragment of an export; wrap its elements in <HealthData>…</HealthData>"
+            default: "import apple_health_export/export.xml or the export.zip"
+            }
+        return "expected an Apple Health export.xml, whose root element is <HealthData>, found <\(root)>: \(hint)"
     }
 
     /// Checks `user` and `batchSize`.
@@ -105,7 +138,7 @@ package struct AppleHealthImporter: Sendable {
 
     /// Drives a parser over the document and flushes the last envelope.
     private func run(
-        parser: XMLParser, path: String?, progress: ((Int) -> Void)?,
+        parser: XMLParser, path: String?, zip: ZipEntryStream?, progress: ((Int) -> Void)?,
         emit: (String) throws -> Void
     ) throws -> ImportReport {
         try withoutActuallyEscaping(emit) { emit in
@@ -120,6 +153,16 @@ package struct AppleHealthImporter: Sendable {
                 let finished = parser.parse()
                 parser.delegate = nil
                 if let failure = reader.emitFailure { throw failure }
+                if let failure = zip?.failure {
+                    throw AppleHealthImportError(
+                        code: .unreadableFile, path: path,
+                        message: "unreadable zip entry \(zip?.entryPath ?? ""): \(failure)")
+                }
+                if let root = reader.foreignRoot {
+                    throw AppleHealthImportError(
+                        code: .notAnExport, path: path, line: root.line, column: root.column,
+                        message: Self.notAnExportMessage(root: root.name))
+                }
                 if let xmlError = reader.xmlError {
                     throw AppleHealthImportError(
                         code: .malformedXML, path: path, line: xmlError.line,
@@ -136,7 +179,7 @@ package struct AppleHealthImporter: Sendable {
                         code: .malformedXML, path: path, line: 1, column: 1,
                         message: "document has no root element")
                 }
-                try writer.flush()
+                try reader.flush()
                 return reader.report
             }
         }

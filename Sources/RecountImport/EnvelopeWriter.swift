@@ -1,23 +1,48 @@
 import Recount
 
-/// Packs samples into `samples.upsert` envelopes of at most `batchSize` samples and hands each
-/// envelope, as one line of JSON without a trailing newline, to a closure.
+/// Packs samples into `samples.upsert` envelopes of at most `batchSize` samples, checks each
+/// envelope with ingest's own `EnvelopeDecoder`, and hands it, as one line of JSON without a
+/// trailing newline, to a closure.
 ///
 /// Envelopes are written by `EnvelopeJSON`, as `recount log dump` writes them:
 /// `{"kind":"samples.upsert","user":U,"receivedAt":T,"provider":"healthkit","samples":[…]}`;
 /// `receivedAt` is left out when the export has no `ExportDate` (the engine then stamps it).
+///
+/// Ingest takes an envelope whole or not at all, so one sample it refuses (a unit it does not
+/// know, a negative step count) would sink its neighbours. When the decoder refuses an envelope,
+/// each of its samples is checked alone; the ones refused are left out and kept in `rejections`
+/// with the decoder's code and reason, and the rest is written.
 final class EnvelopeWriter {
+    /// A sample ingest refused, with the record it came from.
+    struct Rejection {
+        /// The record's HealthKit type, as written.
+        var type: String
+        /// The record's line in the export.
+        var line: Int
+        /// Why: `rejected by ingest (unknownUnit): unit is not a unit of distance (furlong); …`.
+        var reason: String
+    }
+
+    /// A sample waiting in the envelope being built.
+    private struct Pending {
+        var sample: Sample
+        var type: String
+        var line: Int
+    }
+
     /// The envelopes' user.
     private let user: String
     /// Most samples per envelope.
     private let batchSize: Int
     /// Where finished lines go.
     private let emit: (String) throws -> Void
+    /// Ingest's decoder, which every envelope passes before it is emitted.
+    private let decoder = EnvelopeDecoder()
     /// `receivedAt` of the envelopes to come (the export's `ExportDate`).
     var receivedAt: Instant?
 
     /// The samples of the envelope being built.
-    private var body: [Sample] = []
+    private var body: [Pending] = []
     /// Ids in the envelope being built, to drop exact duplicates within it.
     private var idsInBody: Set<SampleID> = []
     /// Samples written so far.
@@ -26,6 +51,8 @@ final class EnvelopeWriter {
     private(set) var envelopesWritten = 0
     /// Samples dropped because their id was already in the same envelope.
     private(set) var duplicatesDropped = 0
+    /// Samples the decoder refused since the last `takeRejections()`.
+    private var rejections: [Rejection] = []
 
     /// Creates a writer.
     /// - Parameters:
@@ -42,31 +69,82 @@ final class EnvelopeWriter {
     ///
     /// A sample whose id is already in the envelope being built is dropped (the export repeated
     /// the record), so no envelope holds one id twice.
-    /// - Parameter sample: the sample.
-    /// - Throws: whatever `emit` throws.
-    func add(_ sample: Sample) throws {
+    /// - Parameters:
+    ///   - sample: the sample.
+    ///   - type: its record's HealthKit type, for `rejections`.
+    ///   - line: its record's line, for `rejections`.
+    /// - Throws: whatever `emit` throws, or `AppleHealthImportError.envelopeRejected`.
+    func add(_ sample: Sample, type: String, line: Int) throws {
         guard idsInBody.insert(sample.id).inserted else {
             duplicatesDropped += 1
             return
         }
-        body.append(sample)
+        body.append(Pending(sample: sample, type: type, line: line))
         if body.count >= batchSize {
             try flush()
         }
     }
 
-    /// Emits the envelope being built, if it holds any sample.
-    /// - Throws: whatever `emit` throws.
+    /// Emits the envelope being built, if it holds any sample ingest accepts.
+    /// - Throws: whatever `emit` throws; `AppleHealthImportError.envelopeRejected` when the
+    ///   decoder refuses an envelope whose samples it each accepts alone.
     func flush() throws {
         guard !body.isEmpty else { return }
-        let line = EnvelopeJSON.string(
-            EnvelopeInput(
-                user: user, receivedAt: receivedAt, body: .samplesUpsert(provider: "healthkit", samples: body)))
+        var line = envelopeLine(body.map(\.sample))
+        if check(line) != nil {
+            body.removeAll { pending in
+                guard let error = check(envelopeLine([pending.sample])) else { return false }
+                let field = error.path.drop { $0 != "." }.dropFirst()
+                rejections.append(
+                    Rejection(
+                        type: pending.type, line: pending.line,
+                        reason:
+                            "rejected by ingest (\(error.code)): \(field.isEmpty ? "sample" : field) \(error.reason)"
+                    ))
+                return true
+            }
+            if body.isEmpty {
+                idsInBody.removeAll(keepingCapacity: true)
+                return
+            }
+            line = envelopeLine(body.map(\.sample))
+            if let error = check(line) {
+                throw AppleHealthImportError(
+                    code: .envelopeRejected, message: "an envelope of \(body.count) samples: \(error)")
+            }
+        }
         let count = body.count
         body.removeAll(keepingCapacity: true)
         idsInBody.removeAll(keepingCapacity: true)
         try emit(line)
         samplesWritten += count
         envelopesWritten += 1
+    }
+
+    /// The rejections since the last call, in the order they were found.
+    func takeRejections() -> [Rejection] {
+        defer { rejections.removeAll() }
+        return rejections
+    }
+
+    /// One `samples.upsert` line.
+    private func envelopeLine(_ samples: [Sample]) -> String {
+        EnvelopeJSON.string(
+            EnvelopeInput(
+                user: user, receivedAt: receivedAt, body: .samplesUpsert(provider: "healthkit", samples: samples))
+        )
+    }
+
+    /// The decoder's verdict on a line: `nil` when ingest would append it.
+    private func check(_ line: String) -> IngestError? {
+        var line = line
+        return line.withUTF8 { bytes -> IngestError? in
+            do throws(IngestError) {
+                _ = try decoder.decode(line: UnsafeRawBufferPointer(bytes), number: 1)
+                return nil
+            } catch {
+                return error
+            }
+        }
     }
 }

@@ -10,11 +10,13 @@ import Recount
 ///
 /// It reads `ExportDate`, captures each top-level `<Record>` of a supported type and each
 /// `<Workout>` with its direct `<MetadataEntry>` children, converts it when the element closes and
-/// passes the sample to the `EnvelopeWriter`. Everything else at top level is counted as skipped
+/// passes the sample to the `EnvelopeWriter`; samples ingest's decoder refuses move from the
+/// imported counts to the invalid ones. Everything else at top level is counted as skipped
 /// by its `type` attribute (or element name). `<Record>`s inside a `<Correlation>` are only
 /// counted: Apple writes them at top level too. Metadata of nested elements (`WorkoutRoute`,
 /// `WorkoutActivity`, ...) is ignored, so a route's sync identifier never lands on its workout.
-/// The root element's name is not checked, so fragments wrapped in any root import as well.
+/// The root element must be `<HealthData>`; any other root (`<ClinicalDocument>` of
+/// `export_cda.xml`, a bare `<Workout>` fragment) stops the parse and is left in `foreignRoot`.
 final class ExportReader: NSObject, XMLParserDelegate {
     /// Record validation and conversion.
     private let converter = RecordConverter()
@@ -37,6 +39,8 @@ final class ExportReader: NSObject, XMLParserDelegate {
     private(set) var sawElement = false
     /// The first error `emit` threw; parsing stops there.
     private(set) var emitFailure: (any Error)?
+    /// The root element, when it is not `<HealthData>`; parsing stops there.
+    private(set) var foreignRoot: (name: String, line: Int, column: Int)?
     /// The first XML error: position and message.
     private(set) var xmlError: (line: Int, column: Int, message: String)?
 
@@ -62,6 +66,11 @@ final class ExportReader: NSObject, XMLParserDelegate {
     ) {
         depth += 1
         sawElement = true
+        if depth == 1, elementName != "HealthData" {
+            foreignRoot = (elementName, parser.lineNumber, parser.columnNumber)
+            parser.abortParsing()
+            return
+        }
         if depth == 2 {
             startTopLevel(elementName, attributes: attributeDict, line: parser.lineNumber)
         } else if depth == 3 {
@@ -90,7 +99,7 @@ final class ExportReader: NSObject, XMLParserDelegate {
     }
 
     func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
-        guard xmlError == nil, emitFailure == nil else { return }
+        guard xmlError == nil, emitFailure == nil, foreignRoot == nil else { return }
         xmlError = (parser.lineNumber, parser.columnNumber, XMLErrorText.message(for: parseError))
         parser.abortParsing()
     }
@@ -149,10 +158,27 @@ final class ExportReader: NSObject, XMLParserDelegate {
         }
         tally.imported[record.type, default: 0] += 1
         do {
-            try writer.add(sample)
+            try writer.add(sample, type: record.type, line: record.line)
         } catch {
             emitFailure = error
             parser.abortParsing()
+        }
+        countRejections()
+    }
+
+    /// Writes the last envelope.
+    /// - Throws: whatever the writer throws.
+    func flush() throws {
+        defer { countRejections() }
+        try writer.flush()
+    }
+
+    /// Moves the samples ingest refused from imported to invalid.
+    private func countRejections() {
+        for rejection in writer.takeRejections() {
+            tally.imported[rejection.type, default: 0] -= 1
+            if tally.imported[rejection.type] == 0 { tally.imported[rejection.type] = nil }
+            tally.addInvalid(type: rejection.type, line: rejection.line, reason: rejection.reason)
         }
     }
 }

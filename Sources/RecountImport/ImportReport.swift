@@ -48,9 +48,11 @@ package struct ImportReport: Sendable, Equatable {
     /// Top-level elements of unsupported types, per type (records, correlations, activity
     /// summaries, ...).
     package var skipped: [TypeCount] = []
-    /// Records of supported types skipped as malformed, per type.
+    /// Records of supported types skipped, per type: malformed, or refused by ingest's
+    /// `EnvelopeDecoder` (a unit ingest does not know, a negative step count); each is left out
+    /// of its envelope alone, so its neighbours are still imported.
     package var invalid: [TypeCount] = []
-    /// The first `invalidExampleLimit` invalid records with their reasons.
+    /// The first `invalidExampleLimit` invalid records (by line) with their reasons.
     package var invalidExamples: [InvalidRecord] = []
     /// Top-level sample elements seen (everything under the root except `ExportDate` and `Me`).
     package var recordsSeen = 0

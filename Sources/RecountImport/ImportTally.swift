@@ -15,16 +15,18 @@ struct ImportTally {
     /// `ExportDate` as RFC 3339.
     var exportDate: String?
 
-    /// Counts an invalid record, keeping the first few reasons.
+    /// Counts an invalid record, keeping the reasons of the first few by line (records the
+    /// decoder refuses are counted when their envelope is written, after later lines).
     /// - Parameters:
     ///   - type: the record's type.
     ///   - line: its line.
     ///   - reason: why it was skipped.
     mutating func addInvalid(type: String, line: Int, reason: String) {
         invalid[type, default: 0] += 1
-        if invalidExamples.count < ImportReport.invalidExampleLimit {
-            invalidExamples.append(.init(line: line, type: type, reason: reason))
-        }
+        let index = invalidExamples.lastIndex { $0.line <= line }.map { $0 + 1 } ?? 0
+        guard index < ImportReport.invalidExampleLimit else { return }
+        invalidExamples.insert(.init(line: line, type: type, reason: reason), at: index)
+        if invalidExamples.count > ImportReport.invalidExampleLimit { invalidExamples.removeLast() }
     }
 
     /// The report, every dictionary sorted by type name.

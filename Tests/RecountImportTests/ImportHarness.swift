@@ -72,7 +72,7 @@ struct ImportRun {
         _ url: URL, user: String = "u1", batchSize: Int = 1000, progressInterval: Int = 100_000
     ) throws -> ImportRun {
         try run(user: user, batchSize: batchSize, progressInterval: progressInterval) {
-            try $0.run(xml: url, progress: $1, emit: $2)
+            try $0.run(file: url, progress: $1, emit: $2)
         }
     }
 

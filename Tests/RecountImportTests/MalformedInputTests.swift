@@ -162,7 +162,7 @@ import Testing
         try Data(text.utf8).write(to: url)
         defer { try? FileManager.default.removeItem(at: url) }
         let error = try #require(throws: AppleHealthImportError.self) {
-            _ = try AppleHealthImporter(user: "u1").run(xml: url) { _ in }
+            _ = try AppleHealthImporter(user: "u1").run(file: url) { _ in }
         }
         #expect(error.code == .malformedXML)
         #expect(error.path == url.path)
@@ -183,7 +183,7 @@ import Testing
             throws: AppleHealthImportError(
                 code: .unreadableFile, path: missing.path, message: "cannot open file for reading")
         ) {
-            _ = try AppleHealthImporter(user: "u1").run(xml: missing) { _ in }
+            _ = try AppleHealthImporter(user: "u1").run(file: missing) { _ in }
         }
         for user in ["", "has space", String(repeating: "u", count: 129), "ü"] {
             let error = try #require(throws: AppleHealthImportError.self) {
@@ -204,7 +204,7 @@ import Testing
         var calls = 0
         #expect(throws: Full()) {
             _ = try AppleHealthImporter(user: "u1", batchSize: 2).run(
-                xml: FixturePaths.fixture("tdda-export6s3sample.xml")
+                file: FixturePaths.fixture("tdda-export6s3sample.xml")
             ) { _ in
                 calls += 1
                 throw Full()

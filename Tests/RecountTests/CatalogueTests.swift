@@ -64,7 +64,8 @@ import Testing
             (.count, 1), (.meter, 2), (.kilometer, 3), (.mile, 4), (.foot, 5), (.kilocalorie, 6),
             (.largeCalorie, 7), (.kilojoule, 8), (.countPerMinute, 9), (.beatsPerMinute, 10),
             (.kilogram, 11), (.gram, 12), (.pound, 13), (.stone, 14), (.mmolPerL, 15),
-            (.mgPerdL, 16),
+            (.mgPerdL, 16), (.centimeter, 17), (.millimeter, 18), (.inch, 19), (.yard, 20), (.joule, 21),
+            (.ounce, 22), (.countPerSecond, 23),
         ]
         #expect(codes.count == MeasureUnit.allCases.count)
         for (unit, code) in codes { #expect(unit.rawValue == code) }
@@ -105,9 +106,9 @@ import Testing
 
     @Test func unitsAcceptedPerMetric() {
         let expected: [Metric: [String]] = [
-            .steps: ["count"], .distance: ["m", "km", "mi", "ft"],
-            .activeEnergy: ["kcal", "Cal", "kJ"],
-            .heartRate: ["count/min", "bpm"], .weight: ["kg", "g", "lb", "st"],
+            .steps: ["count"], .distance: ["m", "km", "mi", "ft", "cm", "mm", "in", "yd"],
+            .activeEnergy: ["kcal", "Cal", "kJ", "J"],
+            .heartRate: ["count/min", "bpm", "count/s"], .weight: ["kg", "g", "lb", "st", "oz"],
             .bloodGlucose: ["mmol/L", "mg/dL"], .sleep: [], .workout: [],
         ]
         for metric in Metric.allCases {
@@ -141,7 +142,7 @@ import Testing
     }
 
     @Test(arguments: [
-        "", "M", "KG", "kcal ", "cal", "kj", "mmol/l", "mg/dl", "count/s", "beats/min", "mmol<>/L",
+        "", "M", "KG", "kcal ", "cal", "kj", "mmol/l", "mg/dl", "count/sec", "beats/min", "Yd", "j", "mmol<>/L",
         "mmol<.>/L", "mmol<1.2.3>/L", "mmol<-180>/L", "mmol<180>/l", "mmol<180/L", "mmol180>/L",
         "mmol<180>/L ", "mmol<1e3>/L", "lbs", "stone", "\u{0}", "mmol<\u{0}>/L",
     ])
@@ -188,6 +189,28 @@ import Testing
         ("mg/dL", 100.0, 5.550744909966918),
         ("mg/dL", 1.0, 0.055507449099669176),
         ("mmol<180.1558800000541>/L", 5.4, 5.4),
+        ("cm", 100.0, 1.0),
+        ("cm", 0.1, 0.001),
+        ("cm", 30.48, 0.3048),
+        ("mm", 1500.0, 1.5),
+        ("mm", 0.3, 0.0003),
+        ("in", 1.0, 0.0254),
+        ("in", 12.0, 0.3048),
+        ("in", 63360.0, 1609.344),
+        ("in", 0.1, 0.00254),
+        ("yd", 1.0, 0.9144),
+        ("yd", 1760.0, 1609.344),
+        ("yd", 100.0, 91.44),
+        ("yd", 0.1, 0.09144000000000001),
+        ("J", 4184.0, 1.0),
+        ("J", 1000.0, 0.2390057361376673),
+        ("J", 1.0, 0.0002390057361376673),
+        ("oz", 1.0, 0.028349523125),
+        ("oz", 16.0, 0.45359237),
+        ("oz", 0.1, 0.0028349523125000002),
+        ("oz", 3.3, 0.0935534263125),
+        ("count/s", 1.2, 72.0),
+        ("count/s", 0.1, 6.0),
     ]
 
     @Test(arguments: conversions)
@@ -199,6 +222,10 @@ import Testing
     @Test func conversionEdges() {
         #expect(MeasureUnit.stone.toCanonical(1) == MeasureUnit.pound.toCanonical(14))
         #expect(MeasureUnit.mile.toCanonical(1) == MeasureUnit.foot.toCanonical(5280))
+        #expect(MeasureUnit.mile.toCanonical(1) == MeasureUnit.yard.toCanonical(1760))
+        #expect(MeasureUnit.foot.toCanonical(1) == MeasureUnit.inch.toCanonical(12))
+        #expect(MeasureUnit.pound.toCanonical(1) == MeasureUnit.ounce.toCanonical(16))
+        #expect(MeasureUnit.kilojoule.toCanonical(1) == MeasureUnit.joule.toCanonical(1000))
         for unit in MeasureUnit.allCases {
             #expect(unit.toCanonical(0) == 0)
             #expect(unit.toCanonical(-2) == -unit.toCanonical(2))

@@ -68,6 +68,23 @@ import Testing
             #expect(try Self.recount(["--data", directory, "log", "dump", "--user", "bob"]).output.isEmpty)
             #expect(try Self.recount(["--data", directory, "log", "check"]).status == 0)
         }
+        // The zip as the Health app hands it out, from a file or standard input: the same lines.
+        let xml = try Self.recount([
+            "import", "apple-health", Self.fixtures.appendingPathComponent("tdda-export6s3sample.xml").path,
+            "--user", "alice",
+        ])
+        let zip = Self.fixtures.appendingPathComponent("tdda-export.zip")
+        let zipped = try Self.recount(["import", "apple-health", zip.path, "--user", "alice"])
+        #expect(zipped.status == 0 && zipped.output == xml.output && !xml.output.isEmpty)
+        let piped = try Self.recount(
+            ["import", "apple-health", "-", "--user", "alice"], input: try Data(contentsOf: zip))
+        #expect(piped.status == 0 && piped.output == xml.output)
+        // Not an export: exit 1, nothing on standard output, and what was expected.
+        let cda = try Self.recount(
+            ["import", "apple-health", "-", "--user", "alice"],
+            input: Data("<?xml version=\"1.0\"?>\n<ClinicalDocument xmlns=\"urn:hl7-org:v3\"/>\n".utf8))
+        #expect(cda.status == 1 && cda.output.isEmpty)
+        #expect(cda.errors.contains("-:2:") && cda.errors.contains("root element is <HealthData>"))
     }
 
     @Test(

@@ -136,7 +136,7 @@ import Testing
         #expect { try line.withUnsafeBytes { try decoder.decode(line: $0, number: 4) } } throws: { error in
             (error as? IngestError)?.code == .unknownUnit
                 && (error as? IngestError)?.description
-                    == "line 4: samples[0].unit is not a unit of weight (furlong); accepted: kg, g, lb, st"
+                    == "line 4: samples[0].unit is not a unit of weight (furlong); accepted: kg, g, lb, st, oz"
         }
     }
 

@@ -193,7 +193,7 @@ import Testing
         }
         let units = [
             "count", "m", "km", "mi", "ft", "kcal", "Cal", "kJ", "count/min", "bpm", "kg", "g", "lb", "st", "mmol/L",
-            "mg/dL",
+            "mg/dL", "cm", "mm", "in", "yd", "J", "oz", "count/s",
         ]
         #expect(units.count == MeasureUnit.allCases.count)
         for (index, symbol) in units.enumerated() {

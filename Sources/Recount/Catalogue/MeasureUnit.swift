@@ -36,6 +36,20 @@ package enum MeasureUnit: UInt8, CaseIterable, Sendable {
     case mmolPerL = 15
     /// `mg/dL` (glucose: 1 mmol/L = 18.0156 mg/dL).
     case mgPerdL = 16
+    /// `cm`.
+    case centimeter = 17
+    /// `mm`.
+    case millimeter = 18
+    /// `in`, the international inch (0.0254 m).
+    case inch = 19
+    /// `yd`, the international yard (0.9144 m).
+    case yard = 20
+    /// `J` (1 kcal = 4184 J, thermochemical calorie).
+    case joule = 21
+    /// `oz`, the avoirdupois ounce (1/16 lb = 0.028349523125 kg).
+    case ounce = 22
+    /// `count/s` (60 count/min).
+    case countPerSecond = 23
 
     /// What a unit measures; a unit is valid for a metric of the same dimension.
     package enum Dimension: UInt8, Sendable, Hashable {
@@ -84,10 +98,10 @@ package enum MeasureUnit: UInt8, CaseIterable, Sendable {
     package var dimension: Dimension {
         switch self {
         case .count: .count
-        case .meter, .kilometer, .mile, .foot: .length
-        case .kilocalorie, .largeCalorie, .kilojoule: .energy
-        case .countPerMinute, .beatsPerMinute: .frequency
-        case .kilogram, .gram, .pound, .stone: .mass
+        case .meter, .kilometer, .mile, .foot, .centimeter, .millimeter, .inch, .yard: .length
+        case .kilocalorie, .largeCalorie, .kilojoule, .joule: .energy
+        case .countPerMinute, .beatsPerMinute, .countPerSecond: .frequency
+        case .kilogram, .gram, .pound, .stone, .ounce: .mass
         case .mmolPerL, .mgPerdL: .bloodGlucoseConcentration
         }
     }
@@ -109,8 +123,11 @@ package enum MeasureUnit: UInt8, CaseIterable, Sendable {
     /// count/min, kg, mmol/L).
     ///
     /// The result is `value` times the exact decimal factor (1 mi = 1609.344 m, 1 ft = 0.3048 m,
-    /// 1 kJ = 1/4.184 kcal, 1 lb = 0.45359237 kg, 1 st = 6.35029318 kg, 1 mg/dL = 1/18.0156 mmol/L,
-    /// 1 km = 1000 m, 1 g = 1/1000 kg) rounded once to the nearest double. Factors that are not
+    /// 1 yd = 0.9144 m, 1 in = 0.0254 m, 1 kJ = 1/4.184 kcal, 1 J = 1/4184 kcal,
+    /// 1 lb = 0.45359237 kg, 1 oz = 0.028349523125 kg, 1 st = 6.35029318 kg,
+    /// 1 mg/dL = 1/18.0156 mmol/L, 1 km = 1000 m, 1 cm = 1/100 m, 1 mm = 1/1000 m, 1 g = 1/1000 kg,
+    /// 1 count/s = 60 count/min) rounded once to the nearest double. Integer factors and divisors
+    /// are one IEEE operation, correctly rounded by definition. Factors that are not
     /// doubles are carried as a head and a tail (double-double) and multiplied with fused
     /// multiply-add, so `4.184` kJ is exactly `1` kcal and `1` st is exactly the double nearest
     /// 6.35029318 kg. Overflow gives an infinity, which the caller's finiteness check rejects.
@@ -122,7 +139,13 @@ package enum MeasureUnit: UInt8, CaseIterable, Sendable {
             .kilogram, .mmolPerL:
             value
         case .kilometer: value * 1000
-        case .gram: value / 1000
+        case .gram, .millimeter: value / 1000
+        case .centimeter: value / 100
+        case .joule: value / 4184
+        case .countPerSecond: value * 60
+        case .inch: MeasureUnit.multiply(value, 0.0254, 1.0325074129013955e-18)
+        case .yard: MeasureUnit.multiply(value, 0.9144, 9.414691248821328e-18)
+        case .ounce: MeasureUnit.multiply(value, 0.028349523125, -1.4056045216648271e-18)
         case .mile: MeasureUnit.multiply(value, 1609.344, -5.093170329928398e-14)
         case .foot: MeasureUnit.multiply(value, 0.3048, -1.5365486660812166e-17)
         case .kilojoule: MeasureUnit.multiply(value, 0.2390057361376673, 1.3373623432387163e-17)
@@ -147,7 +170,8 @@ package enum MeasureUnit: UInt8, CaseIterable, Sendable {
         ASCIIName("count"), ASCIIName("m"), ASCIIName("km"), ASCIIName("mi"), ASCIIName("ft"),
         ASCIIName("kcal"), ASCIIName("Cal"), ASCIIName("kJ"), ASCIIName("count/min"),
         ASCIIName("bpm"), ASCIIName("kg"), ASCIIName("g"), ASCIIName("lb"), ASCIIName("st"),
-        ASCIIName("mmol/L"), ASCIIName("mg/dL"),
+        ASCIIName("mmol/L"), ASCIIName("mg/dL"), ASCIIName("cm"), ASCIIName("mm"), ASCIIName("in"),
+        ASCIIName("yd"), ASCIIName("J"), ASCIIName("oz"), ASCIIName("count/s"),
     ]
 
     /// Whether `bytes` is `mmol<number>/L`, where number is digits with at most one `.` inside or

@@ -114,6 +114,13 @@ extension EnvelopeDecoder {
                     .unknownUnit, path: input.path(.unit),
                     reason: "is not a unit of \(metric.name) (\(unit.symbol)); accepted: \(accepted)")
             }
+            if metric.isCumulative ? number.double < 0 : !(number.double > 0) {
+                throw FieldError(
+                    .belowMinimum, path: input.path(.value),
+                    reason: metric.isCumulative
+                        ? "must not be negative for \(metric.name)"
+                        : "must be greater than 0 for \(metric.name)")
+            }
             guard measure.toCanonical(number.double).isFinite else {
                 throw FieldError(
                     .outOfRange, path: input.path(.value),

@@ -27,6 +27,7 @@ public struct IngestError: Error, Equatable, Sendable, CustomStringConvertible {
     /// | `spanTooLong` | `samples[0].end is more than 366 days after start` |
     /// | `windowReversed` | `window.from is after window.to` |
     /// | `outOfRange` | `samples[0].value is out of range (not a finite number)` |
+    /// | `belowMinimum` | `samples[0].value must not be negative for steps` |
     /// | `fieldNotUsed` | `samples[0].value is not used by sleep samples` |
     /// | `duplicateId` | `ids[4] repeats an id earlier in this envelope` |
     /// | `tooManyItems` | `samples has 50001 items; at most 50000 are accepted` |
@@ -79,6 +80,9 @@ public struct IngestError: Error, Equatable, Sendable, CustomStringConvertible {
         /// A number outside its range: not finite, not finite once converted, or an integer
         /// beyond its bounds.
         public static let outOfRange = Code("outOfRange")
+        /// A quantity below its metric's least value: negative for a cumulative metric (`steps`,
+        /// `distance`, `active_energy`), 0 or less for `heart_rate`, `weight`, `blood_glucose`.
+        public static let belowMinimum = Code("belowMinimum")
         /// A member the sample's metric does not use (`value` on sleep, `stage` on steps, …).
         public static let fieldNotUsed = Code("fieldNotUsed")
         /// An id repeats within one list of the envelope.

@@ -1,0 +1,164 @@
+internal import CArchive
+import Foundation
+
+/// An `InputStream` over one entry of a zip archive, decompressed as it is read: the only door
+/// to libarchive.
+///
+/// The archive is read front to back (from a file, or from any `InputStream` such as standard
+/// input) and nothing is unpacked to disk; memory stays at libarchive's buffers however large the
+/// entry. Creating the stream finds the entry, so a zip without it fails before anything is read.
+/// A read error later (a truncated archive, a bad CRC) makes `read` return -1 and leaves
+/// libarchive's message in `failure`.
+final class ZipEntryStream: InputStream {
+    /// Why an archive could not be read, or lacks the entry.
+    struct Failure: Error, Equatable {
+        /// Whether the archive was read but holds no entry the predicate accepted.
+        var entryMissing: Bool
+        /// libarchive's message, or the entries seen when `entryMissing`.
+        var message: String
+    }
+
+    /// The archive handle; `nil` once freed.
+    private var archive: OpaquePointer?
+    /// The source the archive's bytes come from, when not a file (kept alive for the callbacks).
+    private let source: Source?
+    /// The path of the entry found.
+    let entryPath: String
+    /// libarchive's message after a failed read.
+    private(set) var failure: String?
+    /// Whether the entry's end was reached.
+    private var reachedEnd = false
+
+    /// Opens a zip file and finds its first entry whose path `accepts`.
+    /// - Parameters:
+    ///   - path: the zip file.
+    ///   - accepts: picks the entry, given its path in the archive.
+    /// - Throws: `Failure` when the file is not a readable zip or has no such entry.
+    init(path: String, accepting accepts: (String) -> Bool) throws(Failure) {
+        source = nil
+        let archive = try Self.newArchive()
+        entryPath = try Self.seek(archive, opened: archive_read_open_filename(archive, path, 1 << 16), accepts)
+        self.archive = archive
+        super.init(data: Data())
+    }
+
+    /// Reads a zip from a stream (standard input) and finds its first entry whose path `accepts`.
+    /// - Parameters:
+    ///   - stream: the archive's bytes, read front to back; opened here.
+    ///   - accepts: picks the entry, given its path in the archive.
+    /// - Throws: `Failure` when the bytes are not a readable zip or have no such entry.
+    init(reading stream: InputStream, accepting accepts: (String) -> Bool) throws(Failure) {
+        let source = Source(stream)
+        self.source = source
+        let archive = try Self.newArchive()
+        stream.open()
+        let opened = archive_read_open(
+            archive, Unmanaged.passUnretained(source).toOpaque(), nil,
+            { _, context, buffer in
+                guard let context, let buffer else { return -1 }
+                return Unmanaged<Source>.fromOpaque(context).takeUnretainedValue().next(buffer)
+            }, nil)
+        entryPath = try Self.seek(archive, opened: opened, accepts)
+        self.archive = archive
+        super.init(data: Data())
+    }
+
+    deinit {
+        if let archive { archive_read_free(archive) }
+    }
+
+    override func open() {}
+
+    override func close() {}
+
+    override var hasBytesAvailable: Bool { !reachedEnd && failure == nil }
+
+    override var streamError: (any Error)? {
+        failure.map { Failure(entryMissing: false, message: $0) }
+    }
+
+    override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int {
+        guard let archive, failure == nil else { return -1 }
+        if reachedEnd { return 0 }
+        let count = archive_read_data(archive, buffer, len)
+        if count < 0 {
+            failure = Self.message(archive)
+            return -1
+        }
+        if count == 0 { reachedEnd = true }
+        return count
+    }
+
+    /// A new archive handle reading zip only.
+    private static func newArchive() throws(Failure) -> OpaquePointer {
+        guard let archive = archive_read_new() else {
+            throw Failure(entryMissing: false, message: "libarchive could not allocate a reader")
+        }
+        archive_read_support_format_zip(archive)
+        return archive
+    }
+
+    /// Advances a just-opened archive to the first entry whose path `accepts`; frees the archive
+    /// when it did not open or has no such entry.
+    /// - Parameters:
+    ///   - archive: the archive.
+    ///   - opened: what opening it returned.
+    ///   - accepts: picks the entry.
+    /// - Returns: the entry's path.
+    private static func seek(
+        _ archive: OpaquePointer, opened: Int32, _ accepts: (String) -> Bool
+    ) throws(Failure) -> String {
+        guard opened == ARCHIVE_OK else {
+            let message = message(archive)
+            archive_read_free(archive)
+            throw Failure(entryMissing: false, message: message)
+        }
+        var seen: [String] = []
+        var entry: OpaquePointer?
+        while true {
+            let status = archive_read_next_header(archive, &entry)
+            if status == ARCHIVE_EOF { break }
+            guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let entry else {
+                let message = message(archive)
+                archive_read_free(archive)
+                throw Failure(entryMissing: false, message: message)
+            }
+            let path = archive_entry_pathname(entry).map { String(cString: $0) } ?? ""
+            if accepts(path) { return path }
+            seen.append(path)
+        }
+        archive_read_free(archive)
+        let listed = seen.prefix(5).joined(separator: ", ") + (seen.count > 5 ? ", …" : "")
+        throw Failure(entryMissing: true, message: seen.isEmpty ? "the zip is empty" : "entries: " + listed)
+    }
+
+    /// libarchive's last error message.
+    private static func message(_ archive: OpaquePointer) -> String {
+        archive_error_string(archive).map { String(cString: $0) } ?? "unreadable zip"
+    }
+
+    /// Hands libarchive the bytes of a stream, one block at a time.
+    private final class Source {
+        /// Bytes per block.
+        private static let blockSize = 1 << 16
+        /// The stream.
+        private let stream: InputStream
+        /// The block the last read went into (libarchive reads it until the next call).
+        private let block = UnsafeMutablePointer<UInt8>.allocate(capacity: blockSize)
+
+        init(_ stream: InputStream) {
+            self.stream = stream
+        }
+
+        deinit {
+            block.deallocate()
+        }
+
+        /// Reads the next block: its length (0 at the end, -1 on an error) and its address.
+        func next(_ address: UnsafeMutablePointer<UnsafeRawPointer?>) -> Int {
+            address.pointee = UnsafeRawPointer(block)
+            let count = stream.read(block, maxLength: Self.blockSize)
+            return count < 0 ? -1 : count
+        }
+    }
+}
