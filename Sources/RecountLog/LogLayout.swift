@@ -18,15 +18,16 @@ struct LogLayout {
 
     /// Reads and checks the layout of the log in `directory`.
     ///
-    /// - Returns: `nil` when there is no log there (no manifest, commit record or segment).
+    /// - Returns: `nil` when there is no log there (no manifest and no segment).
     /// - Throws: `.corruptManifest` when the manifest or commit record is missing, damaged or
     ///   disagrees with the other; `.corruptSegment` for a listed segment that is missing or
     ///   has the wrong length, and for a segment file the manifest does not list.
     static func load(directory: String, fileSystem: any LogFileSystem) throws(LogError) -> LogLayout? {
         let files = try Segment.list(in: directory)
         guard let manifest = try LogManifest.load(directory: directory, fileSystem: fileSystem) else {
-            let commit = try CommitPoint.load(directory: directory, fileSystem: fileSystem)
-            if files.isEmpty && commit == nil { return nil }
+            // Creation writes the commit record, then the manifest: a commit record alone (a
+            // writer creating the log now, or a crash while it did) is a log not made yet.
+            if files.isEmpty { return nil }
             throw LogError(
                 .corruptManifest,
                 "the log has no manifest (\(files.count) segment files); `recount log repair` rebuilds it",
