@@ -175,4 +175,21 @@ import Testing
         damaged.removeLast()
         #expect(throws: CheckpointReader.Malformed.self) { try Projections(checkpoint: damaged) }
     }
+
+    /// The digest streams its rollups in 64 KiB pieces; passing that size once trapped
+    /// (an exclusivity violation in the flush).
+    @Test func theDigestOfMoreThan64KiBOfRollupsIsTheSameInAnyOrder() throws {
+        let readings = (0..<1_000).map { day in
+            let start = RFC3339.format(millis: 1_700_000_000_000 + Int64(day) * 86_400_000, offsetSeconds: 0)
+            return
+                #"{"id":"hr-\#(day)","type":"HKQuantityTypeIdentifierHeartRate","start":"\#(start)","value":70,"unit":"count/min","origin":"com.apple.health","device":"Apple Watch"}"#
+        }
+        var whole = Projections()
+        _ = try Self.fold([Self.delivery(anchor: nil, added: readings)], into: &whole)
+        #expect(whole.recompute().count == 1_000)
+        var reversed = Projections()
+        _ = try Self.fold([Self.delivery(anchor: nil, added: readings.reversed())], into: &reversed)
+        reversed.recompute()
+        #expect(whole.digest() == reversed.digest())
+    }
 }

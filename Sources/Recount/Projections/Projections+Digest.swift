@@ -37,7 +37,9 @@ extension Projections {
 
         out.append("config")
         writeConfig(&out)
-        writeRollups(&out, flush: flush)
+        // `out` is passed in, not captured: a closure capturing it while `writeRollups` holds it
+        // inout was an exclusivity violation (a trap) once the rollups passed 64 KiB.
+        writeRollups(&out) { bytes in bytes.flush { hash.update($0) } }
         flush()
         return hash.finalize()
     }
