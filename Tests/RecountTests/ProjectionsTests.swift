@@ -192,4 +192,35 @@ import Testing
         reversed.recompute()
         #expect(whole.digest() == reversed.digest())
     }
+
+    /// `sameContent` (field by field) agrees with comparing the content's canonical bytes, on
+    /// entries drawn from values that tell the two apart if anything does: ±0, NaN, canonically
+    /// equivalent strings with different bytes, absent values.
+    @Test func sameContentAgreesWithTheContentBytes() {
+        var random = SplitMix64(seed: testSeed(12))
+        var projections = Projections()
+        projections.sources = [Source(origin: "a", device: nil), Source(origin: "b", device: "Apple Watch")]
+        func pick<T>(_ values: [T]) -> T { values[Int(random.next() % UInt64(values.count))] }
+        func entry() -> IdIndex.Entry {
+            IdIndex.Entry(
+                sample: LiveSample(
+                    id: "x", metric: pick([.steps, .sleep]), startMillis: pick([0, 1]), startOffset: pick([0, 3600]),
+                    endMillis: pick([0, 1]), endOffset: pick([0, 60]), zone: pick([nil, "Europe/Berlin", "UTC"]),
+                    value: pick([nil, 0.0, -0.0, .nan, 1]), stage: pick([nil, .asleep, .awake]),
+                    source: SourceID(pick([0, 1])), position: pick([1, 2])),
+                receivedAt: pick([5, 6]), lastModified: pick([nil, 7]),
+                syncIdentifier: pick([nil, "\u{E9}", "e\u{301}"]),
+                syncVersion: pick([nil, 1]), unitSymbol: pick([nil, "count"]), originalValue: pick([nil, 0.0, -0.0]))
+        }
+        var equal = 0
+        for _ in 0..<20_000 {
+            let a = entry()
+            var b = random.next() % 2 == 0 ? a : entry()
+            if random.next() % 2 == 0 { b.sample.position = 9 }
+            let same = Projections.sameContent(a, b)
+            #expect(same == (projections.contentBytes(a) == projections.contentBytes(b)))
+            if same { equal += 1 }
+        }
+        #expect(equal > 1_000)
+    }
 }

@@ -70,6 +70,18 @@ package struct SampleID: Hashable, Sendable, CustomStringConvertible, Expressibl
 
     package var description: String { text }
 
+    /// Whether this id's text orders before `other`'s (`text < other.text`). Two UUIDs in the
+    /// same letter case compare by their bytes, which order as their hex digits do, without
+    /// building either text.
+    package func textPrecedes(_ other: SampleID) -> Bool {
+        if case .uuid(let a, let b, let lower) = storage, case .uuid(let c, let d, let otherLower) = other.storage,
+            lower == otherLower
+        {
+            return a != c ? a < c : b < d
+        }
+        return text < other.text
+    }
+
     /// Same bytes, same id (`String`'s `==` would equate canonically equivalent texts).
     package static func == (lhs: SampleID, rhs: SampleID) -> Bool {
         switch (lhs.storage, rhs.storage) {

@@ -93,7 +93,7 @@ extension Projections {
                 unitSymbol: try input.optional { r throws(CheckpointReader.Malformed) in try r.string() },
                 originalValue: try input.optional { r throws(CheckpointReader.Malformed) in try r.double() })
             index.set(key, entry)
-            for day in days(of: sample) {
+            Self.forEachDay(of: sample, zones: zones) { day in
                 cells[CellKey(user: key.user, metric: metric, day: day), default: []].insert(key)
             }
         }
