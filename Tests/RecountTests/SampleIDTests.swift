@@ -40,9 +40,10 @@ import Testing
         #expect(lower.fingerprint == SampleID(lower.text).fingerprint)
     }
 
-    /// The fast order (bytes of same-case UUIDs) is the order of the texts, on random ids of
-    /// both cases, texts and UUIDs that differ only in one digit.
-    @Test func textPrecedesOrdersAsTheTextsDo() {
+    /// The fast order (bytes of same-case UUIDs) is the order of the texts, and ids written
+    /// without their text are written and read back as their text, on random ids of both cases,
+    /// texts and UUIDs that differ only in one digit.
+    @Test func textPrecedesOrdersAsTheTextsDo() throws {
         var random = SplitMix64(seed: testSeed(8))
         let hex = Array("0123456789abcdef")
         func uuid(_ uppercase: Bool) -> String {
@@ -62,6 +63,13 @@ import Testing
         }
         for a in ids {
             for b in ids { #expect(a.textPrecedes(b) == (a.text < b.text)) }
+            var direct = CanonicalBytes()
+            direct.append(a)
+            var viaText = CanonicalBytes()
+            viaText.append(a.text)
+            #expect(direct.bytes == viaText.bytes)
+            var reader = CheckpointReader(direct.bytes)
+            #expect(try reader.sampleID() == a)
         }
     }
 }

@@ -40,7 +40,7 @@ package struct IdIndex: Sendable {
 
     package func entry(_ key: Key) -> Entry? { live[key] }
 
-    package func isDeleted(_ key: Key) -> Bool { tombstones.contains(key) }
+    package func isDeleted(_ key: Key) -> Bool { !tombstones.isEmpty && tombstones.contains(key) }
 
     /// The key holding a sync identifier now, if any.
     func holder(ofSyncIdentifier identifier: String, user: UInt32, provider: UInt32) -> Key? {
@@ -49,10 +49,10 @@ package struct IdIndex: Sendable {
 
     /// Sets the live entry of `key` (replacing any).
     mutating func set(_ key: Key, _ entry: Entry) {
-        if let old = live[key]?.syncIdentifier {
+        // One hash of the key: the old entry comes back from the update.
+        if let old = live.updateValue(entry, forKey: key)?.syncIdentifier {
             bySyncIdentifier[SyncKey(user: key.user, provider: key.provider, identifier: old)] = nil
         }
-        live[key] = entry
         if let identifier = entry.syncIdentifier {
             bySyncIdentifier[SyncKey(user: key.user, provider: key.provider, identifier: identifier)] = key
         }

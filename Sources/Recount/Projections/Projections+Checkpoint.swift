@@ -65,7 +65,7 @@ extension Projections {
             guard user < users.strings.count, provider < providers.strings.count else {
                 throw CheckpointReader.Malformed()
             }
-            return IdIndex.Key(user: user, provider: provider, id: SampleID(try input.string()))
+            return IdIndex.Key(user: user, provider: provider, id: try input.sampleID())
         }
         for _ in 0..<(try input.integer(UInt64.self)) {
             let key = try readKey(&input)
@@ -174,6 +174,6 @@ extension Projections {
     private func writeKeyIDs(_ key: IdIndex.Key, _ out: inout CanonicalBytes) {
         out.append(key.user)
         out.append(key.provider)
-        out.append(key.id.text)
+        out.append(key.id)
     }
 }

@@ -74,6 +74,6 @@ extension Projections {
     private func writeKey(_ key: IdIndex.Key, _ out: inout CanonicalBytes) {
         out.append(users[key.user])
         out.append(providers[key.provider])
-        out.append(key.id.text)
+        out.append(key.id)
     }
 }

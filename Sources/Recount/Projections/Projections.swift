@@ -46,6 +46,8 @@ package struct Projections {
     /// (origin, device) pairs the live samples came from, by `SourceID`.
     package internal(set) var sources: [Source] = []
     var sourceIDs: [Source: SourceID] = [:]
+    /// The source `sourceID` returned last (a cache, no part of the state).
+    private var lastSource: (source: Source, id: SourceID)?
     package internal(set) var index = IdIndex()
     package internal(set) var dirty = DirtyDays()
     /// The live samples of each cell.
@@ -146,16 +148,25 @@ package struct Projections {
     /// The source id of (origin, device), interned now when new.
     private mutating func sourceID(origin: String, device: String?) -> SourceID {
         let source = Source(origin: origin, device: device)
-        if let id = sourceIDs[source] { return id }
-        let id = SourceID(UInt32(sources.count))
-        sources.append(source)
-        sourceIDs[source] = id
+        // The samples of an envelope mostly share their source: comparing two strings is
+        // cheaper than hashing them.
+        if let last = lastSource, last.source == source { return last.id }
+        let id: SourceID
+        if let known = sourceIDs[source] {
+            id = known
+        } else {
+            id = SourceID(UInt32(sources.count))
+            sources.append(source)
+            sourceIDs[source] = id
+        }
+        lastSource = (source, id)
         return id
     }
 
     /// Whether samples from `origin` are the user's backend's own writes read back.
     private func isOwnOrigin(_ origin: String, user: String) -> Bool {
-        (ownOrigins[user] ?? ownOrigins["*"])?.origins.contains(origin) ?? false
+        guard !ownOrigins.isEmpty else { return false }
+        return (ownOrigins[user] ?? ownOrigins["*"])?.origins.contains(origin) ?? false
     }
 
     private mutating func upsert(
