@@ -262,7 +262,7 @@ guard case .success(let stored) = CheckpointFile(dataDirectory: endToEndDirector
     run.check(false, "the end-to-end checkpoint loads")
     exit(1)
 }
-run.check(stored.index.live.count == expectedLive, "\(stored.index.live.count) live samples")
+run.check(stored.index.liveCount == expectedLive, "\(stored.index.liveCount) live samples")
 run.check(stored.rollups.count == expectedRollups, "\(stored.rollups.count) rollups")
 run.check(stored.dirty.isEmpty, "dirty days left after the end-to-end run")
 let logBytes = diskBytes(endToEndDirectory + "/log")
@@ -300,7 +300,7 @@ let checkpointMB = Double(diskBytes(checkpointDirectory)) / 1e6
 var loadedLive = 0
 let loadTime = run.best(runs: 2) { stopwatch in
     let loaded = stopwatch.time { checkpointFile.load() }
-    if case .success(let projections) = loaded { loadedLive = projections.index.live.count }
+    if case .success(let projections) = loaded { loadedLive = projections.index.liveCount }
 }
 run.check(loadedLive == expectedLive, "the loaded checkpoint holds \(loadedLive) live samples")
 replayed = Projections()

@@ -223,4 +223,33 @@ import Testing
         }
         #expect(equal > 1_000)
     }
+
+    /// The id index (entries in slots, reused after deletions) against a plain dictionary.
+    @Test func theIdIndexMatchesADictionary() {
+        var random = SplitMix64(seed: testSeed(13))
+        var index = IdIndex()
+        var model: [IdIndex.Key: IdIndex.Entry] = [:]
+        for step in 0..<5_000 {
+            let key = IdIndex.Key(user: UInt32(random.next() % 3), provider: 0, id: SampleID("s-\(random.next() % 40)"))
+            if random.next() % 3 == 0 {
+                #expect(index.delete(key) == model.removeValue(forKey: key))
+            } else {
+                let entry = IdIndex.Entry(
+                    sample: LiveSample(
+                        id: key.id, metric: .steps, startMillis: Int64(step), startOffset: 0, endMillis: Int64(step),
+                        endOffset: 0, source: SourceID(0), position: UInt64(step)),
+                    receivedAt: Int64(step), syncIdentifier: random.next() % 4 == 0 ? "sync-\(key.id)" : nil)
+                index.set(key, entry)
+                model[key] = entry
+            }
+            #expect(index.liveCount == model.count)
+            #expect(index.entry(key) == model[key])
+        }
+        #expect(index.live == model)
+        for (key, entry) in model {
+            if let identifier = entry.syncIdentifier {
+                #expect(index.holder(ofSyncIdentifier: identifier, user: key.user, provider: key.provider) == key)
+            }
+        }
+    }
 }

@@ -15,7 +15,7 @@ extension Projections {
             out.append(source.origin)
             out.append(source.device) { $0.append($1) }
         }
-        out.append(UInt64(index.live.count))
+        out.append(UInt64(index.liveCount))
         for (key, entry) in sortedLive() {
             writeKeyIDs(key, &out)
             writeEntry(entry, &out) { out, source in out.append(source.rawValue) }

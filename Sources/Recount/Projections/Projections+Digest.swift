@@ -48,8 +48,8 @@ extension Projections {
     /// the entries looked up after: sorting (key, entry) pairs moved the large entries around
     /// n log n times.
     package func sortedLive() -> LazyMapSequence<[IdIndex.Key], (key: IdIndex.Key, value: IdIndex.Entry)> {
-        let live = index.live
-        return index.live.keys.sorted(by: keyOrder).lazy.map { key in (key, live[key]!) }
+        let index = index
+        return index.liveKeys.sorted(by: keyOrder).lazy.map { key in (key, index.entry(key)!) }
     }
 
     /// Orders keys by their strings: user, provider, id text. The users and providers are

@@ -64,7 +64,7 @@ extension Projections {
             return []
         }
         let order = keyOrder
-        return keys.compactMap { key -> (IdIndex.Key, IdIndex.Entry)? in index.live[key].map { (key, $0) } }
+        return keys.compactMap { key -> (IdIndex.Key, IdIndex.Entry)? in index.entry(key).map { (key, $0) } }
             .sorted { a, b in
                 (a.1.sample.startMillis, a.1.sample.endMillis) != (b.1.sample.startMillis, b.1.sample.endMillis)
                     ? (a.1.sample.startMillis, a.1.sample.endMillis) < (b.1.sample.startMillis, b.1.sample.endMillis)

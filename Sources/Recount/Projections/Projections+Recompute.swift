@@ -31,7 +31,7 @@ extension Projections {
             guard version >= (old?.version ?? 0) else { continue }
             let members = cells[key] ?? []
             if members.isEmpty { cells[key] = nil }
-            let samples = members.map { index.live[$0]!.sample }
+            let samples = members.map { index.entry($0)!.sample }
             let new = StoredRollup(
                 cell: Rollup.compute(
                     metric: key.metric, day: key.day, samples: samples, priority: priority(for: key, samples),

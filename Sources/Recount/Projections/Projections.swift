@@ -284,11 +284,16 @@ package struct Projections {
         let from = reconcile.from.millis
         let to = reconcile.to.millis
         // Sorted, so deletions dirty days in the same order in every process.
-        let stale = index.live.filter { key, entry in
-            key.user == user && key.provider == provider && entry.sample.metric == reconcile.metric.metric
+        var stale: [IdIndex.Key] = []
+        index.forEachLive { key, entry in
+            if key.user == user && key.provider == provider && entry.sample.metric == reconcile.metric.metric
                 && entry.sample.startMillis >= from && entry.sample.startMillis < to && !present.contains(key.id)
                 && entry.receivedAt < received
-        }.keys.sorted { $0.id.textPrecedes($1.id) }
+            {
+                stale.append(key)
+            }
+        }
+        stale.sort { $0.id.textPrecedes($1.id) }
         for key in stale { delete(key.id, user: user, provider: provider, &effect) }
         for sample in reconcile.samples {
             upsert(sample, user: user, provider: provider, envelopeUser: envelopeUser, received: received, &effect)
