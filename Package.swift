@@ -30,6 +30,10 @@ let package = Package(
         .executableTarget(
             name: "IngestBenchmark", dependencies: ["BenchmarkSupport", "Recount", "RecountLog", "TestSupport"],
             path: "Benchmarks/IngestBenchmark"),
+        .executableTarget(
+            name: "ProjectionBenchmark",
+            dependencies: ["BenchmarkSupport", "Recount", "RecountLog", "TestSupport"],
+            path: "Benchmarks/ProjectionBenchmark"),
         .testTarget(name: "RecountLogTests", dependencies: ["RecountLog", "TestSupport"]),
         .testTarget(
             name: "RecountTests", dependencies: ["Recount", "RecountLog", "TestSupport"], exclude: ["Fixtures"]),

@@ -9,4 +9,5 @@ swift build --build-tests -Xswiftc -warnings-as-errors
 python3 scripts/validate_corpus.py | tail -n 1
 swift run LogBenchmark --smoke
 swift run IngestBenchmark --smoke
+swift run ProjectionBenchmark --smoke
 swift test

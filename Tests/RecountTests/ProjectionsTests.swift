@@ -175,4 +175,81 @@ import Testing
         damaged.removeLast()
         #expect(throws: CheckpointReader.Malformed.self) { try Projections(checkpoint: damaged) }
     }
+
+    /// The digest streams its rollups in 64 KiB pieces; passing that size once trapped
+    /// (an exclusivity violation in the flush).
+    @Test func theDigestOfMoreThan64KiBOfRollupsIsTheSameInAnyOrder() throws {
+        let readings = (0..<1_000).map { day in
+            let start = RFC3339.format(millis: 1_700_000_000_000 + Int64(day) * 86_400_000, offsetSeconds: 0)
+            return
+                #"{"id":"hr-\#(day)","type":"HKQuantityTypeIdentifierHeartRate","start":"\#(start)","value":70,"unit":"count/min","origin":"com.apple.health","device":"Apple Watch"}"#
+        }
+        var whole = Projections()
+        _ = try Self.fold([Self.delivery(anchor: nil, added: readings)], into: &whole)
+        #expect(whole.recompute().count == 1_000)
+        var reversed = Projections()
+        _ = try Self.fold([Self.delivery(anchor: nil, added: readings.reversed())], into: &reversed)
+        reversed.recompute()
+        #expect(whole.digest() == reversed.digest())
+    }
+
+    /// `sameContent` (field by field) agrees with comparing the content's canonical bytes, on
+    /// entries drawn from values that tell the two apart if anything does: ±0, NaN, canonically
+    /// equivalent strings with different bytes, absent values.
+    @Test func sameContentAgreesWithTheContentBytes() {
+        var random = SplitMix64(seed: testSeed(12))
+        var projections = Projections()
+        projections.sources = [Source(origin: "a", device: nil), Source(origin: "b", device: "Apple Watch")]
+        func pick<T>(_ values: [T]) -> T { values[Int(random.next() % UInt64(values.count))] }
+        func entry() -> IdIndex.Entry {
+            IdIndex.Entry(
+                sample: LiveSample(
+                    id: "x", metric: pick([.steps, .sleep]), startMillis: pick([0, 1]), startOffset: pick([0, 3600]),
+                    endMillis: pick([0, 1]), endOffset: pick([0, 60]), zone: pick([nil, "Europe/Berlin", "UTC"]),
+                    value: pick([nil, 0.0, -0.0, .nan, 1]), stage: pick([nil, .asleep, .awake]),
+                    source: SourceID(pick([0, 1])), position: pick([1, 2])),
+                receivedAt: pick([5, 6]), lastModified: pick([nil, 7]),
+                syncIdentifier: pick([nil, "\u{E9}", "e\u{301}"]),
+                syncVersion: pick([nil, 1]), unitSymbol: pick([nil, "count"]), originalValue: pick([nil, 0.0, -0.0]))
+        }
+        var equal = 0
+        for _ in 0..<20_000 {
+            let a = entry()
+            var b = random.next() % 2 == 0 ? a : entry()
+            if random.next() % 2 == 0 { b.sample.position = 9 }
+            let same = Projections.sameContent(a, b)
+            #expect(same == (projections.contentBytes(a) == projections.contentBytes(b)))
+            if same { equal += 1 }
+        }
+        #expect(equal > 1_000)
+    }
+
+    /// The id index (entries in slots, reused after deletions) against a plain dictionary.
+    @Test func theIdIndexMatchesADictionary() {
+        var random = SplitMix64(seed: testSeed(13))
+        var index = IdIndex()
+        var model: [IdIndex.Key: IdIndex.Entry] = [:]
+        for step in 0..<5_000 {
+            let key = IdIndex.Key(user: UInt32(random.next() % 3), provider: 0, id: SampleID("s-\(random.next() % 40)"))
+            if random.next() % 3 == 0 {
+                #expect(index.delete(key) == model.removeValue(forKey: key))
+            } else {
+                let entry = IdIndex.Entry(
+                    sample: LiveSample(
+                        id: key.id, metric: .steps, startMillis: Int64(step), startOffset: 0, endMillis: Int64(step),
+                        endOffset: 0, source: SourceID(0), position: UInt64(step)),
+                    receivedAt: Int64(step), syncIdentifier: random.next() % 4 == 0 ? "sync-\(key.id)" : nil)
+                index.set(key, entry)
+                model[key] = entry
+            }
+            #expect(index.liveCount == model.count)
+            #expect(index.entry(key) == model[key])
+        }
+        #expect(index.live == model)
+        for (key, entry) in model {
+            if let identifier = entry.syncIdentifier {
+                #expect(index.holder(ofSyncIdentifier: identifier, user: key.user, provider: key.provider) == key)
+            }
+        }
+    }
 }

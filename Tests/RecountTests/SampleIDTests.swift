@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import Recount
@@ -37,5 +38,38 @@ import Testing
         #expect(SampleID("caf\u{E9}") != SampleID("cafe\u{301}"))
         #expect(Set([lower, upper, SampleID("caf\u{E9}"), SampleID("cafe\u{301}"), lower]).count == 4)
         #expect(lower.fingerprint == SampleID(lower.text).fingerprint)
+    }
+
+    /// The fast order (bytes of same-case UUIDs) is the order of the texts, and ids written
+    /// without their text are written and read back as their text, on random ids of both cases,
+    /// texts and UUIDs that differ only in one digit.
+    @Test func textPrecedesOrdersAsTheTextsDo() throws {
+        var random = SplitMix64(seed: testSeed(8))
+        let hex = Array("0123456789abcdef")
+        func uuid(_ uppercase: Bool) -> String {
+            var text = ""
+            for i in 0..<32 {
+                if [8, 12, 16, 20].contains(i) { text.append("-") }
+                text.append(hex[Int(random.next() % (random.next() % 2 == 0 ? 16 : 3))])
+            }
+            return uppercase ? text.uppercased() : text
+        }
+        let ids = (0..<300).map { i -> SampleID in
+            switch i % 3 {
+            case 0: SampleID(uuid(false))
+            case 1: SampleID(uuid(true))
+            default: SampleID("hr-\(random.next() % 1000)")
+            }
+        }
+        for a in ids {
+            for b in ids { #expect(a.textPrecedes(b) == (a.text < b.text)) }
+            var direct = CanonicalBytes()
+            direct.append(a)
+            var viaText = CanonicalBytes()
+            viaText.append(a.text)
+            #expect(direct.bytes == viaText.bytes)
+            var reader = CheckpointReader(direct.bytes)
+            #expect(try reader.sampleID() == a)
+        }
     }
 }

@@ -70,6 +70,30 @@ package struct SampleID: Hashable, Sendable, CustomStringConvertible, Expressibl
 
     package var description: String { text }
 
+    /// Appends the 36 bytes of a UUID's text (as `text` spells it) to `bytes`.
+    package static func appendUUIDText(_ high: UInt64, _ low: UInt64, lowercase: Bool, to bytes: inout [UInt8]) {
+        let digits: StaticString = lowercase ? "0123456789abcdef" : "0123456789ABCDEF"
+        digits.withUTF8Buffer { digits in
+            for nibble in 0..<32 {
+                if nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20 { bytes.append(UInt8(ascii: "-")) }
+                let word = nibble < 16 ? high : low
+                bytes.append(digits[Int(word >> (60 - 4 * UInt64(nibble % 16)) & 0xF)])
+            }
+        }
+    }
+
+    /// Whether this id's text orders before `other`'s (`text < other.text`). Two UUIDs in the
+    /// same letter case compare by their bytes, which order as their hex digits do, without
+    /// building either text.
+    package func textPrecedes(_ other: SampleID) -> Bool {
+        if case .uuid(let a, let b, let lower) = storage, case .uuid(let c, let d, let otherLower) = other.storage,
+            lower == otherLower
+        {
+            return a != c ? a < c : b < d
+        }
+        return text < other.text
+    }
+
     /// Same bytes, same id (`String`'s `==` would equate canonically equivalent texts).
     package static func == (lhs: SampleID, rhs: SampleID) -> Bool {
         switch (lhs.storage, rhs.storage) {

@@ -18,6 +18,13 @@ package struct CanonicalBytes {
         bytes.append(contentsOf: string.utf8)
     }
 
+    /// A sample id's text, as `append(id.text)` writes it, without building the text of a UUID.
+    package mutating func append(_ id: SampleID) {
+        guard let uuid = id.uuid else { return append(id.text) }
+        append(UInt32(36))
+        SampleID.appendUUIDText(uuid.high, uuid.low, lowercase: uuid.lowercase, to: &bytes)
+    }
+
     /// Raw bytes, as they are (their length written before them by the caller).
     package mutating func appendBytes(_ raw: [UInt8]) { bytes.append(contentsOf: raw) }
 

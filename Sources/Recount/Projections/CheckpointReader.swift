@@ -35,6 +35,14 @@ package struct CheckpointReader {
         return String(decoding: bytes[offset..<(offset + count)], as: UTF8.self)
     }
 
+    /// A sample id written as a string, read without building the text of a UUID.
+    package mutating func sampleID() throws(Malformed) -> SampleID {
+        let count = Int(try integer(UInt32.self))
+        guard bytes.count - offset >= count else { throw Malformed() }
+        defer { offset += count }
+        return bytes.withUnsafeBytes { SampleID(utf8: UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + count)])) }
+    }
+
     /// A present flag, then the value.
     package mutating func optional<T>(_ read: (inout CheckpointReader) throws(Malformed) -> T) throws(Malformed) -> T? {
         try bool() ? try read(&self) : nil

@@ -20,12 +20,11 @@ package struct DirtyDays: Sendable {
     /// - Returns: whether the day was clean before.
     @discardableResult
     package mutating func mark(_ key: Key, at position: UInt64) -> Bool {
-        if let old = days[key] {
-            if position > old { days[key] = position }
-            return false
-        }
-        days[key] = position
-        return true
+        // One hash of the key: a missing day is inserted at 0 (below every position) and raised.
+        let count = days.count
+        func raise(_ version: inout UInt64) { if position > version { version = position } }
+        raise(&days[key, default: 0])
+        return days.count > count
     }
 
     /// Takes every dirty day out of the set.

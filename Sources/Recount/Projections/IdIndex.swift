@@ -23,8 +23,12 @@ package struct IdIndex: Sendable {
         package var originalValue: Double?
     }
 
-    /// Live samples by key.
-    package private(set) var live: [Key: Entry] = [:]
+    /// The slot in `entries` of each live sample: the table that grows and rehashes holds
+    /// small values, and the large entries stay where they are.
+    private var slots: [Key: Int] = [:]
+    /// The live entries by slot; a deleted sample's slot is in `freeSlots` until reused.
+    private var entries: [Entry] = []
+    private var freeSlots: [Int] = []
     /// Ids deleted: a later upsert of one is ignored (a late add of a deleted sample stays deleted).
     package private(set) var tombstones: Set<Key> = []
     /// The key of the sample holding each (user, provider, sync identifier).
@@ -38,9 +42,24 @@ package struct IdIndex: Sendable {
 
     package init() {}
 
-    package func entry(_ key: Key) -> Entry? { live[key] }
+    /// Live samples by key: a copy, for tests and small states (`entry`, `liveKeys` and
+    /// `forEachLive` do not copy).
+    package var live: [Key: Entry] { slots.mapValues { entries[$0] } }
 
-    package func isDeleted(_ key: Key) -> Bool { tombstones.contains(key) }
+    /// How many samples are live.
+    package var liveCount: Int { slots.count }
+
+    /// The keys of the live samples, in no particular order.
+    package var liveKeys: Dictionary<Key, Int>.Keys { slots.keys }
+
+    /// Calls `body` with each live sample, in no particular order.
+    package func forEachLive(_ body: (Key, Entry) -> Void) {
+        for (key, slot) in slots { body(key, entries[slot]) }
+    }
+
+    package func entry(_ key: Key) -> Entry? { slots[key].map { entries[$0] } }
+
+    package func isDeleted(_ key: Key) -> Bool { !tombstones.isEmpty && tombstones.contains(key) }
 
     /// The key holding a sync identifier now, if any.
     func holder(ofSyncIdentifier identifier: String, user: UInt32, provider: UInt32) -> Key? {
@@ -49,10 +68,24 @@ package struct IdIndex: Sendable {
 
     /// Sets the live entry of `key` (replacing any).
     mutating func set(_ key: Key, _ entry: Entry) {
-        if let old = live[key]?.syncIdentifier {
+        // One hash of the key: a new key takes the slot offered, and the count tells it is new.
+        let count = slots.count
+        let offered = freeSlots.last ?? entries.count
+        func take(_ slot: inout Int) -> Int { slot }
+        let slot = take(&slots[key, default: offered])
+        var old: Entry?
+        if slots.count == count {
+            old = entries[slot]
+            entries[slot] = entry
+        } else if slot == entries.count {
+            entries.append(entry)
+        } else {
+            freeSlots.removeLast()
+            entries[slot] = entry
+        }
+        if let old = old?.syncIdentifier {
             bySyncIdentifier[SyncKey(user: key.user, provider: key.provider, identifier: old)] = nil
         }
-        live[key] = entry
         if let identifier = entry.syncIdentifier {
             bySyncIdentifier[SyncKey(user: key.user, provider: key.provider, identifier: identifier)] = key
         }
@@ -62,7 +95,9 @@ package struct IdIndex: Sendable {
     @discardableResult
     mutating func delete(_ key: Key) -> Entry? {
         tombstones.insert(key)
-        guard let old = live.removeValue(forKey: key) else { return nil }
+        guard let slot = slots.removeValue(forKey: key) else { return nil }
+        let old = entries[slot]
+        freeSlots.append(slot)
         if let identifier = old.syncIdentifier {
             let syncKey = SyncKey(user: key.user, provider: key.provider, identifier: identifier)
             if bySyncIdentifier[syncKey] == key { bySyncIdentifier[syncKey] = nil }

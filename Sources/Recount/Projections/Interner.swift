@@ -22,4 +22,14 @@ package struct Interner: Sendable {
     package func id(of string: String) -> UInt32? { ids[string] }
 
     package subscript(id: UInt32) -> String { strings[Int(id)] }
+
+    /// Each id's place among the strings in `<` order: `ranks()[a] < ranks()[b]` exactly when
+    /// `self[a] < self[b]`.
+    package func ranks() -> [UInt32] {
+        var ranks = [UInt32](repeating: 0, count: strings.count)
+        for (rank, id) in strings.indices.sorted(by: { strings[$0] < strings[$1] }).enumerated() {
+            ranks[id] = UInt32(rank)
+        }
+        return ranks
+    }
 }

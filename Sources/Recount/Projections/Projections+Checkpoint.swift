@@ -15,7 +15,7 @@ extension Projections {
             out.append(source.origin)
             out.append(source.device) { $0.append($1) }
         }
-        out.append(UInt64(index.live.count))
+        out.append(UInt64(index.liveCount))
         for (key, entry) in sortedLive() {
             writeKeyIDs(key, &out)
             writeEntry(entry, &out) { out, source in out.append(source.rawValue) }
@@ -66,7 +66,7 @@ extension Projections {
             guard user < users.strings.count, provider < providers.strings.count else {
                 throw CheckpointReader.Malformed()
             }
-            return IdIndex.Key(user: user, provider: provider, id: SampleID(try input.string()))
+            return IdIndex.Key(user: user, provider: provider, id: try input.sampleID())
         }
         for _ in 0..<(try input.integer(UInt64.self)) {
             let key = try readKey(&input)
@@ -94,7 +94,7 @@ extension Projections {
                 unitSymbol: try input.optional { r throws(CheckpointReader.Malformed) in try r.string() },
                 originalValue: try input.optional { r throws(CheckpointReader.Malformed) in try r.double() })
             index.set(key, entry)
-            for day in days(of: sample) {
+            Self.forEachDay(of: sample, zones: zones) { day in
                 cells[CellKey(user: key.user, metric: metric, day: day), default: []].insert(key)
             }
         }
@@ -176,6 +176,6 @@ extension Projections {
     private func writeKeyIDs(_ key: IdIndex.Key, _ out: inout CanonicalBytes) {
         out.append(key.user)
         out.append(key.provider)
-        out.append(key.id.text)
+        out.append(key.id)
     }
 }

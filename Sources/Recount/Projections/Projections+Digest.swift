@@ -39,21 +39,31 @@ extension Projections {
         writeConfig(&out)
         out.append("sync")
         writeSync(&out, counters: false)
-        writeRollups(&out, flush: flush)
+        // `out` is passed in, not captured: a closure capturing it while `writeRollups` holds it
+        // inout was an exclusivity violation (a trap) once the rollups passed 64 KiB.
+        writeRollups(&out) { bytes in bytes.flush { hash.update($0) } }
         flush()
         return hash.finalize()
     }
 
-    /// The live entries in key order (user, provider, id as text).
-    package func sortedLive() -> [(key: IdIndex.Key, value: IdIndex.Entry)] {
-        index.live.sorted { keyOrder($0.key, $1.key) }
+    /// The live entries in key order (user, provider, id as text). The keys are sorted alone and
+    /// the entries looked up after: sorting (key, entry) pairs moved the large entries around
+    /// n log n times.
+    package func sortedLive() -> LazyMapSequence<[IdIndex.Key], (key: IdIndex.Key, value: IdIndex.Entry)> {
+        let index = index
+        return index.liveKeys.sorted(by: keyOrder).lazy.map { key in (key, index.entry(key)!) }
     }
 
-    /// Orders keys by their strings: user, provider, id text.
-    package func keyOrder(_ a: IdIndex.Key, _ b: IdIndex.Key) -> Bool {
-        if a.user != b.user { return users[a.user] < users[b.user] }
-        if a.provider != b.provider { return providers[a.provider] < providers[b.provider] }
-        return a.id.text < b.id.text
+    /// Orders keys by their strings: user, provider, id text. The users and providers are
+    /// ranked by their strings once, so sorting a million keys compares integers.
+    package var keyOrder: (IdIndex.Key, IdIndex.Key) -> Bool {
+        let userRank = users.ranks()
+        let providerRank = providers.ranks()
+        return { a, b in
+            if a.user != b.user { return userRank[Int(a.user)] < userRank[Int(b.user)] }
+            if a.provider != b.provider { return providerRank[Int(a.provider)] < providerRank[Int(b.provider)] }
+            return a.id.textPrecedes(b.id)
+        }
     }
 
     /// Writes a source by its origin and device, not its interned id.
@@ -66,6 +76,6 @@ extension Projections {
     private func writeKey(_ key: IdIndex.Key, _ out: inout CanonicalBytes) {
         out.append(users[key.user])
         out.append(providers[key.provider])
-        out.append(key.id.text)
+        out.append(key.id)
     }
 }

@@ -107,11 +107,12 @@ extension Projections {
         guard let userID = users.id(of: user), let keys = cells[CellKey(user: userID, metric: metric, day: day)] else {
             return []
         }
-        return keys.compactMap { key -> (IdIndex.Key, IdIndex.Entry)? in index.live[key].map { (key, $0) } }
+        let order = keyOrder
+        return keys.compactMap { key -> (IdIndex.Key, IdIndex.Entry)? in index.entry(key).map { (key, $0) } }
             .sorted { a, b in
                 (a.1.sample.startMillis, a.1.sample.endMillis) != (b.1.sample.startMillis, b.1.sample.endMillis)
                     ? (a.1.sample.startMillis, a.1.sample.endMillis) < (b.1.sample.startMillis, b.1.sample.endMillis)
-                    : keyOrder(a.0, b.0)
+                    : order(a.0, b.0)
             }
             .map { key, entry in
                 let sample = entry.sample

@@ -31,7 +31,7 @@ extension Projections {
             guard version >= (old?.version ?? 0) else { continue }
             let members = cells[key] ?? []
             if members.isEmpty { cells[key] = nil }
-            let samples = members.map { index.live[$0]!.sample }
+            let samples = members.map { index.entry($0)!.sample }
             let new = StoredRollup(
                 cell: Rollup.compute(
                     metric: key.metric, day: key.day, samples: samples, priority: priority(for: key, samples),
@@ -56,8 +56,8 @@ extension Projections {
     }
 
     /// Writes the rollups in cell order into the digest's canonical bytes, cells named by
-    /// their user's string.
-    func writeRollups(_ out: inout CanonicalBytes, flush: () -> Void) {
+    /// their user's string; `flush` is handed the bytes whenever they pass 64 KiB.
+    func writeRollups(_ out: inout CanonicalBytes, flush: (inout CanonicalBytes) -> Void) {
         out.append("rollups")
         let ordered = rollups.sorted { a, b in
             a.key.user == b.key.user ? a.key < b.key : users[a.key.user] < users[b.key.user]
@@ -70,7 +70,7 @@ extension Projections {
             stored.cell.write(into: &cellBytes)
             out.append(UInt32(cellBytes.count))
             out.appendBytes(cellBytes)
-            if out.bytes.count > 1 << 16 { flush() }
+            if out.bytes.count > 1 << 16 { flush(&out) }
         }
     }
 

@@ -46,6 +46,8 @@ package struct Projections {
     /// (origin, device) pairs the live samples came from, by `SourceID`.
     package internal(set) var sources: [Source] = []
     var sourceIDs: [Source: SourceID] = [:]
+    /// The source `sourceID` returned last (a cache, no part of the state).
+    private var lastSource: (source: Source, id: SourceID)?
     package internal(set) var index = IdIndex()
     package internal(set) var dirty = DirtyDays()
     /// The live samples of each cell.
@@ -150,16 +152,25 @@ package struct Projections {
     /// The source id of (origin, device), interned now when new.
     private mutating func sourceID(origin: String, device: String?) -> SourceID {
         let source = Source(origin: origin, device: device)
-        if let id = sourceIDs[source] { return id }
-        let id = SourceID(UInt32(sources.count))
-        sources.append(source)
-        sourceIDs[source] = id
+        // The samples of an envelope mostly share their source: comparing two strings is
+        // cheaper than hashing them.
+        if let last = lastSource, last.source == source { return last.id }
+        let id: SourceID
+        if let known = sourceIDs[source] {
+            id = known
+        } else {
+            id = SourceID(UInt32(sources.count))
+            sources.append(source)
+            sourceIDs[source] = id
+        }
+        lastSource = (source, id)
         return id
     }
 
     /// Whether samples from `origin` are the user's backend's own writes read back.
     private func isOwnOrigin(_ origin: String, user: String) -> Bool {
-        (ownOrigins[user] ?? ownOrigins["*"])?.origins.contains(origin) ?? false
+        guard !ownOrigins.isEmpty else { return false }
+        return (ownOrigins[user] ?? ownOrigins["*"])?.origins.contains(origin) ?? false
     }
 
     private mutating func upsert(
@@ -210,12 +221,13 @@ package struct Projections {
                 (received, old.receivedAt)
             }
         entry.receivedAt = max(received, old.receivedAt)
-        let content = contentBytes(entry)
-        let oldContent = contentBytes(old)
         // An older write, a re-delivery, or a write as new whose content does not order after
         // the held one (so equally new writes end at the same sample in any order, or twice):
-        // only the newest receivedAt is remembered.
-        if new < was || content == oldContent || (new == was && !oldContent.lexicographicallyPrecedes(content)) {
+        // only the newest receivedAt is remembered. The content's bytes are built only to order
+        // two different writes as new as each other.
+        if new < was || Self.sameContent(entry, old)
+            || (new == was && !contentBytes(old).lexicographicallyPrecedes(contentBytes(entry)))
+        {
             var kept = old
             kept.receivedAt = entry.receivedAt
             index.set(key, kept)
@@ -227,8 +239,27 @@ package struct Projections {
         insertLive(key, entry, &effect)
     }
 
+    /// Whether two entries have the same content bytes (`contentBytes(a) == contentBytes(b)`)
+    /// without building them: strings by their UTF-8 bytes, doubles by their bit patterns, the
+    /// source by its id (interning gives distinct names distinct ids).
+    static func sameContent(_ a: IdIndex.Entry, _ b: IdIndex.Entry) -> Bool {
+        func same(_ x: String?, _ y: String?) -> Bool {
+            switch (x, y) {
+            case (nil, nil): true
+            case (let x?, let y?): x.utf8.elementsEqual(y.utf8)
+            default: false
+            }
+        }
+        let (s, t) = (a.sample, b.sample)
+        return s.metric == t.metric && s.startMillis == t.startMillis && s.startOffset == t.startOffset
+            && s.endMillis == t.endMillis && s.endOffset == t.endOffset && s.value?.bitPattern == t.value?.bitPattern
+            && s.stage == t.stage && s.source == t.source && a.lastModified == b.lastModified
+            && a.syncVersion == b.syncVersion && a.originalValue?.bitPattern == b.originalValue?.bitPattern
+            && same(s.zone, t.zone) && same(a.syncIdentifier, b.syncIdentifier) && same(a.unitSymbol, b.unitSymbol)
+    }
+
     /// An entry's content in canonical bytes, its position and receivedAt aside.
-    private func contentBytes(_ entry: IdIndex.Entry) -> [UInt8] {
+    func contentBytes(_ entry: IdIndex.Entry) -> [UInt8] {
         var bare = entry
         bare.sample.position = 0
         bare.receivedAt = 0
@@ -257,11 +288,16 @@ package struct Projections {
         let from = reconcile.from.millis
         let to = reconcile.to.millis
         // Sorted, so deletions dirty days in the same order in every process.
-        let stale = index.live.filter { key, entry in
-            key.user == user && key.provider == provider && entry.sample.metric == reconcile.metric.metric
+        var stale: [IdIndex.Key] = []
+        index.forEachLive { key, entry in
+            if key.user == user && key.provider == provider && entry.sample.metric == reconcile.metric.metric
                 && entry.sample.startMillis >= from && entry.sample.startMillis < to && !present.contains(key.id)
                 && entry.receivedAt < received
-        }.keys.sorted { $0.id.text < $1.id.text }
+            {
+                stale.append(key)
+            }
+        }
+        stale.sort { $0.id.textPrecedes($1.id) }
         for key in stale { delete(key.id, user: user, provider: provider, &effect) }
         for sample in reconcile.samples {
             upsert(sample, user: user, provider: provider, envelopeUser: envelopeUser, received: received, &effect)
@@ -270,7 +306,7 @@ package struct Projections {
 
     private mutating func insertLive(_ key: IdIndex.Key, _ entry: IdIndex.Entry, _ effect: inout Effect) {
         index.set(key, entry)
-        for day in days(of: entry.sample) {
+        Self.forEachDay(of: entry.sample, zones: zones) { day in
             cells[CellKey(user: key.user, metric: entry.sample.metric, day: day), default: []].insert(key)
             if dirty.mark(
                 DirtyDays.Key(user: key.user, provider: key.provider, metric: entry.sample.metric, day: day),
@@ -282,7 +318,7 @@ package struct Projections {
     }
 
     private mutating func removeLive(_ key: IdIndex.Key, _ entry: IdIndex.Entry, _ effect: inout Effect) {
-        for day in days(of: entry.sample) {
+        Self.forEachDay(of: entry.sample, zones: zones) { day in
             let cell = CellKey(user: key.user, metric: entry.sample.metric, day: day)
             cells[cell]?.remove(key)
             let dirtied = dirty.mark(
@@ -298,6 +334,14 @@ package struct Projections {
             rule: sample.metric.dayRule, startMillis: sample.startMillis, startOffset: sample.startOffset,
             endMillis: sample.endMillis, endOffset: sample.endOffset, zone: sample.zone, zones: zones
         ).map(\.day)
+    }
+
+    /// Calls `body` with each civil day a live sample counts towards (a day can come twice).
+    /// Static, so that `body` may change the projections.
+    static func forEachDay(of sample: LiveSample, zones: ZoneOffsets, _ body: (CivilDay) -> Void) {
+        DayAttribution.forEachDay(
+            rule: sample.metric.dayRule, startMillis: sample.startMillis, startOffset: sample.startOffset,
+            endMillis: sample.endMillis, endOffset: sample.endOffset, zone: sample.zone, zones: zones, body)
     }
 
     /// Marks every cell of `metric` dirty for `user` (`*`: every user), after its priority changed.

@@ -54,6 +54,35 @@ package enum DayAttribution {
         }
     }
 
+    /// Calls `body` with each day `days(rule:…)` gives, in time order, without building the
+    /// shares (a day can come twice, where a zone turns its clocks back across midnight).
+    package static func forEachDay(
+        rule: Metric.DayRule, startMillis: Int64, startOffset: Int32, endMillis: Int64,
+        endOffset: Int32, zone: String?, zones: ZoneOffsets, _ body: (CivilDay) -> Void
+    ) {
+        switch rule {
+        case .startDay:
+            body(localDay(startMillis, startOffset, zone, zones))
+        case .sleepEndPlusSixHours:
+            let offset = self.offset(atMillis: endMillis, writtenOffset: endOffset, zone: zone, zones: zones)
+            body(
+                CivilDay.of(
+                    localMillis: Timestamp.local(endMillis, offsetSeconds: offset) &+ 6 * Timestamp.millisPerHour))
+        case .splitByTime:
+            guard endMillis > startMillis else {
+                body(localDay(startMillis, startOffset, zone, zones))
+                return
+            }
+            var last: CivilDay?
+            forEachPiece(
+                startMillis: startMillis, startOffset: startOffset, endMillis: endMillis, zone: zone, zones: zones
+            ) { _, _, day in
+                if day != last { body(day) }
+                last = day
+            }
+        }
+    }
+
     /// The offset that decides an instant's local time: the zone's when `zone` is known, else the
     /// offset written on the timestamp.
     /// - Parameters:

@@ -1,0 +1,408 @@
+// The projections against issue 8's goals (one core), as JSON lines: replay into memory and
+// into the durable store, recompute, checkpoint save and load, opening an engine over a
+// million-sample tail, the whole path NDJSON → log → projections → rollups, bytes on disk per
+// live sample and peak memory. Each measure carries its goal and the ratio to it.
+//
+//   swift run -c release ProjectionBenchmark        full run (refuses a debug build)
+//   swift run ProjectionBenchmark --smoke           tiny run that checks counts, reports no times
+import BenchmarkSupport
+import Foundation
+import Recount
+import RecountLog
+import TestSupport
+
+let run = BenchmarkRun(name: "ProjectionBenchmark")
+let smoke = run.smoke
+
+// MARK: - The workload
+
+/// 1,000 users × 90 days of HealthKit deliveries, day by day: steps from a phone and from a
+/// watch whose hours overlap, heart rate, a night of sleep; every third day the phone delivers
+/// the day before's steps again (a re-delivery the fold must recognise).
+let users = smoke ? 4 : 1000
+let days = smoke ? 6 : 90
+let phoneSteps = 6
+let watchSteps = 6
+let heartRates = 4
+let liveSamplesPerUserDay = phoneSteps + watchSteps + heartRates + 1
+let expectedLive = users * days * liveSamplesPerUserDay
+/// Steps, heart rate and sleep each give one rollup a user and day.
+let expectedRollups = users * days * 3
+/// Days start at 2025-04-01T00:00-07:00.
+let firstDayMillis: Int64 = 1_743_490_800_000
+let offset: Int32 = -25_200
+
+/// Whether the phone re-delivers the day before's steps on `day`.
+func redelivers(_ day: Int) -> Bool { day > 0 && day % 3 == 0 }
+
+/// Samples delivered on `day` (re-deliveries included).
+func samplesDelivered(on day: Int) -> Int {
+    users * (liveSamplesPerUserDay + (redelivers(day) ? phoneSteps : 0))
+}
+
+/// The first day of the tail appended behind the checkpoint for the open measure: the latest
+/// day from which at least a million samples (in smoke mode, half of them) follow.
+let tailFirstDay: Int = {
+    let wanted = smoke ? (0..<days).map(samplesDelivered).reduce(0, +) / 2 : 1_000_000
+    var day = days
+    var samples = 0
+    while samples < wanted && day > 0 {
+        day -= 1
+        samples += samplesDelivered(on: day)
+    }
+    return day
+}()
+
+let hexDigits = Array("0123456789ABCDEF".utf8)
+
+/// A deterministic uppercase UUID for the sample `index` of `stream` (which device and metric)
+/// of `user` on `day`, and a deterministic number drawn with it.
+func sampleID(user: Int, day: Int, stream: Int, index: Int) -> (id: String, draw: UInt64) {
+    var random = SplitMix64(seed: UInt64(((user * 1000 + day) * 8 + stream) * 1000 + index))
+    let high = random.next()
+    let low = random.next()
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(36)
+    for nibble in 0..<32 {
+        if [8, 12, 16, 20].contains(nibble) { bytes.append(UInt8(ascii: "-")) }
+        let word = nibble < 16 ? high : low
+        bytes.append(hexDigits[Int((word >> UInt64(60 - (nibble % 16) * 4)) & 0xF)])
+    }
+    return (String(decoding: bytes, as: UTF8.self), random.next())
+}
+
+func timestamp(_ day: Int, minute: Int) -> String {
+    RFC3339.format(millis: firstDayMillis + Int64(day) * 86_400_000 + Int64(minute) * 60_000, offsetSeconds: offset)
+}
+
+/// A HealthKit step sample: `minutes` long from `minute` of `day`.
+func stepSample(_ id: String, _ day: Int, minute: Int, minutes: Int, value: UInt64, device: String) -> String {
+    #"{"id":"\#(id)","type":"HKQuantityTypeIdentifierStepCount","start":"\#(timestamp(day, minute: minute))","end":"\#(timestamp(day, minute: minute + minutes))","value":\#(value),"unit":"count","origin":"com.apple.health","device":"\#(device)"}"#
+}
+
+/// The phone's hourly step samples of `user` on `day`, 8:00 to 14:00.
+func phoneStepSamples(user: Int, day: Int) -> [String] {
+    (0..<phoneSteps).map { i in
+        let (id, draw) = sampleID(user: user, day: day, stream: 0, index: i)
+        return stepSample(id, day, minute: (8 + i) * 60, minutes: 60, value: 200 + draw % 800, device: "iPhone")
+    }
+}
+
+func delivery(user: Int, day: Int, type: String, _ samples: [String]) -> String {
+    #"{"kind":"healthkit.delivery","user":"user-\#(user)","receivedAt":"\#(timestamp(day, minute: 23 * 60))","type":"\#(type)","anchor":"YnBsaXN0MDDUAQIDBAUGBwpYJHZlcnNpb24=","newAnchor":"YnBsaXN0MDDUAQIDBAUGBwpYJHZlcnNpb24SAAGGoA==","added":[\#(samples.joined(separator: ","))],"deleted":[]}"#
+}
+
+/// The envelopes of `user` on `day`, one per line.
+func envelopes(user: Int, day: Int) -> [String] {
+    var phone = phoneStepSamples(user: user, day: day)
+    if redelivers(day) { phone += phoneStepSamples(user: user, day: day - 1) }
+    // The watch's samples overlap the phone's: 8:30 to 14:30.
+    let watch = (0..<watchSteps).map { i in
+        let (id, draw) = sampleID(user: user, day: day, stream: 1, index: i)
+        return stepSample(
+            id, day, minute: (8 + i) * 60 + 30, minutes: 60, value: 150 + draw % 700, device: "Apple Watch")
+    }
+    let heart = (0..<heartRates).map { i in
+        let (id, draw) = sampleID(user: user, day: day, stream: 2, index: i)
+        return
+            #"{"id":"\#(id)","type":"HKQuantityTypeIdentifierHeartRate","start":"\#(timestamp(day, minute: (9 + 3 * i) * 60))","value":\#(55 + draw % 90),"unit":"count/min","origin":"com.apple.health","device":"Apple Watch"}"#
+    }
+    // The night ending this morning: 23:30 the evening before to 6:30 (a day by its end + 6 h).
+    let (nightID, _) = sampleID(user: user, day: day, stream: 3, index: 0)
+    let night =
+        #"{"id":"\#(nightID)","type":"HKCategoryTypeIdentifierSleepAnalysis","start":"\#(timestamp(day, minute: -30))","end":"\#(timestamp(day, minute: 390))","stage":"asleep","origin":"com.apple.health","device":"Apple Watch"}"#
+    return [
+        delivery(user: user, day: day, type: "HKQuantityTypeIdentifierStepCount", phone),
+        delivery(user: user, day: day, type: "HKQuantityTypeIdentifierStepCount", watch),
+        delivery(user: user, day: day, type: "HKQuantityTypeIdentifierHeartRate", heart),
+        delivery(user: user, day: day, type: "HKCategoryTypeIdentifierSleepAnalysis", [night]),
+    ]
+}
+
+/// Writes the envelopes of `days`, day by day, to the NDJSON file `path`; returns its counts.
+func writeWorkload(_ days: Range<Int>, to path: String) -> (envelopes: Int, samples: Int, bytes: Int) {
+    run.check(FileManager.default.createFile(atPath: path, contents: nil), "create \(path)")
+    let handle = FileHandle(forWritingAtPath: path)!
+    var buffer: [UInt8] = []
+    var counts = (envelopes: 0, samples: 0, bytes: 0)
+    for day in days {
+        counts.samples += samplesDelivered(on: day)
+        for user in 0..<users {
+            for line in envelopes(user: user, day: day) {
+                buffer.append(contentsOf: line.utf8)
+                buffer.append(UInt8(ascii: "\n"))
+                counts.envelopes += 1
+            }
+            if buffer.count > 1 << 22 {
+                handle.write(Data(buffer))
+                counts.bytes += buffer.count
+                buffer.removeAll(keepingCapacity: true)
+            }
+        }
+    }
+    handle.write(Data(buffer))
+    counts.bytes += buffer.count
+    try? handle.close()
+    return counts
+}
+
+/// The recompute workload: 300 step samples a day (a phone's and a watch's overlapping
+/// 3-minute samples, 150 each) for `recomputeUsers` users over `recomputeDays` days.
+let recomputeUsers = smoke ? 2 : 100
+let recomputeDays = smoke ? 2 : 20
+let recomputeSamplesPerDevice = 150
+
+func recomputeLines() -> [String] {
+    var lines: [String] = []
+    for day in 0..<recomputeDays {
+        for user in 0..<recomputeUsers {
+            for (stream, device) in ["iPhone", "Apple Watch"].enumerated() {
+                let samples = (0..<recomputeSamplesPerDevice).map { i in
+                    let (id, draw) = sampleID(user: user, day: day, stream: 4 + stream, index: i)
+                    return stepSample(
+                        id, day, minute: 6 * 60 + 4 * i + 2 * stream, minutes: 3, value: 10 + draw % 200, device: device
+                    )
+                }
+                lines.append(delivery(user: user, day: day, type: "HKQuantityTypeIdentifierStepCount", samples))
+            }
+        }
+    }
+    return lines
+}
+
+// MARK: - Helpers
+
+let scratch = NSTemporaryDirectory() + "recount-projection-bench-\(ProcessInfo.processInfo.processIdentifier)"
+try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(atPath: scratch) }
+
+/// The bytes of the files under `path`.
+func diskBytes(_ path: String) -> Int {
+    guard let files = FileManager.default.enumerator(atPath: path) else { return 0 }
+    var total = 0
+    for case let file as String in files {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path + "/" + file)
+        if attributes?[.type] as? FileAttributeType == .typeRegular { total += attributes?[.size] as? Int ?? 0 }
+    }
+    return total
+}
+
+/// A `/proc/self/status` field in kB.
+func procStatusKB(_ field: String) -> Int? {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+    for line in status.split(separator: "\n") where line.hasPrefix(field + ":") {
+        return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+    }
+    return nil
+}
+
+/// Resets the peak resident set size (`VmHWM`) to the current one; whether the kernel allowed it.
+func resetPeakRSS() -> Bool {
+    guard let handle = FileHandle(forWritingAtPath: "/proc/self/clear_refs") else { return false }
+    defer { try? handle.close() }
+    return (try? handle.write(contentsOf: Data("5".utf8))) != nil
+}
+
+/// Appends the NDJSON file `path` to the log at `directory` without folding it.
+func append(_ path: String, toLog directory: String) throws -> IngestReport {
+    let log = try Log(directory: directory, configuration: LogConfiguration(durability: .none))
+    let ingestor = Ingestor(log: log, now: { Instant(millis: 0, offsetSeconds: 0) })
+    var report = IngestReport()
+    try ingestor.ingest(LineReader(path: path), source: path, into: &report)
+    try log.close()
+    return report
+}
+
+/// Prints a measure with its goal: `atLeast` for a floor (ratio figure/goal, ≥ 1 meets it),
+/// else a ceiling (ratio goal/figure, ≥ 1 meets it).
+func emit(
+    _ name: String, _ fields: [(String, Any)], figure: Double, goal: Double, atLeast: Bool,
+    _ extra: [(String, Any)] = []
+) {
+    let ratio = atLeast ? figure / goal : goal / figure
+    emitJSONLine(
+        [("benchmark", name)] + fields + [("goal", goal), ("goalRatio", ratio), ("meetsGoal", ratio >= 1)] + extra)
+}
+
+// MARK: - Inputs
+
+let headPath = scratch + "/head.ndjson"
+let tailPath = scratch + "/tail.ndjson"
+let head = writeWorkload(0..<tailFirstDay, to: headPath)
+let tail = writeWorkload(tailFirstDay..<days, to: tailPath)
+let totalSamples = head.samples + tail.samples
+let totalEnvelopes = head.envelopes + tail.envelopes
+emitJSONLine([
+    ("benchmark", "workload"), ("users", users), ("days", days), ("envelopes", totalEnvelopes),
+    ("samples", totalSamples), ("liveSamples", expectedLive), ("rollups", expectedRollups),
+    ("ndjsonMB", Double(head.bytes + tail.bytes) / 1e6), ("tailDays", days - tailFirstDay),
+    ("tailSamples", tail.samples),
+])
+
+// MARK: - End to end: NDJSON → log → projections → recomputed rollups
+
+let endToEndDirectory = scratch + "/end-to-end"
+var endToEndReport = IngestReport()
+var endToEndCores = 0.0
+let endToEndTime = try run.best(runs: 2) { stopwatch in
+    try? FileManager.default.removeItem(atPath: endToEndDirectory)
+    let engine = try RecountEngine(directory: endToEndDirectory, durability: .none)
+    endToEndReport = try stopwatch.time { try engine.ingest(files: [headPath, tailPath]) }
+    endToEndCores = stopwatch.coresUsed
+    try engine.close()
+}
+run.check(
+    endToEndReport.appended == totalEnvelopes && endToEndReport.samples == totalSamples,
+    "ingested \(endToEndReport.appended) envelopes, \(endToEndReport.samples) samples")
+run.check(
+    endToEndReport.newSamples == expectedLive && endToEndReport.knownSamples == totalSamples - expectedLive,
+    "\(endToEndReport.newSamples) new, \(endToEndReport.knownSamples) known samples")
+run.check(endToEndReport.daysRecomputed == expectedRollups, "\(endToEndReport.daysRecomputed) days recomputed")
+guard case .success(let stored) = CheckpointFile(dataDirectory: endToEndDirectory).load() else {
+    run.check(false, "the end-to-end checkpoint loads")
+    exit(1)
+}
+run.check(stored.index.liveCount == expectedLive, "\(stored.index.liveCount) live samples")
+run.check(stored.rollups.count == expectedRollups, "\(stored.rollups.count) rollups")
+run.check(stored.dirty.isEmpty, "dirty days left after the end-to-end run")
+let logBytes = diskBytes(endToEndDirectory + "/log")
+let checkpointBytes = diskBytes(endToEndDirectory + "/projections")
+
+// MARK: - Replay into memory (fold only) from the written log, and its peak memory
+
+let logReader = try LogReader(directory: endToEndDirectory + "/log")
+var foldedSamples = 0
+var foldedNew = 0
+let foldTime = try run.best(runs: 3) { stopwatch in
+    var projections = Projections()
+    let folded = try stopwatch.time { try ProjectionReplay.fold(logReader, into: &projections) }
+    (foldedSamples, foldedNew) = (folded.samples, folded.effect.newSamples)
+}
+run.check(foldedSamples == totalSamples, "folded \(foldedSamples) samples")
+run.check(foldedNew == expectedLive, "the replay found \(foldedNew) new samples")
+
+// A full replay (fold and recompute, as `recount replay` does) with the peak RSS reset first.
+let peakReset = resetPeakRSS()
+let rssBefore = procStatusKB("VmRSS") ?? 0
+var replayed = Projections()
+_ = try ProjectionReplay.fold(logReader, into: &replayed)
+let replayedCells = replayed.recompute().count
+let peakKB = procStatusKB("VmHWM") ?? 0
+run.check(replayedCells == expectedRollups, "the replay recomputed \(replayedCells) cells")
+run.check(replayed.digest() == stored.digest(), "the replay's digest differs from the engine's")
+
+// MARK: - Checkpoint save and load
+
+let checkpointDirectory = scratch + "/checkpoint"
+let checkpointFile = CheckpointFile(dataDirectory: checkpointDirectory)
+let saveTime = try run.best(runs: 2) { stopwatch in try stopwatch.time { try checkpointFile.save(replayed) } }
+let checkpointMB = Double(diskBytes(checkpointDirectory)) / 1e6
+var loadedLive = 0
+let loadTime = run.best(runs: 2) { stopwatch in
+    let loaded = stopwatch.time { checkpointFile.load() }
+    if case .success(let projections) = loaded { loadedLive = projections.index.liveCount }
+}
+run.check(loadedLive == expectedLive, "the loaded checkpoint holds \(loadedLive) live samples")
+replayed = Projections()
+
+// MARK: - Opening an engine over the log's tail, and replay into the durable store
+
+let openDirectory = scratch + "/open"
+do {
+    let engine = try RecountEngine(directory: openDirectory, durability: .none)
+    let report = try engine.ingest(files: [headPath])
+    run.check(report.samples == head.samples, "the head holds \(report.samples) samples")
+    try engine.close()
+}
+let tailReport = try append(tailPath, toLog: openDirectory + "/log")
+run.check(tailReport.appended == tail.envelopes, "appended \(tailReport.appended) tail envelopes")
+let openCheckpoint = CheckpointFile(dataDirectory: openDirectory).path
+let savedCheckpoint = scratch + "/head-checkpoint"
+try FileManager.default.copyItem(atPath: openCheckpoint, toPath: savedCheckpoint)
+
+var foldedOnOpen = 0
+let openTime = try run.best(runs: 2) { stopwatch in
+    try FileManager.default.removeItem(atPath: openCheckpoint)
+    try FileManager.default.copyItem(atPath: savedCheckpoint, toPath: openCheckpoint)
+    let engine = try stopwatch.time { try RecountEngine(directory: openDirectory, durability: .none) }
+    foldedOnOpen = engine.recordsFoldedOnOpen
+    try engine.close()
+}
+run.check(foldedOnOpen == tail.envelopes, "the engine folded \(foldedOnOpen) records on open")
+
+// Without a checkpoint the engine folds the whole log and stores the result.
+var foldedFromScratch = 0
+let durableTime = try run.best(runs: 1) { stopwatch in
+    try? FileManager.default.removeItem(atPath: openCheckpoint)
+    let engine = try stopwatch.time { try RecountEngine(directory: openDirectory, durability: .none) }
+    foldedFromScratch = engine.recordsFoldedOnOpen
+    try engine.close()
+}
+run.check(foldedFromScratch == totalEnvelopes, "the engine folded \(foldedFromScratch) records from scratch")
+
+// MARK: - Recompute at ~300 samples a day
+
+let decoder = EnvelopeDecoder()
+var recomputeBase = Projections()
+var recomputeSamples = 0
+for (number, line) in recomputeLines().enumerated() {
+    let envelope = try Array(line.utf8).withUnsafeBytes { bytes in
+        try decoder.decode(line: bytes, number: number + 1).stamped(at: Instant(millis: 0, offsetSeconds: 0))
+    }
+    recomputeSamples += envelope.samples.count
+    _ = recomputeBase.apply(envelope, at: UInt64(number + 1))
+}
+var recomputedCells = 0
+let recomputeTime = run.best { stopwatch in
+    var projections = recomputeBase
+    recomputedCells = stopwatch.time { projections.recompute().count }
+}
+run.check(recomputedCells == recomputeUsers * recomputeDays, "recomputed \(recomputedCells) cells")
+run.check(recomputeSamples == recomputedCells * 2 * recomputeSamplesPerDevice, "recompute workload samples")
+
+if smoke {
+    emitJSONLine([
+        ("benchmark", "projections"), ("mode", "smoke"), ("samples", totalSamples), ("liveSamples", expectedLive),
+        ("rollups", expectedRollups), ("ok", true),
+    ])
+    exit(0)
+}
+
+// MARK: - Figures against the goals
+
+emit(
+    "replay.memory", [("samplesPerSec", Double(totalSamples) / foldTime), ("seconds", foldTime)],
+    figure: Double(totalSamples) / foldTime, goal: 5_000_000, atLeast: true)
+emit(
+    "replay.durable",
+    [("samplesPerSec", Double(totalSamples) / durableTime), ("seconds", durableTime), ("records", foldedFromScratch)],
+    figure: Double(totalSamples) / durableTime, goal: 500_000, atLeast: true)
+emit(
+    "recompute",
+    [
+        ("daysPerSec", Double(recomputedCells) / recomputeTime),
+        ("samplesPerSec", Double(recomputeSamples) / recomputeTime), ("days", recomputedCells),
+        ("samplesPerDay", recomputeSamples / recomputedCells),
+    ], figure: Double(recomputedCells) / recomputeTime, goal: 20_000, atLeast: true)
+emitJSONLine([
+    ("benchmark", "checkpoint"), ("MB", checkpointMB), ("saveSeconds", saveTime), ("loadSeconds", loadTime),
+    ("saveMBps", checkpointMB / saveTime), ("loadMBps", checkpointMB / loadTime), ("liveSamples", expectedLive),
+])
+emit(
+    "engine.open", [("seconds", openTime), ("recordsFoldedOnOpen", foldedOnOpen), ("tailSamples", tail.samples)],
+    figure: openTime, goal: 1, atLeast: false)
+emit(
+    "end-to-end",
+    [
+        ("samplesPerSec", Double(totalSamples) / endToEndTime), ("seconds", endToEndTime),
+        ("coresUsed", endToEndCores), ("daysRecomputed", endToEndReport.daysRecomputed),
+    ], figure: Double(totalSamples) / endToEndTime, goal: 700_000, atLeast: true)
+emit(
+    "disk",
+    [
+        ("bytesPerLiveSample", Double(logBytes + checkpointBytes) / Double(expectedLive)),
+        ("logBytes", logBytes), ("checkpointBytes", checkpointBytes),
+    ], figure: Double(logBytes + checkpointBytes) / Double(expectedLive), goal: 150, atLeast: false)
+emit(
+    "replay.peakRSS", [("MiB", Double(peakKB) / 1024), ("rssBeforeMiB", Double(rssBefore) / 1024)],
+    figure: Double(peakKB) / 1024, goal: 512, atLeast: false, [("peakReset", peakReset)])
