@@ -34,6 +34,7 @@ let package = Package(
             name: "ProjectionBenchmark",
             dependencies: ["BenchmarkSupport", "Recount", "RecountLog", "TestSupport"],
             path: "Benchmarks/ProjectionBenchmark"),
+        .executableTarget(name: "SyncService", dependencies: ["Recount"], path: "Examples/SyncService"),
         .testTarget(name: "RecountLogTests", dependencies: ["RecountLog", "TestSupport"]),
         .testTarget(
             name: "RecountTests", dependencies: ["Recount", "RecountLog", "TestSupport"], exclude: ["Fixtures"]),

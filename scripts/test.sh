@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
-swift format lint --strict -r Sources Tests Benchmarks Package.swift
+swift format lint --strict -r Sources Tests Benchmarks Examples Package.swift
 swift build --build-tests -Xswiftc -warnings-as-errors
 python3 scripts/validate_corpus.py | tail -n 1
 swift run LogBenchmark --smoke
