@@ -78,6 +78,8 @@ import Testing
                     if run?.status != 0 { writerFailures.withLock { $0.append(run?.errors ?? "did not run") } }
                 }
             }.start()
+            // Start checking once the writer has made the log (a slow machine takes a while).
+            for _ in 0..<3000 where !FileManager.default.fileExists(atPath: data + "/log/MANIFEST") { usleep(10_000) }
             var failures: [String] = []
             var checked = 0
             for _ in 0..<rounds {
