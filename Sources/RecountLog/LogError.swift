@@ -14,6 +14,8 @@ public struct LogError: Error, CustomStringConvertible, Sendable {
         public static let corruptSegment = Code("corruptSegment")
         /// The manifest or the commit record is missing, damaged, or disagrees with the other.
         public static let corruptManifest = Code("corruptManifest")
+        /// A write was asked of something opened to read only.
+        public static let readOnly = Code("readOnly")
         /// There is no log at the path (a read found no directory, manifest or segment).
         public static let noLog = Code("noLog")
         /// Another writer holds the log directory's lock.

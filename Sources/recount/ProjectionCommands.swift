@@ -6,10 +6,18 @@ import RecountLog
 /// `digest`, `replay` and `verify`.
 enum ProjectionCommands {
     /// Runs `body` on the engine of an existing data directory (a mistyped `--data` is "no log
-    /// at", not a new log), and closes it.
-    static func withEngine<T>(_ invocation: Invocation, _ body: (RecountEngine) throws -> T) throws -> T {
-        _ = try LogReader(directory: invocation.logDirectory)
-        let engine = try RecountEngine(directory: invocation.dataDirectory)
+    /// at", not a new log), and closes it. Queries open it read-only, so they answer while
+    /// another process ingests; `writing` takes the writer's lock.
+    static func withEngine<T>(
+        _ invocation: Invocation, writing: Bool = false, recompute: Bool = true, _ body: (RecountEngine) throws -> T
+    ) throws -> T {
+        let engine: RecountEngine
+        if writing {
+            _ = try LogReader(directory: invocation.logDirectory)
+            engine = try RecountEngine(directory: invocation.dataDirectory)
+        } else {
+            engine = try RecountEngine(readingDirectory: invocation.dataDirectory, recompute: recompute)
+        }
         let result = try body(engine)
         try engine.close()
         return result
@@ -17,7 +25,7 @@ enum ProjectionCommands {
 
     static func recompute(_ invocation: Invocation) throws -> ExitStatus {
         try invocation.allowOnly([])
-        let days = try withEngine(invocation) { try $0.recompute() }
+        let days = try withEngine(invocation, writing: true) { try $0.recompute() }
         if invocation.json {
             Output.jsonLine([("daysRecomputed", .int(Int64(days)))])
         } else {
@@ -278,7 +286,7 @@ enum ProjectionCommands {
 
     static func dirty(_ invocation: Invocation) throws -> ExitStatus {
         try invocation.allowOnly([])
-        let rows = try withEngine(invocation) { $0.dirtyDays() }
+        let rows = try withEngine(invocation, recompute: false) { $0.dirtyDays() }
         if invocation.json {
             for row in rows {
                 Output.jsonLine([
@@ -322,7 +330,7 @@ enum ProjectionCommands {
 
     static func verify(_ invocation: Invocation) throws -> ExitStatus {
         try invocation.allowOnly([])
-        let result = try withEngine(invocation) { try $0.verify(progress: progress(invocation)) }
+        let result = try withEngine(invocation, writing: true) { try $0.verify(progress: progress(invocation)) }
         if invocation.json {
             Output.jsonLine(
                 [

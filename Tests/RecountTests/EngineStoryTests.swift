@@ -129,6 +129,25 @@ import Testing
         }
     }
 
+    /// A read-only engine answers beside the writer, sees what it committed, and refuses to write.
+    @Test func aReadOnlyEngineAnswersBesideTheWriter() throws {
+        try withTemporaryDirectory { directory in
+            let writer = try RecountEngine(directory: directory)
+            try Self.ingest(writer, [Self.delivery("sleep", added: [Self.night("n-1", "2026-07-14T00:20:00-07:00")])])
+            let reader = try RecountEngine(readingDirectory: directory)
+            #expect(try Self.value(reader, "alice", "sleep", "2026-07-14") == 6 * 3600 + 20 * 60)
+            #expect(reader.digest() == writer.digest())
+            #expect {
+                try reader.ingest(ndjson: Array("{}".utf8), source: "x")
+            } throws: { (($0 as? IngestFailure)?.error as? LogError)?.code == .readOnly }
+            try reader.close()
+            try writer.close()
+            #expect { try RecountEngine(readingDirectory: directory + "/none") } throws: {
+                ($0 as? LogError)?.code == .noLog
+            }
+        }
+    }
+
     @Test func anIdOnlyDeletionLowersTheRightDay() throws {
         try withTemporaryDirectory { directory in
             let engine = try RecountEngine(directory: directory)

@@ -66,7 +66,7 @@ extension RecountEngine {
     /// Checks every log frame, recomputes the engine's dirty days, replays the log from scratch
     /// into memory and compares the two digests.
     public func verify(progress: ((Int) -> Void)? = nil) throws -> VerifyResult {
-        let reader = logReader()
+        let reader = try logReader()
         let stats = try reader.check()
         try recompute()
         return VerifyResult(log: stats, stored: digest(), replay: try Self.replay(reader, progress: progress))

@@ -5,12 +5,14 @@ import Synchronization
 /// The embedding API: the engine over one data directory, whose log lives in `DIR/log` and
 /// whose projections are checkpointed in `DIR/projections`.
 ///
-/// One engine per directory may be open at a time (the log's lock enforces it). Methods may be
+/// One engine per directory may be open for writing at a time (the log's lock enforces it);
+/// any number may be opened read-only beside it (`init(readingDirectory:)`). Methods may be
 /// called from any thread; appends are serialised by the log, folds and queries by the engine.
 public final class RecountEngine: Sendable {
     /// The data directory.
     public let directory: String
-    private let log: Log
+    /// The writer of the log; `nil` for an engine opened read-only.
+    private let log: Log?
     private let projections: Mutex<Projections>
     private let checkpoint: CheckpointFile
     /// Log records folded when the engine opened: those after the stored checkpoint (all of
@@ -26,7 +28,8 @@ public final class RecountEngine: Sendable {
     /// - Throws: `LogError` when the log is locked by another writer, damaged, or unreadable.
     public init(directory: String, durability: LogConfiguration.Durability = .everyBatch) throws {
         self.directory = directory
-        log = try Log(directory: directory + "/log", configuration: LogConfiguration(durability: durability))
+        let log = try Log(directory: directory + "/log", configuration: LogConfiguration(durability: durability))
+        self.log = log
         checkpoint = CheckpointFile(dataDirectory: directory)
         var state = (try? checkpoint.load().get()) ?? Projections()
         if state.position >= log.endPosition { state = Projections() }
@@ -36,8 +39,36 @@ public final class RecountEngine: Sendable {
         projections = Mutex(state)
     }
 
+    /// Opens the data directory for queries only, beside a writer (another process's
+    /// `ingest`): the stored checkpoint, and the committed records after it folded in memory.
+    /// It takes no lock and writes nothing: `ingest` and `sync` throw `LogError(.readOnly)`,
+    /// and `recompute` rebuilds the dirty days in memory only.
+    ///
+    /// - Parameter recompute: rebuild the dirty days (in memory) after folding, so rollups
+    ///   answer for every committed record; `false` keeps the dirty set as the writer left it.
+    /// - Throws: `LogError` (`.noLog` when there is no log there) or a record that does not decode.
+    public init(readingDirectory directory: String, recompute: Bool = true) throws {
+        self.directory = directory
+        log = nil
+        checkpoint = CheckpointFile(dataDirectory: directory)
+        let reader = try LogReader(directory: directory + "/log")
+        var state = (try? checkpoint.load().get()) ?? Projections()
+        if state.position >= reader.endPosition { state = Projections() }
+        recordsFoldedOnOpen = try ProjectionReplay.fold(reader, into: &state).records
+        if recompute { state.recompute() }
+        projections = Mutex(state)
+    }
+
+    /// The log's writer, or `.readOnly` for an engine opened for queries only.
+    private func writer() throws(LogError) -> Log {
+        guard let log else {
+            throw LogError(.readOnly, "the engine was opened read-only", path: directory + "/log")
+        }
+        return log
+    }
+
     /// A torn frame that recovery cut off when the engine opened, if any.
-    public var recovery: TornTail? { log.recovery }
+    public var recovery: TornTail? { log?.recovery }
 
     /// Appends the valid envelopes of NDJSON files (`-` reads standard input), in order; each
     /// line is applied whole or rejected whole.
@@ -94,7 +125,7 @@ public final class RecountEngine: Sendable {
         rejected: ((IngestRejection) -> Void)?, progress: ((IngestReport) -> Void)? = nil
     ) throws(IngestFailure) {
         do {
-            try ingestor.ingest(reader, source: source, into: &report, rejected: rejected, progress: progress)
+            try ingestor().ingest(reader, source: source, into: &report, rejected: rejected, progress: progress)
         } catch {
             // What was appended before the failure is folded all the same.
             try? foldAppended(into: &report, recompute: false)
@@ -106,6 +137,7 @@ public final class RecountEngine: Sendable {
     /// and checkpoints the projections (which never cover a record that could be lost).
     private func foldAppended(into report: inout IngestReport, recompute: Bool) throws(IngestFailure) {
         do {
+            let log = try writer()
             try log.sync()
             try projections.withLock { projections in
                 let folded = try ProjectionReplay.fold(log.reader(), into: &projections)
@@ -124,7 +156,7 @@ public final class RecountEngine: Sendable {
     public func recompute() throws -> Int {
         try projections.withLock { projections in
             let count = projections.recompute().count
-            try checkpoint.save(projections)
+            if log != nil { try checkpoint.save(projections) }
             return count
         }
     }
@@ -167,7 +199,7 @@ public final class RecountEngine: Sendable {
         let metric = try Self.metric(metric)
         let day = try Self.day(day)
         guard var audit = projections.withLock({ $0.audit(user: user, metric: metric, day: day) }) else { return nil }
-        if history { audit.history = try CellHistory.versions(log.reader(), user: user, metric: metric, day: day) }
+        if history { audit.history = try CellHistory.versions(logReader(), user: user, metric: metric, day: day) }
         return audit
     }
 
@@ -192,7 +224,7 @@ public final class RecountEngine: Sendable {
     public func changes(since version: UInt64, user: String? = nil) throws -> [CellChangeRow] {
         try recompute()
         var before = Projections()
-        _ = try ProjectionReplay.fold(log.reader(), into: &before, until: version &+ 1, user: user)
+        _ = try ProjectionReplay.fold(logReader(), into: &before, until: version &+ 1, user: user)
         before.recompute()
         let figures = before.rollupFigures()
         return projections.withLock { $0.changes(since: version, before: figures, user: user) }
@@ -223,16 +255,18 @@ public final class RecountEngine: Sendable {
     }
 
     /// A reader of what the engine's log holds now.
-    func logReader() -> LogReader { log.reader() }
+    func logReader() throws -> LogReader {
+        try log?.reader() ?? LogReader(directory: directory + "/log")
+    }
 
     /// Makes every appended envelope durable.
-    public func sync() throws { try log.sync() }
+    public func sync() throws { try writer().sync() }
 
     /// Syncs and releases the data directory.
-    public func close() throws { try log.close() }
+    public func close() throws { try log?.close() }
 
     /// An ingestor that stamps a missing `receivedAt` with the current time.
-    private var ingestor: Ingestor { Ingestor(log: log, now: Self.now) }
+    private func ingestor() throws(LogError) -> Ingestor { Ingestor(log: try writer(), now: Self.now) }
 
     /// The current time in UTC: for stamping envelopes and for queries, never for folding.
     static func now() -> Instant {
