@@ -65,8 +65,9 @@ extension Projections {
     /// days end (contract §3 rule 8); 0 (UTC) when there is none.
     func latestOffset(user: UInt32) -> Int32 {
         var latest: (millis: Int64, offset: Int32)? = nil
-        for (key, entry) in index.live where key.user == user {
+        index.forEachLive { key, entry in
             let sample = entry.sample
+            guard key.user == user else { return }
             if latest == nil || sample.startMillis > latest!.millis
                 || (sample.startMillis == latest!.millis && sample.startOffset > latest!.offset)
             {
