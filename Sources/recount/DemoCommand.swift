@@ -3,9 +3,10 @@ import Recount
 import RecountLog
 
 /// `recount demo`: writes a small day of envelopes of every kind to `DIR/demo.ndjson` (one line
-/// broken on purpose), ingests it into the data directory, shows what the log holds, and then
+/// broken on purpose), ingests it into the data directory, shows what the log holds, and
 /// answers questions from the projections: days of rollups, one day's per-source explanation,
-/// and `verify`.
+/// and `verify`. Then it does the same with two generated weeks of five users
+/// (`DIR/demo-weeks.ndjson`, see `DemoWorkload`).
 enum DemoCommand {
     static func run(_ invocation: Invocation) throws -> ExitStatus {
         try invocation.allowOnly([])
@@ -41,15 +42,44 @@ enum DemoCommand {
             ["cursor", "--user", "alice", "--provider", "healthkit", "--metric", "steps"],
             ["verify"],
         ]
-        var status = checkStatus
+        var status = try ask(questions, invocation) ?? checkStatus
+
+        let weeks = invocation.dataDirectory + "/demo-weeks.ndjson"
+        let workload = DemoWorkload.ndjson
+        try Data(workload.utf8).write(to: URL(fileURLWithPath: weeks))
+        print(
+            "\nwrote \(weeks): \(workload.split(separator: "\n").count) envelopes, two weeks of five users "
+                + "(a silent weekend, a reinstall, a revised night, a deletion, an expired token)\n")
+        print("$ recount ingest \(weeks)")
+        ingest.words = ["ingest", weeks]
+        if try IngestCommand.run(ingest) != .success { status = .failure }
+        status =
+            try ask(
+                [
+                    ["rollups", "--user", "u1", "--metric", "steps", "--from", "2026-07-13", "--to", "2026-07-19"],
+                    [
+                        "rollups", "--user", "u2", "--metric", "steps", "--from", "2026-07-16", "--to", "2026-07-19",
+                        "--as-of", "2026-07-20T03:00:00-07:00",
+                    ],
+                    ["rollups", "--user", "u5", "--metric", "steps", "--from", "2026-07-14", "--to", "2026-07-17"],
+                    ["audit", "--user", "u4", "--metric", "sleep", "--day", "2026-07-15"],
+                    ["cursor", "--user", "u3", "--provider", "healthkit", "--metric", "steps"],
+                    ["verify"],
+                ], invocation) ?? status
+        return status
+    }
+
+    /// Runs each command as `recount` would, printing it first; returns the last failing status.
+    static func ask(_ questions: [[String]], _ invocation: Invocation) throws -> ExitStatus? {
+        var failed: ExitStatus? = nil
         for words in questions {
             print("\n$ recount \(words.joined(separator: " "))")
             let asked = try Invocation(
                 ["--data", invocation.dataDirectory] + (invocation.json ? ["--json"] : []) + words)
             let answered = Commands.run(asked)
-            if answered != .success { status = answered }
+            if answered != .success { failed = answered }
         }
-        return status
+        return failed
     }
 
     /// Alice's iPhone and Apple Watch counting the same walk, her night of sleep revised,

@@ -102,6 +102,10 @@ import Testing
             #expect(demo.output.contains("2026-07-16  unknown                no_checkin_since_day_end"))
             #expect(demo.output.contains("2026-07-14  partial  value 2100  recovery_window_open"))
             #expect(demo.output.contains("7        healthkit.delivery  2026-07-14T19:02:11Z  value 24900"))
+            // The generated two weeks: u2's silent weekend is unknown on Monday, never zero.
+            #expect(demo.output.contains("appended 124 envelopes (254 samples) at positions 11..<135; rejected 0"))
+            #expect(demo.output.contains("2026-07-18  unknown              no_checkin_since_day_end"))
+            #expect(!demo.output.contains("verify FAILED"))
             #expect(demo.output.contains("iPhone 162.4 counted, 649.6 suppressed by Apple Watch"))
             #expect(demo.output.contains("verify ok: the digests match"))
             #expect(demo.errors.contains("line 6: samples[0].unit is not a unit of weight (stone)"))
