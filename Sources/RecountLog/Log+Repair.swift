@@ -182,7 +182,7 @@ struct LogSurvey {
             }
             if case .corrupt(let why) = tail.end {
                 return found(
-                    LogError(.corruptFrame, "log corrupted: \(why)", path: segment.path, offset: tail.offset),
+                    LogError.corruption(why, path: segment.path, offset: tail.offset),
                     at: cutHere)
             }
             if sealed[segment.firstPosition] != nil, fileLength != committedLength {

@@ -56,6 +56,11 @@ public struct LogError: Error, CustomStringConvertible, Sendable {
         self.errno = errno
     }
 
+    /// A damaged frame: `.corruptFrame`, the reason prefixed with "log corrupted: ".
+    package static func corruption(_ reason: String, path: String, offset: Int64) -> LogError {
+        LogError(.corruptFrame, "log corrupted: \(reason)", path: path, offset: offset)
+    }
+
     /// Whether this error reports damage to the log (exit 4 for a check), as opposed to a
     /// failure to reach it.
     public var isDamage: Bool { [.corruptFrame, .corruptSegment, .corruptManifest].contains(code) }

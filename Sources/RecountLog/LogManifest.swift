@@ -31,9 +31,6 @@ package struct LogManifest: Equatable, Sendable {
     /// The segments in position order; only the last may be unsealed.
     package var entries: [Entry]
 
-    /// The active segment's entry, when the last one is not sealed.
-    package var active: Entry? { entries.last.flatMap { $0.sealed ? nil : $0 } }
-
     func encoded() -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(12 + entries.count * 32 + 8)

@@ -106,10 +106,9 @@ struct LogOpening {
                 reason: reason,
                 savedTo: try LogCut.save(committed.path, file: file, from: tail.offset, fileSystem: fileSystem))
         case .corrupt(let reason):
-            throw LogError(
-                .corruptFrame,
-                "log corrupted: \(reason); `recount log repair` cuts the log back to the last good frame",
-                path: committed.path, offset: tail.offset)
+            throw LogError.corruption(
+                "\(reason); `recount log repair` cuts the log back to the last good frame", path: committed.path,
+                offset: tail.offset)
         }
         if tail.offset < fileLength {
             try file.truncate(to: tail.offset)

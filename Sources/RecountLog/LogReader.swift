@@ -93,7 +93,7 @@ public struct LogReader: Sendable {
                     bytes: fileLength - tail.offset, reason: reason), nil
             )
         case .corrupt(let reason):
-            return (nil, LogError(.corruptFrame, "log corrupted: \(reason)", path: active.path, offset: tail.offset))
+            return (nil, LogError.corruption(reason, path: active.path, offset: tail.offset))
         }
     }
 
@@ -166,9 +166,8 @@ public struct LogReader: Sendable {
             try RecordWalker.walk(payload, expected: Int(header.recordCount), body)
         }
         guard wellFormed else {
-            throw LogError(
-                .corruptFrame, "log corrupted: frame payload does not split into its records", path: segment.path,
-                offset: offset)
+            throw LogError.corruption(
+                "frame payload does not split into its records", path: segment.path, offset: offset)
         }
     }
 
@@ -187,9 +186,7 @@ public struct LogReader: Sendable {
             return LZ4Block.decompress(stored, into: target)
         }
         guard ok else {
-            throw LogError(
-                .corruptFrame, "log corrupted: frame does not decompress to its length", path: segment.path,
-                offset: offset)
+            throw LogError.corruption("frame does not decompress to its length", path: segment.path, offset: offset)
         }
         return raw[0..<length]
     }

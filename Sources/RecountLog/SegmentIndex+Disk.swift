@@ -40,9 +40,8 @@ extension SegmentIndex {
             return true
         }
         guard end == segment.endPosition else {
-            throw LogError(
-                .corruptFrame,
-                "log corrupted: the frames end at position \(end), but positions up to \(segment.endPosition) are committed",
+            throw LogError.corruption(
+                "the frames end at position \(end), but positions up to \(segment.endPosition) are committed",
                 path: segment.path, offset: segment.length)
         }
         return index

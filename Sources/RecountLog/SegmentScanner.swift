@@ -62,7 +62,7 @@ struct SegmentScanner {
                 guard try body(offset, valid, payload) else { return valid.endPosition }
                 header = valid
             case .short(let reason), .unreadable(let reason), .mismatch(let reason):
-                throw corrupt(reason, at: offset)
+                throw LogError.corruption(reason, path: segment.path, offset: offset)
             }
             offset += Int64(header.frameLength)
             expected = header.endPosition
@@ -169,9 +169,5 @@ struct SegmentScanner {
             at = sectorEnd
         }
         return false
-    }
-
-    func corrupt(_ reason: String, at offset: Int64) -> LogError {
-        LogError(.corruptFrame, "log corrupted: \(reason)", path: segment.path, offset: offset)
     }
 }

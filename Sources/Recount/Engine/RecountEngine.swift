@@ -31,11 +31,9 @@ public final class RecountEngine: Sendable {
         let log = try Log(directory: directory + "/log", configuration: LogConfiguration(durability: durability))
         self.log = log
         checkpoint = CheckpointFile(dataDirectory: directory)
-        var state = (try? checkpoint.load().get()) ?? Projections()
-        if state.position >= log.endPosition { state = Projections() }
-        let folded = try ProjectionReplay.fold(log.reader(), into: &state)
-        recordsFoldedOnOpen = folded.records
-        if folded.records > 0 { try checkpoint.save(state) }
+        let (state, folded) = try Self.load(checkpoint, reader: log.reader())
+        recordsFoldedOnOpen = folded
+        if folded > 0 { try checkpoint.save(state) }
         projections = Mutex(state)
     }
 
@@ -51,12 +49,19 @@ public final class RecountEngine: Sendable {
         self.directory = directory
         log = nil
         checkpoint = CheckpointFile(dataDirectory: directory)
-        let reader = try LogReader(directory: directory + "/log")
-        var state = (try? checkpoint.load().get()) ?? Projections()
-        if state.position >= reader.endPosition { state = Projections() }
-        recordsFoldedOnOpen = try ProjectionReplay.fold(reader, into: &state).records
+        var (state, folded) = try Self.load(checkpoint, reader: LogReader(directory: directory + "/log"))
+        recordsFoldedOnOpen = folded
         if recompute { state.recompute() }
         projections = Mutex(state)
+    }
+
+    /// The checkpoint's projections (fresh ones when it is missing, damaged, or ahead of the
+    /// log) with the records of `reader` after it folded in; and how many were folded.
+    private static func load(_ checkpoint: CheckpointFile, reader: LogReader) throws -> (Projections, Int) {
+        var state = (try? checkpoint.load().get()) ?? Projections()
+        if state.position >= reader.endPosition { state = Projections() }
+        let folded = try ProjectionReplay.fold(reader, into: &state)
+        return (state, folded.records)
     }
 
     /// The log's writer, or `.readOnly` for an engine opened for queries only.

@@ -11,8 +11,7 @@ package enum CellHistory {
         var projections = Projections()
         var versions: [CellAudit.Version] = []
         try reader.forEach { record in
-            guard EnvelopeCodec.record(record.bytes, isFor: user) || EnvelopeCodec.record(record.bytes, isFor: "*")
-            else { return }
+            guard ProjectionReplay.concerns(record.bytes, user: user) else { return }
             let envelope = try EnvelopeCodec.decode(record.bytes)
             let before = projections.members(user: user, metric: metric, day: day)
             _ = projections.apply(envelope, at: record.position)

@@ -15,6 +15,12 @@ package enum ProjectionReplay {
         package var effect = Projections.Effect()
     }
 
+    /// Whether a record bears on `user`'s projections: one of the user's envelopes, or a `*`
+    /// config default (other users' records are told apart without being decoded).
+    package static func concerns(_ record: UnsafeRawBufferPointer, user: String) -> Bool {
+        EnvelopeCodec.record(record, isFor: user) || EnvelopeCodec.record(record, isFor: "*")
+    }
+
     /// Folds every record of `reader` (from its start up to `until`, exclusive) into `projections`.
     ///
     /// - Parameters:
@@ -29,11 +35,7 @@ package enum ProjectionReplay {
         var summary = Summary()
         var reported = 0
         try reader.forEach(from: max(reader.snapshot.startPosition, projections.position + 1), to: until) { record in
-            if let user, !EnvelopeCodec.record(record.bytes, isFor: user),
-                !EnvelopeCodec.record(record.bytes, isFor: "*")
-            {
-                return
-            }
+            if let user, !concerns(record.bytes, user: user) { return }
             let envelope = try EnvelopeCodec.decode(record.bytes)
             summary.effect += projections.apply(envelope, at: record.position)
             summary.records += 1

@@ -21,17 +21,18 @@ extension Projections {
         }
         let channels = userID.map { id in syncStates.filter { $0.key.user == id && $0.key.metric == metric } } ?? [:]
         let offsetMillis = Int64(userID.map(latestOffset(user:)) ?? 0) * 1000
+        // A known day without a rollup is a known zero; its figures do not depend on the day.
+        let knownZero = Self.values(
+            of: Rollup.compute(
+                metric: metric, day: first, samples: [], priority: SourcePriority(configured: [], sources: [:]),
+                zones: zones))
         return (first.daysSinceEpoch...last.daysSinceEpoch).map { days in
             let day = CivilDay(daysSinceEpoch: days)
             let dayStart = Int64(days) * 86_400_000 - offsetMillis
             let reason = Self.reason(
                 channels.values, dayStart: dayStart, dayEnd: dayStart + 86_400_000, asOf: asOf)
             let rollup = userID.flatMap { stored[CellKey(user: $0, metric: metric, day: day)] }
-            let values = Self.values(
-                of: rollup?.cell
-                    ?? Rollup.compute(
-                        metric: metric, day: day, samples: [], priority: SourcePriority(configured: [], sources: [:]),
-                        zones: zones))
+            let values = rollup.map { Self.values(of: $0.cell) } ?? knownZero
             let reading: RollupRow.Reading =
                 if let reason {
                     (rollup?.cell.count ?? 0) > 0 ? .partial(values, reason) : .unknown(reason)
