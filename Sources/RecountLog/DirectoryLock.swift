@@ -12,7 +12,16 @@ final class DirectoryLock {
         let path = directory + "/LOCK"
         fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw posixError("cannot open the lock file", path: path) }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+        // A process spawned from this one holds a copy of every descriptor until it execs
+        // (`O_CLOEXEC` closes them only then), and with it any lock just released here; so a
+        // refusal is retried for a moment before it is reported.
+        var attempts = 0
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            if errno == EWOULDBLOCK && attempts < Self.retries {
+                attempts += 1
+                usleep(2_000)
+                continue
+            }
             let error =
                 errno == EWOULDBLOCK
                 ? LogError(.locked, "another writer has this log open", path: path)
@@ -21,6 +30,9 @@ final class DirectoryLock {
             throw error
         }
     }
+
+    /// How many times a refused lock is tried again, 2 ms apart, before `.locked`.
+    private static let retries = 50
 
     /// Whether a writer holds the lock on `directory` now (a shared lock cannot be had).
     static func isHeld(directory: String) -> Bool {
