@@ -26,7 +26,10 @@ final class DirectoryLock {
                 errno == EWOULDBLOCK
                 ? LogError(.locked, "another writer has this log open", path: path)
                 : posixError("cannot lock", path: path)
-            close(fd)
+            // `release`, not `close`: a class whose initialiser throws once every property is
+            // set still runs `deinit`, which would close the number again, by then perhaps
+            // another file's descriptor.
+            release()
             throw error
         }
     }

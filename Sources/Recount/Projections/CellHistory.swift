@@ -16,8 +16,8 @@ package enum CellHistory {
             let before = projections.members(user: user, metric: metric, day: day)
             _ = projections.apply(envelope, at: record.position)
             guard let userID = projections.users.id(of: user),
-                projections.dirty.days.keys.contains(where: {
-                    $0.user == userID && $0.metric == metric && $0.day == day
+                projections.dirty.days.contains(where: {
+                    $0.key.user == userID && $0.key.metric == metric && $0.key.day == day
                 })
             else { return }
             projections.recompute()
@@ -39,6 +39,6 @@ extension Projections {
     /// The ids of the live samples of a cell.
     func members(user: String, metric: Metric, day: CivilDay) -> Set<String> {
         guard let id = users.id(of: user) else { return [] }
-        return Set((cells[CellKey(user: id, metric: metric, day: day)] ?? []).map(\.id.text))
+        return Set(cells.members(of: CellKey(user: id, metric: metric, day: day)).map { index.key(Int($0)).id.text })
     }
 }

@@ -2,34 +2,52 @@
 /// they were last recomputed, each with the log position of the last change (contract §3.4).
 package struct DirtyDays: Sendable {
     /// One dirty day of one provider's samples.
-    package struct Key: Hashable, Sendable {
+    package struct Key: Hashable, Sendable, FlatKey {
         package var user: UInt32
         package var provider: UInt32
         package var metric: Metric
         package var day: CivilDay
+
+        package var flatHash: UInt64 {
+            FlatHash.mix(
+                UInt64(user) << 32 | UInt64(UInt32(bitPattern: day.daysSinceEpoch)),
+                UInt64(provider) << 8 | UInt64(metric.rawValue))
+        }
     }
 
-    package private(set) var days: [Key: UInt64] = [:]
+    private var table = FlatTable<Key>()
+    /// The position of the last change of each day, by the day's number in `table`.
+    private var positions: [UInt64] = []
 
     package init() {}
 
-    package var isEmpty: Bool { days.isEmpty }
-    package var count: Int { days.count }
+    package var isEmpty: Bool { table.count == 0 }
+    package var count: Int { table.count }
+
+    /// The dirty days and their positions, in the order they became dirty.
+    package var days: [(key: Key, value: UInt64)] {
+        zip(table.keys, positions).map { (key: $0, value: $1) }
+    }
 
     /// Marks `key` dirty as of `position` (insert-if-absent; the position only grows).
     /// - Returns: whether the day was clean before.
     @discardableResult
     package mutating func mark(_ key: Key, at position: UInt64) -> Bool {
-        // One hash of the key: a missing day is inserted at 0 (below every position) and raised.
-        let count = days.count
-        func raise(_ version: inout UInt64) { if position > version { version = position } }
-        raise(&days[key, default: 0])
-        return days.count > count
+        let (number, inserted) = table.insert(key)
+        if inserted {
+            positions.append(position)
+        } else if position > positions[number] {
+            positions[number] = position
+        }
+        return inserted
     }
 
     /// Takes every dirty day out of the set.
-    package mutating func drain() -> [Key: UInt64] {
-        defer { days = [:] }
+    package mutating func drain() -> [(key: Key, value: UInt64)] {
+        defer {
+            table.removeAll()
+            positions.removeAll(keepingCapacity: true)
+        }
         return days
     }
 }

@@ -1,5 +1,10 @@
 /// The id index: (user, provider, id) → the live sample and what decides newness, or a
 /// tombstone for an id that was deleted (contract §3 rules 1–2).
+///
+/// Each id gets a number, in the order ids are first seen, from a `FlatTable`; the index keeps
+/// one flat `Record` per number (no strings, no references: zones, sync identifiers, units and
+/// non-UUID ids are interned), so a lookup hashes 28 bytes and copying a record copies bytes.
+/// `Entry` and `LiveSample` are the records as the rest of the projections read them.
 package struct IdIndex: Sendable {
     /// The identity of a sample.
     package struct Key: Hashable, Sendable {
@@ -8,7 +13,7 @@ package struct IdIndex: Sendable {
         package var id: SampleID
     }
 
-    /// What the index knows of a live sample beyond the sample itself.
+    /// A live sample with what the index knows of it beyond the sample itself.
     package struct Entry: Equatable, Sendable {
         package var sample: LiveSample
         /// The newest `receivedAt` of the envelopes that delivered it (epoch millis).
@@ -18,90 +23,285 @@ package struct IdIndex: Sendable {
         /// HealthKit sync identity.
         package var syncIdentifier: String?
         package var syncVersion: Int64?
-        /// The device as written (the source's device, kept for `samples`).
+        /// The unit and value as written.
         package var unitSymbol: String?
         package var originalValue: Double?
     }
 
-    /// The slot in `entries` of each live sample: the table that grows and rehashes holds
-    /// small values, and the large entries stay where they are.
-    private var slots: [Key: Int] = [:]
-    /// The live entries by slot; a deleted sample's slot is in `freeSlots` until reused.
-    private var entries: [Entry] = []
-    private var freeSlots: [Int] = []
-    /// Ids deleted: a later upsert of one is ignored (a late add of a deleted sample stays deleted).
-    package private(set) var tombstones: Set<Key> = []
-    /// The key of the sample holding each (user, provider, sync identifier).
-    private var bySyncIdentifier: [SyncKey: Key] = [:]
+    /// What the index holds for one id number: a live sample, a tombstone, or nothing yet.
+    struct Record: Sendable {
+        enum State: UInt8, Sendable {
+            /// The id was looked up for an upsert that kept nothing: as if absent.
+            case empty
+            case live
+            case deleted
+        }
+
+        var state: State = .empty
+        var metric: Metric = .steps
+        var stage: SleepStage?
+        var startOffset: Int32 = 0
+        var endOffset: Int32 = 0
+        /// Interned strings as id + 1 (0: none).
+        var zone: UInt32 = 0
+        var syncIdentifier: UInt32 = 0
+        var unitSymbol: UInt32 = 0
+        var source = SourceID(0)
+        var startMillis: Int64 = 0
+        var endMillis: Int64 = 0
+        var value: Double?
+        var originalValue: Double?
+        var position: UInt64 = 0
+        var receivedAt: Int64 = 0
+        var lastModified: Int64?
+        var syncVersion: Int64?
+
+        /// Whether two live records hold the same content: everything but position and
+        /// receivedAt (doubles by bit pattern; interning gives equal strings equal ids).
+        func hasSameContent(as other: Record) -> Bool {
+            metric == other.metric && startMillis == other.startMillis && startOffset == other.startOffset
+                && endMillis == other.endMillis && endOffset == other.endOffset && zone == other.zone
+                && value?.bitPattern == other.value?.bitPattern && stage == other.stage && source == other.source
+                && lastModified == other.lastModified && syncIdentifier == other.syncIdentifier
+                && syncVersion == other.syncVersion && unitSymbol == other.unitSymbol
+                && originalValue?.bitPattern == other.originalValue?.bitPattern
+        }
+    }
+
+    /// A key as the table holds it: a UUID as its 16 bytes, any other id as its interned number.
+    struct StoredKey: FlatKey {
+        var user: UInt32
+        var provider: UInt32
+        var high: UInt64
+        var low: UInt64
+        /// 0: an uppercase UUID, 1: a lowercase UUID, n + 2: the text id numbered n.
+        var kind: UInt32
+
+        var flatHash: UInt64 {
+            FlatHash.mix(high ^ (UInt64(user) << 32 | UInt64(provider)), low ^ UInt64(kind))
+        }
+    }
+
+    // Internal, not private, for the checkpoint (`IdIndex+Checkpoint.swift`) alone.
+    var table = FlatTable<StoredKey>()
+    var records: [Record] = []
+    /// Ids that are not canonical UUIDs.
+    var textIDs = Interner()
+    /// Zones, sync identifiers and unit symbols.
+    var strings = Interner()
+    /// The number of the record holding each (user, provider, sync identifier).
+    private var bySyncIdentifier: [SyncKey: Int] = [:]
+    package private(set) var liveCount = 0
+    package private(set) var tombstoneCount = 0
 
     struct SyncKey: Hashable, Sendable {
         var user: UInt32
         var provider: UInt32
-        var identifier: String
+        var identifier: UInt32
     }
 
     package init() {}
 
-    /// Live samples by key: a copy, for tests and small states (`entry`, `liveKeys` and
-    /// `forEachLive` do not copy).
-    package var live: [Key: Entry] { slots.mapValues { entries[$0] } }
+    // MARK: Keys and numbers
 
-    /// How many samples are live.
-    package var liveCount: Int { slots.count }
-
-    /// The keys of the live samples, in no particular order.
-    package var liveKeys: Dictionary<Key, Int>.Keys { slots.keys }
-
-    /// Calls `body` with each live sample, in no particular order.
-    package func forEachLive(_ body: (Key, Entry) -> Void) {
-        for (key, slot) in slots { body(key, entries[slot]) }
+    /// The number of `key`, when the index has seen it.
+    func number(of key: Key) -> Int? {
+        storedKey(key).flatMap { table.number(of: $0) }
     }
 
-    package func entry(_ key: Key) -> Entry? { slots[key].map { entries[$0] } }
+    /// The number of `key`, given one (holding nothing) when new.
+    mutating func insert(_ key: Key) -> Int {
+        let stored = storedKey(interning: key)
+        let (number, inserted) = table.insert(stored)
+        if inserted { records.append(Record()) }
+        return number
+    }
 
-    package func isDeleted(_ key: Key) -> Bool { !tombstones.isEmpty && tombstones.contains(key) }
+    /// The key numbered `number`.
+    package func key(_ number: Int) -> Key {
+        let stored = table.keys[number]
+        let id =
+            switch stored.kind {
+            case 0, 1: SampleID(uuid: stored.high, stored.low, lowercase: stored.kind == 1)
+            default: SampleID(textIDs[stored.kind - 2])
+            }
+        return Key(user: stored.user, provider: stored.provider, id: id)
+    }
 
-    /// The key holding a sync identifier now, if any.
-    func holder(ofSyncIdentifier identifier: String, user: UInt32, provider: UInt32) -> Key? {
-        bySyncIdentifier[SyncKey(user: user, provider: provider, identifier: identifier)]
+    /// The key's user and provider without building its id.
+    func owner(_ number: Int) -> (user: UInt32, provider: UInt32) {
+        (table.keys[number].user, table.keys[number].provider)
+    }
+
+    private func storedKey(_ key: Key) -> StoredKey? {
+        if let uuid = key.id.uuid {
+            return StoredKey(
+                user: key.user, provider: key.provider, high: uuid.high, low: uuid.low, kind: uuid.lowercase ? 1 : 0)
+        }
+        guard let text = textIDs.id(of: key.id.text) else { return nil }
+        return StoredKey(user: key.user, provider: key.provider, high: 0, low: 0, kind: text + 2)
+    }
+
+    private mutating func storedKey(interning key: Key) -> StoredKey {
+        if let uuid = key.id.uuid {
+            return StoredKey(
+                user: key.user, provider: key.provider, high: uuid.high, low: uuid.low, kind: uuid.lowercase ? 1 : 0)
+        }
+        return StoredKey(user: key.user, provider: key.provider, high: 0, low: 0, kind: textIDs.intern(key.id.text) + 2)
+    }
+
+    // MARK: Records
+
+    func record(_ number: Int) -> Record { records[number] }
+
+    /// The live entry of `key`, if any.
+    package func entry(_ key: Key) -> Entry? {
+        number(of: key).flatMap { records[$0].state == .live ? entry(number: $0, id: key.id) : nil }
+    }
+
+    /// The live sample numbered `number` (which must be live).
+    func liveSample(_ number: Int) -> LiveSample {
+        sample(records[number], id: key(number).id)
+    }
+
+    package func isDeleted(_ key: Key) -> Bool {
+        tombstoneCount > 0 && number(of: key).map { records[$0].state == .deleted } ?? false
+    }
+
+    /// Calls `body` with each live sample's number, in the order ids were first seen.
+    func forEachLiveNumber(_ body: (Int) -> Void) {
+        for number in records.indices where records[number].state == .live { body(number) }
+    }
+
+    /// Calls `body` with each live sample, in the order ids were first seen.
+    package func forEachLive(_ body: (Key, Entry) -> Void) {
+        forEachLiveNumber { number in
+            let key = key(number)
+            body(key, entry(number: number, id: key.id))
+        }
+    }
+
+    /// The keys of the live samples, in the order ids were first seen.
+    package var liveKeys: [Key] {
+        var keys: [Key] = []
+        keys.reserveCapacity(liveCount)
+        forEachLiveNumber { keys.append(key($0)) }
+        return keys
+    }
+
+    /// The deleted ids, in the order ids were first seen.
+    package var tombstones: [Key] {
+        records.indices.filter { records[$0].state == .deleted }.map(key)
+    }
+
+    /// Live samples by key: a copy, for tests and small states.
+    package var live: [Key: Entry] {
+        var live: [Key: Entry] = [:]
+        forEachLive { key, entry in live[key] = entry }
+        return live
+    }
+
+    /// The number of the record holding a sync identifier now, if any.
+    func holder(ofSyncIdentifier identifier: String, user: UInt32, provider: UInt32) -> Int? {
+        guard !bySyncIdentifier.isEmpty, let interned = strings.id(of: identifier) else { return nil }
+        return bySyncIdentifier[SyncKey(user: user, provider: provider, identifier: interned + 1)]
+    }
+
+    /// A record of a sample, its strings interned.
+    mutating func record(
+        _ sample: Sample, source: SourceID, position: UInt64, receivedAt: Int64
+    ) -> Record {
+        let end = sample.effectiveEnd
+        return Record(
+            state: .live, metric: sample.type.metric, stage: sample.stage, startOffset: sample.start.offsetSeconds,
+            endOffset: end.offsetSeconds, zone: intern(sample.timeZone), syncIdentifier: intern(sample.syncIdentifier),
+            unitSymbol: intern(sample.unit?.symbol), source: source, startMillis: sample.start.millis,
+            endMillis: end.millis, value: sample.canonicalValue, originalValue: sample.value, position: position,
+            receivedAt: receivedAt, lastModified: sample.lastModified?.millis, syncVersion: sample.syncVersion)
+    }
+
+    /// A record of an entry, its strings interned.
+    mutating func record(_ entry: Entry) -> Record {
+        let sample = entry.sample
+        return Record(
+            state: .live, metric: sample.metric, stage: sample.stage, startOffset: sample.startOffset,
+            endOffset: sample.endOffset, zone: intern(sample.zone), syncIdentifier: intern(entry.syncIdentifier),
+            unitSymbol: intern(entry.unitSymbol), source: sample.source, startMillis: sample.startMillis,
+            endMillis: sample.endMillis, value: sample.value, originalValue: entry.originalValue,
+            position: sample.position, receivedAt: entry.receivedAt, lastModified: entry.lastModified,
+            syncVersion: entry.syncVersion)
+    }
+
+    /// The zone a record names, as written.
+    func zone(of record: Record) -> String? { string(record.zone) }
+
+    // MARK: Changes
+
+    /// Makes `record` (live) the record numbered `number`, replacing whatever it held.
+    mutating func set(_ number: Int, _ record: Record) {
+        let old = records[number]
+        if old.state == .live { liveCount -= 1 }
+        if old.state == .deleted { tombstoneCount -= 1 }
+        let (user, provider) = owner(number)
+        if old.syncIdentifier != 0 {
+            bySyncIdentifier[SyncKey(user: user, provider: provider, identifier: old.syncIdentifier)] = nil
+        }
+        if record.syncIdentifier != 0 {
+            bySyncIdentifier[SyncKey(user: user, provider: provider, identifier: record.syncIdentifier)] = number
+        }
+        records[number] = record
+        liveCount += 1
     }
 
     /// Sets the live entry of `key` (replacing any).
-    mutating func set(_ key: Key, _ entry: Entry) {
-        // One hash of the key: a new key takes the slot offered, and the count tells it is new.
-        let count = slots.count
-        let offered = freeSlots.last ?? entries.count
-        func take(_ slot: inout Int) -> Int { slot }
-        let slot = take(&slots[key, default: offered])
-        var old: Entry?
-        if slots.count == count {
-            old = entries[slot]
-            entries[slot] = entry
-        } else if slot == entries.count {
-            entries.append(entry)
-        } else {
-            freeSlots.removeLast()
-            entries[slot] = entry
-        }
-        if let old = old?.syncIdentifier {
-            bySyncIdentifier[SyncKey(user: key.user, provider: key.provider, identifier: old)] = nil
-        }
-        if let identifier = entry.syncIdentifier {
-            bySyncIdentifier[SyncKey(user: key.user, provider: key.provider, identifier: identifier)] = key
-        }
+    package mutating func set(_ key: Key, _ entry: Entry) {
+        let number = insert(key)
+        set(number, record(entry))
     }
 
-    /// Removes a live sample or notes a tombstone; returns the sample that was live.
+    /// Makes the record numbered `number` a tombstone; returns the record that was live.
     @discardableResult
-    mutating func delete(_ key: Key) -> Entry? {
-        tombstones.insert(key)
-        guard let slot = slots.removeValue(forKey: key) else { return nil }
-        let old = entries[slot]
-        freeSlots.append(slot)
-        if let identifier = old.syncIdentifier {
-            let syncKey = SyncKey(user: key.user, provider: key.provider, identifier: identifier)
-            if bySyncIdentifier[syncKey] == key { bySyncIdentifier[syncKey] = nil }
+    mutating func delete(_ number: Int) -> Record? {
+        let old = records[number]
+        switch old.state {
+        case .deleted: return nil
+        case .empty: break
+        case .live:
+            liveCount -= 1
+            if old.syncIdentifier != 0 {
+                let (user, provider) = owner(number)
+                let syncKey = SyncKey(user: user, provider: provider, identifier: old.syncIdentifier)
+                if bySyncIdentifier[syncKey] == number { bySyncIdentifier[syncKey] = nil }
+            }
         }
-        return old
+        records[number] = Record(state: .deleted)
+        tombstoneCount += 1
+        return old.state == .live ? old : nil
     }
+
+    /// Removes a live sample or notes a tombstone.
+    package mutating func delete(_ key: Key) { delete(insert(key)) }
+
+    // MARK: Views
+
+    private func entry(number: Int, id: SampleID) -> Entry { entry(records[number], id: id) }
+
+    /// A record as an entry of the sample `id`.
+    func entry(_ record: Record, id: SampleID) -> Entry {
+        Entry(
+            sample: sample(record, id: id), receivedAt: record.receivedAt, lastModified: record.lastModified,
+            syncIdentifier: string(record.syncIdentifier), syncVersion: record.syncVersion,
+            unitSymbol: string(record.unitSymbol), originalValue: record.originalValue)
+    }
+
+    private func sample(_ record: Record, id: SampleID) -> LiveSample {
+        LiveSample(
+            id: id, metric: record.metric, startMillis: record.startMillis, startOffset: record.startOffset,
+            endMillis: record.endMillis, endOffset: record.endOffset, zone: string(record.zone), value: record.value,
+            stage: record.stage, source: record.source, position: record.position)
+    }
+
+    private func string(_ interned: UInt32) -> String? { interned == 0 ? nil : strings[interned - 1] }
+
+    private mutating func intern(_ string: String?) -> UInt32 { string.map { strings.intern($0) + 1 } ?? 0 }
 }

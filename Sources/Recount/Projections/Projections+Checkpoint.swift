@@ -3,7 +3,7 @@ extension Projections {
     /// of the log gives exactly what folding the whole log gives.
     package func checkpoint() -> [UInt8] {
         var out = CanonicalBytes()
-        out.append("recount checkpoint v1")
+        out.append("recount checkpoint v2")
         out.append(position)
         out.append(zones.dataVersion)
         for interner in [users, providers] {
@@ -15,18 +15,8 @@ extension Projections {
             out.append(source.origin)
             out.append(source.device) { $0.append($1) }
         }
-        out.append(UInt64(index.liveCount))
-        for (key, entry) in sortedLive() {
-            writeKeyIDs(key, &out)
-            writeEntry(entry, &out) { out, source in out.append(source.rawValue) }
-        }
-        let tombstones = index.tombstones.sorted(by: keyOrder)
-        out.append(UInt64(tombstones.count))
-        for key in tombstones { writeKeyIDs(key, &out) }
-        func order(_ key: DirtyDays.Key) -> (UInt32, UInt32, UInt8, Int32) {
-            (key.user, key.provider, key.metric.rawValue, key.day.daysSinceEpoch)
-        }
-        let dirtyDays = dirty.days.sorted { order($0.key) < order($1.key) }
+        index.writeCheckpoint(&out)
+        let dirtyDays = dirty.days
         out.append(UInt64(dirtyDays.count))
         for (key, version) in dirtyDays {
             out.append(key.user)
@@ -45,7 +35,7 @@ extension Projections {
     package init(checkpoint bytes: [UInt8]) throws(CheckpointReader.Malformed) {
         self.init()
         var input = CheckpointReader(bytes)
-        try input.expect("recount checkpoint v1")
+        try input.expect("recount checkpoint v2")
         position = try input.integer()
         guard try input.string() == zones.dataVersion else { throw CheckpointReader.Malformed() }
         for which in 0..<2 {
@@ -60,45 +50,15 @@ extension Projections {
             sourceIDs[source] = SourceID(UInt32(sources.count))
             sources.append(source)
         }
-        func readKey(_ input: inout CheckpointReader) throws(CheckpointReader.Malformed) -> IdIndex.Key {
-            let user: UInt32 = try input.integer()
-            let provider: UInt32 = try input.integer()
-            guard user < users.strings.count, provider < providers.strings.count else {
-                throw CheckpointReader.Malformed()
-            }
-            return IdIndex.Key(user: user, provider: provider, id: try input.sampleID())
-        }
-        for _ in 0..<(try input.integer(UInt64.self)) {
-            let key = try readKey(&input)
-            guard let metric = Metric(rawValue: try input.integer()) else { throw CheckpointReader.Malformed() }
-            let startMillis: Int64 = try input.integer()
-            let startOffset: Int32 = try input.integer()
-            let endMillis: Int64 = try input.integer()
-            let endOffset: Int32 = try input.integer()
-            let zone = try input.optional { r throws(CheckpointReader.Malformed) in try r.string() }
-            let value = try input.optional { r throws(CheckpointReader.Malformed) in try r.double() }
-            let stage = try input.optional { r throws(CheckpointReader.Malformed) in try r.integer(UInt8.self) }
-            let source: UInt32 = try input.integer()
-            guard source < sources.count, stage.map({ SleepStage(rawValue: $0) != nil }) ?? true else {
-                throw CheckpointReader.Malformed()
-            }
-            let sample = LiveSample(
-                id: key.id, metric: metric, startMillis: startMillis, startOffset: startOffset, endMillis: endMillis,
-                endOffset: endOffset, zone: zone, value: value, stage: stage.flatMap(SleepStage.init(rawValue:)),
-                source: SourceID(source), position: try input.integer())
-            let entry = IdIndex.Entry(
-                sample: sample, receivedAt: try input.integer(),
-                lastModified: try input.optional { r throws(CheckpointReader.Malformed) in try r.integer(Int64.self) },
-                syncIdentifier: try input.optional { r throws(CheckpointReader.Malformed) in try r.string() },
-                syncVersion: try input.optional { r throws(CheckpointReader.Malformed) in try r.integer(Int64.self) },
-                unitSymbol: try input.optional { r throws(CheckpointReader.Malformed) in try r.string() },
-                originalValue: try input.optional { r throws(CheckpointReader.Malformed) in try r.double() })
-            index.set(key, entry)
-            Self.forEachDay(of: sample, zones: zones) { day in
-                cells[CellKey(user: key.user, metric: metric, day: day), default: []].insert(key)
+        index = try IdIndex(
+            checkpoint: &input, users: users.strings.count, providers: providers.strings.count, sources: sources.count)
+        index.forEachLiveNumber { number in
+            let record = index.record(number)
+            let user = index.owner(number).user
+            Self.forEachDay(of: record, zone: index.zone(of: record), zones: zones) { day in
+                cells.insert(number, into: CellKey(user: user, metric: record.metric, day: day))
             }
         }
-        for _ in 0..<(try input.integer(UInt64.self)) { index.delete(try readKey(&input)) }
         for _ in 0..<(try input.integer(UInt64.self)) {
             let user: UInt32 = try input.integer()
             let provider: UInt32 = try input.integer()
@@ -171,11 +131,5 @@ extension Projections {
         var origins: [String] = []
         for _ in 0..<(try input.integer(UInt32.self)) { origins.append(try input.string()) }
         return Configured(origins: origins, receivedAt: receivedAt)
-    }
-
-    private func writeKeyIDs(_ key: IdIndex.Key, _ out: inout CanonicalBytes) {
-        out.append(key.user)
-        out.append(key.provider)
-        out.append(key.id)
     }
 }

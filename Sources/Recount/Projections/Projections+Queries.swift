@@ -106,11 +106,13 @@ extension Projections {
 
     /// The live samples of one user's metric on one day, in time order.
     package func sampleRows(user: String, metric: Metric, day: CivilDay) -> [SampleRow] {
-        guard let userID = users.id(of: user), let keys = cells[CellKey(user: userID, metric: metric, day: day)] else {
-            return []
-        }
+        guard let userID = users.id(of: user) else { return [] }
         let order = keyOrder
-        return keys.compactMap { key -> (IdIndex.Key, IdIndex.Entry)? in index.entry(key).map { (key, $0) } }
+        return cells.members(of: CellKey(user: userID, metric: metric, day: day))
+            .compactMap { number -> (IdIndex.Key, IdIndex.Entry)? in
+                let key = index.key(Int(number))
+                return index.entry(key).map { (key, $0) }
+            }
             .sorted { a, b in
                 (a.1.sample.startMillis, a.1.sample.endMillis) != (b.1.sample.startMillis, b.1.sample.endMillis)
                     ? (a.1.sample.startMillis, a.1.sample.endMillis) < (b.1.sample.startMillis, b.1.sample.endMillis)

@@ -19,19 +19,17 @@ extension Projections {
     /// - Returns: the cells rebuilt, in cell order.
     @discardableResult
     package mutating func recompute() -> [CellChange] {
-        var versions: [CellKey: UInt64] = [:]
-        for (key, position) in dirty.drain() {
-            let cell = CellKey(user: key.user, metric: key.metric, day: key.day)
-            versions[cell] = max(versions[cell] ?? 0, position)
+        // Each cell at the highest position that dirtied it (over its providers' dirty days).
+        var dirtied = dirty.drain().map {
+            (cell: CellKey(user: $0.key.user, metric: $0.key.metric, day: $0.key.day), version: $0.value)
         }
+        dirtied.sort { $0.cell == $1.cell ? $0.version > $1.version : $0.cell < $1.cell }
         var changes: [CellChange] = []
-        changes.reserveCapacity(versions.count)
-        for (key, version) in versions.sorted(by: { $0.key < $1.key }) {
+        changes.reserveCapacity(dirtied.count)
+        for (place, (key, version)) in dirtied.enumerated() where place == 0 || dirtied[place - 1].cell != key {
             let old = rollups[key]
             guard version >= (old?.version ?? 0) else { continue }
-            let members = cells[key] ?? []
-            if members.isEmpty { cells[key] = nil }
-            let samples = members.map { index.entry($0)!.sample }
+            let samples = cells.members(of: key).map { index.liveSample(Int($0)) }
             let new = StoredRollup(
                 cell: Rollup.compute(
                     metric: key.metric, day: key.day, samples: samples, priority: priority(for: key, samples),

@@ -51,7 +51,7 @@ package struct Projections {
     package internal(set) var index = IdIndex()
     package internal(set) var dirty = DirtyDays()
     /// The live samples of each cell.
-    package internal(set) var cells: [CellKey: Set<IdIndex.Key>] = [:]
+    package internal(set) var cells = CellMembers()
     /// `config.sources`: per (user or `*`, metric), origins highest first.
     package internal(set) var priorities: [PriorityKey: Configured] = [:]
     /// `config.ownOrigins`: per user or `*`, origins whose samples are ignored (sorted).
@@ -176,25 +176,25 @@ package struct Projections {
     private mutating func upsert(
         _ sample: Sample, user: UInt32, provider: UInt32, envelopeUser: String, received: Int64, _ effect: inout Effect
     ) {
-        let key = IdIndex.Key(user: user, provider: provider, id: sample.id)
-        guard !isOwnOrigin(sample.origin, user: envelopeUser), !index.isDeleted(key) else {
+        guard !isOwnOrigin(sample.origin, user: envelopeUser) else {
             effect.knownSamples += 1
             return
         }
-        let end = sample.effectiveEnd
-        var entry = IdIndex.Entry(
-            sample: LiveSample(
-                id: sample.id, metric: sample.type.metric, startMillis: sample.start.millis,
-                startOffset: sample.start.offsetSeconds, endMillis: end.millis, endOffset: end.offsetSeconds,
-                zone: sample.timeZone, value: sample.canonicalValue, stage: sample.stage,
-                source: sourceID(origin: sample.origin, device: sample.device), position: position),
-            receivedAt: received, lastModified: sample.lastModified?.millis, syncIdentifier: sample.syncIdentifier,
-            syncVersion: sample.syncVersion, unitSymbol: sample.unit?.symbol, originalValue: sample.value)
+        let key = IdIndex.Key(user: user, provider: provider, id: sample.id)
+        let number = index.insert(key)
+        let old = index.record(number)
+        guard old.state != .deleted else {
+            effect.knownSamples += 1
+            return
+        }
+        var record = index.record(
+            sample, source: sourceID(origin: sample.origin, device: sample.device), position: position,
+            receivedAt: received)
         // HealthKit sync identity: a higher version replaces the sample holding the identifier.
         if let identifier = sample.syncIdentifier,
-            let holder = index.holder(ofSyncIdentifier: identifier, user: user, provider: provider), holder != key
+            let holder = index.holder(ofSyncIdentifier: identifier, user: user, provider: provider), holder != number
         {
-            let held = index.entry(holder)!
+            let held = index.record(holder)
             guard (sample.syncVersion ?? 0) > (held.syncVersion ?? 0) else {
                 effect.knownSamples += 1
                 return
@@ -202,81 +202,61 @@ package struct Projections {
             removeLive(holder, held, &effect)
             index.delete(holder)
             effect.replacedSamples += 1
-            insertLive(key, entry, &effect)
+            insertLive(number, record, &effect)
             return
         }
-        guard let old = index.entry(key) else {
+        guard old.state == .live else {
             effect.newSamples += 1
-            insertLive(key, entry, &effect)
+            insertLive(number, record, &effect)
             return
         }
-        if let identifier = sample.syncIdentifier, identifier == old.syncIdentifier,
+        if record.syncIdentifier != 0, record.syncIdentifier == old.syncIdentifier,
             (sample.syncVersion ?? 0) < (old.syncVersion ?? 0)
         {
             effect.knownSamples += 1
             return
         }
         let (new, was) =
-            if let new = entry.lastModified, let was = old.lastModified { (new, was) } else {
+            if let new = record.lastModified, let was = old.lastModified { (new, was) } else {
                 (received, old.receivedAt)
             }
-        entry.receivedAt = max(received, old.receivedAt)
+        record.receivedAt = max(received, old.receivedAt)
         // An older write, a re-delivery, or a write as new whose content does not order after
         // the held one (so equally new writes end at the same sample in any order, or twice):
         // only the newest receivedAt is remembered. The content's bytes are built only to order
         // two different writes as new as each other.
-        if new < was || Self.sameContent(entry, old)
-            || (new == was && !contentBytes(old).lexicographicallyPrecedes(contentBytes(entry)))
+        if new < was || record.hasSameContent(as: old)
+            || (new == was && !contentBytes(number, old).lexicographicallyPrecedes(contentBytes(number, record)))
         {
             var kept = old
-            kept.receivedAt = entry.receivedAt
-            index.set(key, kept)
+            kept.receivedAt = record.receivedAt
+            index.set(number, kept)
             effect.knownSamples += 1
             return
         }
-        removeLive(key, old, &effect)
+        removeLive(number, old, &effect)
         effect.replacedSamples += 1
-        insertLive(key, entry, &effect)
+        insertLive(number, record, &effect)
     }
 
-    /// Whether two entries have the same content bytes (`contentBytes(a) == contentBytes(b)`)
-    /// without building them: strings by their UTF-8 bytes, doubles by their bit patterns, the
-    /// source by its id (interning gives distinct names distinct ids).
-    static func sameContent(_ a: IdIndex.Entry, _ b: IdIndex.Entry) -> Bool {
-        func same(_ x: String?, _ y: String?) -> Bool {
-            switch (x, y) {
-            case (nil, nil): true
-            case (let x?, let y?): x.utf8.elementsEqual(y.utf8)
-            default: false
-            }
-        }
-        let (s, t) = (a.sample, b.sample)
-        return s.metric == t.metric && s.startMillis == t.startMillis && s.startOffset == t.startOffset
-            && s.endMillis == t.endMillis && s.endOffset == t.endOffset && s.value?.bitPattern == t.value?.bitPattern
-            && s.stage == t.stage && s.source == t.source && a.lastModified == b.lastModified
-            && a.syncVersion == b.syncVersion && a.originalValue?.bitPattern == b.originalValue?.bitPattern
-            && same(s.zone, t.zone) && same(a.syncIdentifier, b.syncIdentifier) && same(a.unitSymbol, b.unitSymbol)
-    }
-
-    /// An entry's content in canonical bytes, its position and receivedAt aside.
-    func contentBytes(_ entry: IdIndex.Entry) -> [UInt8] {
-        var bare = entry
-        bare.sample.position = 0
+    /// A record's content in canonical bytes, its position and receivedAt aside.
+    func contentBytes(_ number: Int, _ record: IdIndex.Record) -> [UInt8] {
+        var bare = record
+        bare.position = 0
         bare.receivedAt = 0
         var out = CanonicalBytes()
-        writeEntry(bare, &out, writeSource: writeSourceNames)
+        writeEntry(index.entry(bare, id: index.key(number).id), &out, writeSource: writeSourceNames)
         return out.bytes
     }
 
     private mutating func delete(_ id: SampleID, user: UInt32, provider: UInt32, _ effect: inout Effect) {
-        let key = IdIndex.Key(user: user, provider: provider, id: id)
-        guard let old = index.entry(key) else {
-            index.delete(key)
-            return
+        let number = index.insert(IdIndex.Key(user: user, provider: provider, id: id))
+        let old = index.record(number)
+        if old.state == .live {
+            removeLive(number, old, &effect)
+            effect.deletedSamples += 1
         }
-        removeLive(key, old, &effect)
-        index.delete(key)
-        effect.deletedSamples += 1
+        index.delete(number)
     }
 
     private mutating func applyReconcile(
@@ -289,13 +269,13 @@ package struct Projections {
         let to = reconcile.to.millis
         // Sorted, so deletions dirty days in the same order in every process.
         var stale: [IdIndex.Key] = []
-        index.forEachLive { key, entry in
-            if key.user == user && key.provider == provider && entry.sample.metric == reconcile.metric.metric
-                && entry.sample.startMillis >= from && entry.sample.startMillis < to && !present.contains(key.id)
-                && entry.receivedAt < received
-            {
-                stale.append(key)
-            }
+        index.forEachLiveNumber { number in
+            let record = index.record(number)
+            guard index.owner(number) == (user, provider), record.metric == reconcile.metric.metric,
+                record.startMillis >= from, record.startMillis < to, record.receivedAt < received
+            else { return }
+            let key = index.key(number)
+            if !present.contains(key.id) { stale.append(key) }
         }
         stale.sort { $0.id.textPrecedes($1.id) }
         for key in stale { delete(key.id, user: user, provider: provider, &effect) }
@@ -304,27 +284,26 @@ package struct Projections {
         }
     }
 
-    private mutating func insertLive(_ key: IdIndex.Key, _ entry: IdIndex.Entry, _ effect: inout Effect) {
-        index.set(key, entry)
-        Self.forEachDay(of: entry.sample, zones: zones) { day in
-            cells[CellKey(user: key.user, metric: entry.sample.metric, day: day), default: []].insert(key)
-            if dirty.mark(
-                DirtyDays.Key(user: key.user, provider: key.provider, metric: entry.sample.metric, day: day),
-                at: position)
+    private mutating func insertLive(_ number: Int, _ record: IdIndex.Record, _ effect: inout Effect) {
+        index.set(number, record)
+        let (user, provider) = index.owner(number)
+        Self.forEachDay(of: record, zone: index.zone(of: record), zones: zones) { day in
+            cells.insert(number, into: CellKey(user: user, metric: record.metric, day: day))
+            if dirty.mark(DirtyDays.Key(user: user, provider: provider, metric: record.metric, day: day), at: position)
             {
                 effect.daysDirtied += 1
             }
         }
     }
 
-    private mutating func removeLive(_ key: IdIndex.Key, _ entry: IdIndex.Entry, _ effect: inout Effect) {
-        Self.forEachDay(of: entry.sample, zones: zones) { day in
-            let cell = CellKey(user: key.user, metric: entry.sample.metric, day: day)
-            cells[cell]?.remove(key)
-            let dirtied = dirty.mark(
-                DirtyDays.Key(user: key.user, provider: key.provider, metric: entry.sample.metric, day: day),
-                at: position)
-            if dirtied { effect.daysDirtied += 1 }
+    private mutating func removeLive(_ number: Int, _ record: IdIndex.Record, _ effect: inout Effect) {
+        let (user, provider) = index.owner(number)
+        Self.forEachDay(of: record, zone: index.zone(of: record), zones: zones) { day in
+            cells.remove(number, from: CellKey(user: user, metric: record.metric, day: day))
+            if dirty.mark(DirtyDays.Key(user: user, provider: provider, metric: record.metric, day: day), at: position)
+            {
+                effect.daysDirtied += 1
+            }
         }
     }
 
@@ -344,18 +323,28 @@ package struct Projections {
             endMillis: sample.endMillis, endOffset: sample.endOffset, zone: sample.zone, zones: zones, body)
     }
 
+    /// `forEachDay` for an id-index record, its zone given as written.
+    static func forEachDay(
+        of record: IdIndex.Record, zone: String?, zones: ZoneOffsets, _ body: (CivilDay) -> Void
+    ) {
+        DayAttribution.forEachDay(
+            rule: record.metric.dayRule, startMillis: record.startMillis, startOffset: record.startOffset,
+            endMillis: record.endMillis, endOffset: record.endOffset, zone: zone, zones: zones, body)
+    }
+
     /// Marks every cell of `metric` dirty for `user` (`*`: every user), after its priority changed.
     private mutating func dirtyAllCells(user: String, metric: Metric) -> Int {
         let userID = user == "*" ? nil : users.intern(user)
-        var dirtied = 0
-        for (cell, keys) in cells where cell.metric == metric && (userID == nil || cell.user == userID) {
-            for provider in Set(keys.map(\.provider))
-            where dirty.mark(
-                DirtyDays.Key(user: cell.user, provider: provider, metric: metric, day: cell.day), at: position)
-            {
-                dirtied += 1
+        var marks: [DirtyDays.Key] = []
+        cells.forEach { cell, members in
+            guard cell.metric == metric, userID == nil || cell.user == userID else { return }
+            for member in members {
+                let provider = index.owner(Int(member)).provider
+                marks.append(DirtyDays.Key(user: cell.user, provider: provider, metric: metric, day: cell.day))
             }
         }
+        var dirtied = 0
+        for mark in marks where dirty.mark(mark, at: position) { dirtied += 1 }
         return dirtied
     }
 }

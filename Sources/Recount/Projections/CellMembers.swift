@@ -1,0 +1,48 @@
+/// The live samples of each rollup cell, as id-index numbers: what a recompute reads.
+///
+/// Cells are numbered by a `FlatTable` in the order they were first touched; a cell whose
+/// samples all went keeps its (empty) place.
+package struct CellMembers: Sendable {
+    private var table = FlatTable<Projections.CellKey>()
+    private var members: [[UInt32]] = []
+
+    package init() {}
+
+    /// How many cells were ever touched.
+    package var count: Int { table.count }
+
+    /// The id-index numbers of the live samples in `cell`, in no particular order.
+    func members(of cell: Projections.CellKey) -> [UInt32] {
+        table.number(of: cell).map { members[$0] } ?? []
+    }
+
+    /// Calls `body` with each cell and its members, in the order cells were first touched.
+    func forEach(_ body: (Projections.CellKey, [UInt32]) -> Void) {
+        for (number, cell) in table.keys.enumerated() { body(cell, members[number]) }
+    }
+
+    /// Adds a sample to a cell. A sample counting twice towards one day (a clock turned back
+    /// across midnight) is added once: its days come one after another, so it would be last.
+    mutating func insert(_ sample: Int, into cell: Projections.CellKey) {
+        let (number, inserted) = table.insert(cell)
+        if inserted { members.append([]) }
+        let sample = UInt32(sample)
+        if members[number].last != sample { members[number].append(sample) }
+    }
+
+    /// Removes a sample from a cell (nothing when it is not there).
+    mutating func remove(_ sample: Int, from cell: Projections.CellKey) {
+        guard let number = table.number(of: cell),
+            let place = members[number].lastIndex(of: UInt32(sample))
+        else { return }
+        members[number].swapAt(place, members[number].count - 1)
+        members[number].removeLast()
+    }
+}
+
+extension Projections.CellKey: FlatKey {
+    package var flatHash: UInt64 {
+        FlatHash.mix(
+            UInt64(user) << 32 | UInt64(UInt32(bitPattern: day.daysSinceEpoch)), UInt64(metric.rawValue))
+    }
+}
