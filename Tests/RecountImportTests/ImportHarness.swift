@@ -99,6 +99,11 @@ struct ImportRun {
         }
     }
 
+    /// Imports a Google Fit Takeout folder or zip.
+    static func googleFit(_ path: String, timeZone: String? = nil) throws -> ImportRun {
+        try takeout { try GoogleFitImporter(user: "u1", timeZone: timeZone).run(path: path, emit: $0) }
+    }
+
     /// Runs an importer, collecting its lines and progress calls.
     private static func run(
         user: String, batchSize: Int, progressInterval: Int,
