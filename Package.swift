@@ -38,7 +38,9 @@ let package = Package(
         .testTarget(name: "RecountLogTests", dependencies: ["RecountLog", "TestSupport"]),
         .testTarget(
             name: "RecountTests", dependencies: ["Recount", "RecountLog", "TestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "RecountImportTests", dependencies: ["RecountImport", "Recount"], exclude: ["Fixtures"]),
+        .testTarget(
+            name: "RecountImportTests", dependencies: ["RecountImport", "Recount", "TestSupport"], exclude: ["Fixtures"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

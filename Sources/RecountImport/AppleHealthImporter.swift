@@ -57,7 +57,7 @@ package struct AppleHealthImporter: Sendable {
     ///   - emit: receives each envelope as one JSON line, without a trailing newline, in document
     ///     order. An error it throws stops the import and is rethrown unchanged.
     /// - Returns: what was imported, skipped and rejected.
-    /// - Throws: `AppleHealthImportError` (`.invalidUser`, `.invalidBatchSize`, `.unreadableFile`,
+    /// - Throws: `ImportError` (`.invalidUser`, `.invalidBatchSize`, `.unreadableFile`,
     ///   `.notAnExport` for a zip without the export or XML whose root is not `<HealthData>`,
     ///   `.malformedXML` with line and column), or the error `emit` threw.
     package func run(
@@ -125,15 +125,8 @@ package struct AppleHealthImporter: Sendable {
     }
 
     /// Checks `user` and `batchSize`.
-    private func validateArguments() throws(AppleHealthImportError) {
-        guard Envelope.isValidUser(user) else {
-            throw AppleHealthImportError(
-                code: .invalidUser, message: "user must be 1-128 characters of [A-Za-z0-9._:@-]")
-        }
-        guard batchSize >= 1 else {
-            throw AppleHealthImportError(
-                code: .invalidBatchSize, message: "batch size must be at least 1, got \(batchSize)")
-        }
+    private func validateArguments() throws(ImportError) {
+        try ImportArguments.validate(user: user, batchSize: batchSize)
     }
 
     /// Drives a parser over the document and flushes the last envelope.
@@ -143,7 +136,7 @@ package struct AppleHealthImporter: Sendable {
     ) throws -> ImportReport {
         try withoutActuallyEscaping(emit) { emit in
             try withoutActuallyEscaping(progress ?? { _ in }) { progressCallback in
-                let writer = EnvelopeWriter(user: user, batchSize: batchSize, emit: emit)
+                let writer = EnvelopeWriter(user: user, provider: "healthkit", batchSize: batchSize, emit: emit)
                 let reader = ExportReader(
                     writer: writer, progressInterval: progressInterval,
                     progress: progress == nil ? nil : progressCallback)
@@ -154,28 +147,28 @@ package struct AppleHealthImporter: Sendable {
                 parser.delegate = nil
                 if let failure = reader.emitFailure { throw failure }
                 if let failure = zip?.failure {
-                    throw AppleHealthImportError(
+                    throw ImportError(
                         code: .unreadableFile, path: path,
                         message: "unreadable zip entry \(zip?.entryPath ?? ""): \(failure)")
                 }
                 if let root = reader.foreignRoot {
-                    throw AppleHealthImportError(
+                    throw ImportError(
                         code: .notAnExport, path: path, line: root.line, column: root.column,
                         message: Self.notAnExportMessage(root: root.name))
                 }
                 if let xmlError = reader.xmlError {
-                    throw AppleHealthImportError(
+                    throw ImportError(
                         code: .malformedXML, path: path, line: xmlError.line,
                         column: xmlError.column, message: xmlError.message)
                 }
                 guard finished else {
-                    throw AppleHealthImportError(
+                    throw ImportError(
                         code: .malformedXML, path: path, line: parser.lineNumber,
                         column: parser.columnNumber,
                         message: parser.parserError.map { "\($0)" } ?? "parse failed")
                 }
                 guard reader.sawElement else {
-                    throw AppleHealthImportError(
+                    throw ImportError(
                         code: .malformedXML, path: path, line: 1, column: 1,
                         message: "document has no root element")
                 }

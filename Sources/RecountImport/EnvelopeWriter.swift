@@ -5,8 +5,10 @@ import Recount
 /// trailing newline, to a closure.
 ///
 /// Envelopes are written by `EnvelopeJSON`, as `recount log dump` writes them:
-/// `{"kind":"samples.upsert","user":U,"receivedAt":T,"provider":"healthkit","samples":[…]}`;
-/// `receivedAt` is left out when the export has no `ExportDate` (the engine then stamps it).
+/// `{"kind":"samples.upsert","user":U,"receivedAt":T,"provider":P,"samples":[…]}`;
+/// `receivedAt` is left out unless the importer knows the export's date (the engine then stamps
+/// it). Every importer writes through this one class: Apple Health (`healthkit`), Fitbit
+/// (`fitbit`), Google Fit (`google_fit`).
 ///
 /// Ingest takes an envelope whole or not at all, so one sample it refuses (a unit it does not
 /// know, a negative step count) would sink its neighbours. When the decoder refuses an envelope,
@@ -15,9 +17,11 @@ import Recount
 final class EnvelopeWriter {
     /// A sample ingest refused, with the record it came from.
     struct Rejection {
-        /// The record's HealthKit type, as written.
+        /// The record's type, as the importer counts it.
         var type: String
-        /// The record's line in the export.
+        /// The file inside a multi-file export the record came from (`nil` for `export.xml`).
+        var file: String?
+        /// The record's line in the export (its 1-based index in `file`, for JSON files).
         var line: Int
         /// Why: `rejected by ingest (unknownUnit): unit is not a unit of distance (furlong); …`.
         var reason: String
@@ -27,11 +31,14 @@ final class EnvelopeWriter {
     private struct Pending {
         var sample: Sample
         var type: String
+        var file: String?
         var line: Int
     }
 
     /// The envelopes' user.
     private let user: String
+    /// The envelopes' provider.
+    private let provider: String
     /// Most samples per envelope.
     private let batchSize: Int
     /// Where finished lines go.
@@ -57,10 +64,12 @@ final class EnvelopeWriter {
     /// Creates a writer.
     /// - Parameters:
     ///   - user: the envelopes' user (already validated).
+    ///   - provider: the envelopes' provider (`healthkit`, `fitbit`, `google_fit`).
     ///   - batchSize: most samples per envelope, at least 1.
     ///   - emit: receives each envelope line.
-    init(user: String, batchSize: Int, emit: @escaping (String) throws -> Void) {
+    init(user: String, provider: String, batchSize: Int, emit: @escaping (String) throws -> Void) {
         self.user = user
+        self.provider = provider
         self.batchSize = batchSize
         self.emit = emit
     }
@@ -71,22 +80,23 @@ final class EnvelopeWriter {
     /// the record), so no envelope holds one id twice.
     /// - Parameters:
     ///   - sample: the sample.
-    ///   - type: its record's HealthKit type, for `rejections`.
-    ///   - line: its record's line, for `rejections`.
-    /// - Throws: whatever `emit` throws, or `AppleHealthImportError.envelopeRejected`.
-    func add(_ sample: Sample, type: String, line: Int) throws {
+    ///   - type: its record's type, for `rejections`.
+    ///   - file: its record's file in a multi-file export, for `rejections`.
+    ///   - line: its record's line (or index in `file`), for `rejections`.
+    /// - Throws: whatever `emit` throws, or `ImportError.envelopeRejected`.
+    func add(_ sample: Sample, type: String, file: String? = nil, line: Int) throws {
         guard idsInBody.insert(sample.id).inserted else {
             duplicatesDropped += 1
             return
         }
-        body.append(Pending(sample: sample, type: type, line: line))
+        body.append(Pending(sample: sample, type: type, file: file, line: line))
         if body.count >= batchSize {
             try flush()
         }
     }
 
     /// Emits the envelope being built, if it holds any sample ingest accepts.
-    /// - Throws: whatever `emit` throws; `AppleHealthImportError.envelopeRejected` when the
+    /// - Throws: whatever `emit` throws; `ImportError.envelopeRejected` when the
     ///   decoder refuses an envelope whose samples it each accepts alone.
     func flush() throws {
         guard !body.isEmpty else { return }
@@ -97,7 +107,7 @@ final class EnvelopeWriter {
                 let field = error.path.drop { $0 != "." }.dropFirst()
                 rejections.append(
                     Rejection(
-                        type: pending.type, line: pending.line,
+                        type: pending.type, file: pending.file, line: pending.line,
                         reason:
                             "rejected by ingest (\(error.code)): \(field.isEmpty ? "sample" : field) \(error.reason)"
                     ))
@@ -109,7 +119,7 @@ final class EnvelopeWriter {
             }
             line = envelopeLine(body.map(\.sample))
             if let error = check(line) {
-                throw AppleHealthImportError(
+                throw ImportError(
                     code: .envelopeRejected, message: "an envelope of \(body.count) samples: \(error)")
             }
         }
@@ -131,7 +141,7 @@ final class EnvelopeWriter {
     private func envelopeLine(_ samples: [Sample]) -> String {
         EnvelopeJSON.string(
             EnvelopeInput(
-                user: user, receivedAt: receivedAt, body: .samplesUpsert(provider: "healthkit", samples: samples))
+                user: user, receivedAt: receivedAt, body: .samplesUpsert(provider: provider, samples: samples))
         )
     }
 

@@ -34,14 +34,14 @@ struct ExportInput {
 
     /// Opens a file, zip or XML.
     /// - Parameter path: the file.
-    /// - Throws: `AppleHealthImportError` `.unreadableFile` when it cannot be read (or is a zip
+    /// - Throws: `ImportError` `.unreadableFile` when it cannot be read (or is a zip
     ///   libarchive cannot read), `.notAnExport` for a zip without the export.
-    static func open(path: String) throws(AppleHealthImportError) -> ExportInput {
+    static func open(path: String) throws(ImportError) -> ExportInput {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory),
             !isDirectory.boolValue, let handle = FileHandle(forReadingAtPath: path)
         else {
-            throw AppleHealthImportError(code: .unreadableFile, path: path, message: "cannot open file for reading")
+            throw ImportError(code: .unreadableFile, path: path, message: "cannot open file for reading")
         }
         let prefix = (try? handle.read(upToCount: 4)) ?? Data()
         try? handle.close()
@@ -54,7 +54,7 @@ struct ExportInput {
             }
         }
         guard let stream = InputStream(fileAtPath: path) else {
-            throw AppleHealthImportError(code: .unreadableFile, path: path, message: "cannot open file for reading")
+            throw ImportError(code: .unreadableFile, path: path, message: "cannot open file for reading")
         }
         return ExportInput(stream: stream, zip: nil, name: path)
     }
@@ -64,9 +64,9 @@ struct ExportInput {
     ///   - descriptor: an open descriptor; it is not closed.
     ///   - name: what errors call it (`-`).
     /// - Throws: as `open(path:)`.
-    static func open(descriptor: Int32, name: String) throws(AppleHealthImportError) -> ExportInput {
+    static func open(descriptor: Int32, name: String) throws(ImportError) -> ExportInput {
         guard let prefix = DescriptorInputStream.readPrefix(descriptor, count: 4) else {
-            throw AppleHealthImportError(
+            throw ImportError(
                 code: .unreadableFile, path: name, message: String(cString: strerror(errno)))
         }
         let stream = DescriptorInputStream(descriptor: descriptor, prefix: prefix)
@@ -80,13 +80,13 @@ struct ExportInput {
     }
 
     /// The import error for an archive that could not be read or lacks the export.
-    private static func failure(_ error: ZipEntryStream.Failure, name: String) -> AppleHealthImportError {
+    private static func failure(_ error: ZipEntryStream.Failure, name: String) -> ImportError {
         if error.entryMissing {
-            return AppleHealthImportError(
+            return ImportError(
                 code: .notAnExport, path: name,
                 message:
                     "expected an Apple Health export.zip holding \(entryPath); this zip has none (\(error.message))")
         }
-        return AppleHealthImportError(code: .unreadableFile, path: name, message: "unreadable zip: \(error.message)")
+        return ImportError(code: .unreadableFile, path: name, message: "unreadable zip: \(error.message)")
     }
 }

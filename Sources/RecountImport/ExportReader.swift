@@ -20,10 +20,8 @@ import Recount
 final class ExportReader: NSObject, XMLParserDelegate {
     /// Record validation and conversion.
     private let converter = RecordConverter()
-    /// Envelope output.
-    private let writer: EnvelopeWriter
-    /// Counts for the report.
-    private var tally = ImportTally()
+    /// Envelope output and counts.
+    private let session: ImportSession
     /// Called with `recordsSeen` every `progressInterval` records.
     private let progress: ((Int) -> Void)?
     /// How often `progress` is called.
@@ -50,14 +48,14 @@ final class ExportReader: NSObject, XMLParserDelegate {
     ///   - progressInterval: records between `progress` calls (at least 1).
     ///   - progress: optional progress callback.
     init(writer: EnvelopeWriter, progressInterval: Int, progress: ((Int) -> Void)?) {
-        self.writer = writer
+        self.session = ImportSession(writer: writer)
         self.progressInterval = max(1, progressInterval)
         self.progress = progress
     }
 
     /// The report of what was read so far.
     var report: ImportReport {
-        tally.report(unknownTimeZones: converter.unknownTimeZones, writer: writer)
+        session.report(unknownTimeZones: converter.unknownTimeZones)
     }
 
     func parser(
@@ -79,7 +77,7 @@ final class ExportReader: NSObject, XMLParserDelegate {
             {
                 current?.addMetadata(key: key, value: value)
             } else if inCorrelation, elementName == "Record" {
-                tally.correlationChildrenIgnored += 1
+                session.tally.correlationChildrenIgnored += 1
             }
         }
     }
@@ -109,8 +107,9 @@ final class ExportReader: NSObject, XMLParserDelegate {
         switch name {
         case "ExportDate":
             if let value = attributes["value"], let date = ExportTimestamp(parsing: value) {
-                tally.exportDate = date.rfc3339AtWrittenOffset
-                writer.receivedAt = Instant(millis: date.epochSeconds * 1000, offsetSeconds: date.writtenOffsetSeconds)
+                session.tally.exportDate = date.rfc3339AtWrittenOffset
+                session.writer.receivedAt = Instant(
+                    millis: date.epochSeconds * 1000, offsetSeconds: date.writtenOffsetSeconds)
             }
             return
         case "Me":
@@ -118,21 +117,21 @@ final class ExportReader: NSObject, XMLParserDelegate {
         default:
             break
         }
-        tally.recordsSeen += 1
-        if let progress, tally.recordsSeen % progressInterval == 0 {
-            progress(tally.recordsSeen)
+        session.tally.recordsSeen += 1
+        if let progress, session.tally.recordsSeen % progressInterval == 0 {
+            progress(session.tally.recordsSeen)
         }
         switch name {
         case "Record":
             guard let type = attributes["type"] else {
-                tally.addInvalid(type: name, line: line, reason: "missing attribute type")
+                session.tally.addInvalid(type: name, line: line, reason: "missing attribute type")
                 return
             }
             if let kind = AppleHealthRecord.supportedRecordTypes[type] {
                 current = AppleHealthRecord(
                     kind: kind, type: type, line: line, attributes: attributes)
             } else {
-                tally.skipped[type, default: 0] += 1
+                session.tally.skipped[type, default: 0] += 1
             }
         case "Workout":
             current = AppleHealthRecord(
@@ -140,9 +139,9 @@ final class ExportReader: NSObject, XMLParserDelegate {
                 attributes: attributes)
         case "Correlation":
             inCorrelation = true
-            tally.skipped[attributes["type"] ?? name, default: 0] += 1
+            session.tally.skipped[attributes["type"] ?? name, default: 0] += 1
         default:
-            tally.skipped[attributes["type"] ?? name, default: 0] += 1
+            session.tally.skipped[attributes["type"] ?? name, default: 0] += 1
         }
     }
 
@@ -153,32 +152,20 @@ final class ExportReader: NSObject, XMLParserDelegate {
         do {
             sample = try converter.convert(record)
         } catch {
-            tally.addInvalid(type: record.type, line: record.line, reason: error.reason)
+            session.tally.addInvalid(type: record.type, line: record.line, reason: error.reason)
             return
         }
-        tally.imported[record.type, default: 0] += 1
         do {
-            try writer.add(sample, type: record.type, line: record.line)
+            try session.add(sample, type: record.type, line: record.line)
         } catch {
             emitFailure = error
             parser.abortParsing()
         }
-        countRejections()
     }
 
     /// Writes the last envelope.
     /// - Throws: whatever the writer throws.
     func flush() throws {
-        defer { countRejections() }
-        try writer.flush()
-    }
-
-    /// Moves the samples ingest refused from imported to invalid.
-    private func countRejections() {
-        for rejection in writer.takeRejections() {
-            tally.imported[rejection.type, default: 0] -= 1
-            if tally.imported[rejection.type] == 0 { tally.imported[rejection.type] = nil }
-            tally.addInvalid(type: rejection.type, line: rejection.line, reason: rejection.reason)
-        }
+        try session.flush()
     }
 }

@@ -1,6 +1,9 @@
 import Recount
 
-/// What an Apple Health import did: per-type counts, invalid records, envelopes written.
+/// What an import did: per-type counts, invalid records, envelopes written.
+///
+/// Types are the export's own names: HealthKit identifiers for Apple Health, Fitbit file kinds
+/// (`steps`, `sleep`, ...) and Google Fit data types or streams for the Takeout importers.
 ///
 /// Every list is sorted (types by name, examples in document order), so printing a report is
 /// deterministic.
@@ -22,7 +25,10 @@ package struct ImportReport: Sendable, Equatable {
 
     /// One invalid record, for the first few the report keeps.
     package struct InvalidRecord: Sendable, Equatable {
-        /// Line of the element, as reported by the XML parser.
+        /// The file inside a multi-file export (Takeout), `nil` for an `export.xml`.
+        package var file: String?
+        /// Line of the element, as reported by the XML parser; for a Takeout JSON file, the
+        /// record's 1-based index in its array.
         package var line: Int
         /// The record's type.
         package var type: String
@@ -30,7 +36,8 @@ package struct ImportReport: Sendable, Equatable {
         package var reason: String
 
         /// Creates an example.
-        package init(line: Int, type: String, reason: String) {
+        package init(file: String? = nil, line: Int, type: String, reason: String) {
+            self.file = file
             self.line = line
             self.type = type
             self.reason = reason
@@ -66,6 +73,9 @@ package struct ImportReport: Sendable, Equatable {
     /// offset that is not whole minutes); their samples keep the written offset and carry no
     /// `timeZone`. Sorted.
     package var unknownTimeZones: [String] = []
+    /// Decisions an importer took about the export as a whole (the time zone used, a unit it
+    /// inferred, a stream it chose over others), in the order taken.
+    package var notes: [String] = []
     /// Samples written into envelopes.
     package var samplesWritten = 0
     /// `samples.upsert` envelopes written.
@@ -111,8 +121,10 @@ package struct ImportReport: Sendable, Equatable {
         for entry in skipped { lines.append("  skipped  \(entry.count) \(entry.type)") }
         for entry in invalid { lines.append("  invalid  \(entry.count) \(entry.type)") }
         for example in invalidExamples {
-            lines.append("  line \(example.line): \(example.type): \(example.reason)")
+            let place = example.file.map { "\($0) record \(example.line)" } ?? "line \(example.line)"
+            lines.append("  \(place): \(example.type): \(example.reason)")
         }
+        for note in notes { lines.append("  note: \(note)") }
         if correlationChildrenIgnored > 0 {
             lines.append("  \(correlationChildrenIgnored) correlation children not imported twice")
         }
@@ -148,7 +160,13 @@ package struct ImportReport: Sendable, Equatable {
         output.append(",\"invalidExamples\":[")
         for (index, example) in invalidExamples.enumerated() {
             if index > 0 { output.append(",") }
-            output.append("{\"line\":\(example.line),\"type\":")
+            output.append("{")
+            if let file = example.file {
+                output.append("\"file\":")
+                output += EnvelopeJSON.quote(file)
+                output.append(",")
+            }
+            output.append("\"line\":\(example.line),\"type\":")
             output += EnvelopeJSON.quote(example.type)
             output.append(",\"reason\":")
             output += EnvelopeJSON.quote(example.reason)
@@ -162,7 +180,13 @@ package struct ImportReport: Sendable, Equatable {
             if index > 0 { output.append(",") }
             output += EnvelopeJSON.quote(zone)
         }
-        output.append("],\"samplesWritten\":\(samplesWritten)")
+        output.append("]")
+        if !notes.isEmpty {
+            output.append(",\"notes\":[")
+            output += notes.map(EnvelopeJSON.quote).joined(separator: ",")
+            output.append("]")
+        }
+        output.append(",\"samplesWritten\":\(samplesWritten)")
         output.append(",\"envelopesWritten\":\(envelopesWritten)}")
         return output
     }

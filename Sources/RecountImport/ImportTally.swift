@@ -14,18 +14,22 @@ struct ImportTally {
     var correlationChildrenIgnored = 0
     /// `ExportDate` as RFC 3339.
     var exportDate: String?
+    /// Decisions about the whole export, for `ImportReport.notes`.
+    var notes: [String] = []
 
-    /// Counts an invalid record, keeping the reasons of the first few by line (records the
-    /// decoder refuses are counted when their envelope is written, after later lines).
+    /// Counts an invalid record, keeping the reasons of the first few by file and line (records
+    /// the decoder refuses are counted when their envelope is written, after later lines).
     /// - Parameters:
     ///   - type: the record's type.
-    ///   - line: its line.
+    ///   - file: its file in a multi-file export (files are read in path order).
+    ///   - line: its line, or its index in `file`.
     ///   - reason: why it was skipped.
-    mutating func addInvalid(type: String, line: Int, reason: String) {
+    mutating func addInvalid(type: String, file: String? = nil, line: Int, reason: String) {
         invalid[type, default: 0] += 1
-        let index = invalidExamples.lastIndex { $0.line <= line }.map { $0 + 1 } ?? 0
+        let index =
+            invalidExamples.lastIndex { ($0.file ?? "", $0.line) <= (file ?? "", line) }.map { $0 + 1 } ?? 0
         guard index < ImportReport.invalidExampleLimit else { return }
-        invalidExamples.insert(.init(line: line, type: type, reason: reason), at: index)
+        invalidExamples.insert(.init(file: file, line: line, type: type, reason: reason), at: index)
         if invalidExamples.count > ImportReport.invalidExampleLimit { invalidExamples.removeLast() }
     }
 
@@ -45,6 +49,7 @@ struct ImportTally {
         report.invalid = sorted(invalid)
         report.invalidExamples = invalidExamples
         report.recordsSeen = recordsSeen
+        report.notes = notes
         report.correlationChildrenIgnored = correlationChildrenIgnored
         report.duplicatesDropped = writer.duplicatesDropped
         report.unknownTimeZones = unknownTimeZones.sorted()

@@ -1,26 +1,31 @@
 import Recount
 
-/// Stable sample ids for records of an Apple Health export, which carries no UUIDs.
+/// Stable sample ids for records of exports that carry no usable id of their own (Apple Health's
+/// `export.xml`, Fitbit and Google Fit Takeouts).
 ///
-/// The id is derived from the record's identity, not from its position in the file or the
-/// export's offsets: SHA-256 over, each followed by a NUL byte (XML cannot contain NUL, so the
-/// encoding is unambiguous),
+/// An id is SHA-256 over a domain string and a record's identity fields, each followed by a NUL
+/// byte (the fields come from XML attributes, JSON numbers or names that contain no NUL, so the
+/// encoding is unambiguous); the first 16 bytes of the digest become a UUID with version 8 and the
+/// RFC 9562 variant, in lowercase. The domain names the importer and versions the derivation, so
+/// two importers never share an id. Nothing user-specific goes in: the same record in two exports
+/// (or in an overlapping later export) gets the same id, and re-importing upserts it.
 ///
-///     "recount.apple-health.v1", type, origin, start, end, value, unit, creation
+/// Apple Health (`derive(type:origin:start:end:value:unit:creation:)`), domain
+/// `recount.apple-health.v1`, fields
+///
+///     type, origin, start, end, value, unit, creation
 ///
 /// where `origin` is the normalised source name, `start`/`end`/`creation` are decimal epoch
 /// seconds (`creation` empty when the record has no `creationDate`), and `value`/`unit` are the
-/// attributes exactly as written (empty for workouts, `unit` empty for sleep). The first 16 bytes
-/// of the digest become a UUID with version 8 and the RFC 9562 variant, in lowercase.
-///
-/// Consequences: importing the same export twice, or a later export that contains the same record
-/// written with another export-time offset, gives the same id; renaming the source app or device
-/// gives a new id.
+/// attributes exactly as written (empty for workouts, `unit` empty for sleep). Importing the same
+/// export twice, or a later export that contains the same record written with another export-time
+/// offset, gives the same id; renaming the source app or device gives a new id. The Takeout
+/// importers document their own fields (`docs/import.md`).
 enum RecordID {
-    /// The domain-separation prefix, which versions the derivation.
-    private static let domain = "recount.apple-health.v1"
+    /// The Apple Health domain, which versions that derivation.
+    private static let appleHealthDomain = "recount.apple-health.v1"
 
-    /// The id of a record.
+    /// The id of an Apple Health record.
     ///
     /// - Parameters:
     ///   - type: HealthKit type identifier (`HKWorkoutTypeIdentifier` for workouts).
@@ -35,40 +40,26 @@ enum RecordID {
         type: String, origin: String, start: Int64, end: Int64, value: String, unit: String,
         creation: Int64?
     ) -> SampleID {
-        var message = [UInt8]()
-        message.reserveCapacity(
-            domain.utf8.count + type.utf8.count + origin.utf8.count + value.utf8.count
-                + unit.utf8.count + 3 * 21 + 8)
-        func field(_ text: String) {
-            message.append(contentsOf: text.utf8)
-            message.append(0)
-        }
-        func field(_ number: Int64?) {
-            if let number { appendDecimal(number, to: &message) }
-            message.append(0)
-        }
-        field(domain)
-        field(type)
-        field(origin)
-        field(start)
-        field(end)
-        field(value)
-        field(unit)
-        field(creation)
-        let digest = SHA256.hash(message)
-        return uuid(digest)
+        derive(
+            domain: appleHealthDomain,
+            fields: [type, origin, String(start), String(end), value, unit, creation.map { String($0) } ?? ""])
     }
 
-    /// Appends the decimal digits of a number (with `-` when negative).
-    private static func appendDecimal(_ number: Int64, to bytes: inout [UInt8]) {
-        if number < 0 { bytes.append(UInt8(ascii: "-")) }
-        let magnitude = number.magnitude
-        var divisor: UInt64 = 1
-        while divisor <= magnitude / 10 { divisor *= 10 }
-        while divisor > 0 {
-            bytes.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude / divisor % 10))
-            divisor /= 10
+    /// The id of a record given its identity fields.
+    /// - Parameters:
+    ///   - domain: the importer's domain, such as `recount.fitbit.v1`.
+    ///   - fields: the identity fields, in a fixed order; none may contain a NUL character.
+    /// - Returns: a lowercase version-8 UUID.
+    static func derive(domain: String, fields: [String]) -> SampleID {
+        var message = [UInt8]()
+        message.reserveCapacity(fields.reduce(domain.utf8.count + 1) { $0 + $1.utf8.count + 1 })
+        message.append(contentsOf: domain.utf8)
+        message.append(0)
+        for field in fields {
+            message.append(contentsOf: field.utf8)
+            message.append(0)
         }
+        return uuid(SHA256.hash(message))
     }
 
     /// The first 16 bytes of a digest as a version-8, RFC 9562-variant UUID.

@@ -1,8 +1,8 @@
 internal import CArchive
 import Foundation
 
-/// An `InputStream` over one entry of a zip archive, decompressed as it is read: the only door
-/// to libarchive.
+/// An `InputStream` over one entry of a zip archive, decompressed as it is read, and
+/// `readEntries` for archives of many small files: the only door to libarchive.
 ///
 /// The archive is read front to back (from a file, or from any `InputStream` such as standard
 /// input) and nothing is unpacked to disk; memory stays at libarchive's buffers however large the
@@ -87,6 +87,46 @@ final class ZipEntryStream: InputStream {
         }
         if count == 0 { reachedEnd = true }
         return count
+    }
+
+    /// Reads every entry whose path `accepts` into memory, reading the archive once front to back
+    /// (for exports of many small files, such as a Google Takeout).
+    /// - Parameters:
+    ///   - path: the zip file.
+    ///   - accepts: picks the entries, given their paths in the archive.
+    /// - Returns: the accepted entries' paths and contents, in archive order.
+    /// - Throws: `Failure` when the file is not a readable zip (`entryMissing` is never set: an
+    ///   archive without accepted entries gives an empty array).
+    static func readEntries(
+        path: String, accepting accepts: (String) -> Bool
+    ) throws(Failure) -> [(path: String, data: Data)] {
+        let archive = try newArchive()
+        defer { archive_read_free(archive) }
+        guard archive_read_open_filename(archive, path, 1 << 16) == ARCHIVE_OK else {
+            throw Failure(entryMissing: false, message: message(archive))
+        }
+        var entries: [(path: String, data: Data)] = []
+        var entry: OpaquePointer?
+        var block = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let status = archive_read_next_header(archive, &entry)
+            if status == ARCHIVE_EOF { return entries }
+            guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let entry else {
+                throw Failure(entryMissing: false, message: message(archive))
+            }
+            let entryPath = archive_entry_pathname(entry).map { String(cString: $0) } ?? ""
+            guard accepts(entryPath) else { continue }
+            var data = Data()
+            while true {
+                let count = block.withUnsafeMutableBytes { archive_read_data(archive, $0.baseAddress, $0.count) }
+                if count == 0 { break }
+                guard count > 0 else {
+                    throw Failure(entryMissing: false, message: "\(entryPath): \(message(archive))")
+                }
+                data.append(contentsOf: block[0..<count])
+            }
+            entries.append((entryPath, data))
+        }
     }
 
     /// A new archive handle reading zip only.

@@ -35,6 +35,8 @@ struct Invocation {
           replay [--user U] [--until POS]   rebuild the projections from the log in memory; print the digest
           verify           check the log, replay it into memory, compare digests; exit 4 on mismatch
           import apple-health FILE --user U   an Apple Health export.xml as samples.upsert NDJSON
+          import fitbit DIR|ZIP --user U [--time-zone ZONE]   a Fitbit export (Takeout or account archive)
+          import google-fit DIR|ZIP --user U [--time-zone ZONE]   a Google Fit Takeout
           log dump [--from POS] [--user U]   the log's envelopes as NDJSON with their positions
           log check        check every frame of the log; exit 4 when damaged
           log stats        segments, records, raw and compressed bytes
@@ -55,7 +57,7 @@ struct Invocation {
         "data": .value, "json": .flag, "help": .flag, "version": .flag,
         "durability": .value, "no-recompute": .flag, "from": .value, "user": .value,
         "metric": .value, "to": .value, "day": .value, "until": .value, "as-of": .value, "provider": .value,
-        "since": .value,
+        "since": .value, "time-zone": .value,
     ]
     /// Options every command takes.
     private static let global: Set<String> = ["data", "json", "help", "version"]
@@ -115,6 +117,11 @@ struct Invocation {
     /// would carry Foundation's dump where this one becomes a sentence).
     func createLogDirectory() throws {
         try FileManager.default.createDirectory(atPath: logDirectory, withIntermediateDirectories: true)
+    }
+
+    /// The value of `--name`, if given.
+    func option(_ name: String) -> String? {
+        options[name]
     }
 
     /// The value of `--name`, or a usage error when it is missing.

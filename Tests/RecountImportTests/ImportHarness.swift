@@ -43,7 +43,7 @@ struct EmittedSample: Decodable, Hashable {
     var id: String
     var type: String
     var start: String
-    var end: String
+    var end: String?
     var timeZone: String?
     var value: Double?
     var unit: String?
@@ -83,6 +83,25 @@ struct ImportRun {
         try run(user: user, batchSize: batchSize, progressInterval: progressInterval) {
             try $0.run(data: Data(text.utf8), progress: $1, emit: $2)
         }
+    }
+
+    /// Runs a Takeout importer (Fitbit, Google Fit), collecting its lines.
+    static func takeout(_ body: (_ emit: (String) throws -> Void) throws -> ImportReport) throws -> ImportRun {
+        var lines: [String] = []
+        let report = try body { lines.append($0) }
+        return try ImportRun(lines: lines, report: report, progress: [])
+    }
+
+    /// Imports a Fitbit export folder or zip.
+    static func fitbit(_ path: String, timeZone: String? = nil, batchSize: Int = 1000) throws -> ImportRun {
+        try takeout {
+            try FitbitImporter(user: "u1", timeZone: timeZone, batchSize: batchSize).run(path: path, emit: $0)
+        }
+    }
+
+    /// Imports a Google Fit Takeout folder or zip.
+    static func googleFit(_ path: String, timeZone: String? = nil) throws -> ImportRun {
+        try takeout { try GoogleFitImporter(user: "u1", timeZone: timeZone).run(path: path, emit: $0) }
     }
 
     /// Runs an importer, collecting its lines and progress calls.

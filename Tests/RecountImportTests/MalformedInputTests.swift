@@ -144,7 +144,7 @@ import Testing
              </Workout>
             """)
         var emitted = 0
-        let error = try #require(throws: AppleHealthImportError.self) {
+        let error = try #require(throws: ImportError.self) {
             _ = try AppleHealthImporter(user: "u1").run(data: Data(text.utf8)) { _ in emitted += 1 }
         }
         #expect(error.code == .malformedXML)
@@ -161,7 +161,7 @@ import Testing
             .appendingPathComponent("recount-truncated-\(UInt64.random(in: 0...UInt64.max)).xml")
         try Data(text.utf8).write(to: url)
         defer { try? FileManager.default.removeItem(at: url) }
-        let error = try #require(throws: AppleHealthImportError.self) {
+        let error = try #require(throws: ImportError.self) {
             _ = try AppleHealthImporter(user: "u1").run(file: url) { _ in }
         }
         #expect(error.code == .malformedXML)
@@ -171,7 +171,7 @@ import Testing
     }
 
     @Test func emptyDocumentThrows() throws {
-        let error = try #require(throws: AppleHealthImportError.self) {
+        let error = try #require(throws: ImportError.self) {
             _ = try AppleHealthImporter(user: "u1").run(data: Data()) { _ in }
         }
         #expect(error.code == .malformedXML)
@@ -180,18 +180,18 @@ import Testing
     @Test func missingFileAndBadArgumentsThrow() throws {
         let missing = URL(fileURLWithPath: "/nonexistent/recount/export.xml")
         #expect(
-            throws: AppleHealthImportError(
+            throws: ImportError(
                 code: .unreadableFile, path: missing.path, message: "cannot open file for reading")
         ) {
             _ = try AppleHealthImporter(user: "u1").run(file: missing) { _ in }
         }
         for user in ["", "has space", String(repeating: "u", count: 129), "ü"] {
-            let error = try #require(throws: AppleHealthImportError.self) {
+            let error = try #require(throws: ImportError.self) {
                 _ = try AppleHealthImporter(user: user).run(data: Data("<a/>".utf8)) { _ in }
             }
             #expect(error.code == .invalidUser)
         }
-        let error = try #require(throws: AppleHealthImportError.self) {
+        let error = try #require(throws: ImportError.self) {
             _ = try AppleHealthImporter(user: "u1", batchSize: 0).run(data: Data("<a/>".utf8)) {
                 _ in
             }

@@ -46,14 +46,14 @@ import Testing
 
     @Test func zipWithoutTheExportSaysWhatWasExpected() throws {
         let path = FixturePaths.fixture("cda-only.zip").path
-        let error = try #require(throws: AppleHealthImportError.self) {
+        let error = try #require(throws: ImportError.self) {
             _ = try AppleHealthImporter(user: "u1").run(file: URL(fileURLWithPath: path)) { _ in }
         }
         #expect(error.code == .notAnExport)
         #expect(error.path == path)
         #expect(error.message.contains("apple_health_export/export.xml"))
         #expect(error.message.contains("entries: apple_health_export/export_cda.xml"))
-        let piped = try #require(throws: AppleHealthImportError.self) {
+        let piped = try #require(throws: ImportError.self) {
             _ = try Self.runPiped(Self.bytes(FixturePaths.fixture("cda-only.zip")))
         }
         #expect(piped.code == .notAnExport && piped.path == "-")
@@ -62,13 +62,13 @@ import Testing
     @Test func damagedZipIsAnErrorNotAnEmptyImport() throws {
         let whole = try Self.bytes(Self.zip)
         try withTemporaryFile(whole.prefix(whole.count / 2)) { url in
-            let error = try #require(throws: AppleHealthImportError.self) {
+            let error = try #require(throws: ImportError.self) {
                 _ = try AppleHealthImporter(user: "u1").run(file: url) { _ in }
             }
             #expect(error.code == .unreadableFile)
             #expect(error.message.hasPrefix("unreadable zip"))
         }
-        let piped = try #require(throws: AppleHealthImportError.self) {
+        let piped = try #require(throws: ImportError.self) {
             _ = try Self.runPiped(whole.prefix(whole.count / 2))
         }
         #expect(piped.code == .unreadableFile)
@@ -86,7 +86,7 @@ import Testing
         ])
     func documentWithAnotherRootIsNotAnExport(text: String, root: String) throws {
         var emitted = 0
-        let error = try #require(throws: AppleHealthImportError.self) {
+        let error = try #require(throws: ImportError.self) {
             _ = try AppleHealthImporter(user: "u1").run(data: Data(("<?xml version=\"1.0\"?>\n" + text).utf8)) { _ in
                 emitted += 1
             }

@@ -90,6 +90,34 @@ import Testing
     @Test(
         .enabled(
             if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
+    func importAFitbitTakeoutAndIngestIt() throws {
+        let takeout = Self.fixtures.appendingPathComponent("fitbit-synthetic.zip").path
+        let imported = try Self.recount(["import", "fitbit", takeout, "--user", "alice"])
+        // Two bad records were skipped and reported: exit 3, the rest imported.
+        #expect(imported.status == 3)
+        #expect(imported.errors.contains("imported 3 steps") && imported.errors.contains("invalid  2 steps"))
+        #expect(imported.errors.contains("steps-2023-11-04.json record 4: steps: non-numeric value"))
+        try withTemporaryDirectory { directory in
+            let ingested = try Self.recount(
+                ["--data", directory, "--json", "ingest", "-"], input: Data(imported.output.utf8))
+            #expect(ingested.status == 0)
+            #expect(ingested.output.contains("\"appended\":1,\"rejected\":0,\"samples\":9"))
+        }
+        // No zone given and no profile: exit 1, nothing on standard output, what to pass.
+        let archive = Self.fixtures.appendingPathComponent("fitbit-mrphil007").path
+        let noZone = try Self.recount(["import", "fitbit", archive, "--user", "alice"])
+        #expect(noZone.status == 1 && noZone.output.isEmpty && noZone.errors.contains("--time-zone"))
+        let zoned = try Self.recount(["import", "fitbit", archive, "--user", "alice", "--time-zone", "Europe/London"])
+        #expect(zoned.status == 0 && zoned.output.contains("\"provider\":\"fitbit\""))
+        // A folder that is not a Google Fit Takeout: exit 1 saying what was expected.
+        let notFit = try Self.recount(["import", "google-fit", archive, "--user", "alice"])
+        #expect(notFit.status == 1 && notFit.errors.contains("expected a Google Fit Takeout"))
+        #expect(try Self.recount(["import", "fitbit", "-", "--user", "alice"]).status == 2)
+    }
+
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
     func theDemoIngestsItsExampleDayAndChecksTheLog() throws {
         try withTemporaryDirectory { directory in
             let demo = try Self.recount(["--data", directory, "demo"])

@@ -1,8 +1,9 @@
-/// Why an Apple Health import stopped.
+/// Why an import (Apple Health, Fitbit, Google Fit) stopped.
 ///
 /// Malformed *records* never stop an import (they are counted in `ImportReport.invalid`); these
-/// errors are about the arguments or the document as a whole.
-package struct AppleHealthImportError: Error, Sendable, Equatable, CustomStringConvertible {
+/// errors are about the arguments or the export as a whole (for a multi-file export, `path` names
+/// the file inside it).
+package struct ImportError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The kind of failure.
     package struct Code: Hashable, Sendable, CustomStringConvertible {
         private let name: String
@@ -16,9 +17,16 @@ package struct AppleHealthImportError: Error, Sendable, Equatable, CustomStringC
         package static let unreadableFile = Code("unreadable file")
         /// The document is not well-formed XML (or is empty).
         package static let malformedXML = Code("malformed XML")
-        /// The input is readable but not an export: a zip without `apple_health_export/export.xml`,
-        /// or XML whose root is not `<HealthData>` (`export_cda.xml`, a `<Workout>` fragment).
-        package static let notAnExport = Code("not an Apple Health export")
+        /// A JSON file of a Takeout export is not JSON, or not of the shape its name promises.
+        package static let malformedJSON = Code("malformed JSON")
+        /// The input is readable but not an export of the kind asked for: a zip without
+        /// `apple_health_export/export.xml`, XML whose root is not `<HealthData>`
+        /// (`export_cda.xml`, a `<Workout>` fragment), a folder or zip without Fitbit or Google
+        /// Fit files.
+        package static let notAnExport = Code("not an export")
+        /// Local times need a zone the export does not name and none was given, or the zone
+        /// given is not an IANA name the toolchain knows.
+        package static let timeZone = Code("time zone")
         /// An envelope the importer wrote was refused as a whole by ingest's decoder although
         /// each of its samples passes alone (a bug of the importer, never of the export).
         package static let envelopeRejected = Code("envelope rejected")
@@ -66,3 +74,6 @@ package struct AppleHealthImportError: Error, Sendable, Equatable, CustomStringC
         return message.isEmpty ? head : "\(head): \(message)"
     }
 }
+
+/// The name `ImportError` had while only Apple Health was imported.
+package typealias AppleHealthImportError = ImportError

@@ -1,0 +1,198 @@
+import Foundation
+import Recount
+
+/// Turns the records of Fitbit's JSON files into samples and hands them to an `ImportSession`.
+///
+/// Each record that cannot be converted (a missing field, a bad time, a non-numeric value) is
+/// counted as invalid with its file, its index in the file and the reason; its neighbours are
+/// still imported. Times written without an offset are read in `zone`; heart-rate times are UTC.
+/// Ids: `RecordID.derive(domain: "recount.fitbit.v1", ...)` over the fields `docs/import.md`
+/// lists, never the user.
+final class FitbitRecords {
+    /// The id domain.
+    static let idDomain = "recount.fitbit.v1"
+    /// The `origin` of every sample.
+    static let origin = "Fitbit"
+
+    /// Where samples go.
+    private let session: ImportSession
+    /// The zone of the export's local times.
+    private let zone: LocalTimeZone
+    /// The account's height, for the weight unit.
+    var heightMetres: Double?
+    /// How many weight logs had their unit decided from the BMI, or assumed.
+    private(set) var weightUnits: [String: Int] = [:]
+    /// Sleep logs without `levels.data` (imported as `inBed` only).
+    private(set) var sleepLogsWithoutStages = 0
+
+    /// Creates a reader.
+    init(session: ImportSession, zone: LocalTimeZone) {
+        self.session = session
+        self.zone = zone
+    }
+
+    /// Imports one file's records.
+    /// - Parameters:
+    ///   - kind: what the file holds (an imported kind).
+    ///   - records: the file's top-level array.
+    ///   - file: its path in the export, for the report.
+    /// - Throws: whatever the session throws (the emit closure's error).
+    func read(_ kind: FitbitFile, records: [Any], file: String) throws {
+        var occurrences: [Int64: Int] = [:]
+        for (index, record) in records.enumerated() {
+            let sample: [Sample]
+            do throws(RecordRejection) {
+                guard let object = record as? [String: Any] else { throw RecordRejection("not a JSON object") }
+                switch kind {
+                case .steps, .distance: sample = [try minute(object, kind: kind, occurrences: &occurrences)]
+                case .heartRate: sample = [try heartRate(object)]
+                case .sleep: sample = try sleep(object)
+                case .weight: sample = [try weight(object)]
+                case .exercise: sample = [try exercise(object)]
+                case .height, .profile, .other: sample = []
+                }
+            } catch {
+                session.addInvalid(type: kind.reportType, file: file, line: index + 1, reason: error.reason)
+                continue
+            }
+            for sample in sample {
+                try session.add(sample, type: kind.reportType, file: file, line: index + 1)
+            }
+        }
+    }
+
+    /// Reads the heights (millimetres) of a `height-*.json`; the last one wins.
+    func readHeights(_ records: [Any]) {
+        for case let object as [String: Any] in records {
+            if let millimetres = TakeoutJSON.number(object["value"]), millimetres > 0 {
+                heightMetres = millimetres / 1000
+            }
+        }
+    }
+
+    /// A per-minute step count or distance (centimetres), `{"dateTime", "value"}`.
+    ///
+    /// A wall-clock minute that repeats in one file (the hour clocks go back) is the later
+    /// instant the second time.
+    private func minute(
+        _ object: [String: Any], kind: FitbitFile, occurrences: inout [Int64: Int]
+    ) throws(RecordRejection) -> Sample {
+        let local = try localTime(object["dateTime"], "dateTime")
+        guard let value = TakeoutJSON.number(object["value"]) else { throw RecordRejection("non-numeric value") }
+        let occurrence = occurrences[local, default: 0]
+        occurrences[local] = occurrence + 1
+        let start = zone.instant(localMillis: local, later: occurrence > 0)
+        let metric = kind == .steps ? "steps" : "distance"
+        return Sample(
+            id: RecordID.derive(domain: Self.idDomain, fields: [metric, String(local), String(occurrence)]),
+            type: try metricName(metric), start: start, end: zone.instant(millis: start.millis + 60_000),
+            timeZone: zone.identifier, value: value, unit: UnitName(kind == .steps ? "count" : "cm"),
+            origin: Self.origin)
+    }
+
+    /// A heart-rate reading, `{"dateTime", "value": {"bpm", "confidence"}}`, its time in UTC.
+    private func heartRate(_ object: [String: Any]) throws(RecordRejection) -> Sample {
+        let utc = try localTime(object["dateTime"], "dateTime")
+        guard let value = object["value"] as? [String: Any], let bpm = TakeoutJSON.number(value["bpm"]) else {
+            throw RecordRejection("missing value.bpm")
+        }
+        return Sample(
+            id: RecordID.derive(domain: Self.idDomain, fields: ["heart_rate", String(utc)]),
+            type: try metricName("heart_rate"), start: zone.instant(millis: utc), timeZone: zone.identifier,
+            value: bpm, unit: UnitName("count/min"), origin: Self.origin)
+    }
+
+    /// A sleep log: one `inBed` sample for the whole log, and its stage segments.
+    private func sleep(_ object: [String: Any]) throws(RecordRejection) -> [Sample] {
+        guard let logId = TakeoutJSON.integer(object["logId"]) else { throw RecordRejection("missing logId") }
+        let localStart = try localTime(object["startTime"], "startTime")
+        let localEnd = try localTime(object["endTime"], "endTime")
+        guard localEnd >= localStart else { throw RecordRejection("endTime is before startTime") }
+        let levels = object["levels"] as? [String: Any] ?? [:]
+        let data = try Self.levels(levels["data"], from: localStart)
+        let shortData = try Self.levels(levels["shortData"], from: localStart)
+        let segments = try FitbitSleepStages.segments(
+            length: localEnd - localStart, data: data, shortData: shortData)
+        if data.isEmpty { sleepLogsWithoutStages += 1 }
+        let start = zone.instant(localMillis: localStart)
+        let type = try metricName("sleep")
+        let log = String(logId)
+        var samples = [
+            Sample(
+                id: RecordID.derive(domain: Self.idDomain, fields: ["sleep", log, "inBed"]), type: type,
+                start: start, end: zone.instant(millis: start.millis + localEnd - localStart),
+                timeZone: zone.identifier, stage: .inBed, origin: Self.origin)
+        ]
+        for segment in segments {
+            samples.append(
+                Sample(
+                    id: RecordID.derive(
+                        domain: Self.idDomain, fields: ["sleep", log, segment.stage.name, String(segment.start)]),
+                    type: type, start: zone.instant(millis: start.millis + segment.start),
+                    end: zone.instant(millis: start.millis + segment.end), timeZone: zone.identifier,
+                    stage: segment.stage, origin: Self.origin))
+        }
+        return samples
+    }
+
+    /// The entries of `levels.data` or `levels.shortData`, relative to the log's start.
+    private static func levels(_ value: Any?, from localStart: Int64) throws(RecordRejection) -> [FitbitSleepStages
+        .Level]
+    {
+        guard let value else { return [] }
+        guard let entries = value as? [Any] else { throw RecordRejection("levels are not an array") }
+        var levels: [FitbitSleepStages.Level] = []
+        for case let entry as [String: Any] in entries {
+            guard let level = TakeoutJSON.string(entry["level"]), let seconds = TakeoutJSON.integer(entry["seconds"]),
+                seconds >= 0, let text = TakeoutJSON.string(entry["dateTime"]),
+                let local = FitbitTimestamp.localMillis(text)
+            else { throw RecordRejection("malformed sleep level entry") }
+            levels.append(.init(level: level, start: local - localStart, seconds: seconds))
+        }
+        return levels
+    }
+
+    /// A weight log, `{"logId", "weight", "bmi", "date", "time"}`.
+    private func weight(_ object: [String: Any]) throws(RecordRejection) -> Sample {
+        guard let logId = TakeoutJSON.integer(object["logId"]) else { throw RecordRejection("missing logId") }
+        guard let value = TakeoutJSON.number(object["weight"]) else { throw RecordRejection("non-numeric weight") }
+        guard let date = TakeoutJSON.string(object["date"]), let time = TakeoutJSON.string(object["time"]),
+            let local = FitbitTimestamp.localMillis(date: date, time: time)
+        else { throw RecordRejection("bad date or time") }
+        let unit = FitbitWeightUnit.unit(
+            weight: value, bmi: TakeoutJSON.number(object["bmi"]), heightMetres: heightMetres)
+        weightUnits[
+            "\(unit.symbol) (\(unit.basis == .bmi ? "checked against BMI and height" : "assumed"))", default: 0] += 1
+        return Sample(
+            id: RecordID.derive(domain: Self.idDomain, fields: ["weight", String(logId)]),
+            type: try metricName("weight"), start: zone.instant(localMillis: local), timeZone: zone.identifier,
+            value: value, unit: UnitName(unit.symbol), origin: Self.origin)
+    }
+
+    /// An exercise log, `{"logId", "startTime", "duration"}` (milliseconds), as a workout.
+    private func exercise(_ object: [String: Any]) throws(RecordRejection) -> Sample {
+        guard let logId = TakeoutJSON.integer(object["logId"]) else { throw RecordRejection("missing logId") }
+        let local = try localTime(object["startTime"], "startTime")
+        guard let duration = TakeoutJSON.integer(object["duration"]), duration >= 0 else {
+            throw RecordRejection("missing or negative duration")
+        }
+        let start = zone.instant(localMillis: local)
+        return Sample(
+            id: RecordID.derive(domain: Self.idDomain, fields: ["exercise", String(logId)]),
+            type: try metricName("workout"), start: start, end: zone.instant(millis: start.millis + duration),
+            timeZone: zone.identifier, origin: Self.origin)
+    }
+
+    /// A wall-clock time field.
+    private func localTime(_ value: Any?, _ name: String) throws(RecordRejection) -> Int64 {
+        guard let text = TakeoutJSON.string(value) else { throw RecordRejection("missing \(name)") }
+        guard let local = FitbitTimestamp.localMillis(text) else { throw RecordRejection("bad \(name) \"\(text)\"") }
+        return local
+    }
+
+    /// A catalogue metric name.
+    private func metricName(_ name: String) throws(RecordRejection) -> MetricName {
+        guard let metric = MetricName(name) else { throw RecordRejection("unknown metric \(name)") }
+        return metric
+    }
+}

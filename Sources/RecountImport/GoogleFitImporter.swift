@@ -1,0 +1,233 @@
+import Foundation
+import Recount
+
+/// Converts a Google Fit Takeout into contract NDJSON: `samples.upsert` envelopes with
+/// `"provider":"google_fit"` (contract §1).
+///
+/// Reads `All Data/*.json` (one data stream per file, times in epoch nanoseconds) and
+/// `All Sessions/*.json` (activity sessions, ISO times), from the unpacked folder or the zip.
+/// Imported: one stream per data type (`GoogleFitStream`: steps, distance, heart rate, weight,
+/// sleep segments) and every session as a workout. Other streams are counted as skipped by data
+/// source name.
+///
+/// Times are instants; each sample is shown at the offset of `timeZone` then (DST included),
+/// else at the one fixed offset the session file names carry (`…+05_30_WALKING.json`).
+/// Ids are derived from each point (`RecordID`, domain `recount.google-fit.v1`: data type,
+/// origin data source, start and end nanoseconds; sessions: activity, start, end as written).
+package struct GoogleFitImporter: Sendable {
+    /// The id domain.
+    static let idDomain = "recount.google-fit.v1"
+
+    /// The `user` of every envelope.
+    package var user: String
+    /// The IANA zone for the samples' offsets; `nil` to use the export's fixed offset.
+    package var timeZone: String?
+    /// Most samples per envelope.
+    package var batchSize: Int
+
+    /// Creates an importer.
+    /// - Parameters:
+    ///   - user: the envelopes' user (checked by `run`).
+    ///   - timeZone: the zone for the samples' offsets.
+    ///   - batchSize: most samples per envelope (default 1000).
+    package init(user: String, timeZone: String? = nil, batchSize: Int = 1000) {
+        self.user = user
+        self.timeZone = timeZone
+        self.batchSize = batchSize
+    }
+
+    /// Whether the importer reads a file: JSON under `All Data/` or `All Sessions/`.
+    static func accepts(_ path: String) -> Bool {
+        guard path.hasSuffix(".json") else { return false }
+        let folders = path.split(separator: "/").dropLast()
+        return folders.last == "All Data" || folders.last == "All Sessions"
+    }
+
+    /// Imports a Takeout folder or zip.
+    /// - Parameters:
+    ///   - path: the folder (any folder above `All Data/`) or the Takeout zip.
+    ///   - emit: receives each envelope as one JSON line without a newline; an error it throws
+    ///     stops the import and is rethrown.
+    /// - Returns: what was imported, skipped and rejected.
+    /// - Throws: `ImportError`: `.invalidUser`, `.invalidBatchSize`, `.unreadableFile`,
+    ///   `.notAnExport` (no `All Data` or `All Sessions` files), `.timeZone` (no zone given and
+    ///   not exactly one offset in the session names, or an unknown zone), `.malformedJSON`; or
+    ///   what `emit` threw.
+    package func run(path: String, emit: (String) throws -> Void) throws -> ImportReport {
+        try ImportArguments.validate(user: user, batchSize: batchSize)
+        let export = try ExportFiles.open(path: path, accepting: Self.accepts)
+        let streams = export.files.filter { $0.path.split(separator: "/").dropLast().last == "All Data" }
+        let sessions = export.files.filter { $0.path.split(separator: "/").dropLast().last == "All Sessions" }
+        guard !streams.isEmpty || !sessions.isEmpty else {
+            throw ImportError(
+                code: .notAnExport, path: path,
+                message:
+                    "expected a Google Fit Takeout (Takeout/Fit/All Data/*.json, All Sessions/*.json): found neither")
+        }
+        let zone = try resolveZone(sessions: sessions, path: path)
+        var sources: [(source: String, file: ExportFiles.File, points: [Any])] = []
+        for file in streams {
+            let object = try TakeoutJSON.object(of: file, in: export)
+            guard let source = object["Data Source"] as? String, let points = object["Data Points"] as? [Any] else {
+                throw ImportError(
+                    code: .malformedJSON, path: "\(path): \(file.path)",
+                    message: "expected an object with \"Data Source\" and \"Data Points\"")
+            }
+            sources.append((source, file, points))
+        }
+        return try withoutActuallyEscaping(emit) { emit in
+            let session = ImportSession(
+                writer: EnvelopeWriter(user: user, provider: "google_fit", batchSize: batchSize, emit: emit))
+            let chosen = Self.choose(sources.map(\.source))
+            for (source, file, points) in sources {
+                session.tally.recordsSeen += points.count
+                guard let stream = chosen[source] else {
+                    session.skip(source, count: points.count)
+                    continue
+                }
+                try read(points, stream: stream, source: source, file: file.path, zone: zone, into: session)
+            }
+            for file in sessions {
+                session.tally.recordsSeen += 1
+                try readSession(file, in: export, zone: zone, into: session)
+            }
+            try session.flush()
+            session.tally.notes.append(
+                zone.identifier.map { "offsets from \($0)" }
+                    ?? "offsets fixed at \(RFC3339.format(millis: 0, offsetSeconds: zone.offset(atMillis: 0)).suffix(6)) "
+                    + "(from the session file names)")
+            for (source, stream) in chosen.sorted(by: { $0.key < $1.key }) {
+                session.tally.notes.append("\(stream.metric) from \(source)")
+            }
+            return session.report()
+        }
+    }
+
+    /// The stream imported for each data type: the first of its `preferred` present.
+    static func choose(_ sources: [String]) -> [String: GoogleFitStream] {
+        var chosen: [String: GoogleFitStream] = [:]
+        for stream in GoogleFitStream.all {
+            if let source = stream.preferred.first(where: sources.contains) { chosen[source] = stream }
+        }
+        return chosen
+    }
+
+    /// Imports the points of the chosen stream of a data type.
+    private func read(
+        _ points: [Any], stream: GoogleFitStream, source: String, file: String, zone: LocalTimeZone,
+        into session: ImportSession
+    ) throws {
+        for (index, point) in points.enumerated() {
+            let sample: Sample
+            do throws(RecordRejection) {
+                sample = try Self.sample(point, stream: stream, source: source, zone: zone)
+            } catch {
+                session.addInvalid(type: stream.dataType, file: file, line: index + 1, reason: error.reason)
+                continue
+            }
+            try session.add(sample, type: stream.dataType, file: file, line: index + 1)
+        }
+    }
+
+    /// One data point as a sample.
+    private static func sample(
+        _ point: Any, stream: GoogleFitStream, source: String, zone: LocalTimeZone
+    ) throws(RecordRejection) -> Sample {
+        guard let object = point as? [String: Any] else { throw RecordRejection("not a JSON object") }
+        guard let startNanos = TakeoutJSON.integer(object["startTimeNanos"]),
+            let endNanos = TakeoutJSON.integer(object["endTimeNanos"])
+        else { throw RecordRejection("missing startTimeNanos or endTimeNanos") }
+        guard endNanos >= startNanos else { throw RecordRejection("endTimeNanos is before startTimeNanos") }
+        guard let values = object["fitValue"] as? [Any], let first = values.first as? [String: Any],
+            let value = first["value"] as? [String: Any]
+        else { throw RecordRejection("missing fitValue[0].value") }
+        guard let metric = MetricName(stream.metric) else { throw RecordRejection("unknown metric \(stream.metric)") }
+        let origin = TakeoutJSON.string(object["originDataSourceId"]) ?? ""
+        let id = RecordID.derive(
+            domain: idDomain, fields: [stream.dataType, origin, String(startNanos), String(endNanos)])
+        let start = zone.instant(millis: floorMillis(startNanos))
+        let end = zone.instant(millis: floorMillis(endNanos))
+        if stream.unit == nil {
+            guard let code = TakeoutJSON.integer(value["intVal"]), let stage = GoogleFitStream.sleepStage(code) else {
+                throw RecordRejection("unknown sleep segment value")
+            }
+            return Sample(
+                id: id, type: metric, start: start, end: end, timeZone: zone.identifier, stage: stage,
+                origin: GoogleFitStream.origin(ofSource: source))
+        }
+        guard let number = TakeoutJSON.number(value["intVal"] ?? value["fpVal"]) else {
+            throw RecordRejection("missing intVal or fpVal")
+        }
+        return Sample(
+            id: id, type: metric, start: start, end: end, timeZone: zone.identifier, value: number,
+            unit: stream.unit.map { UnitName($0) }, origin: GoogleFitStream.origin(ofSource: source))
+    }
+
+    /// A session file as a workout.
+    private func readSession(
+        _ file: ExportFiles.File, in export: ExportFiles, zone: LocalTimeZone, into session: ImportSession
+    ) throws {
+        let type = "session"
+        let object: [String: Any]
+        do {
+            object = try TakeoutJSON.object(of: file, in: export)
+        } catch {
+            session.addInvalid(type: type, file: file.path, line: 1, reason: error.message)
+            return
+        }
+        guard let startText = TakeoutJSON.string(object["startTime"]), let start = Instant(rfc3339: startText),
+            let endText = TakeoutJSON.string(object["endTime"]), let end = Instant(rfc3339: endText),
+            end.millis >= start.millis, let metric = MetricName("workout")
+        else {
+            session.addInvalid(type: type, file: file.path, line: 1, reason: "missing or bad startTime or endTime")
+            return
+        }
+        let activity = TakeoutJSON.string(object["fitnessActivity"]) ?? ""
+        let sample = Sample(
+            id: RecordID.derive(domain: Self.idDomain, fields: ["session", activity, startText, endText]),
+            type: metric, start: zone.instant(millis: start.millis), end: zone.instant(millis: end.millis),
+            timeZone: zone.identifier, origin: "com.google.android.apps.fitness")
+        try session.add(sample, type: type, file: file.path, line: 1)
+    }
+
+    /// The zone: the one given, else the one fixed offset of the session file names.
+    private func resolveZone(sessions: [ExportFiles.File], path: String) throws(ImportError) -> LocalTimeZone {
+        if let timeZone {
+            guard let zone = LocalTimeZone(identifier: timeZone) else {
+                throw ImportError(code: .timeZone, message: "unknown time zone \"\(timeZone)\": expected an IANA name")
+            }
+            return zone
+        }
+        let offsets = Set(sessions.compactMap { Self.offset(inName: String($0.name)) })
+        guard offsets.count == 1, let offset = offsets.first, let zone = LocalTimeZone(secondsFromGMT: offset) else {
+            throw ImportError(
+                code: .timeZone, path: path,
+                message:
+                    offsets.isEmpty
+                    ? "Google Fit's data carries no offset and no session file name gives one: pass --time-zone ZONE"
+                    : "the session file names carry \(offsets.count) offsets (daylight saving?): pass --time-zone ZONE")
+        }
+        return zone
+    }
+
+    /// The offset in a session file name such as `2025-01-29T20_23_54.103+05_30_WALKING.json`.
+    static func offset(inName name: String) -> Int? {
+        let bytes = Array(name.utf8)
+        guard let time = bytes.firstIndex(of: UInt8(ascii: "T")) else { return nil }
+        for index in (time + 1)..<bytes.count
+        where bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+            guard index + 5 < bytes.count, bytes[index + 3] == UInt8(ascii: "_"),
+                let hours = Int(String(decoding: bytes[(index + 1)...(index + 2)], as: UTF8.self)),
+                let minutes = Int(String(decoding: bytes[(index + 4)...(index + 5)], as: UTF8.self))
+            else { continue }
+            let seconds = hours * 3600 + minutes * 60
+            return bytes[index] == UInt8(ascii: "-") ? -seconds : seconds
+        }
+        return nil
+    }
+
+    /// Nanoseconds to milliseconds, rounding toward the past.
+    private static func floorMillis(_ nanos: Int64) -> Int64 {
+        nanos >= 0 ? nanos / 1_000_000 : (nanos - 999_999) / 1_000_000
+    }
+}

@@ -1,0 +1,63 @@
+import Recount
+
+/// The bookkeeping every importer shares: samples go to the `EnvelopeWriter`, counts to an
+/// `ImportTally`, and samples ingest's decoder refuses move from the imported counts to the
+/// invalid ones (with the decoder's reason), so the report always says what was really written.
+final class ImportSession {
+    /// Envelope output.
+    let writer: EnvelopeWriter
+    /// Counts for the report.
+    var tally = ImportTally()
+
+    /// Creates a session writing through `writer`.
+    init(writer: EnvelopeWriter) {
+        self.writer = writer
+    }
+
+    /// Counts a sample as imported and hands it to the writer.
+    /// - Parameters:
+    ///   - sample: the sample.
+    ///   - type: the record's type, as the report counts it.
+    ///   - file: the record's file in a multi-file export.
+    ///   - line: the record's line, or its 1-based index in `file`.
+    /// - Throws: whatever the writer throws (the emit closure's error, or `.envelopeRejected`).
+    func add(_ sample: Sample, type: String, file: String? = nil, line: Int) throws {
+        tally.imported[type, default: 0] += 1
+        defer { countRejections() }
+        try writer.add(sample, type: type, file: file, line: line)
+    }
+
+    /// Counts a record of a supported type that could not be converted.
+    func addInvalid(type: String, file: String? = nil, line: Int, reason: String) {
+        tally.addInvalid(type: type, file: file, line: line, reason: reason)
+    }
+
+    /// Counts records of a type the importer does not import.
+    func skip(_ type: String, count: Int = 1) {
+        guard count > 0 else { return }
+        tally.skipped[type, default: 0] += count
+    }
+
+    /// Writes the last envelope.
+    /// - Throws: whatever the writer throws.
+    func flush() throws {
+        defer { countRejections() }
+        try writer.flush()
+    }
+
+    /// The report of what was done so far.
+    /// - Parameter unknownTimeZones: zone names that could not be resolved.
+    func report(unknownTimeZones: Set<String> = []) -> ImportReport {
+        tally.report(unknownTimeZones: unknownTimeZones, writer: writer)
+    }
+
+    /// Moves the samples ingest refused from imported to invalid.
+    private func countRejections() {
+        for rejection in writer.takeRejections() {
+            tally.imported[rejection.type, default: 0] -= 1
+            if tally.imported[rejection.type] == 0 { tally.imported[rejection.type] = nil }
+            tally.addInvalid(
+                type: rejection.type, file: rejection.file, line: rejection.line, reason: rejection.reason)
+        }
+    }
+}

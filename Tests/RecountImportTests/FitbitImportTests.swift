@@ -1,0 +1,155 @@
+import Foundation
+import Recount
+import TestSupport
+import Testing
+
+@testable import RecountImport
+
+/// The Fitbit importer on fixtures in the repository: a synthetic Takeout written for these
+/// tests (DST edges, a profile, invalid records) and the Apache-2.0 account-archive excerpt of
+/// mrphil007/fitbit-to-sqlite.
+@Suite struct FitbitImportTests {
+    static let synthetic = FixturePaths.fixture("fitbit-synthetic").path
+    static let syntheticZip = FixturePaths.fixture("fitbit-synthetic.zip").path
+    static let mrphil = FixturePaths.fixture("fitbit-mrphil007")
+
+    /// Seconds between two RFC 3339 instants.
+    static func seconds(_ sample: EmittedSample) throws -> Double {
+        let start = try #require(Instant(rfc3339: sample.start))
+        let end = try #require(Instant(rfc3339: sample.end ?? sample.start))
+        return Double(end.millis - start.millis) / 1000
+    }
+
+    @Test func localTimesFollowTheProfileZoneAcrossDST() throws {
+        let run = try ImportRun.fitbit(Self.synthetic)
+        let steps = run.samples(of: "steps")
+        // The repeated 01:30 of 2023-11-05 is EDT the first time, EST the second; 02:30 on
+        // 2024-03-10 does not exist in New York and is read with the offset before the change.
+        #expect(
+            steps.map(\.start) == [
+                "2023-11-05T01:30:00-04:00", "2023-11-05T01:30:00-05:00", "2024-03-10T03:30:00-04:00",
+            ])
+        #expect(steps.map(\.value) == [10, 20, 30])
+        #expect(steps.allSatisfy { $0.timeZone == "America/New_York" && $0.unit == "count" })
+        #expect(Set(steps.map(\.id)).count == 3)
+        #expect(run.report.notes.first == "local times read in America/New_York (from Profile.csv)")
+    }
+
+    @Test func badRecordsAreSkippedAndReportedWithFileAndReason() throws {
+        let report = try ImportRun.fitbit(Self.synthetic).report
+        #expect(report.invalid == [.init(type: "steps", count: 2)])
+        let file = "Takeout/Fitbit/Global Export Data/steps-2023-11-04.json"
+        #expect(
+            report.invalidExamples == [
+                .init(file: file, line: 4, type: "steps", reason: "non-numeric value"),
+                .init(file: file, line: 5, type: "steps", reason: "bad dateTime \"13/10/24 03:30:00\""),
+            ])
+        #expect(report.summary.contains("\(file) record 4: steps: non-numeric value"))
+    }
+
+    @Test func shortWakesAreCutOutOfStages() throws {
+        let sleep = try ImportRun.fitbit(Self.synthetic).samples(of: "sleep")
+        #expect(sleep.map(\.stage) == ["inBed", "core", "awake", "core", "deep"])
+        #expect(try sleep.map(Self.seconds) == [5400, 600, 60, 2940, 1800])
+        #expect(sleep.first?.start == "2023-01-01T23:00:00-05:00")
+    }
+
+    @Test func weightUnitIsCheckedAgainstBMI() throws {
+        let weight = try ImportRun.fitbit(Self.synthetic).samples(of: "weight")
+        // 80 with BMI 24.69 at 1.80 m is kilograms (80 lb would be BMI 11.2).
+        #expect(weight.map(\.unit) == ["kg"])
+        #expect(weight.map(\.start) == ["2023-01-01T23:59:59-05:00"])
+    }
+
+    @Test func zipAndFolderGiveTheSameLines() throws {
+        let folder = try ImportRun.fitbit(Self.synthetic)
+        let zip = try ImportRun.fitbit(Self.syntheticZip)
+        #expect(folder.lines == zip.lines)
+        #expect(folder.lines.count == 1)
+    }
+
+    @Test func givenZoneOverridesTheProfile() throws {
+        let run = try ImportRun.fitbit(Self.synthetic, timeZone: "Europe/Berlin")
+        #expect(run.samples(of: "steps").first?.start == "2023-11-05T01:30:00+01:00")
+    }
+
+    @Test func accountArchiveCountsAndTotalsMatchTheFiles() throws {
+        let run = try ImportRun.fitbit(Self.mrphil.path, timeZone: "Europe/London")
+        let distance = try TakeoutExpectations.array(Self.mrphil.appendingPathComponent("distance.json"))
+        let exercise = try TakeoutExpectations.array(Self.mrphil.appendingPathComponent("exercise.json"))
+        let sleep = try TakeoutExpectations.array(Self.mrphil.appendingPathComponent("sleep.json"))
+        #expect(run.samples(of: "distance").count == distance.count)
+        #expect(
+            run.samples(of: "distance").compactMap(\.value).reduce(0, +)
+                == distance.map { TakeoutExpectations.number($0["value"]) }.reduce(0, +))
+        #expect(run.samples(of: "distance").allSatisfy { $0.unit == "cm" })
+        #expect(run.samples(of: "workout").count == exercise.count)
+        #expect(
+            try run.samples(of: "workout").map(Self.seconds).reduce(0, +)
+                == exercise.map { TakeoutExpectations.number($0["duration"]) / 1000 }.reduce(0, +))
+        // These logs carry only a summary: one inBed sample each, no stages.
+        #expect(run.samples(of: "sleep").map(\.stage) == sleep.map { _ in "inBed" })
+        #expect(run.report.skippedCount("resting_heart_rate") == 2)
+        #expect(run.report.skippedCount("sleep_score") == 2)
+        #expect(run.report.invalidTotal == 0)
+        #expect(run.envelopes.allSatisfy { $0.provider == "fitbit" && $0.user == "u1" })
+    }
+
+    @Test func withoutZoneOrProfileTheImportStops() throws {
+        let error = try #require(throws: ImportError.self) { try ImportRun.fitbit(Self.mrphil.path) }
+        #expect(error.code == .timeZone)
+        #expect(error.message.contains("--time-zone"))
+        let unknown = try #require(throws: ImportError.self) {
+            try ImportRun.fitbit(Self.mrphil.path, timeZone: "Mars/Olympus")
+        }
+        #expect(unknown.code == .timeZone)
+    }
+
+    @Test func aFolderWithoutFitbitFilesIsNotAnExport() throws {
+        try withTemporaryDirectory { directory in
+            try Data("<HealthData/>".utf8).write(to: URL(fileURLWithPath: directory + "/export.xml"))
+            try Data("[]".utf8).write(to: URL(fileURLWithPath: directory + "/resting_heart_rate-2022-07-16.json"))
+            let error = try #require(throws: ImportError.self) { try ImportRun.fitbit(directory, timeZone: "UTC") }
+            #expect(error.code == .notAnExport)
+            #expect(error.description.contains("expected a Fitbit export"))
+        }
+        let xml = try #require(throws: ImportError.self) {
+            try ImportRun.fitbit(FixturePaths.fixture("cirilo-export.xml").path, timeZone: "UTC")
+        }
+        #expect(xml.code == .unreadableFile)
+        #expect(xml.description.contains("expected a folder or a zip"))
+    }
+
+    @Test func malformedJSONNamesTheFile() throws {
+        try withTemporaryDirectory { directory in
+            try Data("[{\"dateTime\": ".utf8).write(to: URL(fileURLWithPath: directory + "/steps-2024-01-01.json"))
+            let error = try #require(throws: ImportError.self) { try ImportRun.fitbit(directory, timeZone: "UTC") }
+            #expect(error.code == .malformedJSON)
+            #expect(error.description.contains("steps-2024-01-01.json"))
+        }
+    }
+
+    @Test(arguments: [
+        ("Global Export Data/steps-2023-10-09.json", FitbitFile.steps),
+        ("distance.json", .distance), ("heart_rate-2023-11-05.json", .heartRate), ("exercise-100.json", .exercise),
+        ("Your Profile/Profile.csv", .profile), ("resting_heart_rate-2022-07-16.json", .other("resting_heart_rate")),
+        ("Sleep Score/sleep_score.csv", .other("sleep_score")),
+        (
+            "time_in_heart_rate_zones-2023-11-05.json",
+            .other("time_in_heart_rate_zones")
+        ),
+    ])
+    func fileKinds(path: String, kind: FitbitFile) {
+        #expect(FitbitFile(path: path) == kind)
+    }
+
+    @Test func wallClockParsing() {
+        #expect(FitbitTimestamp.localMillis("10/10/23 00:10:00") == 1_696_896_600_000)
+        #expect(FitbitTimestamp.localMillis("2023-10-10T00:10:00.250") == 1_696_896_600_250)
+        #expect(FitbitTimestamp.localMillis("2023-10-10T00:10:00") == 1_696_896_600_000)
+        #expect(FitbitTimestamp.localMillis(date: "02/29/24", time: "23:59:59") == 1_709_251_199_000)
+        for bad in ["02/30/23 00:00:00", "10/10/23 24:00:00", "2023-10-10 00:10", "10/10/2023 00:10:00", ""] {
+            #expect(FitbitTimestamp.localMillis(bad) == nil, "\(bad)")
+        }
+    }
+}
