@@ -257,4 +257,15 @@ import Testing
             }
         }
     }
+
+    /// Canonically equivalent strings with different bytes are different users, sync
+    /// identifiers and units (`String`'s `==` would merge them).
+    @Test func theInternerTellsStringsApartByTheirBytes() {
+        var interner = Interner()
+        let composed = interner.intern("\u{E9}")
+        let decomposed = interner.intern("e\u{301}")
+        #expect(composed != decomposed)
+        #expect(interner.intern("\u{E9}") == composed && interner.id(of: "e\u{301}") == decomposed)
+        #expect(interner.strings.count == 2)
+    }
 }

@@ -40,6 +40,9 @@ package struct IdIndex: Sendable {
         var state: State = .empty
         var metric: Metric = .steps
         var stage: SleepStage?
+        /// Which optional fields are present: 1 value, 2 original value, 4 lastModified,
+        /// 8 sync version (flags and raw words keep a record at 96 bytes, not 128).
+        private var present: UInt8 = 0
         var startOffset: Int32 = 0
         var endOffset: Int32 = 0
         /// Interned strings as id + 1 (0: none).
@@ -49,12 +52,40 @@ package struct IdIndex: Sendable {
         var source = SourceID(0)
         var startMillis: Int64 = 0
         var endMillis: Int64 = 0
-        var value: Double?
-        var originalValue: Double?
         var position: UInt64 = 0
         var receivedAt: Int64 = 0
-        var lastModified: Int64?
-        var syncVersion: Int64?
+        private var valueBits: UInt64 = 0
+        private var originalValueBits: UInt64 = 0
+        private var lastModifiedMillis: Int64 = 0
+        private var syncVersionNumber: Int64 = 0
+
+        init(state: State = .empty, metric: Metric = .steps, stage: SleepStage? = nil) {
+            self.state = state
+            self.metric = metric
+            self.stage = stage
+        }
+
+        var value: Double? {
+            get { present & 1 != 0 ? Double(bitPattern: valueBits) : nil }
+            set { (valueBits, present) = Self.store(newValue?.bitPattern, bit: 1, present) }
+        }
+        var originalValue: Double? {
+            get { present & 2 != 0 ? Double(bitPattern: originalValueBits) : nil }
+            set { (originalValueBits, present) = Self.store(newValue?.bitPattern, bit: 2, present) }
+        }
+        var lastModified: Int64? {
+            get { present & 4 != 0 ? lastModifiedMillis : nil }
+            set { (lastModifiedMillis, present) = Self.store(newValue, bit: 4, present) }
+        }
+        var syncVersion: Int64? {
+            get { present & 8 != 0 ? syncVersionNumber : nil }
+            set { (syncVersionNumber, present) = Self.store(newValue, bit: 8, present) }
+        }
+
+        private static func store<T: FixedWidthInteger>(_ value: T?, bit: UInt8, _ present: UInt8) -> (T, UInt8) {
+            guard let value else { return (0, present & ~bit) }
+            return (value, present | bit)
+        }
 
         /// Whether two live records hold the same content: everything but position and
         /// receivedAt (doubles by bit pattern; interning gives equal strings equal ids).
@@ -181,14 +212,6 @@ package struct IdIndex: Sendable {
         }
     }
 
-    /// The keys of the live samples, in the order ids were first seen.
-    package var liveKeys: [Key] {
-        var keys: [Key] = []
-        keys.reserveCapacity(liveCount)
-        forEachLiveNumber { keys.append(key($0)) }
-        return keys
-    }
-
     /// The deleted ids, in the order ids were first seen.
     package var tombstones: [Key] {
         records.indices.filter { records[$0].state == .deleted }.map(key)
@@ -212,24 +235,43 @@ package struct IdIndex: Sendable {
         _ sample: Sample, source: SourceID, position: UInt64, receivedAt: Int64
     ) -> Record {
         let end = sample.effectiveEnd
-        return Record(
-            state: .live, metric: sample.type.metric, stage: sample.stage, startOffset: sample.start.offsetSeconds,
-            endOffset: end.offsetSeconds, zone: intern(sample.timeZone), syncIdentifier: intern(sample.syncIdentifier),
-            unitSymbol: intern(sample.unit?.symbol), source: source, startMillis: sample.start.millis,
-            endMillis: end.millis, value: sample.canonicalValue, originalValue: sample.value, position: position,
-            receivedAt: receivedAt, lastModified: sample.lastModified?.millis, syncVersion: sample.syncVersion)
+        var record = Record(state: .live, metric: sample.type.metric, stage: sample.stage)
+        record.startMillis = sample.start.millis
+        record.startOffset = sample.start.offsetSeconds
+        record.endMillis = end.millis
+        record.endOffset = end.offsetSeconds
+        record.zone = intern(sample.timeZone)
+        record.value = sample.canonicalValue
+        record.source = source
+        record.position = position
+        record.receivedAt = receivedAt
+        record.lastModified = sample.lastModified?.millis
+        record.syncIdentifier = intern(sample.syncIdentifier)
+        record.syncVersion = sample.syncVersion
+        record.unitSymbol = intern(sample.unit?.symbol)
+        record.originalValue = sample.value
+        return record
     }
 
     /// A record of an entry, its strings interned.
     mutating func record(_ entry: Entry) -> Record {
         let sample = entry.sample
-        return Record(
-            state: .live, metric: sample.metric, stage: sample.stage, startOffset: sample.startOffset,
-            endOffset: sample.endOffset, zone: intern(sample.zone), syncIdentifier: intern(entry.syncIdentifier),
-            unitSymbol: intern(entry.unitSymbol), source: sample.source, startMillis: sample.startMillis,
-            endMillis: sample.endMillis, value: sample.value, originalValue: entry.originalValue,
-            position: sample.position, receivedAt: entry.receivedAt, lastModified: entry.lastModified,
-            syncVersion: entry.syncVersion)
+        var record = Record(state: .live, metric: sample.metric, stage: sample.stage)
+        record.startMillis = sample.startMillis
+        record.startOffset = sample.startOffset
+        record.endMillis = sample.endMillis
+        record.endOffset = sample.endOffset
+        record.zone = intern(sample.zone)
+        record.value = sample.value
+        record.source = sample.source
+        record.position = sample.position
+        record.receivedAt = entry.receivedAt
+        record.lastModified = entry.lastModified
+        record.syncIdentifier = intern(entry.syncIdentifier)
+        record.syncVersion = entry.syncVersion
+        record.unitSymbol = intern(entry.unitSymbol)
+        record.originalValue = entry.originalValue
+        return record
     }
 
     /// The zone a record names, as written.
@@ -284,7 +326,8 @@ package struct IdIndex: Sendable {
 
     // MARK: Views
 
-    private func entry(number: Int, id: SampleID) -> Entry { entry(records[number], id: id) }
+    /// The entry numbered `number`, whose key holds `id`.
+    func entry(number: Int, id: SampleID) -> Entry { entry(records[number], id: id) }
 
     /// A record as an entry of the sample `id`.
     func entry(_ record: Record, id: SampleID) -> Entry {

@@ -46,12 +46,18 @@ extension Projections {
         return hash.finalize()
     }
 
-    /// The live entries in key order (user, provider, id as text). The keys are sorted alone and
-    /// the entries looked up after: sorting (key, entry) pairs moved the large entries around
-    /// n log n times.
-    package func sortedLive() -> LazyMapSequence<[IdIndex.Key], (key: IdIndex.Key, value: IdIndex.Entry)> {
+    /// The live entries in key order (user, provider, id as text). Keys are sorted with their
+    /// id numbers, and each entry is built from its number as the sequence is read.
+    package func sortedLive() -> LazyMapSequence<
+        [(key: IdIndex.Key, number: Int)], (key: IdIndex.Key, value: IdIndex.Entry)
+    > {
         let index = index
-        return index.liveKeys.sorted(by: keyOrder).lazy.map { key in (key, index.entry(key)!) }
+        let order = keyOrder
+        var keyed: [(key: IdIndex.Key, number: Int)] = []
+        keyed.reserveCapacity(index.liveCount)
+        index.forEachLiveNumber { keyed.append((index.key($0), $0)) }
+        keyed.sort { order($0.key, $1.key) }
+        return keyed.lazy.map { key, number in (key, index.entry(number: number, id: key.id)) }
     }
 
     /// Orders keys by their strings: user, provider, id text. The users and providers are

@@ -26,13 +26,26 @@ extension Projections {
         dirtied.sort { $0.cell == $1.cell ? $0.version > $1.version : $0.cell < $1.cell }
         var changes: [CellChange] = []
         changes.reserveCapacity(dirtied.count)
+        // Cells come by user and metric, and a user's cells mostly share their sources: the
+        // ranking of the cell before is reused when it ranked the same sources.
+        var ranked: (user: UInt32, metric: Metric, sources: [SourceID], priority: SourcePriority)?
         for (place, (key, version)) in dirtied.enumerated() where place == 0 || dirtied[place - 1].cell != key {
             let old = rollups[key]
             guard version >= (old?.version ?? 0) else { continue }
             let samples = cells.members(of: key).map { index.liveSample(Int($0)) }
+            var involved: [SourceID] = []
+            for sample in samples where !involved.contains(sample.source) { involved.append(sample.source) }
+            involved.sort()
+            let priority: SourcePriority
+            if let last = ranked, last.user == key.user, last.metric == key.metric, last.sources == involved {
+                priority = last.priority
+            } else {
+                priority = self.priority(for: key, involved)
+                ranked = (key.user, key.metric, involved, priority)
+            }
             let new = StoredRollup(
                 cell: Rollup.compute(
-                    metric: key.metric, day: key.day, samples: samples, priority: priority(for: key, samples),
+                    metric: key.metric, day: key.day, samples: samples, priority: priority,
                     zones: zones),
                 version: version)
             rollups[key] = new
@@ -41,16 +54,16 @@ extension Projections {
         return changes
     }
 
-    /// The ranking of the sources in `samples` for the cell's user and metric: the user's own
+    /// The ranking of `involved` for the cell's user and metric: the user's own
     /// `config.sources` list, else the `*` default, else none (the documented default rule).
-    private func priority(for key: CellKey, _ samples: [LiveSample]) -> SourcePriority {
+    private func priority(for key: CellKey, _ involved: [SourceID]) -> SourcePriority {
         let user = users[key.user]
         let configured =
             (priorities[PriorityKey(user: user, metric: key.metric)]
             ?? priorities[PriorityKey(user: "*", metric: key.metric)])?.origins ?? []
-        var involved: [SourceID: Source] = [:]
-        for sample in samples { involved[sample.source] = sources[Int(sample.source.rawValue)] }
-        return SourcePriority(configured: configured, sources: involved)
+        var sources: [SourceID: Source] = [:]
+        for id in involved { sources[id] = self.sources[Int(id.rawValue)] }
+        return SourcePriority(configured: configured, sources: sources)
     }
 
     /// Writes the rollups in cell order into the digest's canonical bytes, cells named by
