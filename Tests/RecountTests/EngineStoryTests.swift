@@ -265,7 +265,8 @@ import Testing
 
     /// For random workloads, ingesting every envelope twice, replaying from scratch, folding
     /// in memory or through the checkpoint, cutting the input into other batches, and running
-    /// under other `TZ` settings all give the same digest.
+    /// under other `TZ` settings all give the same digest (which covers the sync state); the
+    /// day states, audits, cursors and stale report agree too.
     @Test(arguments: [UInt64(11), 12, 13])
     func theDigestIsAFunctionOfTheLogAlone(seed: UInt64) throws {
         let lines = RandomWorkload.lines(seed: testSeed(seed), count: 120)
@@ -282,10 +283,16 @@ import Testing
                 try Self.ingest(batched, Array(lines[chunk..<min(lines.count, chunk + 7)]))
             }
             #expect(batched.digest() == digest, "batches of 7")
+            let answers = try Self.answers(batched)
+            #expect(
+                answers.contains("CellAudit(") && answers.contains("CursorRow("), "the answers hold audits and cursors")
             try Self.ingest(batched, lines)
             try batched.recompute()
             #expect(batched.digest() == digest, "every envelope twice")
+            #expect(try Self.answers(batched) == answers, "every envelope twice: states, audits, staleness")
             try batched.close()
+            let reopened = try RecountEngine(readingDirectory: directory + "/once")
+            #expect(try Self.answers(reopened) == answers, "one batch: states, audits, staleness")
 
             for zone in ["UTC", "America/Los_Angeles", "Asia/Kolkata", "Pacific/Chatham"] {
                 setenv("TZ", zone, 1)
@@ -295,6 +302,27 @@ import Testing
             unsetenv("TZ")
             tzset()
         }
+    }
+}
+
+extension EngineStoryTests {
+    /// What the sync state and the audit answer for the random workload's users: every step
+    /// day's state as of a fixed instant, every day's audit with its history, the cursors and
+    /// the stale report, as text (the rows hold arrays, never dictionaries, so the text is
+    /// deterministic).
+    static func answers(_ engine: RecountEngine) throws -> String {
+        var text = ""
+        for user in ["alice", "bob", "carol"] {
+            let rows = try engine.rollups(user: user, metric: "steps", asOf: "2026-07-22T12:00:00Z")
+            text += "\(rows)\n"
+            for row in rows {
+                text += "\(try engine.audit(user: user, metric: "steps", day: row.date) as Any)\n"
+            }
+            for provider in ["healthkit", "health_connect"] {
+                text += "\(try engine.cursor(user: user, provider: provider, metric: "steps") as Any)\n"
+            }
+        }
+        return text + "\(try engine.stale(asOf: "2026-07-22T12:00:00Z"))"
     }
 }
 

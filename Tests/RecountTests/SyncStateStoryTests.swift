@@ -48,6 +48,13 @@ import Testing
             #expect(after[1].reading == .known([RollupRow.Value(name: "value", value: 14_000)]))
             #expect(after[2].reading == .known([RollupRow.Value(name: "value", value: 0)]), "a known zero")
             #expect(after[0].reading == .known([RollupRow.Value(name: "value", value: 8_000)]))
+            // Asked again as of Monday 03:00, the answer is what it was then: the check-in
+            // history, not the newest check-in, decides (Saturday's value is shown, as partial).
+            let asked = try engine.rollups(
+                user: "alice", metric: "steps", from: "2026-07-17", to: "2026-07-19", asOf: "2026-07-20T03:00:00-07:00")
+            #expect(asked.map(\.state) == [.partial, .partial, .unknown])
+            let beforeFirstCheckin = try engine.stale(asOf: "2026-07-17T20:00:00Z")
+            #expect(beforeFirstCheckin.rows.isEmpty && beforeFirstCheckin.fractions.isEmpty, "no channel existed yet")
             try engine.close()
         }
     }

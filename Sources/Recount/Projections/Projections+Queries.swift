@@ -55,7 +55,9 @@ extension Projections {
             if let lost = state.lost, lost.overlaps(dayStart..<dayEnd) { return .unrecoverableGap }
             if case .needsRecovery(let from, let to) = state.health, from < dayEnd, to > dayStart {
                 found = .recoveryWindowOpen
-            } else if found == nil, (state.lastCheckinAt ?? .min) < dayEnd || (asOf.map { dayEnd > $0 } ?? false) {
+            } else if found == nil,
+                (state.lastCheckin(atOrBefore: asOf) ?? .min) < dayEnd || (asOf.map { dayEnd > $0 } ?? false)
+            {
                 found = .noCheckinSinceDayEnd
             }
         }
@@ -66,14 +68,11 @@ extension Projections {
     /// days end (contract §3 rule 8); 0 (UTC) when there is none.
     func latestOffset(user: UInt32) -> Int32 {
         var latest: (millis: Int64, offset: Int32)? = nil
-        index.forEachLive { key, entry in
-            let sample = entry.sample
-            guard key.user == user else { return }
-            if latest == nil || sample.startMillis > latest!.millis
-                || (sample.startMillis == latest!.millis && sample.startOffset > latest!.offset)
-            {
-                latest = (sample.startMillis, sample.startOffset)
-            }
+        index.forEachLiveNumber { number in
+            guard index.owner(number).user == user else { return }
+            let sample = index.record(number)
+            if let held = latest, (held.millis, held.offset) >= (sample.startMillis, sample.startOffset) { return }
+            latest = (sample.startMillis, sample.startOffset)
         }
         return latest?.offset ?? 0
     }

@@ -120,7 +120,8 @@ extension Projections {
             out.append(state.cursor) { $0.append($1) }
             out.append(state.cursorKind) { $0.append($1.rawValue) }
             out.append(state.cursorReceivedAt) { $0.append($1) }
-            out.append(state.lastCheckinAt) { $0.append($1) }
+            out.append(UInt64(state.checkins.count))
+            for checkin in state.checkins { out.append(checkin) }
             out.append(state.lastSampleAt) { $0.append($1) }
             switch state.health {
             case .ok: out.append(UInt8(0))
@@ -169,7 +170,13 @@ extension Projections {
                 return kind
             }
             state.cursorReceivedAt = try input.optional(int64)
-            state.lastCheckinAt = try input.optional(int64)
+            var previous = Int64.min
+            for _ in 0..<(try input.integer(UInt64.self)) {
+                let checkin: Int64 = try input.integer()
+                guard checkin > previous || previous == .min else { throw Malformed() }
+                state.checkIn(at: checkin)
+                previous = checkin
+            }
             state.lastSampleAt = try input.optional(int64)
             switch try input.integer(UInt8.self) {
             case 0: state.health = .ok

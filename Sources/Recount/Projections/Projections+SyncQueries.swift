@@ -31,14 +31,17 @@ extension Projections {
             let provider = providers[key.provider]
             let setting = providerSetting(user: user, provider: provider)
             let group = FractionKey(provider: provider, cohort: setting.cohort)
+            let checkin = state.lastCheckin(atOrBefore: asOf)
+            // A channel whose first check-in came after `asOf` did not exist yet then.
+            if checkin == nil && !state.checkins.isEmpty { continue }
             users[group, default: []].insert(user)
-            let silence = state.lastCheckinAt.map { (asOf - $0) / 1000 }
+            let silence = checkin.map { (asOf - $0) / 1000 }
             guard silence.map({ $0 > setting.seconds }) ?? true else { continue }
             stale[group, default: []].insert(user)
             rows.append(
                 StaleReport.Row(
                     user: user, provider: provider, metric: key.metric.name, cohort: setting.cohort,
-                    lastCheckinAt: state.lastCheckinAt.map { RFC3339.format(millis: $0, offsetSeconds: 0) },
+                    lastCheckinAt: checkin.map { RFC3339.format(millis: $0, offsetSeconds: 0) },
                     silenceSeconds: silence, expectedSeconds: setting.seconds))
         }
         let fractions = users.map { group, members in

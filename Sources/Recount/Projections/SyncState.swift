@@ -31,9 +31,10 @@ package struct SyncState: Equatable, Sendable {
     package var cursorReceivedAt: Int64?
     /// The `receivedAt` of the envelope that last changed `health`; older ones do not.
     package var healthReceivedAt: Int64?
-    /// The newest check-in (epoch millis): a `checkin`, a HealthKit delivery, or a Health
-    /// Connect page that ended a read (`hasMore: false`) without an expired token.
-    package var lastCheckinAt: Int64?
+    /// Every check-in (epoch millis), ascending and distinct: a `checkin`, a HealthKit
+    /// delivery, or a Health Connect page that ended a read (`hasMore: false`) without an
+    /// expired token. The history, not only the newest, answers `--as-of T` for a past T.
+    package private(set) var checkins: [Int64] = []
     /// The newest `receivedAt` of an envelope that carried samples of the metric.
     package var lastSampleAt: Int64?
     package var health: Health = .ok
@@ -49,12 +50,27 @@ package struct SyncState: Equatable, Sendable {
 
     package init() {}
 
+    /// The newest check-in.
+    package var lastCheckinAt: Int64? { checkins.last }
+
+    /// The newest check-in at or before `millis` (the newest of all when `millis` is nil).
+    package func lastCheckin(atOrBefore millis: Int64?) -> Int64? {
+        guard let millis else { return checkins.last }
+        // The first check-in after `millis`; the one before it is the answer.
+        var (low, high) = (0, checkins.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if checkins[middle] <= millis { low = middle + 1 } else { high = middle }
+        }
+        return low == 0 ? nil : checkins[low - 1]
+    }
+
     /// Whether the client keeps re-sending the same batch instead of moving on.
     package var isStuck: Bool { repeatedAllKnown >= Self.stuckAfter }
 
     package static func == (a: SyncState, b: SyncState) -> Bool {
         a.cursor == b.cursor && a.cursorKind == b.cursorKind && a.cursorReceivedAt == b.cursorReceivedAt
-            && a.healthReceivedAt == b.healthReceivedAt && a.lastCheckinAt == b.lastCheckinAt
+            && a.healthReceivedAt == b.healthReceivedAt && a.checkins == b.checkins
             && a.lastSampleAt == b.lastSampleAt && a.health == b.health && a.lost == b.lost
             && a.fullRedeliveries == b.fullRedeliveries
             && a.lastFullRedelivery?.new == b.lastFullRedelivery?.new
@@ -73,9 +89,14 @@ package struct SyncState: Equatable, Sendable {
         cursorReceivedAt = receivedAt
     }
 
-    /// Notes a check-in at `millis` (check-ins only move forward).
+    /// Notes a check-in at `millis` (a check-in folded again, or late, takes its place once).
     mutating func checkIn(at millis: Int64) {
-        lastCheckinAt = max(lastCheckinAt ?? millis, millis)
+        if let last = checkins.last, last < millis {
+            checkins.append(millis)
+        } else if lastCheckin(atOrBefore: millis) != millis {
+            let place = checkins.firstIndex { $0 > millis } ?? checkins.count
+            checkins.insert(millis, at: place)
+        }
     }
 
     /// An expired changes token received at `millis`: the window from the last successful read
