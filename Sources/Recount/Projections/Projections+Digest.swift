@@ -10,9 +10,11 @@ extension Projections {
         out.append(zones.dataVersion)
 
         out.append("live")
+        // Made once: `writeSourceNames` named as a closure captures a copy of the projections.
+        let writeSource = writeSourceNames
         for (key, entry) in sortedLive() {
             writeKey(key, &out)
-            writeEntry(entry, &out, writeSource: writeSourceNames)
+            writeEntry(entry, &out, writeSource: writeSource)
             if out.bytes.count > 1 << 16 { flush() }
         }
 
