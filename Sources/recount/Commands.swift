@@ -30,6 +30,7 @@ enum Commands {
             case ["audit"]: return try ProjectionCommands.audit(invocation)
             case ["cursor"]: return try ProjectionCommands.cursor(invocation)
             case ["stale"]: return try ProjectionCommands.stale(invocation)
+            case ["stats"]: return try ProjectionCommands.stats(invocation)
             case ["changes"]: return try ProjectionCommands.changes(invocation)
             case ["digest"]: return try ProjectionCommands.digest(invocation)
             case ["replay"]: return try ProjectionCommands.replay(invocation)

@@ -29,6 +29,8 @@ struct Invocation {
           audit --user U --metric M --day D   that day's rollup and what each source counted or had suppressed
           cursor --user U --provider P --metric M   the stored anchor or changes token, its state and recovery window
           stale [--as-of T]   channels silent past their provider's expected check-in, and the fraction per provider
+          stats            what the projections hold; per provider: channels, recoveries, stuck clients,
+                           full re-deliveries and how many of their samples were already known
           changes --since VERSION [--user U]   cells whose version moved after VERSION, old and new values
           dirty            the days whose inputs changed since they were recomputed
           digest           SHA-256 over a canonical form of all projections

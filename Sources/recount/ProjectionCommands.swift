@@ -214,6 +214,40 @@ enum ProjectionCommands {
         return .success
     }
 
+    static func stats(_ invocation: Invocation) throws -> ExitStatus {
+        try invocation.allowOnly([])
+        let stats = try withEngine(invocation) { $0.stats() }
+        let totals: [(String, Int)] = [
+            ("users", stats.users), ("liveSamples", stats.liveSamples), ("deletedIds", stats.deletedIds),
+            ("rollups", stats.rollups), ("dirtyDays", stats.dirtyDays),
+        ]
+        if invocation.json {
+            Output.jsonLine([("position", .int(Int64(stats.position)))] + totals.map { ($0, .int(Int64($1))) })
+            for row in stats.providers {
+                Output.jsonLine(
+                    [("provider", .string(row.provider))]
+                        + providerFigures(row).map { ($0, .int(Int64($1))) })
+            }
+        } else {
+            print("position \(stats.position)")
+            Output.table(["", "count"], totals.map { [$0, String($1)] })
+            print("")
+            Output.table(
+                ["provider"] + providerFigures(EngineStats.ProviderStats(provider: "")).map(\.0),
+                stats.providers.map { row in [row.provider] + providerFigures(row).map { String($1) } })
+        }
+        return .success
+    }
+
+    /// A provider's figures by name, in column order.
+    private static func providerFigures(_ row: EngineStats.ProviderStats) -> [(String, Int)] {
+        [
+            ("channels", row.channels), ("users", row.users), ("needsRecovery", row.needsRecovery),
+            ("unrecoverable", row.unrecoverable), ("stuck", row.stuck), ("fullRedeliveries", row.fullRedeliveries),
+            ("redeliveredNew", row.redeliveredNew), ("redeliveredKnown", row.redeliveredKnown),
+        ]
+    }
+
     static func stale(_ invocation: Invocation) throws -> ExitStatus {
         try invocation.allowOnly(["as-of"])
         let report = try withEngine(invocation) { try $0.stale(asOf: invocation.options["as-of"]) }

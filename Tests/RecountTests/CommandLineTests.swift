@@ -137,6 +137,14 @@ import Testing
             #expect(demo.output.contains("iPhone 162.4 counted, 649.6 suppressed by Apple Watch"))
             #expect(demo.output.contains("verify ok: the digests match"))
             #expect(demo.errors.contains("line 6: samples[0].unit is not a unit of weight (stone)"))
+            // The operator's summary of the same data: the reinstalls' full re-deliveries and the
+            // expired Health Connect token.
+            let stats = try Self.recount(["--data", directory, "--json", "stats"])
+            #expect(stats.status == 0)
+            #expect(stats.output.contains(#"{"position":134,"users":8,"liveSamples":237"#))
+            #expect(stats.output.contains(#""provider":"healthkit","channels":10,"users":5"#))
+            #expect(stats.output.contains(#""fullRedeliveries":11,"redeliveredNew":23,"redeliveredKnown":22}"#))
+            #expect(stats.output.contains(#""provider":"health_connect","channels":2,"users":2,"needsRecovery":1"#))
         }
     }
 

@@ -152,6 +152,14 @@ import Testing
             }
             cursor = try #require(try engine.cursor(user: "alice", provider: "healthkit", metric: "steps"))
             #expect(cursor.stuck)
+            // The operator's summary shows the storm: one full re-delivery of five known samples,
+            // and a stuck client.
+            let stats = engine.stats()
+            #expect(stats.liveSamples == 5 && stats.users == 1)
+            let healthKit = try #require(stats.providers.first)
+            #expect(stats.providers.map(\.provider) == ["healthkit"])
+            #expect(healthKit.fullRedeliveries == 1 && healthKit.redeliveredNew == 0 && healthKit.redeliveredKnown == 5)
+            #expect(healthKit.stuck == 1 && healthKit.channels == 1 && healthKit.needsRecovery == 0)
             try engine.close()
         }
     }

@@ -238,3 +238,38 @@ public struct CellChangeRow: Sendable, Equatable {
     public var old: [RollupRow.Value]?
     public var new: [RollupRow.Value]
 }
+
+/// What the projections hold, and per provider how its channels sync: the operator's summary
+/// (`recount stats`). A replay storm (clients re-sending their whole history) shows as many
+/// full re-deliveries whose samples were already known.
+public struct EngineStats: Sendable, Equatable {
+    /// One provider's channels (user, metric) and their health.
+    public struct ProviderStats: Sendable, Equatable {
+        public var provider: String
+        public var channels = 0
+        public var users = 0
+        /// Channels with a recovery window open (an expired Health Connect token).
+        public var needsRecovery = 0
+        /// Channels with a window the client can no longer read.
+        public var unrecoverable = 0
+        /// Channels whose client keeps re-sending the same all-known delivery.
+        public var stuck = 0
+        /// Full re-deliveries (nil anchors), and their samples that were new and already known.
+        public var fullRedeliveries = 0
+        public var redeliveredNew = 0
+        public var redeliveredKnown = 0
+
+        public init(provider: String) { self.provider = provider }
+    }
+
+    /// The last log position folded.
+    public var position: UInt64
+    public var users: Int
+    public var liveSamples: Int
+    /// Ids deleted (tombstones).
+    public var deletedIds: Int
+    public var rollups: Int
+    public var dirtyDays: Int
+    /// By provider name.
+    public var providers: [ProviderStats]
+}

@@ -223,6 +223,10 @@ public final class RecountEngine: Sendable {
         return projections.withLock { $0.staleReport(asOf: instant) }
     }
 
+    /// What the projections hold, and per provider how its channels sync (re-delivery storms,
+    /// recoveries, stuck clients).
+    public func stats() -> EngineStats { projections.withLock { $0.stats() } }
+
     /// Every cell whose version moved after `version` (a log position), with its figures then
     /// and now: the feed a backend follows to push updated days to its clients. Dirty days are
     /// recomputed first; the figures then come from a replay of the log up to `version`.

@@ -34,7 +34,10 @@ extension Projections {
                     SyncKey(user: user, provider: providers.intern(provider), metric: metric), default: SyncState()])
         }
         func noteSamples(_ provider: String, _ samples: [Sample]) {
-            for metric in Set(samples.map(\.type.metric)) {
+            // The few metrics of an envelope, in order of first appearance.
+            var metrics: [Metric] = []
+            for sample in samples where !metrics.contains(sample.type.metric) { metrics.append(sample.type.metric) }
+            for metric in metrics {
                 update(provider, metric) { $0.lastSampleAt = max($0.lastSampleAt ?? received, received) }
             }
         }
@@ -47,6 +50,8 @@ extension Projections {
                 if delivery.anchor == nil {
                     state.fullRedeliveries += 1
                     state.lastFullRedelivery = (effect.newSamples, effect.knownSamples)
+                    state.redeliveredSamples.new += effect.newSamples
+                    state.redeliveredSamples.known += effect.knownSamples
                 }
                 let allKnown = !delivery.added.isEmpty && effect.newSamples == 0 && effect.replacedSamples == 0
                 state.repeatedAllKnown = allKnown && delivery.anchor == previous ? state.repeatedAllKnown + 1 : 0
@@ -142,6 +147,8 @@ extension Projections {
                     out.append(UInt64(last.known))
                 }
                 out.append(UInt64(state.repeatedAllKnown))
+                out.append(UInt64(state.redeliveredSamples.new))
+                out.append(UInt64(state.redeliveredSamples.known))
             }
         }
         let settings = providerConfigs.sorted { ($0.key.user, $0.key.provider) < ($1.key.user, $1.key.provider) }
@@ -195,6 +202,7 @@ extension Projections {
                 (Int(try r.integer(UInt64.self)), Int(try r.integer(UInt64.self)))
             }
             state.repeatedAllKnown = Int(try input.integer(UInt64.self))
+            state.redeliveredSamples = (Int(try input.integer(UInt64.self)), Int(try input.integer(UInt64.self)))
             syncStates[SyncKey(user: user, provider: provider, metric: metric)] = state
         }
         for _ in 0..<(try input.integer(UInt64.self)) {

@@ -45,6 +45,9 @@ package struct SyncState: Equatable, Sendable {
     /// were new and already known.
     package var fullRedeliveries = 0
     package var lastFullRedelivery: (new: Int, known: Int)?
+    /// The samples of every full re-delivery, new and already known: a replay storm is a high
+    /// known count.
+    package var redeliveredSamples = (new: 0, known: 0)
     /// Consecutive deliveries with the same anchor that brought nothing new.
     package var repeatedAllKnown = 0
 
@@ -75,6 +78,7 @@ package struct SyncState: Equatable, Sendable {
             && a.fullRedeliveries == b.fullRedeliveries
             && a.lastFullRedelivery?.new == b.lastFullRedelivery?.new
             && a.lastFullRedelivery?.known == b.lastFullRedelivery?.known && a.repeatedAllKnown == b.repeatedAllKnown
+            && a.redeliveredSamples == b.redeliveredSamples
     }
 
     /// Takes `cursor` when it is newer than the held one (as new: when it orders after it).
