@@ -34,6 +34,31 @@ package struct CanonicalBytes {
         if let value { write(&self, value) }
     }
 
+    /// Appends `count` bytes that `fill` writes in place: a block of fixed-size fields, written
+    /// without a capacity check per field. `fill` must write exactly `count` bytes.
+    package mutating func appendBlock(count: Int, _ fill: (inout BlockWriter) -> Void) {
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: count))
+        bytes.withUnsafeMutableBytes { raw in
+            var writer = BlockWriter(raw: UnsafeMutableRawBufferPointer(rebasing: raw[start...]))
+            fill(&writer)
+            precondition(writer.offset == count, "a block wrote \(writer.offset) of its \(count) bytes")
+        }
+    }
+
+    /// Writes little-endian fields into a block `appendBlock` sized.
+    package struct BlockWriter {
+        fileprivate let raw: UnsafeMutableRawBufferPointer
+        fileprivate private(set) var offset = 0
+
+        @inline(__always)
+        package mutating func put<T: FixedWidthInteger>(_ value: T) {
+            precondition(raw.count - offset >= MemoryLayout<T>.size)
+            raw.storeBytes(of: value.littleEndian, toByteOffset: offset, as: T.self)
+            offset += MemoryLayout<T>.size
+        }
+    }
+
     /// Hands the bytes so far to `sink` and starts empty, so a large digest streams.
     package mutating func flush(into sink: (inout [UInt8]) -> Void) {
         sink(&bytes)

@@ -43,6 +43,32 @@ package struct CheckpointReader {
         return bytes.withUnsafeBytes { SampleID(utf8: UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + count)])) }
     }
 
+    /// Reads a block of `count` bytes of fixed-size fields with `read`, checking the length once.
+    package mutating func block<T>(
+        count: Int, _ read: (inout BlockReader) throws(Malformed) -> T
+    ) throws(Malformed) -> T {
+        guard count >= 0, bytes.count - offset >= count else { throw Malformed() }
+        defer { offset += count }
+        // `withUnsafeBytes` rethrows untyped errors: the typed one comes out as a `Result`.
+        return try bytes.withUnsafeBytes { raw in
+            var reader = BlockReader(raw: UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + count)]))
+            return Result { () throws(Malformed) in try read(&reader) }
+        }.get()
+    }
+
+    /// Reads little-endian fields from a block whose length `block` checked.
+    package struct BlockReader {
+        fileprivate let raw: UnsafeRawBufferPointer
+        fileprivate var offset = 0
+
+        @inline(__always)
+        package mutating func take<T: FixedWidthInteger>(_: T.Type = T.self) -> T {
+            precondition(raw.count - offset >= MemoryLayout<T>.size)
+            defer { offset += MemoryLayout<T>.size }
+            return T(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: T.self))
+        }
+    }
+
     /// A present flag, then the value.
     package mutating func optional<T>(_ read: (inout CheckpointReader) throws(Malformed) -> T) throws(Malformed) -> T? {
         try bool() ? try read(&self) : nil

@@ -348,3 +348,50 @@ package struct IdIndex: Sendable {
 
     private mutating func intern(_ string: String?) -> UInt32 { string.map { strings.intern($0) + 1 } ?? 0 }
 }
+
+extension IdIndex.Record {
+    /// The bytes `write(_:)` takes: every field at a fixed place, so a checkpoint writes and
+    /// reads the records as one block.
+    static let checkpointSize = 92
+
+    /// Writes the record, fields in declaration order (a tombstone or empty record as its state
+    /// and zeros).
+    func write(_ out: inout CanonicalBytes.BlockWriter) {
+        out.put(state.rawValue)
+        out.put(metric.rawValue)
+        out.put(stage.map { $0.rawValue + 1 } ?? 0)
+        out.put(present)
+        for field in [startOffset, endOffset] { out.put(field) }
+        for field in [zone, syncIdentifier, unitSymbol, source.rawValue] { out.put(field) }
+        for field in [startMillis, endMillis] { out.put(field) }
+        for field in [position, UInt64(bitPattern: receivedAt), valueBits, originalValueBits] { out.put(field) }
+        for field in [lastModifiedMillis, syncVersionNumber] { out.put(field) }
+    }
+
+    /// Reads what `write(_:)` wrote; `nil` for codes no record has.
+    init?(reading input: inout CheckpointReader.BlockReader) {
+        guard let state = State(rawValue: input.take()), let metric = Metric(rawValue: input.take()) else {
+            return nil
+        }
+        let stageCode: UInt8 = input.take()
+        let stage = stageCode == 0 ? nil : SleepStage(rawValue: stageCode - 1)
+        guard stageCode == 0 || stage != nil else { return nil }
+        self.init(state: state, metric: metric, stage: stage)
+        present = input.take()
+        guard present & ~0xF == 0 else { return nil }
+        startOffset = input.take()
+        endOffset = input.take()
+        zone = input.take()
+        syncIdentifier = input.take()
+        unitSymbol = input.take()
+        source = SourceID(input.take())
+        startMillis = input.take()
+        endMillis = input.take()
+        position = input.take()
+        receivedAt = input.take()
+        valueBits = input.take()
+        originalValueBits = input.take()
+        lastModifiedMillis = input.take()
+        syncVersionNumber = input.take()
+    }
+}
