@@ -96,6 +96,9 @@ struct RecordReader {
         guard bytes.count - offset >= length else { throw malformed("string runs past the record") }
         defer { offset += length }
         let slice = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + length)])
+        // ASCII (ids, origins, units, zones) cannot be invalid: decoding it needs no validation,
+        // and `String(validating:)` cost a generic metadata lookup per string.
+        if !slice.contains(where: { $0 >= 0x80 }) { return String(decoding: slice, as: UTF8.self) }
         guard let text = String(validating: slice, as: UTF8.self) else { throw malformed("string is not UTF-8") }
         return text
     }

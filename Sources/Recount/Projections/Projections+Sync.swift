@@ -36,7 +36,10 @@ extension Projections {
         func noteSamples(_ provider: String, _ samples: [Sample]) {
             // The few metrics of an envelope, in order of first appearance.
             var metrics: [Metric] = []
-            for sample in samples where !metrics.contains(sample.type.metric) { metrics.append(sample.type.metric) }
+            // By index: a `for sample in` loop copies each sample, retaining its strings.
+            for index in samples.indices where !metrics.contains(samples[index].type.metric) {
+                metrics.append(samples[index].type.metric)
+            }
             for metric in metrics {
                 update(provider, metric) { $0.lastSampleAt = max($0.lastSampleAt ?? received, received) }
             }

@@ -101,8 +101,11 @@ package struct Projections {
         case .healthKitDelivery(let delivery):
             let user = users.intern(envelope.user)
             let provider = providers.intern("healthkit")
-            for sample in delivery.added {
-                upsert(sample, user: user, provider: provider, envelopeUser: envelope.user, received: received, &effect)
+            // By index: a `for sample in` loop copies each sample, retaining its strings.
+            for index in delivery.added.indices {
+                upsert(
+                    delivery.added[index], user: user, provider: provider, envelopeUser: envelope.user,
+                    received: received, &effect)
             }
             for deletion in delivery.deleted {
                 delete(SampleID(deletion.uuid), user: user, provider: provider, &effect)
@@ -122,8 +125,10 @@ package struct Projections {
         case .samplesUpsert(let providerName, let samples):
             let user = users.intern(envelope.user)
             let provider = providers.intern(providerName)
-            for sample in samples {
-                upsert(sample, user: user, provider: provider, envelopeUser: envelope.user, received: received, &effect)
+            for index in samples.indices {
+                upsert(
+                    samples[index], user: user, provider: provider, envelopeUser: envelope.user, received: received,
+                    &effect)
             }
         case .samplesDelete(let providerName, let ids):
             let user = users.intern(envelope.user)
