@@ -1,15 +1,11 @@
 package import Foundation
 import Recount
 
-#if canImport(FoundationXML)
-    import FoundationXML
-#endif
-
 /// Converts an Apple Health `export.xml` into contract NDJSON: `samples.upsert` envelopes with
 /// `"provider":"healthkit"` (contract §1).
 ///
-/// The file is streamed through `XMLParser` (SAX, 128 KiB reads), so memory stays flat for
-/// exports of hundreds of megabytes. Imported types: `HKQuantityTypeIdentifierStepCount`,
+/// The file is streamed through libxml2's SAX2 parser (`XMLStreamParser`), so memory stays flat
+/// for exports of gigabytes. Imported types: `HKQuantityTypeIdentifierStepCount`,
 /// `…DistanceWalkingRunning`, `…ActiveEnergyBurned`, `…HeartRate`, `…BodyMass`, `…BloodGlucose`,
 /// `HKCategoryTypeIdentifierSleepAnalysis` and `<Workout>` (as `HKWorkoutTypeIdentifier`); every
 /// other top-level element is counted as skipped. Malformed records are counted as invalid and
@@ -98,8 +94,8 @@ package struct AppleHealthImporter: Sendable {
     ) throws -> ImportReport {
         try validateArguments()
         return try run(
-            parser: XMLParser(stream: DoctypeBlankingStream(wrapping: InputStream(data: data))),
-            path: nil, zip: nil, progress: progress, emit: emit)
+            stream: DoctypeBlankingStream(wrapping: InputStream(data: data)), path: nil, zip: nil,
+            progress: progress, emit: emit)
     }
 
     /// Parses the XML of an opened input.
@@ -107,8 +103,8 @@ package struct AppleHealthImporter: Sendable {
         input: ExportInput, progress: ((Int) -> Void)?, emit: (String) throws -> Void
     ) throws -> ImportReport {
         try run(
-            parser: XMLParser(stream: DoctypeBlankingStream(wrapping: input.stream)), path: input.name,
-            zip: input.zip, progress: progress, emit: emit)
+            stream: DoctypeBlankingStream(wrapping: input.stream), path: input.name, zip: input.zip,
+            progress: progress, emit: emit)
     }
 
     /// What a document with another root than `<HealthData>` is told.
@@ -136,9 +132,9 @@ package struct AppleHealthImporter: Sendable {
         }
     }
 
-    /// Drives a parser over the document and flushes the last envelope.
+    /// Parses the document a stream holds and flushes the last envelope.
     private func run(
-        parser: XMLParser, path: String?, zip: ZipEntryStream?, progress: ((Int) -> Void)?,
+        stream: InputStream, path: String?, zip: ZipEntryStream?, progress: ((Int) -> Void)?,
         emit: (String) throws -> Void
     ) throws -> ImportReport {
         try withoutActuallyEscaping(emit) { emit in
@@ -147,32 +143,43 @@ package struct AppleHealthImporter: Sendable {
                 let reader = ExportReader(
                     writer: writer, progressInterval: progressInterval,
                     progress: progress == nil ? nil : progressCallback)
-                parser.delegate = reader
-                parser.shouldProcessNamespaces = false
-                parser.shouldResolveExternalEntities = false
-                let finished = parser.parse()
-                parser.delegate = nil
+                stream.open()
+                defer { stream.close() }
+                var readFailure: (any Error)?
+                let parser = XMLStreamParser { buffer in
+                    let count = stream.read(
+                        buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), maxLength: buffer.count)
+                    guard count >= 0 else {
+                        readFailure = readFailure ?? stream.streamError ?? POSIXError(.EIO)
+                        return 0
+                    }
+                    return count
+                }
+                let outcome = parser.parse(handler: reader)
                 if let failure = reader.emitFailure { throw failure }
                 if let failure = zip?.failure {
                     throw AppleHealthImportError(
                         code: .unreadableFile, path: path,
                         message: "unreadable zip entry \(zip?.entryPath ?? ""): \(failure)")
                 }
+                if let readFailure {
+                    throw AppleHealthImportError(
+                        code: .unreadableFile, path: path, message: "read failed: \(readFailure)")
+                }
                 if let root = reader.foreignRoot {
                     throw AppleHealthImportError(
                         code: .notAnExport, path: path, line: root.line, column: root.column,
                         message: Self.notAnExportMessage(root: root.name))
                 }
-                if let xmlError = reader.xmlError {
+                if case .failed(let failure) = outcome {
+                    guard reader.sawElement || failure.code != XMLErrorText.documentEmpty else {
+                        throw AppleHealthImportError(
+                            code: .malformedXML, path: path, line: 1, column: 1,
+                            message: "document has no root element")
+                    }
                     throw AppleHealthImportError(
-                        code: .malformedXML, path: path, line: xmlError.line,
-                        column: xmlError.column, message: xmlError.message)
-                }
-                guard finished else {
-                    throw AppleHealthImportError(
-                        code: .malformedXML, path: path, line: parser.lineNumber,
-                        column: parser.columnNumber,
-                        message: parser.parserError.map { "\($0)" } ?? "parse failed")
+                        code: .malformedXML, path: path, line: failure.line, column: failure.column,
+                        message: XMLErrorText.message(code: failure.code))
                 }
                 guard reader.sawElement else {
                     throw AppleHealthImportError(

@@ -15,6 +15,17 @@ struct ImportTally {
     /// `ExportDate` as RFC 3339.
     var exportDate: String?
 
+    /// Counts a skipped element of an unsupported type.
+    /// - Parameter type: its `type` attribute, or its element name when it has none.
+    mutating func skip(_ type: String) {
+        skipped[type, default: 0] += 1
+    }
+
+    /// Counts a skipped element of an unsupported type, given the `type` attribute's bytes.
+    mutating func skip(_ type: UnsafeBufferPointer<UInt8>) {
+        skip(String(decoding: type, as: UTF8.self))
+    }
+
     /// Counts an invalid record, keeping the reasons of the first few by line (records the
     /// decoder refuses are counted when their envelope is written, after later lines).
     /// - Parameters:
