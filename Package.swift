@@ -36,6 +36,9 @@ let package = Package(
             name: "ProjectionBenchmark",
             dependencies: ["BenchmarkSupport", "Recount", "RecountLog", "TestSupport"],
             path: "Benchmarks/ProjectionBenchmark"),
+        .executableTarget(
+            name: "ImportBenchmark", dependencies: ["BenchmarkSupport", "RecountImport", "TestSupport"],
+            path: "Benchmarks/ImportBenchmark"),
         .executableTarget(name: "SyncService", dependencies: ["Recount"], path: "Examples/SyncService"),
         .testTarget(name: "RecountLogTests", dependencies: ["RecountLog", "TestSupport"]),
         .testTarget(
