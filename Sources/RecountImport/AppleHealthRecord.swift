@@ -14,6 +14,23 @@ struct AppleHealthRecord: Sendable {
         case workout
     }
 
+    /// A timestamp attribute, parsed where it was read (no `String` for the valid ones).
+    enum Timestamp: Sendable {
+        /// A valid timestamp.
+        case valid(ExportTimestamp)
+        /// The text of an invalid one, for the rejection.
+        case invalid(String)
+
+        /// Parses an attribute value.
+        init(_ bytes: UnsafeBufferPointer<UInt8>) {
+            if let timestamp = ExportTimestamp(parsing: bytes) {
+                self = .valid(timestamp)
+            } else {
+                self = .invalid(String(decoding: bytes, as: UTF8.self))
+            }
+        }
+    }
+
     /// The HealthKit type identifier reported for workouts, which carry no `type` attribute.
     static let workoutType = "HKWorkoutTypeIdentifier"
 
@@ -52,11 +69,11 @@ struct AppleHealthRecord: Sendable {
     /// `unit` attribute.
     var unit: String?
     /// `creationDate` attribute.
-    var creationDate: String?
+    var creationDate: Timestamp?
     /// `startDate` attribute.
-    var startDate: String?
+    var startDate: Timestamp?
     /// `endDate` attribute.
-    var endDate: String?
+    var endDate: Timestamp?
     /// `HKTimeZone` metadata (first entry wins).
     var timeZone: String?
     /// `HKMetadataKeySyncIdentifier` metadata.
@@ -82,11 +99,11 @@ struct AppleHealthRecord: Sendable {
             } else if XMLStartTag.equal(name, "device") {
                 device = value()
             } else if XMLStartTag.equal(name, "creationDate") {
-                creationDate = value()
+                creationDate = Timestamp(tag.attributeValue(index))
             } else if XMLStartTag.equal(name, "startDate") {
-                startDate = value()
+                startDate = Timestamp(tag.attributeValue(index))
             } else if XMLStartTag.equal(name, "endDate") {
-                endDate = value()
+                endDate = Timestamp(tag.attributeValue(index))
             } else if kind != .workout, XMLStartTag.equal(name, "value") {
                 self.value = value()
             } else if kind != .workout, XMLStartTag.equal(name, "unit") {

@@ -40,8 +40,8 @@ final class RecordConverter {
             throw RecordRejection("endDate is before startDate")
         }
         var creation: ExportTimestamp?
-        if let creationDate = record.creationDate {
-            creation = try Self.timestamp(creationDate, "creationDate")
+        if record.creationDate != nil {
+            creation = try Self.timestamp(record.creationDate, "creationDate")
         }
 
         var value: Double?
@@ -127,13 +127,13 @@ final class RecordConverter {
     }
 
     /// The parsed timestamp attribute, or a rejection naming it.
-    private static func timestamp(_ attribute: String?, _ name: String) throws(RecordRejection)
-        -> ExportTimestamp
+    private static func timestamp(_ attribute: AppleHealthRecord.Timestamp?, _ name: String)
+        throws(RecordRejection) -> ExportTimestamp
     {
-        let text = try require(attribute, name)
-        guard let timestamp = ExportTimestamp(parsing: text) else {
-            throw RecordRejection("bad \(name) \"\(text)\"")
+        switch attribute {
+        case .valid(let timestamp): return timestamp
+        case .invalid(let text): throw RecordRejection("bad \(name) \"\(text)\"")
+        case nil: throw RecordRejection("missing attribute \(name)")
         }
-        return timestamp
     }
 }

@@ -111,7 +111,14 @@ package enum EnvelopeJSON {
                 offsetIsUnknown: instant.offsetIsUnknown, to: &out)
             out.append(0x22)
         }
-        string("id", sample.id.text)
+        if let (high, low, lowercase) = sample.id.uuid {
+            key("id")
+            out.append(0x22)
+            SampleID.appendUUIDText(high, low, lowercase: lowercase, to: &out)
+            out.append(0x22)
+        } else {
+            string("id", sample.id.text)
+        }
         string("type", sample.type.name)
         instant("start", sample.start)
         if let end = sample.end { instant("end", end) }
