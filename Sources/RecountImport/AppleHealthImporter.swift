@@ -29,6 +29,8 @@ package struct AppleHealthImporter: Sendable {
     package var batchSize: Int
     /// Records between two calls of the progress callback.
     package var progressInterval: Int
+    /// How samples without `HKTimeZone` get their offset (default: inferred when the file allows).
+    package var timeZone: LocalTimePolicy = .infer
 
     /// Creates an importer.
     /// - Parameters:
@@ -60,7 +62,11 @@ package struct AppleHealthImporter: Sendable {
         file: URL, progress: ((Int) -> Void)? = nil, emit: (String) throws -> Void
     ) throws -> ImportReport {
         try validateArguments()
-        return try run(input: ExportInput.open(path: file.path), progress: progress, emit: emit)
+        // Inferring the zone needs every HKTimeZone of the file before the first sample: a quick
+        // byte scan of a second reading (a second inflation, for a zip).
+        let census = timeZone == .infer ? ZoneCensus.scan(try ExportInput.open(path: file.path).stream) : nil
+        return try run(
+            input: ExportInput.open(path: file.path), census: census, progress: progress, emit: emit)
     }
 
     /// Imports an export read front to back from a file descriptor (standard input): a zip or
@@ -78,7 +84,7 @@ package struct AppleHealthImporter: Sendable {
     ) throws -> ImportReport {
         try validateArguments()
         return try run(
-            input: ExportInput.open(descriptor: descriptor, name: name), progress: progress, emit: emit)
+            input: ExportInput.open(descriptor: descriptor, name: name), census: nil, progress: progress, emit: emit)
     }
 
     /// Imports an export held in memory (small files, tests, fragments wrapped in a root element).
@@ -93,17 +99,18 @@ package struct AppleHealthImporter: Sendable {
         data: Data, progress: ((Int) -> Void)? = nil, emit: (String) throws -> Void
     ) throws -> ImportReport {
         try validateArguments()
+        let census = timeZone == .infer ? ZoneCensus.scan(InputStream(data: data)) : nil
         return try run(
-            stream: DoctypeBlankingStream(wrapping: InputStream(data: data)), path: nil, zip: nil,
+            stream: DoctypeBlankingStream(wrapping: InputStream(data: data)), path: nil, zip: nil, census: census,
             progress: progress, emit: emit)
     }
 
     /// Parses the XML of an opened input.
     private func run(
-        input: ExportInput, progress: ((Int) -> Void)?, emit: (String) throws -> Void
+        input: ExportInput, census: ZoneCensus?, progress: ((Int) -> Void)?, emit: (String) throws -> Void
     ) throws -> ImportReport {
         try run(
-            stream: DoctypeBlankingStream(wrapping: input.stream), path: input.name, zip: input.zip,
+            stream: DoctypeBlankingStream(wrapping: input.stream), path: input.name, zip: input.zip, census: census,
             progress: progress, emit: emit)
     }
 
@@ -134,14 +141,15 @@ package struct AppleHealthImporter: Sendable {
 
     /// Parses the document a stream holds and flushes the last envelope.
     private func run(
-        stream: InputStream, path: String?, zip: ZipEntryStream?, progress: ((Int) -> Void)?,
-        emit: (String) throws -> Void
+        stream: InputStream, path: String?, zip: ZipEntryStream?, census: ZoneCensus?,
+        progress: ((Int) -> Void)?, emit: (String) throws -> Void
     ) throws -> ImportReport {
         try withoutActuallyEscaping(emit) { emit in
             try withoutActuallyEscaping(progress ?? { _ in }) { progressCallback in
                 let writer = EnvelopeWriter(user: user, batchSize: batchSize, emit: emit)
                 let reader = ExportReader(
-                    writer: writer, progressInterval: progressInterval,
+                    writer: writer, converter: RecordConverter(policy: timeZone, census: census),
+                    progressInterval: progressInterval,
                     progress: progress == nil ? nil : progressCallback)
                 stream.open()
                 defer { stream.close() }

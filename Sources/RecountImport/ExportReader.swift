@@ -14,7 +14,7 @@ import Recount
 /// `export_cda.xml`, a bare `<Workout>` fragment) stops the parse and is left in `foreignRoot`.
 final class ExportReader: XMLStreamHandler {
     /// Record validation and conversion.
-    private let converter = RecordConverter()
+    private let converter: RecordConverter
     /// Envelope output.
     private let writer: EnvelopeWriter
     /// Counts for the report.
@@ -40,17 +40,19 @@ final class ExportReader: XMLStreamHandler {
     /// Creates a reader.
     /// - Parameters:
     ///   - writer: where samples go.
+    ///   - converter: record validation and conversion.
     ///   - progressInterval: records between `progress` calls (at least 1).
     ///   - progress: optional progress callback.
-    init(writer: EnvelopeWriter, progressInterval: Int, progress: ((Int) -> Void)?) {
+    init(writer: EnvelopeWriter, converter: RecordConverter, progressInterval: Int, progress: ((Int) -> Void)?) {
         self.writer = writer
+        self.converter = converter
         self.progressInterval = max(1, progressInterval)
         self.progress = progress
     }
 
     /// The report of what was read so far.
     var report: ImportReport {
-        tally.report(unknownTimeZones: converter.unknownTimeZones, writer: writer)
+        tally.report(unknownTimeZones: converter.unknownTimeZones, rezoning: converter.rezoning, writer: writer)
     }
 
     func startElement(_ tag: XMLStartTag) -> Bool {
@@ -90,6 +92,7 @@ final class ExportReader: XMLStreamHandler {
             if let value = tag.attribute("value"), let date = ExportTimestamp(parsing: value) {
                 tally.exportDate = date.rfc3339AtWrittenOffset
                 writer.receivedAt = Instant(millis: date.epochSeconds * 1000, offsetSeconds: date.writtenOffsetSeconds)
+                converter.decideZone(exportDate: date)
             }
             return
         }

@@ -66,6 +66,9 @@ package struct ImportReport: Sendable, Equatable {
     /// offset that is not whole minutes); their samples keep the written offset and carry no
     /// `timeZone`. Sorted.
     package var unknownTimeZones: [String] = []
+    /// What was done to the offsets of samples without `HKTimeZone` (`nil` when no record was
+    /// converted).
+    package var rezoning: Rezoning?
     /// Samples written into envelopes.
     package var samplesWritten = 0
     /// `samples.upsert` envelopes written.
@@ -122,6 +125,21 @@ package struct ImportReport: Sendable, Equatable {
         if !unknownTimeZones.isEmpty {
             lines.append("  unknown HKTimeZone: \(unknownTimeZones.joined(separator: ", "))")
         }
+        if let rezoning {
+            if let zone = rezoning.zone {
+                var line =
+                    "  local time: \(rezoning.rezoned) of \(rezoning.samplesWithoutZone) samples without HKTimeZone "
+                    + "re-zoned to \(zone) (\(rezoning.how): \(rezoning.reason)); \(rezoning.movedDay) moved to another day"
+                if rezoning.keptOtherOffset > 0 {
+                    line += "; \(rezoning.keptOtherOffset) kept, written at another offset than the export's"
+                }
+                lines.append(line)
+            } else if rezoning.samplesWithoutZone > 0 {
+                lines.append(
+                    "  local time: \(rezoning.samplesWithoutZone) samples without HKTimeZone keep the written offset "
+                        + "(\(rezoning.reason))")
+            }
+        }
         return lines.joined(separator: "\n")
     }
 
@@ -162,7 +180,19 @@ package struct ImportReport: Sendable, Equatable {
             if index > 0 { output.append(",") }
             output += EnvelopeJSON.quote(zone)
         }
-        output.append("],\"samplesWritten\":\(samplesWritten)")
+        output.append("]")
+        if let rezoning {
+            output.append(",\"localTime\":{\"how\":")
+            output += EnvelopeJSON.quote(rezoning.how)
+            output.append(",\"zone\":")
+            if let zone = rezoning.zone { output += EnvelopeJSON.quote(zone) } else { output.append("null") }
+            output.append(",\"reason\":")
+            output += EnvelopeJSON.quote(rezoning.reason)
+            output.append(
+                ",\"samplesWithoutZone\":\(rezoning.samplesWithoutZone),\"rezoned\":\(rezoning.rezoned)"
+                    + ",\"movedDay\":\(rezoning.movedDay),\"keptOtherOffset\":\(rezoning.keptOtherOffset)}")
+        }
+        output.append(",\"samplesWritten\":\(samplesWritten)")
         output.append(",\"envelopesWritten\":\(envelopesWritten)}")
         return output
     }

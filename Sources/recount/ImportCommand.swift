@@ -1,19 +1,28 @@
 import Foundation
 import RecountImport
 
-/// `recount import apple-health FILE|- --user U`: an Apple Health `export.zip` or `export.xml`
-/// (or either on standard input, for `-`) as `samples.upsert` NDJSON on standard output, a report
-/// of what was imported and skipped on standard error.
+/// `recount import apple-health FILE|- --user U [--time-zone ZONE|as-written]`: an Apple Health
+/// `export.zip` or `export.xml` (or either on standard input, for `-`) as `samples.upsert` NDJSON
+/// on standard output, a report of what was imported and skipped on standard error.
+/// `--time-zone` sets the zone of samples without `HKTimeZone` (by default inferred when the file
+/// allows; `as-written` keeps the export-time offsets).
 enum ImportCommand {
     static func run(_ invocation: Invocation) throws -> ExitStatus {
-        try invocation.allowOnly(["user"])
+        try invocation.allowOnly(["user", "time-zone"])
         guard invocation.words.count == 3, invocation.words[1] == "apple-health" else {
-            throw UsageError(message: "import needs: import apple-health FILE|- --user U")
+            throw UsageError(message: "import needs: import apple-health FILE|- --user U [--time-zone ZONE]")
         }
         let user = try invocation.require("user")
         let input = invocation.words[2]
+        var importer = AppleHealthImporter(user: user)
+        if let zone = invocation.options["time-zone"] {
+            guard let policy = LocalTimePolicy(argument: zone) else {
+                throw UsageError(
+                    message: "--time-zone expects an IANA zone name such as Europe/Paris, or as-written; got \(zone)")
+            }
+            importer.timeZone = policy
+        }
         if input != "-" { try CommandError.requireReadable(input) }
-        let importer = AppleHealthImporter(user: user)
         var pending = ""
         let report: ImportReport
         let progress: (Int) -> Void = { Output.standardError("recount: \($0) records read\n") }

@@ -34,7 +34,9 @@ struct Invocation {
           digest           SHA-256 over a canonical form of all projections
           replay [--user U] [--until POS]   rebuild the projections from the log in memory; print the digest
           verify           check the log, replay it into memory, compare digests; exit 4 on mismatch
-          import apple-health FILE --user U   an Apple Health export.xml as samples.upsert NDJSON
+          import apple-health FILE|- --user U   an Apple Health export.zip or export.xml as samples.upsert NDJSON
+                  [--time-zone ZONE|as-written]   the zone of samples without HKTimeZone (default: inferred
+                                                  when the file's HKTimeZone and export offset agree)
           log dump [--from POS] [--user U]   the log's envelopes as NDJSON with their positions
           log check        check every frame of the log; exit 4 when damaged
           log stats        segments, records, raw and compressed bytes
@@ -55,7 +57,7 @@ struct Invocation {
         "data": .value, "json": .flag, "help": .flag, "version": .flag,
         "durability": .value, "no-recompute": .flag, "from": .value, "user": .value,
         "metric": .value, "to": .value, "day": .value, "until": .value, "as-of": .value, "provider": .value,
-        "since": .value,
+        "since": .value, "time-zone": .value,
     ]
     /// Options every command takes.
     private static let global: Set<String> = ["data", "json", "help", "version"]
