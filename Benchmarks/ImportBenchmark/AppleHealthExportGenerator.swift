@@ -64,52 +64,28 @@ struct AppleHealthExportGenerator {
     /// Writes the export to `path`.
     /// - Returns: what the importer must find.
     func write(to path: String) throws -> Expected {
-        guard FileManager.default.createFile(atPath: path, contents: nil),
-            let handle = FileHandle(forWritingAtPath: path)
-        else { throw CocoaError(.fileWriteNoPermission) }
-        defer { try? handle.close() }
+        let file = try GeneratedFile(path: path)
         var random = SplitMix64(seed: seed)
         var expected = Expected()
-        var text = Self.header
+        try file.append(Self.header)
         // 2024-01-01T00:00:00Z, so the file spans both winter and summer time in Paris.
         var dayStart: Int64 = 1_704_067_200
-        func flush() throws {
-            expected.bytes += text.utf8.count
-            try handle.write(contentsOf: Data(text.utf8))
-            text.removeAll(keepingCapacity: true)
-        }
-        while expected.bytes + text.utf8.count < targetBytes {
+        while file.size < targetBytes {
+            var text = ""
             writeDay(dayStart, into: &text, random: &random, expected: &expected)
-            if text.utf8.count > 1 << 20 { try flush() }
+            try file.append(text)
             dayStart += 86_400
         }
-        text += "</HealthData>\n"
-        try flush()
+        try file.append("</HealthData>\n")
+        try file.close()
+        expected.bytes = file.size
         return expected
     }
 
     /// A timestamp as Apple writes it, at the export-time offset `+0100`.
     private static func timestamp(_ epochSeconds: Int64) -> String {
-        let local = epochSeconds + 3600
-        let days = local.quotientAndRemainder(dividingBy: 86_400)
-        let (year, month, day) = civil(days.quotient)
-        let second = days.remainder
-        return String(
-            format: "%04lld-%02lld-%02lld %02lld:%02lld:%02lld +0100", year, month, day, second / 3600,
-            second / 60 % 60, second % 60)
-    }
-
-    /// Civil date of a day number (days since 1970-01-01), Howard Hinnant's algorithm.
-    private static func civil(_ days: Int64) -> (Int64, Int64, Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
+        let local = Civil.fields(epochSeconds + 3600)
+        return "\(local.date) \(local.time) +0100"
     }
 
     /// A watch `device` attribute with a fresh object address, escaped as Apple writes it.
@@ -218,9 +194,8 @@ struct AppleHealthExportGenerator {
 
             """
         count(true)
-        let (year, month, dayOfMonth) = Self.civil(day / 86_400)
         text +=
-            " <ActivitySummary dateComponents=\"\(String(format: "%04lld-%02lld-%02lld", year, month, dayOfMonth))\" activeEnergyBurned=\"512.3\" activeEnergyBurnedGoal=\"500\" activeEnergyBurnedUnit=\"Cal\" appleMoveTime=\"0\" appleMoveTimeGoal=\"0\" appleExerciseTime=\"41\" appleExerciseTimeGoal=\"30\" appleStandHours=\"12\" appleStandHoursGoal=\"12\"/>\n"
+            " <ActivitySummary dateComponents=\"\(Civil.fields(day).date)\" activeEnergyBurned=\"512.3\" activeEnergyBurnedGoal=\"500\" activeEnergyBurnedUnit=\"Cal\" appleMoveTime=\"0\" appleMoveTimeGoal=\"0\" appleExerciseTime=\"41\" appleExerciseTimeGoal=\"30\" appleStandHours=\"12\" appleStandHoursGoal=\"12\"/>\n"
         count(false)
     }
 }

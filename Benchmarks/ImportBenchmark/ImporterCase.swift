@@ -24,7 +24,7 @@ struct ImporterCase: Sendable {
 
     /// The name in the JSON lines: `import.NAME`.
     var name: String
-    /// The generated file's name.
+    /// The generated file's (or folder's) name.
     var fileName: String
     /// Writes a deterministic export of about the given bytes at the path.
     var generate: @Sendable (_ path: String, _ targetBytes: Int) throws -> Expected
@@ -32,7 +32,7 @@ struct ImporterCase: Sendable {
     var run: @Sendable (_ path: String, _ emit: (String) -> Void) throws -> Outcome
 
     /// Every importer benchmarked, in order.
-    static let all: [ImporterCase] = [appleHealth]
+    static let all: [ImporterCase] = [appleHealth, fitbit, googleFit]
 
     /// Apple Health's `export.xml` (see `AppleHealthExportGenerator`).
     static let appleHealth = ImporterCase(
@@ -44,6 +44,25 @@ struct ImporterCase: Sendable {
         },
         run: { path, emit in
             let report = try AppleHealthImporter(user: "bench").run(file: URL(fileURLWithPath: path), emit: emit)
+            return Outcome(records: report.recordsSeen, samples: report.samplesWritten)
+        })
+
+    /// A Fitbit Google Takeout folder (see `FitbitExportGenerator`), its zone from the profile.
+    static let fitbit = ImporterCase(
+        name: "fitbit", fileName: "fitbit-takeout",
+        generate: { path, targetBytes in try FitbitExportGenerator(targetBytes: targetBytes).write(to: path) },
+        run: { path, emit in
+            let report = try FitbitImporter(user: "bench").run(path: path, emit: emit)
+            return Outcome(records: report.recordsSeen, samples: report.samplesWritten)
+        })
+
+    /// A Google Fit Takeout folder (see `GoogleFitExportGenerator`), its offset from the session
+    /// file names.
+    static let googleFit = ImporterCase(
+        name: "google-fit", fileName: "google-fit-takeout",
+        generate: { path, targetBytes in try GoogleFitExportGenerator(targetBytes: targetBytes).write(to: path) },
+        run: { path, emit in
+            let report = try GoogleFitImporter(user: "bench").run(path: path, emit: emit)
             return Outcome(records: report.recordsSeen, samples: report.samplesWritten)
         })
 }
