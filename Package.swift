@@ -18,9 +18,11 @@ let package = Package(
             name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(
             name: "CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
+        .systemLibrary(
+            name: "CXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .target(name: "RecountLog", dependencies: ["CLZ4", "CXXHash"]),
         .target(name: "Recount", dependencies: ["RecountLog", "CCrypto"]),
-        .target(name: "RecountImport", dependencies: ["Recount", "CArchive"]),
+        .target(name: "RecountImport", dependencies: ["Recount", "CArchive", "CXML2"]),
         .executableTarget(name: "recount", dependencies: ["Recount", "RecountImport", "RecountLog"]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .target(name: "BenchmarkSupport", path: "Benchmarks/BenchmarkSupport"),
@@ -34,6 +36,9 @@ let package = Package(
             name: "ProjectionBenchmark",
             dependencies: ["BenchmarkSupport", "Recount", "RecountLog", "TestSupport"],
             path: "Benchmarks/ProjectionBenchmark"),
+        .executableTarget(
+            name: "ImportBenchmark", dependencies: ["BenchmarkSupport", "RecountImport", "TestSupport"],
+            path: "Benchmarks/ImportBenchmark"),
         .executableTarget(name: "SyncService", dependencies: ["Recount"], path: "Examples/SyncService"),
         .testTarget(name: "RecountLogTests", dependencies: ["RecountLog", "TestSupport"]),
         .testTarget(

@@ -1,15 +1,11 @@
 package import Foundation
 import Recount
 
-#if canImport(FoundationXML)
-    import FoundationXML
-#endif
-
 /// Converts an Apple Health `export.xml` into contract NDJSON: `samples.upsert` envelopes with
 /// `"provider":"healthkit"` (contract §1).
 ///
-/// The file is streamed through `XMLParser` (SAX, 128 KiB reads), so memory stays flat for
-/// exports of hundreds of megabytes. Imported types: `HKQuantityTypeIdentifierStepCount`,
+/// The file is streamed through libxml2's SAX2 parser (`XMLStreamParser`), so memory stays flat
+/// for exports of gigabytes. Imported types: `HKQuantityTypeIdentifierStepCount`,
 /// `…DistanceWalkingRunning`, `…ActiveEnergyBurned`, `…HeartRate`, `…BodyMass`, `…BloodGlucose`,
 /// `HKCategoryTypeIdentifierSleepAnalysis` and `<Workout>` (as `HKWorkoutTypeIdentifier`); every
 /// other top-level element is counted as skipped. Malformed records are counted as invalid and
@@ -33,6 +29,8 @@ package struct AppleHealthImporter: Sendable {
     package var batchSize: Int
     /// Records between two calls of the progress callback.
     package var progressInterval: Int
+    /// How samples without `HKTimeZone` get their offset (default: inferred when the file allows).
+    package var timeZone: LocalTimePolicy = .infer
 
     /// Creates an importer.
     /// - Parameters:
@@ -64,7 +62,11 @@ package struct AppleHealthImporter: Sendable {
         file: URL, progress: ((Int) -> Void)? = nil, emit: (String) throws -> Void
     ) throws -> ImportReport {
         try validateArguments()
-        return try run(input: ExportInput.open(path: file.path), progress: progress, emit: emit)
+        // Inferring the zone needs every HKTimeZone of the file before the first sample: a quick
+        // byte scan of a second reading (a second inflation, for a zip).
+        let census = timeZone == .infer ? ZoneCensus.scan(try ExportInput.open(path: file.path).stream) : nil
+        return try run(
+            input: ExportInput.open(path: file.path), census: census, progress: progress, emit: emit)
     }
 
     /// Imports an export read front to back from a file descriptor (standard input): a zip or
@@ -82,7 +84,7 @@ package struct AppleHealthImporter: Sendable {
     ) throws -> ImportReport {
         try validateArguments()
         return try run(
-            input: ExportInput.open(descriptor: descriptor, name: name), progress: progress, emit: emit)
+            input: ExportInput.open(descriptor: descriptor, name: name), census: nil, progress: progress, emit: emit)
     }
 
     /// Imports an export held in memory (small files, tests, fragments wrapped in a root element).
@@ -97,18 +99,19 @@ package struct AppleHealthImporter: Sendable {
         data: Data, progress: ((Int) -> Void)? = nil, emit: (String) throws -> Void
     ) throws -> ImportReport {
         try validateArguments()
+        let census = timeZone == .infer ? ZoneCensus.scan(InputStream(data: data)) : nil
         return try run(
-            parser: XMLParser(stream: DoctypeBlankingStream(wrapping: InputStream(data: data))),
-            path: nil, zip: nil, progress: progress, emit: emit)
+            stream: DoctypeBlankingStream(wrapping: InputStream(data: data)), path: nil, zip: nil, census: census,
+            progress: progress, emit: emit)
     }
 
     /// Parses the XML of an opened input.
     private func run(
-        input: ExportInput, progress: ((Int) -> Void)?, emit: (String) throws -> Void
+        input: ExportInput, census: ZoneCensus?, progress: ((Int) -> Void)?, emit: (String) throws -> Void
     ) throws -> ImportReport {
         try run(
-            parser: XMLParser(stream: DoctypeBlankingStream(wrapping: input.stream)), path: input.name,
-            zip: input.zip, progress: progress, emit: emit)
+            stream: DoctypeBlankingStream(wrapping: input.stream), path: input.name, zip: input.zip, census: census,
+            progress: progress, emit: emit)
     }
 
     /// What a document with another root than `<HealthData>` is told.
@@ -129,43 +132,55 @@ package struct AppleHealthImporter: Sendable {
         try ImportArguments.validate(user: user, batchSize: batchSize)
     }
 
-    /// Drives a parser over the document and flushes the last envelope.
+    /// Parses the document a stream holds and flushes the last envelope.
     private func run(
-        parser: XMLParser, path: String?, zip: ZipEntryStream?, progress: ((Int) -> Void)?,
-        emit: (String) throws -> Void
+        stream: InputStream, path: String?, zip: ZipEntryStream?, census: ZoneCensus?,
+        progress: ((Int) -> Void)?, emit: (String) throws -> Void
     ) throws -> ImportReport {
         try withoutActuallyEscaping(emit) { emit in
             try withoutActuallyEscaping(progress ?? { _ in }) { progressCallback in
                 let writer = EnvelopeWriter(user: user, provider: "healthkit", batchSize: batchSize, emit: emit)
                 let reader = ExportReader(
-                    writer: writer, progressInterval: progressInterval,
+                    writer: writer, converter: RecordConverter(policy: timeZone, census: census),
+                    progressInterval: progressInterval,
                     progress: progress == nil ? nil : progressCallback)
-                parser.delegate = reader
-                parser.shouldProcessNamespaces = false
-                parser.shouldResolveExternalEntities = false
-                let finished = parser.parse()
-                parser.delegate = nil
+                stream.open()
+                defer { stream.close() }
+                var readFailure: (any Error)?
+                let parser = XMLStreamParser { buffer in
+                    let count = stream.read(
+                        buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), maxLength: buffer.count)
+                    guard count >= 0 else {
+                        readFailure = readFailure ?? stream.streamError ?? POSIXError(.EIO)
+                        return 0
+                    }
+                    return count
+                }
+                let outcome = parser.parse(handler: reader)
                 if let failure = reader.emitFailure { throw failure }
                 if let failure = zip?.failure {
                     throw ImportError(
                         code: .unreadableFile, path: path,
                         message: "unreadable zip entry \(zip?.entryPath ?? ""): \(failure)")
                 }
+                if let readFailure {
+                    throw ImportError(
+                        code: .unreadableFile, path: path, message: "read failed: \(readFailure)")
+                }
                 if let root = reader.foreignRoot {
                     throw ImportError(
                         code: .notAnExport, path: path, line: root.line, column: root.column,
                         message: Self.notAnExportMessage(root: root.name))
                 }
-                if let xmlError = reader.xmlError {
+                if case .failed(let failure) = outcome {
+                    guard reader.sawElement || failure.code != XMLErrorText.documentEmpty else {
+                        throw ImportError(
+                            code: .malformedXML, path: path, line: 1, column: 1,
+                            message: "document has no root element")
+                    }
                     throw ImportError(
-                        code: .malformedXML, path: path, line: xmlError.line,
-                        column: xmlError.column, message: xmlError.message)
-                }
-                guard finished else {
-                    throw ImportError(
-                        code: .malformedXML, path: path, line: parser.lineNumber,
-                        column: parser.columnNumber,
-                        message: parser.parserError.map { "\($0)" } ?? "parse failed")
+                        code: .malformedXML, path: path, line: failure.line, column: failure.column,
+                        message: XMLErrorText.message(code: failure.code))
                 }
                 guard reader.sawElement else {
                     throw ImportError(

@@ -14,19 +14,45 @@ struct AppleHealthRecord: Sendable {
         case workout
     }
 
+    /// A timestamp attribute, parsed where it was read (no `String` for the valid ones).
+    enum Timestamp: Sendable {
+        /// A valid timestamp.
+        case valid(ExportTimestamp)
+        /// The text of an invalid one, for the rejection.
+        case invalid(String)
+
+        /// Parses an attribute value.
+        init(_ bytes: UnsafeBufferPointer<UInt8>) {
+            if let timestamp = ExportTimestamp(parsing: bytes) {
+                self = .valid(timestamp)
+            } else {
+                self = .invalid(String(decoding: bytes, as: UTF8.self))
+            }
+        }
+    }
+
     /// The HealthKit type identifier reported for workouts, which carry no `type` attribute.
     static let workoutType = "HKWorkoutTypeIdentifier"
 
     /// The supported `<Record>` types and their kinds (contract §2, v1 catalogue).
-    static let supportedRecordTypes: [String: Kind] = [
-        "HKQuantityTypeIdentifierStepCount": .quantity,
-        "HKQuantityTypeIdentifierDistanceWalkingRunning": .quantity,
-        "HKQuantityTypeIdentifierActiveEnergyBurned": .quantity,
-        "HKQuantityTypeIdentifierHeartRate": .quantity,
-        "HKQuantityTypeIdentifierBodyMass": .quantity,
-        "HKQuantityTypeIdentifierBloodGlucose": .quantity,
-        "HKCategoryTypeIdentifierSleepAnalysis": .sleep,
+    static let supportedRecordTypes: [(name: StaticString, kind: Kind)] = [
+        ("HKQuantityTypeIdentifierStepCount", .quantity),
+        ("HKQuantityTypeIdentifierDistanceWalkingRunning", .quantity),
+        ("HKQuantityTypeIdentifierActiveEnergyBurned", .quantity),
+        ("HKQuantityTypeIdentifierHeartRate", .quantity),
+        ("HKQuantityTypeIdentifierBodyMass", .quantity),
+        ("HKQuantityTypeIdentifierBloodGlucose", .quantity),
+        ("HKCategoryTypeIdentifierSleepAnalysis", .sleep),
     ]
+
+    /// The kind and name of a supported `<Record>` type, given its `type` attribute's bytes;
+    /// `nil` for every other type.
+    static func supportedRecordType(_ type: UnsafeBufferPointer<UInt8>) -> (Kind, String)? {
+        for entry in supportedRecordTypes where XMLStartTag.equal(type, entry.name) {
+            return (entry.kind, entry.name.description)
+        }
+        return nil
+    }
 
     /// The record's kind.
     var kind: Kind
@@ -43,11 +69,11 @@ struct AppleHealthRecord: Sendable {
     /// `unit` attribute.
     var unit: String?
     /// `creationDate` attribute.
-    var creationDate: String?
+    var creationDate: Timestamp?
     /// `startDate` attribute.
-    var startDate: String?
+    var startDate: Timestamp?
     /// `endDate` attribute.
-    var endDate: String?
+    var endDate: Timestamp?
     /// `HKTimeZone` metadata (first entry wins).
     var timeZone: String?
     /// `HKMetadataKeySyncIdentifier` metadata.
@@ -60,35 +86,45 @@ struct AppleHealthRecord: Sendable {
     /// - Parameters:
     ///   - kind: the kind for `type`.
     ///   - type: the HealthKit type identifier.
-    ///   - line: the element's line.
-    ///   - attributes: the element's attributes.
-    init(kind: Kind, type: String, line: Int, attributes: [String: String]) {
+    ///   - tag: the element's start tag.
+    init(kind: Kind, type: String, tag: XMLStartTag) {
         self.kind = kind
         self.type = type
-        self.line = line
-        sourceName = attributes["sourceName"]
-        device = attributes["device"]
-        creationDate = attributes["creationDate"]
-        startDate = attributes["startDate"]
-        endDate = attributes["endDate"]
-        if kind != .workout {
-            value = attributes["value"]
-            unit = attributes["unit"]
+        line = tag.line
+        for index in 0..<tag.attributeCount where !tag.attributePrefixed(index) {
+            let name = tag.attributeName(index)
+            let value = { String(decoding: tag.attributeValue(index), as: UTF8.self) }
+            if XMLStartTag.equal(name, "sourceName") {
+                sourceName = value()
+            } else if XMLStartTag.equal(name, "device") {
+                device = value()
+            } else if XMLStartTag.equal(name, "creationDate") {
+                creationDate = Timestamp(tag.attributeValue(index))
+            } else if XMLStartTag.equal(name, "startDate") {
+                startDate = Timestamp(tag.attributeValue(index))
+            } else if XMLStartTag.equal(name, "endDate") {
+                endDate = Timestamp(tag.attributeValue(index))
+            } else if kind != .workout, XMLStartTag.equal(name, "value") {
+                self.value = value()
+            } else if kind != .workout, XMLStartTag.equal(name, "unit") {
+                unit = value()
+            }
         }
     }
 
     /// Records a `<MetadataEntry key=… value=…>` child; only the keys the importer uses are kept,
-    /// and the first entry of each key wins.
+    /// and the first entry of each key wins. An entry without both attributes is ignored.
     ///
-    /// - Parameters:
-    ///   - key: the entry's key.
-    ///   - value: the entry's value.
-    mutating func addMetadata(key: String, value: String) {
-        switch key {
-        case "HKTimeZone" where timeZone == nil: timeZone = value
-        case "HKMetadataKeySyncIdentifier" where syncIdentifier == nil: syncIdentifier = value
-        case "HKMetadataKeySyncVersion" where syncVersion == nil: syncVersion = value
-        default: break
+    /// - Parameter tag: the entry's start tag.
+    mutating func addMetadata(_ tag: XMLStartTag) {
+        guard let key = tag.attribute("key"), let value = tag.attribute("value") else { return }
+        func matches(_ name: StaticString) -> Bool { XMLStartTag.equal(key, name) }
+        if matches("HKTimeZone") {
+            if timeZone == nil { timeZone = String(decoding: value, as: UTF8.self) }
+        } else if matches("HKMetadataKeySyncIdentifier") {
+            if syncIdentifier == nil { syncIdentifier = String(decoding: value, as: UTF8.self) }
+        } else if matches("HKMetadataKeySyncVersion") {
+            if syncVersion == nil { syncVersion = String(decoding: value, as: UTF8.self) }
         }
     }
 }

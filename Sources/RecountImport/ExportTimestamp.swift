@@ -26,6 +26,14 @@ struct ExportTimestamp: Hashable, Sendable {
         self = parsed
     }
 
+    /// Parses the UTF-8 bytes of a timestamp; see `init(parsing:)`.
+    /// - Parameter bytes: the attribute value's bytes.
+    /// - Returns: the timestamp, or `nil` when the bytes are not a valid date and time.
+    init?(parsing bytes: UnsafeBufferPointer<UInt8>) {
+        guard let parsed = Self.parse(bytes: bytes) else { return nil }
+        self = parsed
+    }
+
     private init(epochSeconds: Int64, writtenOffsetSeconds: Int32) {
         self.epochSeconds = epochSeconds
         self.writtenOffsetSeconds = writtenOffsetSeconds

@@ -76,6 +76,9 @@ package struct ImportReport: Sendable, Equatable {
     /// Decisions an importer took about the export as a whole (the time zone used, a unit it
     /// inferred, a stream it chose over others), in the order taken.
     package var notes: [String] = []
+    /// Apple Health only: what was done to the offsets of samples without `HKTimeZone` (`nil`
+    /// when no record was converted, and for the other importers).
+    package var rezoning: Rezoning?
     /// Samples written into envelopes.
     package var samplesWritten = 0
     /// `samples.upsert` envelopes written.
@@ -134,6 +137,21 @@ package struct ImportReport: Sendable, Equatable {
         if !unknownTimeZones.isEmpty {
             lines.append("  unknown HKTimeZone: \(unknownTimeZones.joined(separator: ", "))")
         }
+        if let rezoning {
+            if let zone = rezoning.zone {
+                var line =
+                    "  local time: \(rezoning.rezoned) of \(rezoning.samplesWithoutZone) samples without HKTimeZone "
+                    + "re-zoned to \(zone) (\(rezoning.how): \(rezoning.reason)); \(rezoning.movedDay) moved to another day"
+                if rezoning.keptOtherOffset > 0 {
+                    line += "; \(rezoning.keptOtherOffset) kept, written at another offset than the export's"
+                }
+                lines.append(line)
+            } else if rezoning.samplesWithoutZone > 0 {
+                lines.append(
+                    "  local time: \(rezoning.samplesWithoutZone) samples without HKTimeZone keep the written offset "
+                        + "(\(rezoning.reason))")
+            }
+        }
         return lines.joined(separator: "\n")
     }
 
@@ -185,6 +203,17 @@ package struct ImportReport: Sendable, Equatable {
             output.append(",\"notes\":[")
             output += notes.map(EnvelopeJSON.quote).joined(separator: ",")
             output.append("]")
+        }
+        if let rezoning {
+            output.append(",\"localTime\":{\"how\":")
+            output += EnvelopeJSON.quote(rezoning.how)
+            output.append(",\"zone\":")
+            if let zone = rezoning.zone { output += EnvelopeJSON.quote(zone) } else { output.append("null") }
+            output.append(",\"reason\":")
+            output += EnvelopeJSON.quote(rezoning.reason)
+            output.append(
+                ",\"samplesWithoutZone\":\(rezoning.samplesWithoutZone),\"rezoned\":\(rezoning.rezoned)"
+                    + ",\"movedDay\":\(rezoning.movedDay),\"keptOtherOffset\":\(rezoning.keptOtherOffset)}")
         }
         output.append(",\"samplesWritten\":\(samplesWritten)")
         output.append(",\"envelopesWritten\":\(envelopesWritten)}")

@@ -46,9 +46,11 @@ final class ImportSession {
     }
 
     /// The report of what was done so far.
-    /// - Parameter unknownTimeZones: zone names that could not be resolved.
-    func report(unknownTimeZones: Set<String> = []) -> ImportReport {
-        tally.report(unknownTimeZones: unknownTimeZones, writer: writer)
+    /// - Parameters:
+    ///   - unknownTimeZones: zone names that could not be resolved.
+    ///   - rezoning: what was done to samples without `HKTimeZone` (Apple Health only).
+    func report(unknownTimeZones: Set<String> = [], rezoning: Rezoning? = nil) -> ImportReport {
+        tally.report(unknownTimeZones: unknownTimeZones, rezoning: rezoning, writer: writer)
     }
 
     /// Moves the samples ingest refused from imported to invalid.

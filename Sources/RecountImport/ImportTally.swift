@@ -36,8 +36,9 @@ struct ImportTally {
     /// The report, every dictionary sorted by type name.
     /// - Parameters:
     ///   - unknownTimeZones: zone names that could not be resolved.
+    ///   - rezoning: what was done to samples without `HKTimeZone` (Apple Health only).
     ///   - writer: the envelope writer, for its counts.
-    func report(unknownTimeZones: Set<String>, writer: EnvelopeWriter) -> ImportReport {
+    func report(unknownTimeZones: Set<String>, rezoning: Rezoning?, writer: EnvelopeWriter) -> ImportReport {
         func sorted(_ counts: [String: Int]) -> [ImportReport.TypeCount] {
             counts.map { ImportReport.TypeCount(type: $0.key, count: $0.value) }
                 .sorted { $0.type < $1.type }
@@ -53,6 +54,7 @@ struct ImportTally {
         report.correlationChildrenIgnored = correlationChildrenIgnored
         report.duplicatesDropped = writer.duplicatesDropped
         report.unknownTimeZones = unknownTimeZones.sorted()
+        report.rezoning = rezoning
         report.samplesWritten = writer.samplesWritten
         report.envelopesWritten = writer.envelopesWritten
         return report

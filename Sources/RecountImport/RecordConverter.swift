@@ -14,9 +14,66 @@ final class RecordConverter {
     private let zones = TimeZoneCache()
     /// `HKTimeZone` values Foundation does not know; those samples keep the written offset.
     private(set) var unknownTimeZones: Set<String> = []
+    /// How samples without `HKTimeZone` get their offset.
+    private let policy: LocalTimePolicy
+    /// The `HKTimeZone` values of the whole file, when it could be scanned first.
+    private let census: ZoneCensus?
+    /// The zone for samples without `HKTimeZone`, once decided, and the written offset a sample
+    /// must have to be re-zoned (for an inferred zone: the export's offset).
+    private var fallback: (zone: String, onlyAtOffset: Int32?)?
+    /// Offsets of the fallback zone, cached per transition.
+    private let fallbackOffsets = ZoneOffsets()
+    /// What was done to samples without `HKTimeZone`; `nil` until decided.
+    private(set) var rezoning: Rezoning?
 
     /// Creates a converter with empty caches.
-    init() {}
+    /// - Parameters:
+    ///   - policy: how samples without `HKTimeZone` get their offset.
+    ///   - census: the file's `HKTimeZone` values, when it was scanned first (needed to infer).
+    init(policy: LocalTimePolicy = .asWritten, census: ZoneCensus? = nil) {
+        self.policy = policy
+        self.census = census
+    }
+
+    /// Decides the zone of samples without `HKTimeZone`, given the export's `ExportDate` (called
+    /// when it is read, or with `nil` before the first record when there is none). Only the first
+    /// call counts.
+    func decideZone(exportDate: ExportTimestamp?) {
+        guard rezoning == nil else { return }
+        switch policy {
+        case .asWritten:
+            rezoning = Rezoning(how: "none", zone: nil, reason: "--time-zone as-written")
+        case .zone(let zone):
+            fallback = (zone, nil)
+            rezoning = Rezoning(how: "given", zone: zone, reason: "--time-zone \(zone)")
+        case .infer:
+            let (zone, reason) = Self.inferZone(census: census, exportDate: exportDate, offsets: fallbackOffsets)
+            if let zone, let exportDate { fallback = (zone, exportDate.writtenOffsetSeconds) }
+            rezoning = Rezoning(how: zone == nil ? "none" : "inferred", zone: zone, reason: reason)
+        }
+    }
+
+    /// The zone the file's `HKTimeZone` values and export offset agree on, or why there is none.
+    static func inferZone(
+        census: ZoneCensus?, exportDate: ExportTimestamp?, offsets: ZoneOffsets
+    ) -> (zone: String?, reason: String) {
+        guard let census else { return (nil, "the input is read once (standard input): pass --time-zone") }
+        let names = census.zones.keys.sorted()
+        guard let zone = names.first else { return (nil, "the file has no HKTimeZone") }
+        guard names.count == 1 else {
+            return (nil, "HKTimeZone names \(names.count) zones (\(names.prefix(5).joined(separator: ", ")))")
+        }
+        guard let exportDate else { return (nil, "the file has no ExportDate") }
+        guard let offset = offsets.offsetSeconds(zone: zone, atMillis: exportDate.epochSeconds * 1000) else {
+            return (nil, "HKTimeZone \(zone) is not a known IANA zone")
+        }
+        let written = RFC3339.format(millis: 0, offsetSeconds: exportDate.writtenOffsetSeconds).dropFirst(19)
+        guard offset == exportDate.writtenOffsetSeconds else {
+            let actual = RFC3339.format(millis: 0, offsetSeconds: offset).dropFirst(19)
+            return (nil, "the export was written at \(written), but \(zone) was at \(actual) then")
+        }
+        return (zone, "all \(census.zones[zone] ?? 0) HKTimeZone entries name \(zone), on \(written) at export time")
+    }
 
     /// Validates a record and builds its sample.
     ///
@@ -40,8 +97,8 @@ final class RecordConverter {
             throw RecordRejection("endDate is before startDate")
         }
         var creation: ExportTimestamp?
-        if let creationDate = record.creationDate {
-            creation = try Self.timestamp(creationDate, "creationDate")
+        if record.creationDate != nil {
+            creation = try Self.timestamp(record.creationDate, "creationDate")
         }
 
         var value: Double?
@@ -78,7 +135,9 @@ final class RecordConverter {
         var startOffset = start.writtenOffsetSeconds
         var endOffset = end.writtenOffsetSeconds
         var timeZone: String?
-        if let zoneName = record.timeZone, !zoneName.isEmpty {
+        if record.timeZone?.isEmpty ?? true {
+            (startOffset, endOffset) = fallbackOffsets(start: start, end: end)
+        } else if let zoneName = record.timeZone {
             if let zoneStart = zones.offset(zoneName: zoneName, at: start.epochSeconds),
                 let zoneEnd = zones.offset(zoneName: zoneName, at: end.epochSeconds)
             {
@@ -99,6 +158,38 @@ final class RecordConverter {
             end: Instant(millis: end.epochSeconds * 1000, offsetSeconds: endOffset), timeZone: timeZone, value: value,
             unit: unit, stage: stage, origin: origin, device: record.device.flatMap(normalizedDevice),
             syncIdentifier: record.syncIdentifier, syncVersion: syncVersion)
+    }
+
+    /// The offsets of a sample without `HKTimeZone`: the fallback zone's at its instants, or the
+    /// written ones; counted in `rezoning`.
+    private func fallbackOffsets(start: ExportTimestamp, end: ExportTimestamp) -> (Int32, Int32) {
+        if rezoning == nil { decideZone(exportDate: nil) }
+        rezoning?.samplesWithoutZone += 1
+        let written = (start.writtenOffsetSeconds, end.writtenOffsetSeconds)
+        guard let fallback else { return written }
+        if let only = fallback.onlyAtOffset, written != (only, only) {
+            rezoning?.keptOtherOffset += 1
+            return written
+        }
+        guard
+            let startOffset = fallbackOffsets.offsetSeconds(zone: fallback.zone, atMillis: start.epochSeconds * 1000),
+            let endOffset = fallbackOffsets.offsetSeconds(zone: fallback.zone, atMillis: end.epochSeconds * 1000),
+            startOffset % 60 == 0, endOffset % 60 == 0
+        else { return written }
+        if (startOffset, endOffset) != written {
+            rezoning?.rezoned += 1
+            if Self.floorDay(start.epochSeconds + Int64(startOffset))
+                != Self.floorDay(start.epochSeconds + Int64(written.0))
+            {
+                rezoning?.movedDay += 1
+            }
+        }
+        return (startOffset, endOffset)
+    }
+
+    /// The day number of a local time in seconds.
+    private static func floorDay(_ seconds: Int64) -> Int64 {
+        seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
     }
 
     /// The normalised origin of a raw source name, cached.
@@ -127,13 +218,13 @@ final class RecordConverter {
     }
 
     /// The parsed timestamp attribute, or a rejection naming it.
-    private static func timestamp(_ attribute: String?, _ name: String) throws(RecordRejection)
-        -> ExportTimestamp
+    private static func timestamp(_ attribute: AppleHealthRecord.Timestamp?, _ name: String)
+        throws(RecordRejection) -> ExportTimestamp
     {
-        let text = try require(attribute, name)
-        guard let timestamp = ExportTimestamp(parsing: text) else {
-            throw RecordRejection("bad \(name) \"\(text)\"")
+        switch attribute {
+        case .valid(let timestamp): return timestamp
+        case .invalid(let text): throw RecordRejection("bad \(name) \"\(text)\"")
+        case nil: throw RecordRejection("missing attribute \(name)")
         }
-        return timestamp
     }
 }

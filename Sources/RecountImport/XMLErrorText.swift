@@ -1,10 +1,7 @@
-import Foundation
-
-/// Readable text for the errors `XMLParser` reports.
+/// Readable text for the errors libxml2 reports.
 ///
-/// On Linux the `NSError` carries only libxml2's `xmlParserErrors` number (its localized
-/// description says "The operation could not be completed", and `XMLParser.ErrorCode` does not
-/// line up with those numbers), so the common well-formedness errors are named here.
+/// `XMLStreamParser` hands over libxml2's `xmlParserErrors` number; libxml2's own messages name
+/// internals (`xmlParseStartTag: …`), so the common well-formedness errors are named here.
 enum XMLErrorText {
     /// libxml2 error numbers (`xmlerror.h`) of the errors a damaged export can produce.
     private static let names: [Int: String] = [
@@ -35,13 +32,14 @@ enum XMLErrorText {
         86: "extra content at the end of the document",
     ]
 
+    /// `XML_ERR_DOCUMENT_EMPTY`: no root element before the end.
+    static let documentEmpty = 4
+
     /// A message for a parser error: `opening and ending tag mismatch (libxml2 error 76)`.
     ///
-    /// - Parameter error: the error `XMLParser` reported.
+    /// - Parameter code: libxml2's error number.
     /// - Returns: the message.
-    static func message(for error: any Error) -> String {
-        let nsError = error as NSError
-        let name = names[nsError.code] ?? "XML error"
-        return "\(name) (libxml2 error \(nsError.code))"
+    static func message(code: Int) -> String {
+        "\(names[code] ?? "XML error") (libxml2 error \(code))"
     }
 }

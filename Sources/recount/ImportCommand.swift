@@ -1,27 +1,32 @@
 import Foundation
 import RecountImport
 
-/// `recount import SOURCE INPUT --user U`: an export as `samples.upsert` NDJSON on standard
-/// output, a report of what was imported and skipped on standard error.
+/// `recount import SOURCE INPUT --user U [--time-zone ZONE]`: an export as `samples.upsert` NDJSON
+/// on standard output, a report of what was imported and skipped on standard error.
 ///
 /// - `apple-health FILE|-`: an Apple Health `export.zip` or `export.xml` (or either on standard
-///   input, for `-`).
-/// - `fitbit DIR|ZIP [--time-zone ZONE]`: a Fitbit Google Takeout or account archive.
-/// - `google-fit DIR|ZIP [--time-zone ZONE]`: a Google Fit Takeout.
+///   input, for `-`). `--time-zone` is the zone of samples without `HKTimeZone` (by default
+///   inferred when the file allows); `as-written` keeps the export-time offsets.
+/// - `fitbit DIR|ZIP`: a Fitbit Google Takeout or account archive. `--time-zone` is the zone its
+///   local times are read in (by default the profile's).
+/// - `google-fit DIR|ZIP`: a Google Fit Takeout. `--time-zone` is the zone its instants are shown
+///   in (by default the fixed offset of the session file names).
+///
+/// `ZONE` is checked here for every source, as ingest checks a sample's zone, so a name ingest
+/// would refuse is a usage error rather than an import whose every sample is rejected.
 enum ImportCommand {
-    static let usage = "import needs: import apple-health FILE|- | fitbit DIR|ZIP | google-fit DIR|ZIP --user U"
+    static let usage =
+        "import needs: import apple-health FILE|- | fitbit DIR|ZIP | google-fit DIR|ZIP --user U [--time-zone ZONE]"
 
     static func run(_ invocation: Invocation) throws -> ExitStatus {
         guard invocation.words.count == 3 else { throw UsageError(message: usage) }
         let source = invocation.words[1]
         let input = invocation.words[2]
-        switch source {
-        case "apple-health": try invocation.allowOnly(["user"])
-        case "fitbit", "google-fit": try invocation.allowOnly(["user", "time-zone"])
-        default: throw UsageError(message: usage)
-        }
+        guard ["apple-health", "fitbit", "google-fit"].contains(source) else { throw UsageError(message: usage) }
+        try invocation.allowOnly(["user", "time-zone"])
         let user = try invocation.require("user")
         let timeZone = invocation.option("time-zone")
+        let policy = try timeZone.map { argument throws(UsageError) in try localTimePolicy(argument, source: source) }
         if input != "-" {
             var isDirectory: ObjCBool = false
             if !FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory) || !isDirectory.boolValue {
@@ -46,7 +51,8 @@ enum ImportCommand {
             case "google-fit":
                 report = try GoogleFitImporter(user: user, timeZone: timeZone).run(path: input, emit: emit)
             default:
-                let importer = AppleHealthImporter(user: user)
+                var importer = AppleHealthImporter(user: user)
+                if let policy { importer.timeZone = policy }
                 let progress: (Int) -> Void = { Output.standardError("recount: \($0) records read\n") }
                 if input == "-" {
                     report = try importer.run(descriptor: 0, progress: progress, emit: emit)
@@ -60,5 +66,17 @@ enum ImportCommand {
         FileHandle.standardOutput.write(Data(pending.utf8))
         Output.standardError((invocation.json ? report.jsonLine : report.summary) + "\n")
         return report.invalidTotal > 0 ? .someInputRejected : .success
+    }
+
+    /// Parses `--time-zone`: an IANA zone name for every source, or `as-written` for
+    /// `apple-health`, whose samples without `HKTimeZone` then keep their written offsets.
+    private static func localTimePolicy(_ argument: String, source: String) throws(UsageError) -> LocalTimePolicy {
+        let asWrittenAllowed = source == "apple-health"
+        guard let policy = LocalTimePolicy(argument: argument), asWrittenAllowed || policy != .asWritten else {
+            throw UsageError(
+                message: "--time-zone expects an IANA zone name such as Europe/Paris"
+                    + (asWrittenAllowed ? ", or as-written" : "") + "; got \(argument)")
+        }
+        return policy
     }
 }

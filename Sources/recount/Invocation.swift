@@ -36,9 +36,13 @@ struct Invocation {
           digest           SHA-256 over a canonical form of all projections
           replay [--user U] [--until POS]   rebuild the projections from the log in memory; print the digest
           verify           check the log, replay it into memory, compare digests; exit 4 on mismatch
-          import apple-health FILE --user U   an Apple Health export.xml as samples.upsert NDJSON
-          import fitbit DIR|ZIP --user U [--time-zone ZONE]   a Fitbit export (Takeout or account archive)
-          import google-fit DIR|ZIP --user U [--time-zone ZONE]   a Google Fit Takeout
+          import apple-health FILE|- --user U   an Apple Health export.zip or export.xml as samples.upsert NDJSON
+                  [--time-zone ZONE|as-written]   the zone of samples without HKTimeZone (default: inferred
+                                                  when the file's HKTimeZone and export offset agree)
+          import fitbit DIR|ZIP --user U [--time-zone ZONE]   a Fitbit export (Takeout or account archive);
+                                                  its local times are read in ZONE (default: the profile's)
+          import google-fit DIR|ZIP --user U [--time-zone ZONE]   a Google Fit Takeout; its instants are
+                                                  shown in ZONE (default: the session file names' offset)
           log dump [--from POS] [--user U]   the log's envelopes as NDJSON with their positions
           log check        check every frame of the log; exit 4 when damaged
           log stats        segments, records, raw and compressed bytes

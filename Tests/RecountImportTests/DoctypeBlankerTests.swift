@@ -3,7 +3,7 @@ import Testing
 
 @testable import RecountImport
 
-/// The DOCTYPE workaround for FoundationXML's ATTLIST crash, and the stream that applies it.
+/// The DOCTYPE blanking (see `DoctypeBlanker` for why), and the stream that applies it.
 @Suite struct DoctypeBlankerTests {
     static let document = """
         <?xml version="1.0" encoding="UTF-8"?>
@@ -93,8 +93,8 @@ import Testing
         #expect(output == Self.expected)
     }
 
-    /// The DTD Apple writes (here the tdda excerpt's) crashes `XMLParser` on Linux; with the
-    /// declaration blanked the import works, and line numbers after it are the file's own.
+    /// With the DTD Apple writes (here the tdda excerpt's) blanked, line numbers after it are the
+    /// file's own.
     @Test func linesAfterTheDTDAreTheFilesLines() throws {
         let original = try String(
             contentsOf: FixturePaths.fixture("tdda-export6s3sample.xml"), encoding: .utf8)

@@ -43,11 +43,13 @@ import Testing
         #expect(sleep.map(\.stage) == ["inBed", "core"])
         #expect(sleep.map(\.origin) == ["Alexandre's iPhone", "Alexandre's Apple Watch"])
         #expect(sleep.allSatisfy { $0.value == nil && $0.unit == nil })
-        // Without HKTimeZone the written offset is the best information there is.
+        // Without HKTimeZone: written "+0200" (June, the export's offset), shown in the zone every
+        // HKTimeZone of the file names, Amsterdam, which was on +01:00 in January. No timeZone field.
         let heartRate = run.samples(of: "HKQuantityTypeIdentifierHeartRate")
         #expect(
-            heartRate.map(\.start) == ["2024-01-01T01:01:36+02:00", "2024-01-01T01:01:37+02:00"])
+            heartRate.map(\.start) == ["2024-01-01T00:01:36+01:00", "2024-01-01T00:01:37+01:00"])
         #expect(heartRate.allSatisfy { $0.timeZone == nil })
+        #expect(run.report.rezoning?.how == "inferred" && run.report.rezoning?.zone == "Europe/Amsterdam")
     }
 
     @Test func ciriloValuesUnitsAndDevices() throws {

@@ -120,8 +120,13 @@ struct ImportRun {
         self.lines = lines
         self.report = report
         self.progress = progress
+        envelopes = try Self.decode(lines)
+    }
+
+    /// Decodes envelope lines.
+    static func decode(_ lines: [String]) throws -> [EmittedEnvelope] {
         let decoder = JSONDecoder()
-        envelopes = try lines.map { try decoder.decode(EmittedEnvelope.self, from: Data($0.utf8)) }
+        return try lines.map { try decoder.decode(EmittedEnvelope.self, from: Data($0.utf8)) }
     }
 }
 

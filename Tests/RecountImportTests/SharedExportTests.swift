@@ -54,8 +54,8 @@ import Testing
         let run = try ImportRun.file(FixturePaths.shared(Self.grll))
         let sleep = run.samples(of: "HKCategoryTypeIdentifierSleepAnalysis")
         // AutoSleep, written +0100 in July: Zurich was on +02:00. The second record has no
-        // HKTimeZone and keeps what was written.
-        #expect(sleep.map(\.start) == ["2020-07-08T02:05:06+02:00", "2020-07-08T01:15:00+01:00"])
+        // HKTimeZone; Zurich, the file's only HKTimeZone and on +01:00 at export, is inferred.
+        #expect(sleep.map(\.start) == ["2020-07-08T02:05:06+02:00", "2020-07-08T02:15:00+02:00"])
         #expect(sleep.map(\.timeZone) == ["Europe/Zurich", nil])
         #expect(sleep.map(\.stage) == ["inBed", "asleep"])
         // The routes nested in the workout carry a SyncIdentifier; the workout itself has none.
@@ -142,6 +142,40 @@ import Testing
         #expect(runs.values.allSatisfy { $0.envelopes.allSatisfy { $0.receivedAt == nil } })
     }
 
+    // MARK: fr-garmin (no licence): the whole export, local time of samples without HKTimeZone
+
+    static let frGarminZip = "apple-health-export-fr-garmin/export.zip"
+
+    /// All 60,034 samples are written +0100 (the export's offset); 56,032 of 56,138 have no
+    /// HKTimeZone. Counted independently with Python's zoneinfo over the unzipped export.xml:
+    /// 485 of them fall in Paris summer time (+02:00), 44 of those on another day.
+    @Test(.enabled(if: FixturePaths.sharedExists(frGarminZip)))
+    func frGarminSamplesWithoutZoneAreReZoned() throws {
+        let url = FixturePaths.shared(Self.frGarminZip)
+        let inferred = try ImportRun.file(url)
+        let rezoning = try #require(inferred.report.rezoning)
+        #expect(rezoning.how == "inferred" && rezoning.zone == "Europe/Paris")
+        #expect(rezoning.samplesWithoutZone == 56_032)
+        #expect(rezoning.rezoned == 485 && rezoning.movedDay == 44 && rezoning.keptOtherOffset == 0)
+        #expect(inferred.report.summary.contains("485 of 56032 samples without HKTimeZone re-zoned to Europe/Paris"))
+
+        var importer = AppleHealthImporter(user: "u1")
+        importer.timeZone = .zone("Europe/Paris")
+        var given: [String] = []
+        let report = try importer.run(file: url) { given.append($0) }
+        #expect(given == inferred.lines)
+        #expect(report.rezoning?.how == "given" && report.rezoning?.rezoned == 485)
+
+        importer.timeZone = .asWritten
+        var written: [String] = []
+        _ = try importer.run(file: url) { written.append($0) }
+        let writtenSamples = try ImportRun.decode(written).flatMap(\.samples)
+        #expect(writtenSamples.filter { $0.timeZone == nil }.allSatisfy { $0.start.hasSuffix("+01:00") })
+        let changed = zip(writtenSamples, inferred.samples).filter { $0.0.start != $0.1.start || $0.0.end != $0.1.end }
+        #expect(changed.count == 485)
+        #expect(changed.allSatisfy { $0.1.start.hasSuffix("+02:00") || $0.1.end?.hasSuffix("+02:00") == true })
+    }
+
     // MARK: fr-garmin (no licence): a real 2.2 MB excerpt, iPhone + Garmin Connect
 
     @Test(.enabled(if: FixturePaths.sharedExists(frGarmin)))
@@ -174,13 +208,13 @@ import Testing
         #expect(Set(run.samples.map(\.id)).count == 7764)
         #expect(run.envelopes.allSatisfy { $0.receivedAt == "2021-02-06T12:18:38+01:00" })
 
-        // Every record is written +0100; only the 106 HKTimeZone samples learn Paris summer time.
+        // Every record is written +0100; the 106 HKTimeZone samples name Paris, which the others
+        // are shown in too (inferred), without a timeZone field.
         let zoned = run.samples.filter { $0.timeZone != nil }
         #expect(zoned.count == 106)
         #expect(zoned.allSatisfy { $0.timeZone == "Europe/Paris" })
         #expect(zoned.contains { $0.start.hasSuffix("+02:00") })
-        #expect(
-            run.samples.filter { $0.timeZone == nil }.allSatisfy { $0.start.hasSuffix("+01:00") })
+        #expect(run.report.rezoning?.how == "inferred" && run.report.rezoning?.zone == "Europe/Paris")
 
         // VeSync (the scale) only wrote BMI and body fat, which are skipped.
         #expect(Set(run.samples.map(\.origin)) == ["Clock", "Connect", "Health", "iPhone"])

@@ -115,6 +115,32 @@ import Testing
         #expect(try Self.recount(["import", "fitbit", "-", "--user", "alice"]).status == 2)
     }
 
+    /// `--time-zone` is one option for every importer, checked as ingest checks a zone: Apple
+    /// Health re-zones its samples without `HKTimeZone` (or keeps them `as-written`), the Takeout
+    /// importers take an IANA name only.
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
+    func oneTimeZoneOptionForEveryImporter() throws {
+        let export = Self.fixtures.appendingPathComponent("tdda-export6s3sample.xml").path
+        let given = try Self.recount([
+            "import", "apple-health", export, "--user", "alice", "--time-zone", "Europe/Paris",
+        ])
+        #expect(
+            given.status == 0 && given.errors.contains("16 of 16 samples without HKTimeZone re-zoned to Europe/Paris"))
+        let written = try Self.recount([
+            "import", "apple-health", export, "--user", "alice", "--time-zone", "as-written",
+        ])
+        #expect(written.status == 0 && written.errors.contains("keep the written offset (--time-zone as-written)"))
+        #expect(written.output != given.output)
+        let takeout = Self.fixtures.appendingPathComponent("fitbit-synthetic.zip").path
+        for (source, zone) in [("apple-health", "PST"), ("fitbit", "as-written"), ("google-fit", "Mars/Olympus")] {
+            let refused = try Self.recount(["import", source, takeout, "--user", "alice", "--time-zone", zone])
+            #expect(refused.status == 2 && refused.output.isEmpty, "\(source) \(zone)")
+            #expect(refused.errors.contains("--time-zone expects an IANA zone name"), "\(source) \(zone)")
+        }
+    }
+
     @Test(
         .enabled(
             if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))

@@ -51,7 +51,7 @@ package enum EnvelopeJSON {
             out.raw("changes", array(changes))
         case .samplesUpsert(let provider, let samples):
             out.string("provider", provider)
-            out.raw("samples", array(samples.map(sample)))
+            out.rawArray("samples", samples) { sample, bytes in appendSample(sample, to: &bytes) }
         case .samplesDelete(let provider, let ids):
             out.string("provider", provider)
             out.raw("ids", array(ids.map(quote)))
@@ -82,21 +82,62 @@ package enum EnvelopeJSON {
 
     /// One sample object.
     package static func sample(_ sample: Sample) -> String {
-        var out = JSONObjectText()
-        out.string("id", sample.id.text)
-        out.string("type", sample.type.name)
-        out.string("start", sample.start.rfc3339)
-        if let end = sample.end { out.string("end", end.rfc3339) }
-        if let zone = sample.timeZone { out.string("timeZone", zone) }
-        if let value = sample.value { out.raw("value", number(value)) }
-        if let unit = sample.unit { out.string("unit", unit.symbol) }
-        if let stage = sample.stage { out.string("stage", stage.name) }
-        out.string("origin", sample.origin)
-        if let device = sample.device { out.string("device", device) }
-        if let syncIdentifier = sample.syncIdentifier { out.string("syncIdentifier", syncIdentifier) }
-        if let syncVersion = sample.syncVersion { out.raw("syncVersion", String(syncVersion)) }
-        if let lastModified = sample.lastModified { out.string("lastModified", lastModified.rfc3339) }
-        return out.text
+        var bytes: [UInt8] = []
+        appendSample(sample, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends one sample object's text to a byte buffer, as `sample(_:)` writes it.
+    /// - Parameters:
+    ///   - sample: the sample.
+    ///   - out: the buffer.
+    package static func appendSample(_ sample: Sample, to out: inout [UInt8]) {
+        out.append(0x7B)
+        func key(_ key: StaticString) {
+            if out.last != 0x7B { out.append(0x2C) }
+            out.append(0x22)
+            key.withUTF8Buffer { out.append(contentsOf: $0) }
+            out.append(contentsOf: [0x22, 0x3A])
+        }
+        func string(_ name: StaticString, _ value: String) {
+            key(name)
+            JSONWriter.writeString(value, into: &out)
+        }
+        func instant(_ name: StaticString, _ instant: Instant) {
+            key(name)
+            out.append(0x22)
+            RFC3339.append(
+                millis: instant.millis, offsetSeconds: instant.offsetSeconds,
+                offsetIsUnknown: instant.offsetIsUnknown, to: &out)
+            out.append(0x22)
+        }
+        if let (high, low, lowercase) = sample.id.uuid {
+            key("id")
+            out.append(0x22)
+            SampleID.appendUUIDText(high, low, lowercase: lowercase, to: &out)
+            out.append(0x22)
+        } else {
+            string("id", sample.id.text)
+        }
+        string("type", sample.type.name)
+        instant("start", sample.start)
+        if let end = sample.end { instant("end", end) }
+        if let zone = sample.timeZone { string("timeZone", zone) }
+        if let value = sample.value {
+            key("value")
+            out.append(contentsOf: number(value).utf8)
+        }
+        if let unit = sample.unit { string("unit", unit.symbol) }
+        if let stage = sample.stage { string("stage", stage.name) }
+        string("origin", sample.origin)
+        if let device = sample.device { string("device", device) }
+        if let syncIdentifier = sample.syncIdentifier { string("syncIdentifier", syncIdentifier) }
+        if let syncVersion = sample.syncVersion {
+            key("syncVersion")
+            out.append(contentsOf: String(syncVersion).utf8)
+        }
+        if let lastModified = sample.lastModified { instant("lastModified", lastModified) }
+        out.append(0x7D)
     }
 
     /// A finite double as JSON: integral values without a fraction, others in Swift's shortest
@@ -116,11 +157,36 @@ package enum EnvelopeJSON {
     private static func array(_ items: [String]) -> String { "[" + items.joined(separator: ",") + "]" }
 }
 
-/// Builds one JSON object's text, members in the order added.
+/// Builds one JSON object's text, members in the order added, as UTF-8 bytes.
 struct JSONObjectText {
-    private var members: [String] = []
+    private var bytes: [UInt8] = [0x7B]
 
-    mutating func string(_ key: String, _ value: String) { raw(key, EnvelopeJSON.quote(value)) }
-    mutating func raw(_ key: String, _ json: String) { members.append(EnvelopeJSON.quote(key) + ":" + json) }
-    var text: String { "{" + members.joined(separator: ",") + "}" }
+    private mutating func key(_ key: String) {
+        if bytes.count > 1 { bytes.append(0x2C) }
+        JSONWriter.writeString(key, into: &bytes)
+        bytes.append(0x3A)
+    }
+
+    mutating func string(_ key: String, _ value: String) {
+        self.key(key)
+        JSONWriter.writeString(value, into: &bytes)
+    }
+
+    mutating func raw(_ key: String, _ json: String) {
+        self.key(key)
+        bytes.append(contentsOf: json.utf8)
+    }
+
+    /// An array whose elements `write` appends, separated by commas.
+    mutating func rawArray<Element>(_ key: String, _ elements: [Element], _ write: (Element, inout [UInt8]) -> Void) {
+        self.key(key)
+        bytes.append(0x5B)
+        for (index, element) in elements.enumerated() {
+            if index > 0 { bytes.append(0x2C) }
+            write(element, &bytes)
+        }
+        bytes.append(0x5D)
+    }
+
+    var text: String { String(decoding: bytes + [0x7D], as: UTF8.self) }
 }

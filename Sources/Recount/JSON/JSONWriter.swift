@@ -79,12 +79,20 @@ package enum JSONWriter {
     ///   - text: the string.
     ///   - out: the bytes to append to, quotes included.
     package static func writeString(_ text: String, into out: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { writeString(utf8: $0, into: &out) }
+    }
+
+    /// Appends a JSON string literal for UTF-8 bytes, escaped as `writeString(_:into:)` does.
+    /// - Parameters:
+    ///   - bytes: valid UTF-8.
+    ///   - out: the bytes to append to, quotes included.
+    package static func writeString(utf8 bytes: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
         out.append(0x22)
-        let utf8 = text.utf8
-        if !utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
-            out.append(contentsOf: utf8)
+        if !bytes.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
+            out.append(contentsOf: bytes)
         } else {
-            for b in utf8 {
+            for b in bytes {
                 switch b {
                 case 0x22: out.append(contentsOf: [0x5C, 0x22])
                 case 0x5C: out.append(contentsOf: [0x5C, 0x5C])

@@ -113,15 +113,28 @@ package enum RFC3339 {
     /// - Returns: the timestamp; `parse(format(m, o, u))` returns `(m, o, u)` for whole-minute
     ///   offsets within ±23:59 and years 0000–9999.
     package static func format(millis: Int64, offsetSeconds: Int32, offsetIsUnknown: Bool = false) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(32)
+        append(millis: millis, offsetSeconds: offsetSeconds, offsetIsUnknown: offsetIsUnknown, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends the text `format(millis:offsetSeconds:offsetIsUnknown:)` returns to a byte buffer
+    /// (no `String` made: the envelope writer's path).
+    /// - Parameters:
+    ///   - millis: the instant in epoch milliseconds.
+    ///   - offsetSeconds: the offset to write, seconds east of UTC.
+    ///   - offsetIsUnknown: write offset 0 as `-00:00`.
+    ///   - out: the bytes to append to.
+    package static func append(
+        millis: Int64, offsetSeconds: Int32, offsetIsUnknown: Bool = false, to out: inout [UInt8]
+    ) {
         let offsetMinutes = Int64(offsetSeconds) / 60
         let local = millis &+ offsetMinutes &* Timestamp.millisPerMinute
         let days = Timestamp.floorDivide(local, Timestamp.millisPerDay)
         let millisOfDay = Timestamp.floorModulo(local, Timestamp.millisPerDay)
         let date = CivilDay.civilFromDays(days)
         let secondsOfDay = millisOfDay / 1000
-
-        var out: [UInt8] = []
-        out.reserveCapacity(32)
         appendYear(date.year, to: &out)
         out.append(dash)
         appendTwoDigits(date.month, to: &out)
@@ -151,7 +164,6 @@ package enum RFC3339 {
             out.append(colon)
             appendTwoDigits(Int64(magnitude % 60), to: &out)
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// The value of the two ASCII digits at `bytes[i]` and `bytes[i + 1]`, or -1 if either is not

@@ -1,0 +1,72 @@
+// Import throughput of the provider-export importers, as JSON lines: for each importer, a large
+// synthetic export generated deterministically, imported end to end (parse, convert, envelope
+// JSON checked by ingest's decoder) into a sink that only counts the lines' bytes.
+//
+//   swift run -c release ImportBenchmark            full run, ~200 MB per importer (refuses a debug build)
+//   swift run ImportBenchmark --smoke               ~1 MB per importer, checks counts, reports no times
+//   ... --keep-input DIR                            leaves the generated exports in DIR
+import BenchmarkSupport
+import Foundation
+
+let run = BenchmarkRun(name: "ImportBenchmark")
+let arguments = CommandLine.arguments
+let keepDirectory = arguments.firstIndex(of: "--keep-input").flatMap {
+    arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil
+}
+let targetBytes = run.smoke ? 1 << 20 : 200 << 20
+let scratch =
+    keepDirectory ?? NSTemporaryDirectory() + "recount-import-bench-\(ProcessInfo.processInfo.processIdentifier)"
+try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+defer { if keepDirectory == nil { try? FileManager.default.removeItem(atPath: scratch) } }
+
+/// A `/proc/self/status` field in kB.
+func procStatusKB(_ field: String) -> Int? {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+    for line in status.split(separator: "\n") where line.hasPrefix(field + ":") {
+        return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+    }
+    return nil
+}
+
+/// Resets the peak resident set size (`VmHWM`) to the current one; whether the kernel allowed it.
+func resetPeakRSS() -> Bool {
+    guard let handle = FileHandle(forWritingAtPath: "/proc/self/clear_refs") else { return false }
+    defer { try? handle.close() }
+    return (try? handle.write(contentsOf: Data("5".utf8))) != nil
+}
+
+for importer in ImporterCase.all {
+    let path = scratch + "/" + importer.fileName
+    let expected = try importer.generate(path, targetBytes)
+    var outcome = ImporterCase.Outcome()
+    var outputBytes = 0
+    let seconds = try run.best(runs: 3) { stopwatch in
+        outputBytes = 0
+        outcome = try stopwatch.time { try importer.run(path) { outputBytes += $0.utf8.count + 1 } }
+    }
+    run.check(outcome == expected.outcome, "\(importer.name): imported \(outcome), expected \(expected.outcome)")
+    run.check(outputBytes > 0, "\(importer.name): no output")
+    // Peak memory of one more import, from the resident set before it.
+    let peakReset = resetPeakRSS()
+    let rssBefore = procStatusKB("VmRSS") ?? 0
+    _ = try importer.run(path) { _ in }
+    let peakKB = procStatusKB("VmHWM") ?? 0
+    if run.smoke {
+        emitJSONLine([
+            ("benchmark", "import.\(importer.name)"), ("mode", "smoke"), ("records", outcome.records),
+            ("samples", outcome.samples), ("ok", true),
+        ])
+        continue
+    }
+    let megabytesPerSecond = Double(expected.bytes) / seconds / 1e6
+    let goal = 100.0
+    emitJSONLine([
+        ("benchmark", "import.\(importer.name)"), ("MBps", megabytesPerSecond),
+        ("recordsPerSec", Double(outcome.records) / seconds), ("samplesPerSec", Double(outcome.samples) / seconds),
+        ("seconds", seconds), ("inputMB", Double(expected.bytes) / 1e6), ("records", outcome.records),
+        ("samples", outcome.samples), ("outputMB", Double(outputBytes) / 1e6), ("goalMBps", goal),
+        ("goalRatio", megabytesPerSecond / goal), ("meetsGoal", megabytesPerSecond >= goal),
+        ("peakRSSMiB", Double(peakKB) / 1024), ("rssBeforeMiB", Double(rssBefore) / 1024),
+        ("peakReset", peakReset),
+    ])
+}

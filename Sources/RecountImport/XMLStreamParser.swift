@@ -1,0 +1,230 @@
+internal import CXML2
+
+/// Receives the element events of an `XMLStreamParser`, in document order.
+protocol XMLStreamHandler: AnyObject {
+    /// An element started.
+    /// - Parameter tag: the start tag; its bytes are valid only during the call.
+    /// - Returns: `false` to stop parsing there.
+    func startElement(_ tag: XMLStartTag) -> Bool
+
+    /// The innermost open element ended.
+    /// - Returns: `false` to stop parsing there.
+    func endElement() -> Bool
+}
+
+/// A start tag as libxml2 hands it over: names and attribute values as UTF-8 bytes in the
+/// parser's buffers, with entity and character references already decoded. Valid only during
+/// `XMLStreamHandler.startElement`.
+struct XMLStartTag {
+    /// The element's local name, NUL-terminated.
+    fileprivate let localName: UnsafePointer<UInt8>
+    /// Its namespace prefix, if any.
+    fileprivate let prefix: UnsafePointer<UInt8>?
+    /// Five pointers per attribute: local name, prefix, URI, value start, value end.
+    fileprivate let attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?
+    /// How many attributes.
+    let attributeCount: Int
+    /// The line the parser is on at the end of the start tag (1-based).
+    let line: Int
+    /// The column the parser is on at the end of the start tag (1-based).
+    let column: Int
+
+    /// Whether the element's name, without a prefix, is `name`.
+    func isNamed(_ name: StaticString) -> Bool {
+        prefix == nil && Self.equal(localName, name)
+    }
+
+    /// The qualified name (`prefix:local`), for messages.
+    var qualifiedName: String {
+        let local = String(cString: localName)
+        guard let prefix else { return local }
+        return String(cString: prefix) + ":" + local
+    }
+
+    /// The value of the unprefixed attribute `name`, or `nil` when the tag has none.
+    func attribute(_ name: StaticString) -> UnsafeBufferPointer<UInt8>? {
+        for index in 0..<attributeCount where Self.equal(attributeName(index), name) {
+            if attributePrefixed(index) { continue }
+            return attributeValue(index)
+        }
+        return nil
+    }
+
+    /// The value of the unprefixed attribute `name` as a string.
+    func string(_ name: StaticString) -> String? {
+        attribute(name).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The local name of the attribute at `index` (NUL-terminated).
+    func attributeName(_ index: Int) -> UnsafePointer<UInt8> {
+        attributes![5 &* index]!
+    }
+
+    /// Whether the attribute at `index` has a namespace prefix (then it is never one of the
+    /// export's own attributes).
+    func attributePrefixed(_ index: Int) -> Bool {
+        attributes![5 &* index &+ 1] != nil
+    }
+
+    /// The value of the attribute at `index`.
+    func attributeValue(_ index: Int) -> UnsafeBufferPointer<UInt8> {
+        let start = attributes![5 &* index &+ 3]!
+        let end = attributes![5 &* index &+ 4]!
+        return UnsafeBufferPointer(start: start, count: end - start)
+    }
+
+    /// Whether bytes equal a literal.
+    static func equal(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
+        let count = literal.utf8CodeUnitCount
+        guard bytes.count == count else { return false }
+        let expected = literal.utf8Start
+        for offset in 0..<count where bytes[offset] != expected[offset] { return false }
+        return true
+    }
+
+    /// Whether a NUL-terminated name equals a literal.
+    static func equal(_ name: UnsafePointer<UInt8>, _ literal: StaticString) -> Bool {
+        let count = literal.utf8CodeUnitCount
+        let bytes = literal.utf8Start
+        for offset in 0..<count where name[offset] != bytes[offset] { return false }
+        return name[count] == 0
+    }
+}
+
+/// A streaming XML parser over libxml2's SAX2 interface: the only door to libxml2.
+///
+/// Bytes come from a read closure (a file, standard input, a zip entry) in the parser's own
+/// small reads; the parser keeps only its input window, so memory stays flat however large the
+/// document. Only element starts and ends are reported: no tree is built, text is skipped, DTD
+/// declarations are neither stored nor applied, no external entity or DTD is ever loaded
+/// (`XML_PARSE_NONET`, no entity substitution), and an entity reference the document does not
+/// declare is a well-formedness error. Line and column numbers are libxml2's parser position,
+/// which for a start tag is its end (the same numbers FoundationXML's `XMLParser` reported).
+///
+/// Why SAX2 rather than libxml2's `xmlTextReader`: the reader builds (and frees) a node per
+/// element and records element lines in 16 bits, so lines past 65 535 would be wrong in the
+/// report; the SAX2 callbacks hand over the attribute values in place and the exact position.
+final class XMLStreamParser {
+    /// The first error that stopped parsing.
+    struct Failure: Equatable {
+        /// Line of the parser when it failed (1-based).
+        var line: Int
+        /// Column of the parser when it failed (1-based).
+        var column: Int
+        /// libxml2's error number (`xmlParserErrors`).
+        var code: Int
+    }
+
+    /// How a parse ended.
+    enum Outcome: Equatable {
+        /// The document was read to its end and is well-formed.
+        case finished
+        /// The handler asked to stop.
+        case stopped
+        /// The document is not well-formed (or the read closure failed: see `read`).
+        case failed(Failure)
+    }
+
+    /// Bytes per read.
+    private let read: (UnsafeMutableRawBufferPointer) -> Int
+    /// The handler during `parse`.
+    private var handler: (any XMLStreamHandler)?
+    /// The parser context during `parse`.
+    private var context: xmlParserCtxtPtr?
+    /// The first error.
+    private var failure: Failure?
+    /// Whether the handler stopped the parse.
+    private var stopped = false
+
+    /// Creates a parser.
+    /// - Parameter read: fills a buffer with the document's next bytes and returns how many it
+    ///   wrote; 0 at the end. A read error should be kept by the caller and reported as 0: the
+    ///   parse then fails with a premature end, which the caller replaces by the read error.
+    init(read: @escaping (UnsafeMutableRawBufferPointer) -> Int) {
+        self.read = read
+    }
+
+    /// Parses the whole document, reporting elements to `handler`.
+    /// - Parameter handler: receives the events; kept only during the call.
+    /// - Returns: how the parse ended.
+    func parse(handler: any XMLStreamHandler) -> Outcome {
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        guard
+            let context = xmlCreateIOParserCtxt(
+                nil, nil,
+                { me, buffer, length in
+                    guard let me, let buffer, length > 0 else { return 0 }
+                    let parser = Unmanaged<XMLStreamParser>.fromOpaque(me).takeUnretainedValue()
+                    return Int32(parser.read(UnsafeMutableRawBufferPointer(start: buffer, count: Int(length))))
+                }, nil, me, XML_CHAR_ENCODING_NONE)
+        else {
+            return .failed(Failure(line: 1, column: 1, code: Int(XML_ERR_NO_MEMORY.rawValue)))
+        }
+        defer {
+            xmlFreeParserCtxt(context)
+            self.context = nil
+            self.handler = nil
+        }
+        self.context = context
+        self.handler = handler
+        failure = nil
+        stopped = false
+        recount_xml_use_handler(
+            context, me,
+            { me, localName, prefix, _, _, _, attributeCount, _, attributes in
+                guard let me, let localName else { return }
+                Unmanaged<XMLStreamParser>.fromOpaque(me).takeUnretainedValue().started(
+                    localName, prefix, attributes, Int(attributeCount))
+            },
+            { me, _, _, _ in
+                guard let me else { return }
+                Unmanaged<XMLStreamParser>.fromOpaque(me).takeUnretainedValue().ended()
+            },
+            { me, error in
+                guard let me, let error else { return }
+                Unmanaged<XMLStreamParser>.fromOpaque(me).takeUnretainedValue().failed(error.pointee)
+            })
+        _ = xmlCtxtUseOptions(context, Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOENT.rawValue))
+        _ = xmlParseDocument(context)
+        if stopped { return .stopped }
+        if let failure { return .failed(failure) }
+        guard recount_xml_well_formed(context) != 0 else {
+            return .failed(
+                Failure(
+                    line: recount_xml_line(context), column: recount_xml_column(context),
+                    code: Int(XML_ERR_DOCUMENT_END.rawValue)))
+        }
+        return .finished
+    }
+
+    /// Hands a start tag to the handler; stops the parser when it asks to.
+    private func started(
+        _ localName: UnsafePointer<UInt8>, _ prefix: UnsafePointer<UInt8>?,
+        _ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?, _ attributeCount: Int
+    ) {
+        guard let handler, let context, !stopped else { return }
+        let tag = XMLStartTag(
+            localName: localName, prefix: prefix, attributes: attributes, attributeCount: attributeCount,
+            line: recount_xml_line(context), column: recount_xml_column(context))
+        if !handler.startElement(tag) {
+            stopped = true
+            xmlStopParser(context)
+        }
+    }
+
+    /// Tells the handler an element ended; stops the parser when it asks to.
+    private func ended() {
+        guard let handler, let context, !stopped else { return }
+        if !handler.endElement() {
+            stopped = true
+            xmlStopParser(context)
+        }
+    }
+
+    /// Keeps the first error (warnings are ignored) and stops the parser.
+    private func failed(_ error: xmlError) {
+        guard error.level.rawValue >= XML_ERR_ERROR.rawValue, failure == nil, !stopped, let context else { return }
+        failure = Failure(line: recount_xml_line(context), column: recount_xml_column(context), code: Int(error.code))
+        xmlStopParser(context)
+    }
+}
