@@ -18,8 +18,12 @@ let package = Package(
             name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(
             name: "CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
+        // Debian's liblmdb-dev ships no pkg-config file; the module map links "lmdb".
+        .systemLibrary(name: "CLMDB", providers: [.apt(["liblmdb-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "RecountLog", dependencies: ["CLZ4", "CXXHash"]),
         .target(name: "Recount", dependencies: ["RecountLog", "CCrypto"]),
+        .target(name: "RecountStore", dependencies: ["CLMDB", "CSQLite", "RecountLog"]),
         .target(name: "RecountImport", dependencies: ["Recount", "CArchive"]),
         .executableTarget(name: "recount", dependencies: ["Recount", "RecountImport", "RecountLog"]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
@@ -34,8 +38,12 @@ let package = Package(
             name: "ProjectionBenchmark",
             dependencies: ["BenchmarkSupport", "Recount", "RecountLog", "TestSupport"],
             path: "Benchmarks/ProjectionBenchmark"),
+        .executableTarget(
+            name: "StoreBakeoff", dependencies: ["BenchmarkSupport", "RecountStore", "TestSupport"],
+            path: "Benchmarks/StoreBakeoff"),
         .executableTarget(name: "SyncService", dependencies: ["Recount"], path: "Examples/SyncService"),
         .testTarget(name: "RecountLogTests", dependencies: ["RecountLog", "TestSupport"]),
+        .testTarget(name: "RecountStoreTests", dependencies: ["RecountStore", "TestSupport"]),
         .testTarget(
             name: "RecountTests", dependencies: ["Recount", "RecountLog", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(

@@ -10,4 +10,5 @@ python3 scripts/validate_corpus.py | tail -n 1
 swift run LogBenchmark --smoke
 swift run IngestBenchmark --smoke
 swift run ProjectionBenchmark --smoke
+swift run StoreBakeoff --smoke
 swift test
