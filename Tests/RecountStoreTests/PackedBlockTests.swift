@@ -25,13 +25,32 @@ func packedBlockRoundTrips(records count: Int) throws {
     #expect(decoded == records)
 }
 
-@Test func packedBlockRefusesDamageWithoutTrapping() throws {
+@Test func packedBlockKeepsAConstantColumnOnce() throws {
+    // Eight 16-byte records that differ only in byte 3.
+    let records = (0..<8).flatMap { record in (0..<16).map { $0 == 3 ? UInt8(record) : UInt8($0) } }
     var block: [UInt8] = []
     var scratch: [UInt8] = []
-    var records = [UInt8](repeating: 9, count: 8 * 64)
+    records.withUnsafeBytes { PackedBlock.encode($0, width: 16, into: &block, scratch: &scratch) }
+    // The count, a 2-byte bitmap, 15 constant bytes, an LZ4 block of 8 bytes (a token and 8 literals).
+    #expect(block.count == 2 + 2 + 15 + 9)
+    var decoded: [UInt8] = []
+    #expect(block.withUnsafeBytes { PackedBlock.decode($0, width: 16, into: &decoded, scratch: &scratch) } == 8)
+    #expect(decoded == records)
+}
+
+@Test func packedBlockRefusesDamageWithoutTrapping() throws {
+    var random = SplitMix64(seed: 7)
+    var records = (0..<8 * 64).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+    var block: [UInt8] = []
+    var scratch: [UInt8] = []
     records.withUnsafeBytes { PackedBlock.encode($0, width: 64, into: &block, scratch: &scratch) }
-    for damaged in [Array(block.prefix(3)), Array(block.dropLast()), [0xFF, 0xFF, 0xFF, 0x7F] + block.dropFirst(4)] {
-        let count = damaged.withUnsafeBytes { PackedBlock.decode($0, width: 64, into: &records, scratch: &scratch) }
+    let damaged: [[UInt8]] = [
+        Array(block.prefix(1)), Array(block.prefix(5)), Array(block.dropLast()),
+        [0xFF, 0xFF] + Array(block.dropFirst(2)),
+        [0, 0, 1],
+    ]
+    for bytes in damaged {
+        let count = bytes.withUnsafeBytes { PackedBlock.decode($0, width: 64, into: &records, scratch: &scratch) }
         #expect(count == nil)
     }
 }
