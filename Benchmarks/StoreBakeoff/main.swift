@@ -55,6 +55,9 @@ struct Figures {
     var usedBytes = 0
     var peakKB = 0
     var rssBeforeKB = 0
+    /// Anonymous memory after the reads: the process's own, without mapped file pages the
+    /// kernel may drop (LMDB's map counts in the peak).
+    var anonymousKB = 0
     var peakReset = false
 }
 
@@ -104,6 +107,7 @@ func measure<Store: CandidateStore>(_: Store.Type, into figures: inout Figures) 
     }
     figures.read = min(figures.read, read.seconds)
     run.check(totals == expectedRead, "\(Store.name) read \(totals), expected \(expectedRead)")
+    figures.anonymousKB = procStatusKB("RssAnon") ?? 0
     try store.close()
     figures.peakKB = procStatusKB("VmHWM") ?? 0
 }
@@ -136,6 +140,7 @@ for (name, figures) in [(LMDBStore.name, lmdb), (SQLiteStore.name, sqlite), (Pac
         ("bytesPerSample", Double(figures.diskBytes) / Double(workload.samples)), ("diskBytes", figures.diskBytes),
         ("usedBytesPerSample", Double(figures.usedBytes) / Double(workload.samples)),
         ("openSeconds", figures.open), ("peakRSSMiB", Double(figures.peakKB) / 1024),
+        ("anonRSSMiB", Double(figures.anonymousKB) / 1024),
         ("rssBeforeMiB", Double(figures.rssBeforeKB) / 1024), ("peakReset", figures.peakReset),
     ])
 }
