@@ -20,8 +20,12 @@ let package = Package(
             name: "CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
         .systemLibrary(
             name: "CXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
+        // Debian's liblmdb-dev ships no pkg-config file; the module map links "lmdb".
+        .systemLibrary(name: "CLMDB", providers: [.apt(["liblmdb-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "RecountLog", dependencies: ["CLZ4", "CXXHash"]),
         .target(name: "Recount", dependencies: ["RecountLog", "CCrypto"]),
+        .target(name: "RecountStore", dependencies: ["CLMDB", "CSQLite", "RecountLog"]),
         .target(name: "RecountImport", dependencies: ["Recount", "CArchive", "CXML2"]),
         .executableTarget(name: "recount", dependencies: ["Recount", "RecountImport", "RecountLog"]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
@@ -39,8 +43,12 @@ let package = Package(
         .executableTarget(
             name: "ImportBenchmark", dependencies: ["BenchmarkSupport", "RecountImport", "TestSupport"],
             path: "Benchmarks/ImportBenchmark"),
+        .executableTarget(
+            name: "StoreBakeoff", dependencies: ["BenchmarkSupport", "RecountStore", "TestSupport"],
+            path: "Benchmarks/StoreBakeoff"),
         .executableTarget(name: "SyncService", dependencies: ["Recount"], path: "Examples/SyncService"),
         .testTarget(name: "RecountLogTests", dependencies: ["RecountLog", "TestSupport"]),
+        .testTarget(name: "RecountStoreTests", dependencies: ["RecountStore", "TestSupport"]),
         .testTarget(
             name: "RecountTests", dependencies: ["Recount", "RecountLog", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(

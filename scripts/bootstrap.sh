@@ -3,7 +3,7 @@
 set -euo pipefail
 
 packages=()
-for pkg in liblz4-dev libxxhash-dev libssl-dev libarchive-dev libxml2-dev pkg-config; do
+for pkg in liblz4-dev libxxhash-dev libssl-dev libarchive-dev libxml2-dev liblmdb-dev libsqlite3-dev pkg-config; do
     dpkg -s "$pkg" >/dev/null 2>&1 || packages+=("$pkg")
 done
 if [ ${#packages[@]} -gt 0 ]; then

@@ -11,4 +11,5 @@ swift run LogBenchmark --smoke
 swift run IngestBenchmark --smoke
 swift run ProjectionBenchmark --smoke
 swift run ImportBenchmark --smoke
+swift run StoreBakeoff --smoke
 swift test

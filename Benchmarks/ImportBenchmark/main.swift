@@ -19,22 +19,6 @@ let scratch =
 try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
 defer { if keepDirectory == nil { try? FileManager.default.removeItem(atPath: scratch) } }
 
-/// A `/proc/self/status` field in kB.
-func procStatusKB(_ field: String) -> Int? {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
-    for line in status.split(separator: "\n") where line.hasPrefix(field + ":") {
-        return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
-    }
-    return nil
-}
-
-/// Resets the peak resident set size (`VmHWM`) to the current one; whether the kernel allowed it.
-func resetPeakRSS() -> Bool {
-    guard let handle = FileHandle(forWritingAtPath: "/proc/self/clear_refs") else { return false }
-    defer { try? handle.close() }
-    return (try? handle.write(contentsOf: Data("5".utf8))) != nil
-}
-
 for importer in ImporterCase.all {
     let path = scratch + "/" + importer.fileName
     let expected = try importer.generate(path, targetBytes)

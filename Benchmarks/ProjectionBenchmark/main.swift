@@ -176,33 +176,6 @@ let scratch = NSTemporaryDirectory() + "recount-projection-bench-\(ProcessInfo.p
 try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(atPath: scratch) }
 
-/// The bytes of the files under `path`.
-func diskBytes(_ path: String) -> Int {
-    guard let files = FileManager.default.enumerator(atPath: path) else { return 0 }
-    var total = 0
-    for case let file as String in files {
-        let attributes = try? FileManager.default.attributesOfItem(atPath: path + "/" + file)
-        if attributes?[.type] as? FileAttributeType == .typeRegular { total += attributes?[.size] as? Int ?? 0 }
-    }
-    return total
-}
-
-/// A `/proc/self/status` field in kB.
-func procStatusKB(_ field: String) -> Int? {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
-    for line in status.split(separator: "\n") where line.hasPrefix(field + ":") {
-        return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
-    }
-    return nil
-}
-
-/// Resets the peak resident set size (`VmHWM`) to the current one; whether the kernel allowed it.
-func resetPeakRSS() -> Bool {
-    guard let handle = FileHandle(forWritingAtPath: "/proc/self/clear_refs") else { return false }
-    defer { try? handle.close() }
-    return (try? handle.write(contentsOf: Data("5".utf8))) != nil
-}
-
 /// Appends the NDJSON file `path` to the log at `directory` without folding it.
 func append(_ path: String, toLog directory: String) throws -> IngestReport {
     let log = try Log(directory: directory, configuration: LogConfiguration(durability: .none))
