@@ -129,9 +129,24 @@ public final class RecountEngine: Sendable {
         _ reader: LineReader, source: String, into report: inout IngestReport,
         rejected: ((IngestRejection) -> Void)?, progress: ((IngestReport) -> Void)? = nil
     ) throws(IngestFailure) {
+        // Each appended batch is folded as it is appended, from the envelopes in hand: reading
+        // them back from the log decoded every record a second time. The log holds what these
+        // envelopes encode to (`EnvelopeCodec` round-trips; `verify` replays the log to check).
+        // In-process queries may so see a batch before it is synced (`--durability none` or
+        // `group-commit`); the checkpoint never covers one.
+        var folded = Projections.Effect()
         do {
-            try ingestor().ingest(reader, source: source, into: &report, rejected: rejected, progress: progress)
+            try ingestor().ingest(reader, source: source, into: &report, rejected: rejected, progress: progress) {
+                envelopes, positions in
+                self.projections.withLock { projections in
+                    for (envelope, position) in zip(envelopes, positions) {
+                        folded += projections.apply(envelope, at: position)
+                    }
+                }
+            }
+            report.note(folded)
         } catch {
+            report.note(folded)
             // What was appended before the failure is folded all the same.
             try? foldAppended(into: &report, recompute: false)
             throw IngestFailure(report: report, error: error)

@@ -60,12 +60,16 @@ package struct Ingestor {
     ///   - rejected: called with each rejected line as it is found.
     ///   - progress: called after each appended batch with the report so far (long inputs take
     ///     minutes; the CLI prints a line every million samples).
+    ///   - appended: called after each appended batch with its envelopes (as stamped and
+    ///     encoded) and their positions, so a caller can fold them without reading them back.
     /// - Throws: `IngestFileError` when the input cannot be read, `LogError` when an append fails.
     package func ingest(
         _ input: LineReader, source: String, into report: inout IngestReport,
-        rejected: ((IngestRejection) -> Void)? = nil, progress: ((IngestReport) -> Void)? = nil
+        rejected: ((IngestRejection) -> Void)? = nil, progress: ((IngestReport) -> Void)? = nil,
+        appended: ((_ envelopes: [Envelope], _ positions: Range<UInt64>) -> Void)? = nil
     ) throws {
         var batch = LogBatch()
+        var envelopes: [Envelope] = []
         var record: [UInt8] = []
         var pendingSamples = 0
         var deadline = ContinuousClock.now
@@ -77,6 +81,8 @@ package struct Ingestor {
             report.samples += pendingSamples
             batch.removeAll()
             pendingSamples = 0
+            appended?(envelopes, positions)
+            envelopes.removeAll(keepingCapacity: true)
             progress?(report)
         }
         func reject(_ error: IngestError) {
@@ -129,6 +135,7 @@ package struct Ingestor {
                 if batch.byteCount + size > batchBytes { try flush() }
                 if batch.isEmpty { deadline = .now + linger.maxAge }
                 record.withUnsafeBytes { batch.append($0) }
+                if appended != nil { envelopes.append(envelope) }
                 pendingSamples += envelope.samples.count
                 if batch.count >= batchSize { try flush() }
             }
