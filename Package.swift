@@ -41,7 +41,7 @@ let package = Package(
             dependencies: ["BenchmarkSupport", "Recount", "RecountLog", "TestSupport"],
             path: "Benchmarks/ProjectionBenchmark"),
         .executableTarget(
-            name: "ImportBenchmark", dependencies: ["BenchmarkSupport", "RecountImport", "TestSupport"],
+            name: "ImportBenchmark", dependencies: ["BenchmarkSupport", "Recount", "RecountImport", "TestSupport"],
             path: "Benchmarks/ImportBenchmark"),
         .executableTarget(
             name: "StoreBakeoff", dependencies: ["BenchmarkSupport", "RecountStore", "TestSupport"],

@@ -1,4 +1,5 @@
 import Foundation
+import Recount
 
 /// A file the generators write in 1 MiB chunks, counting its bytes.
 final class GeneratedFile {
@@ -67,21 +68,8 @@ enum Civil {
     static func fields(_ seconds: Int64) -> Fields {
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let second = seconds - days * 86_400
-        let (year, month, day) = date(days)
+        let (year, month, day) = CivilDay.civilFromDays(days)
         return Fields(
             year: year, month: month, day: day, hour: second / 3600, minute: second / 60 % 60, second: second % 60)
-    }
-
-    /// The civil date of a day number (days since 1970-01-01), Howard Hinnant's algorithm.
-    static func date(_ days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }
