@@ -228,7 +228,8 @@ extension EnvelopeDecoder {
             return WorkoutTotal(value: number.double)
         }
         guard case .object = value else {
-            throw FieldError(.wrongType, path: path, reason: "must be a number (\(metric.canonicalUnit)) or {\"value\", \"unit\"}")
+            throw FieldError(
+                .wrongType, path: path, reason: "must be a number (\(metric.canonicalUnit)) or {\"value\", \"unit\"}")
         }
         let object = try ObjectReader(value, path: path)
         try object.allowOnly(["value", "unit"])
