@@ -135,4 +135,82 @@ import Testing
             .sorted { $0.key < $1.key }.map(\.value)
         try Self.check(texts, runs, SharedExportTests.trackTales)
     }
+
+    /// The JSON objects of a file that holds an array of them.
+    static func objects(_ url: URL) throws -> [[String: Any]] {
+        try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [[String: Any]])
+    }
+
+    /// Count per `activityName`, summed distance (m) and calories of a Fitbit export, from its
+    /// `exercise*.json` files.
+    @Test func fitbitExercisesKeepActivityAndTotals() throws {
+        let folder = FitbitSharedExportTests.folder
+        let file = "Global Export Data/exercise-0.json"
+        guard FixturePaths.sharedExists("\(folder)/\(file)") else {
+            print("skipped: \(folder) is not in ../shared/data")
+            return
+        }
+        let logs = try Self.objects(FixturePaths.shared("\(folder)/\(file)"))
+        let run = try ImportRun.fitbit(FixturePaths.shared(folder).path, timeZone: FitbitSharedExportTests.zone)
+        let workouts = run.samples.filter { $0.type == "workout" }
+        #expect(workouts.count == logs.count)
+        let names = Dictionary(grouping: logs, by: { $0["activityName"] as? String ?? "" }).mapValues(\.count)
+        #expect(
+            names == [
+                "Walk": 37, "Bike": 15, "Aerobic Workout": 7, "Sport": 5, "Treadmill": 4, "Weights": 3,
+                "Elliptical": 1, "Outdoor Bike": 1,
+            ])
+        let activities = Dictionary(grouping: workouts, by: { $0.activity ?? "" }).mapValues(\.count)
+        #expect(
+            activities == [
+                "walking": 37, "cycling": 16, "other": 16, "strength_training": 3, "elliptical": 1,
+            ])
+        let perUnit = ["Kilometer": 1000.0, "Mile": 1609.344]
+        let distance = logs.compactMap { log in
+            (log["distance"] as? Double).map { $0 * (perUnit[log["distanceUnit"] as? String ?? ""] ?? .nan) }
+        }.reduce(0, +)
+        let calories = logs.compactMap { $0["calories"] as? Double }.reduce(0, +)
+        let emittedDistance = workouts.compactMap { Self.metres($0.distance) }.reduce(0, +)
+        let emittedEnergy = workouts.compactMap { Self.metres($0.energy) }.reduce(0, +)
+        #expect(abs(emittedDistance - distance) <= 1e-9 * distance)
+        #expect(emittedEnergy == calories)
+        print("\(folder): \(workouts.count) workouts \(activities), distance \(distance) m, energy \(calories) kcal")
+    }
+
+    /// Count per `fitnessActivity`, summed `com.google.distance.delta` and
+    /// `com.google.calories.expended` of the Google Fit sessions.
+    @Test func googleFitSessionsKeepActivityAndTotals() throws {
+        let sessions = "\(GoogleFitSharedExportTests.folder)/All Sessions"
+        guard FixturePaths.sharedExists(sessions) else {
+            print("skipped: \(GoogleFitSharedExportTests.folder) is not in ../shared/data")
+            return
+        }
+        let directory = FixturePaths.shared(sessions)
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".json") }
+        var distance = 0.0
+        var calories = 0.0
+        var names: [String: Int] = [:]
+        for name in files {
+            let data = try Data(contentsOf: directory.appendingPathComponent(name))
+            let session = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            names[session["fitnessActivity"] as? String ?? "", default: 0] += 1
+            for case let aggregate as [String: Any] in session["aggregate"] as? [Any] ?? [] {
+                let value = (aggregate["floatValue"] ?? aggregate["intValue"]) as? Double ?? 0
+                switch aggregate["metricName"] as? String {
+                case "com.google.distance.delta": distance += value
+                case "com.google.calories.expended": calories += value
+                default: break
+                }
+            }
+        }
+        let run = try ImportRun.googleFit(FixturePaths.shared(GoogleFitSharedExportTests.folder).path)
+        let workouts = run.samples.filter { $0.type == "workout" }
+        #expect(names == ["walking": 45])
+        #expect(Dictionary(grouping: workouts, by: { $0.activity ?? "" }).mapValues(\.count) == ["walking": 45])
+        let emittedDistance = workouts.compactMap { Self.metres($0.distance) }.reduce(0, +)
+        let emittedEnergy = workouts.compactMap { Self.metres($0.energy) }.reduce(0, +)
+        #expect(abs(emittedDistance - distance) <= 1e-9 * distance)
+        #expect(abs(emittedEnergy - calories) <= 1e-9 * calories)
+        print("google fit: \(workouts.count) workouts, distance \(distance) m, energy \(calories) kcal")
+    }
 }
