@@ -57,6 +57,40 @@ ALL_TYPE_NAMES = [n for m in METRICS for n in names_of(m)]
 STAGES = ["inBed", "asleep", "awake", "core", "deep", "rem"]
 
 # --------------------------------------------------------------------------------------
+# Workout activities (contract §1 `activity`): the normalised names, in code order
+# (Sources/Recount/Catalogue/WorkoutActivity.swift holds the codes and the mapping of every
+# provider name; schemas/README.md documents it). Ingest also accepts every
+# HKWorkoutActivityType… and Health Connect EXERCISE_TYPE_… name below; a test checks that
+# the Swift catalogue accepts exactly these names.
+# --------------------------------------------------------------------------------------
+ACTIVITIES = ["other", "walking", "running", "cycling", "swimming", "strength_training", "yoga",
+              "hiking", "elliptical", "rowing", "hiit"]
+HK_ACTIVITY_TYPES = """
+    AmericanFootball Archery AustralianFootball Badminton Barre Baseball Basketball Bowling Boxing
+    CardioDance Climbing Cooldown CoreTraining Cricket CrossCountrySkiing CrossTraining Curling
+    Cycling Dance DanceInspiredTraining DiscSports DownhillSkiing Elliptical EquestrianSports
+    Fencing Fishing FitnessGaming Flexibility FunctionalStrengthTraining Golf Gymnastics
+    HandCycling Handball HighIntensityIntervalTraining Hiking Hockey Hunting JumpRope Kickboxing
+    Lacrosse MartialArts MindAndBody MixedCardio MixedMetabolicCardioTraining Other PaddleSports
+    Pickleball Pilates Play PreparationAndRecovery Racquetball Rowing Rugby Running Sailing
+    SkatingSports Snowboarding SnowSports Soccer SocialDance Softball Squash StairClimbing Stairs
+    StepTraining SurfingSports SwimBikeRun Swimming TableTennis TaiChi Tennis TrackAndField
+    TraditionalStrengthTraining Transition UnderwaterDiving Volleyball Walking WaterFitness
+    WaterPolo WaterSports WheelchairRunPace WheelchairWalkPace Wrestling Yoga""".split()
+HC_EXERCISE_TYPES = """
+    OTHER_WORKOUT BADMINTON BASEBALL BASKETBALL BIKING BIKING_STATIONARY BOOT_CAMP BOXING
+    CALISTHENICS CRICKET DANCING ELLIPTICAL EXERCISE_CLASS FENCING FOOTBALL_AMERICAN
+    FOOTBALL_AUSTRALIAN FRISBEE_DISC GOLF GUIDED_BREATHING GYMNASTICS HANDBALL
+    HIGH_INTENSITY_INTERVAL_TRAINING HIKING ICE_HOCKEY ICE_SKATING MARTIAL_ARTS PADDLING
+    PARAGLIDING PILATES RACQUETBALL ROCK_CLIMBING ROLLER_HOCKEY ROWING ROWING_MACHINE RUGBY
+    RUNNING RUNNING_TREADMILL SAILING SCUBA_DIVING SKATING SKIING SNOWBOARDING SNOWSHOEING SOCCER
+    SOFTBALL SQUASH STAIR_CLIMBING STAIR_CLIMBING_MACHINE STRENGTH_TRAINING STRETCHING SURFING
+    SWIMMING_OPEN_WATER SWIMMING_POOL TABLE_TENNIS TENNIS VOLLEYBALL WALKING WATER_POLO
+    WEIGHTLIFTING WHEELCHAIR YOGA""".split()
+ACTIVITY_NAMES = sorted(ACTIVITIES + ["HKWorkoutActivityType" + n for n in HK_ACTIVITY_TYPES]
+                        + ["EXERCISE_TYPE_" + n for n in HC_EXERCISE_TYPES])
+
+# --------------------------------------------------------------------------------------
 # Shared string shapes.
 # --------------------------------------------------------------------------------------
 # RFC 3339 date-time with a mandatory offset. The lead's shape, with the numeric fields
@@ -221,14 +255,40 @@ def unit_schema(m):
     return {"description": desc + ".", "enum": units}
 
 
+def workout_total(metric, label):
+    """A workout total: a bare number in the canonical unit, or {value, unit} in a unit of `metric`."""
+    m = next(m for m in METRICS if m["metric"] == metric)
+    return {
+        "description": (
+            f"Workouts only: the workout's {label} total, never negative. A bare number is in "
+            f"`{m['canonical']}`; `{{\"value\", \"unit\"}}` takes any unit of `{metric}` ("
+            + ", ".join(f"`{u}`" for u in m["units"]) + ") and is converted like `value`, the "
+            f"original kept. It describes the workout and is not added to the `{metric}` rollup."
+        ),
+        # One schema for both forms (`minimum` applies to numbers only, the object keywords
+        # to objects only), so errors point into the object rather than at a failed `oneOf`.
+        "type": ["number", "object"],
+        "minimum": 0,
+        "additionalProperties": False,
+        "required": ["value", "unit"],
+        "properties": {
+            "value": {"description": f"The {label} in `unit`, never negative.",
+                      "type": "number", "minimum": 0},
+            "unit": {"description": f"A unit of `{metric}`.", "enum": m["units"]},
+        },
+        "examples": [{"value": 5.2, "unit": m["units"][1]}, 0],
+    }
+
+
 def sample_schema():
     rules = []
+    workout_only = {"activity": False, "distance": False, "energy": False}
     quantity = [m for m in METRICS if m["kind"] == "quantity"]
     rules.append({
         "description": "Quantity types carry `value` and `unit`, never `stage`.",
         "if": {"properties": {"type": {"enum": [n for m in quantity for n in names_of(m)]}},
                "required": ["type"]},
-        "then": {"required": ["value", "unit"], "properties": {"stage": False}},
+        "then": {"required": ["value", "unit"], "properties": {"stage": False, **workout_only}},
     })
     for m in quantity:
         if m["minimum"] == "zero":
@@ -248,7 +308,7 @@ def sample_schema():
         "description": "Sleep types carry `stage`, never `value` or `unit`.",
         "if": {"properties": {"type": {"enum": [n for m in sleep for n in names_of(m)]}},
                "required": ["type"]},
-        "then": {"required": ["stage"], "properties": {"value": False, "unit": False}},
+        "then": {"required": ["stage"], "properties": {"value": False, "unit": False, **workout_only}},
     })
     workout = [m for m in METRICS if m["kind"] == "workout"]
     rules.append({
@@ -269,7 +329,8 @@ def sample_schema():
             "One health sample as delivered by a provider. Quantity types (steps, distance, "
             "active_energy, heart_rate, weight, blood_glucose and their aliases) require "
             "`value` and `unit` and forbid `stage`; sleep types require `stage` and forbid "
-            "`value`/`unit`; workout types forbid all three. Unknown fields are rejected. "
+            "`value`/`unit`; workout types forbid all three and may carry `activity`, "
+            "`distance` and `energy` (only they may). Unknown fields are rejected. "
             "Rules the decoder enforces beyond this schema: `end` must not be before `start`; "
             "a sample may span at most 366 days; `timeZone` must be a known IANA zone; `value` "
             "must be finite (a literal such as `1e400` overflows and is rejected); inside an "
@@ -365,6 +426,19 @@ def sample_schema():
             "lastModified": common("dateTime", "Health Connect `metadata.lastModifiedTime`. "
                                                "When both the stored and the incoming sample "
                                                "carry one, it decides which is newer."),
+            "activity": {
+                "description": (
+                    "Workouts only: what kind of workout. A normalised name (" +
+                    ", ".join(f"`{a}`" for a in ACTIVITIES) + "), or an "
+                    "`HKWorkoutActivityType…` or Health Connect `EXERCISE_TYPE_…` name, which "
+                    "maps to one (schemas/README.md lists the mapping; unmapped ones are "
+                    "`other`). Kept as written. Absent = `other`."
+                ),
+                "enum": ACTIVITY_NAMES,
+                "examples": ["running", "HKWorkoutActivityTypeCycling", "EXERCISE_TYPE_YOGA"],
+            },
+            "distance": workout_total("distance", "distance"),
+            "energy": workout_total("active_energy", "energy"),
         },
         "allOf": rules,
         "examples": [
@@ -382,6 +456,9 @@ def sample_schema():
              "value": 5.6, "unit": "mmol<180.1558800000541>/L", "origin": "com.dexcom.G7"},
             {"id": "w-1", "type": "workout", "start": "2026-07-14T06:00:00+01:00",
              "end": "2026-07-14T06:45:00+01:00", "origin": "com.strava"},
+            {"id": "w-2", "type": "workout", "start": "2026-07-14T18:00:00+01:00",
+             "end": "2026-07-14T18:40:00+01:00", "origin": "com.strava", "activity": "cycling",
+             "distance": {"value": 15.3, "unit": "km"}, "energy": 410},
         ],
     }
 

@@ -80,6 +80,14 @@ struct AppleHealthRecord: Sendable {
     var syncIdentifier: String?
     /// `HKMetadataKeySyncVersion` metadata.
     var syncVersion: String?
+    /// A workout's `workoutActivityType` attribute.
+    var activityType: String?
+    /// A workout's distance total and unit: its `totalDistance`/`totalDistanceUnit` attributes,
+    /// else the `sum` of its first distance `<WorkoutStatistics>` (newer exports).
+    var totalDistance: (value: String, unit: String)?
+    /// A workout's energy total and unit, from `totalEnergyBurned`/`totalEnergyBurnedUnit` or
+    /// its active-energy `<WorkoutStatistics>`.
+    var totalEnergy: (value: String, unit: String)?
 
     /// Captures the attributes of a `<Record>` or `<Workout>` element.
     ///
@@ -108,7 +116,36 @@ struct AppleHealthRecord: Sendable {
                 self.value = value()
             } else if kind != .workout, XMLStartTag.equal(name, "unit") {
                 unit = value()
+            } else if kind == .workout, XMLStartTag.equal(name, "workoutActivityType") {
+                activityType = value()
             }
+        }
+        if kind == .workout {
+            totalDistance = Self.total(tag, "totalDistance", "totalDistanceUnit")
+            totalEnergy = Self.total(tag, "totalEnergyBurned", "totalEnergyBurnedUnit")
+        }
+    }
+
+    /// A value attribute and its unit attribute, when the tag has both.
+    private static func total(_ tag: XMLStartTag, _ value: StaticString, _ unit: StaticString) -> (String, String)? {
+        guard let value = tag.string(value), let unit = tag.string(unit) else { return nil }
+        return (value, unit)
+    }
+
+    /// Records a workout's direct `<WorkoutStatistics type=… sum=… unit=…>` child: the first
+    /// distance (`HKQuantityTypeIdentifierDistance…`) and active-energy sums stand in for the
+    /// totals the `<Workout>` does not carry as attributes. Statistics nested deeper (per
+    /// `<WorkoutActivity>`) are not read.
+    ///
+    /// - Parameter tag: the statistics' start tag.
+    mutating func addStatistics(_ tag: XMLStartTag) {
+        guard kind == .workout, let type = tag.string("type"), let total = Self.total(tag, "sum", "unit") else {
+            return
+        }
+        if type.hasPrefix("HKQuantityTypeIdentifierDistance") {
+            if totalDistance == nil { totalDistance = total }
+        } else if type == "HKQuantityTypeIdentifierActiveEnergyBurned" {
+            if totalEnergy == nil { totalEnergy = total }
         }
     }
 

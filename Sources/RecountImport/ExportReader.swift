@@ -65,6 +65,8 @@ final class ExportReader: XMLStreamHandler {
         } else if depth == 3 {
             if current != nil, tag.isNamed("MetadataEntry") {
                 current?.addMetadata(tag)
+            } else if current != nil, tag.isNamed("WorkoutStatistics") {
+                current?.addStatistics(tag)
             } else if inCorrelation, tag.isNamed("Record") {
                 session.tally.correlationChildrenIgnored += 1
             }

@@ -169,7 +169,8 @@ final class FitbitRecords {
             value: value, unit: UnitName(unit.symbol), origin: Self.origin)
     }
 
-    /// An exercise log, `{"logId", "startTime", "duration"}` (milliseconds), as a workout.
+    /// An exercise log, `{"logId", "startTime", "duration"}` (milliseconds), as a workout with
+    /// its `activityName`, `distance` (in `distanceUnit`: `Kilometer`, `Mile`) and `calories`.
     private func exercise(_ object: [String: Any]) throws(RecordRejection) -> Sample {
         guard let logId = TakeoutJSON.integer(object["logId"]) else { throw RecordRejection("missing logId") }
         let local = try localTime(object["startTime"], "startTime")
@@ -177,11 +178,26 @@ final class FitbitRecords {
             throw RecordRejection("missing or negative duration")
         }
         let start = zone.instant(localMillis: local)
+        var distance: WorkoutTotal?
+        if let value = TakeoutJSON.number(object["distance"]) {
+            let unit = TakeoutJSON.string(object["distanceUnit"])
+            guard let symbol = unit.flatMap({ Self.distanceUnits[$0] }) else {
+                throw RecordRejection("unknown distanceUnit \(unit.map { "\"\($0)\"" } ?? "(absent)")")
+            }
+            distance = WorkoutTotal(value: value, unit: UnitName(symbol))
+        }
+        let energy = TakeoutJSON.number(object["calories"]).map { WorkoutTotal(value: $0, unit: "kcal") }
+        let activity = WorkoutActivity(fitbitName: TakeoutJSON.string(object["activityName"]) ?? "")
         return Sample(
             id: RecordID.derive(domain: Self.idDomain, fields: ["exercise", String(logId)]),
             type: try metricName("workout"), start: start, end: zone.instant(millis: start.millis + duration),
-            timeZone: zone.identifier, origin: Self.origin)
+            timeZone: zone.identifier, origin: Self.origin,
+            workout: WorkoutDetails(
+                activity: ActivityName(activity: activity, name: activity.name), distance: distance, energy: energy))
     }
+
+    /// Catalogue symbols of Fitbit's `distanceUnit` names.
+    private static let distanceUnits = ["Kilometer": "km", "Mile": "mi", "Meter": "m"]
 
     /// A wall-clock time field.
     private func localTime(_ value: Any?, _ name: String) throws(RecordRejection) -> Int64 {

@@ -183,10 +183,24 @@ package struct GoogleFitImporter: Sendable {
             return
         }
         let activity = TakeoutJSON.string(object["fitnessActivity"]) ?? ""
+        let normalised = WorkoutActivity(googleFit: activity)
+        // The session's own aggregates: distance in m, calories in kcal.
+        var totals: [String: Double] = [:]
+        for case let aggregate as [String: Any] in object["aggregate"] as? [Any] ?? [] {
+            if let name = TakeoutJSON.string(aggregate["metricName"]),
+                let value = TakeoutJSON.number(aggregate["floatValue"] ?? aggregate["intValue"])
+            {
+                totals[name] = totals[name] ?? value
+            }
+        }
         let sample = Sample(
             id: RecordID.derive(domain: Self.idDomain, fields: ["session", activity, startText, endText]),
             type: metric, start: zone.instant(millis: start.millis), end: zone.instant(millis: end.millis),
-            timeZone: zone.identifier, origin: "com.google.android.apps.fitness")
+            timeZone: zone.identifier, origin: "com.google.android.apps.fitness",
+            workout: WorkoutDetails(
+                activity: ActivityName(activity: normalised, name: normalised.name),
+                distance: totals["com.google.distance.delta"].map { WorkoutTotal(value: $0, unit: "m") },
+                energy: totals["com.google.calories.expended"].map { WorkoutTotal(value: $0, unit: "kcal") }))
         try session.add(sample, type: type, file: file.path, line: 1)
     }
 

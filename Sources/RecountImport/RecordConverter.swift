@@ -104,6 +104,7 @@ final class RecordConverter {
         var value: Double?
         var unit: UnitName?
         var stage: SleepStage?
+        var workout: WorkoutDetails?
         switch record.kind {
         case .quantity:
             let writtenValue = try Self.require(record.value, "value")
@@ -121,7 +122,7 @@ final class RecordConverter {
             }
             stage = sleepStage
         case .workout:
-            break
+            workout = try Self.workoutDetails(record)
         }
 
         var syncVersion: Int64?
@@ -157,7 +158,23 @@ final class RecordConverter {
             id: id, type: type, start: Instant(millis: start.epochSeconds * 1000, offsetSeconds: startOffset),
             end: Instant(millis: end.epochSeconds * 1000, offsetSeconds: endOffset), timeZone: timeZone, value: value,
             unit: unit, stage: stage, origin: origin, device: record.device.flatMap(normalizedDevice),
-            syncIdentifier: record.syncIdentifier, syncVersion: syncVersion)
+            syncIdentifier: record.syncIdentifier, syncVersion: syncVersion, workout: workout)
+    }
+
+    /// A workout's activity (the HealthKit name as written when ingest knows it, else `other`)
+    /// and totals (units as written; ingest checks them).
+    private static func workoutDetails(_ record: AppleHealthRecord) throws(RecordRejection) -> WorkoutDetails? {
+        func total(_ written: (value: String, unit: String)?, _ name: String) throws(RecordRejection) -> WorkoutTotal? {
+            guard let written else { return nil }
+            guard let number = Double(written.value), number.isFinite else {
+                throw RecordRejection("non-numeric \(name) \"\(written.value)\"")
+            }
+            return WorkoutTotal(value: number, unit: UnitName(written.unit))
+        }
+        return WorkoutDetails.make(
+            activity: record.activityType.map { ActivityName($0) ?? ActivityName(activity: .other, name: "other") },
+            distance: try total(record.totalDistance, "totalDistance"),
+            energy: try total(record.totalEnergy, "totalEnergyBurned"))
     }
 
     /// The offsets of a sample without `HKTimeZone`: the fallback zone's at its instants, or the

@@ -52,6 +52,27 @@ struct EmittedSample: Decodable, Hashable {
     var device: String?
     var syncIdentifier: String?
     var syncVersion: Int64?
+    var activity: String?
+    var distance: EmittedTotal?
+    var energy: EmittedTotal?
+}
+
+/// A workout total as emitted: a bare number (m, kcal) or `{"value", "unit"}`.
+struct EmittedTotal: Decodable, Hashable {
+    var value: Double
+    var unit: String?
+
+    private enum Keys: String, CodingKey { case value, unit }
+
+    init(from decoder: any Decoder) throws {
+        if let number = try? decoder.singleValueContainer().decode(Double.self) {
+            value = number
+            return
+        }
+        let object = try decoder.container(keyedBy: Keys.self)
+        value = try object.decode(Double.self, forKey: .value)
+        unit = try object.decode(String.self, forKey: .unit)
+    }
 }
 
 /// The outcome of one import: the raw lines, the report and the decoded envelopes.

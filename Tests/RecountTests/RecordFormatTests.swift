@@ -18,7 +18,7 @@ import Testing
     /// Stamps the fixture lines that have no `receivedAt`.
     static let clock = Instant(millis: 1_784_030_400_000, offsetSeconds: 0)
     /// Every format with golden records; a new format adds its own directory.
-    static let versions: [UInt8] = [2]
+    static let versions: [UInt8] = [2, 3]
 
     struct Fixture {
         var number: Int
@@ -112,11 +112,15 @@ import Testing
         #expect(samples.contains { $0.id.uuid?.lowercase == true })
         #expect(samples.contains { $0.id.uuid?.lowercase == false })
         #expect(samples.contains { $0.id.uuid == nil })
+        #expect(Set(samples.compactMap(\.workout?.activity?.activity)) == Set(WorkoutActivity.allCases))
+        let totals = samples.flatMap { [$0.workout?.distance, $0.workout?.energy] }.compactMap { $0 }
+        #expect(totals.contains { $0.unit == nil } && totals.contains { $0.unit != nil })
         let optionals: [(String, (Sample) -> Bool)] = [
             ("end", { $0.end != nil }), ("timeZone", { $0.timeZone != nil }), ("value", { $0.value != nil }),
             ("stage", { $0.stage != nil }), ("device", { $0.device != nil }),
             ("syncIdentifier", { $0.syncIdentifier != nil }), ("syncVersion", { $0.syncVersion != nil }),
-            ("lastModified", { $0.lastModified != nil }),
+            ("lastModified", { $0.lastModified != nil }), ("activity", { $0.workout?.activity != nil }),
+            ("distance", { $0.workout?.distance != nil }), ("energy", { $0.workout?.energy != nil }),
         ]
         for (field, present) in optionals {
             #expect(samples.contains(where: present) && !samples.allSatisfy(present), "\(field) present and absent")
@@ -207,6 +211,14 @@ import Testing
         for (index, name) in kinds.enumerated() {
             #expect(Kind(rawValue: UInt8(index + 1))?.name == name)
         }
+        let activities = [
+            "other", "walking", "running", "cycling", "swimming", "strength_training", "yoga", "hiking", "elliptical",
+            "rowing", "hiit",
+        ]
+        #expect(activities.count == WorkoutActivity.allCases.count)
+        for (index, name) in activities.enumerated() {
+            #expect(WorkoutActivity(rawValue: UInt8(index))?.name == name)
+        }
         let stages = ["inBed", "asleep", "awake", "core", "deep", "rem"]
         #expect(stages.count == SleepStage.allCases.count)
         for (index, name) in stages.enumerated() {
@@ -217,13 +229,27 @@ import Testing
     /// A record of another format version is refused, never misread.
     @Test func otherFormatVersionsAreRefused() throws {
         let golden = try #require(try Self.fixtures(EnvelopeCodec.formatVersion).first).record
-        for version: UInt8 in [0, 1, 3, 255] {
+        for version: UInt8 in [0, 1, 4, 255] {
             var record = golden
             record[0] = version
             let error = #expect(throws: EnvelopeCodecError.self) { try Self.decode(record) }
             #expect(error?.code == .unknownFormat)
             #expect(error?.offset == 1)
         }
+    }
+
+    /// Format 2 has no workout fields: a format-2 record with a format-3 flag is damaged, while
+    /// the same sample under format 3 reads its activity.
+    @Test func workoutFlagsAreFormat3Only() throws {
+        let workout = Sample(
+            id: "w", type: MetricName(metric: .workout, name: "workout"), start: Self.clock, origin: "o",
+            workout: WorkoutDetails(activity: ActivityName(activity: .yoga, name: "yoga")))
+        var record = Self.encode(
+            Envelope(user: "u", receivedAt: Self.clock, body: .samplesUpsert(provider: "p", samples: [workout])))
+        #expect(try Self.decode(record).samples == [workout])
+        record[0] = 2
+        let error = #expect(throws: EnvelopeCodecError.self) { try Self.decode(record) }
+        #expect(error?.code == .malformed)
     }
 
     /// Writes the fixtures of the current format from `records.ndjson` (see the suite's comment).

@@ -1,4 +1,4 @@
-/// The binary log record of an envelope (format 2): compact, versioned, lossless against the
+/// The binary log record of an envelope (format 3): compact, versioned, lossless against the
 /// envelope's JSON, and frozen: every later version decodes it to the same envelope.
 ///
 /// Layout: format byte, kind code, user, receivedAt, then the kind's fields. Type names are
@@ -9,9 +9,10 @@
 /// the specification; `Tests/RecountTests/Fixtures/records` holds golden records.
 package enum EnvelopeCodec {
     /// The record format this code writes.
-    package static let formatVersion: UInt8 = 2
-    /// The record formats this code reads. Format 1 was never written outside development.
-    package static let readableVersions: ClosedRange<UInt8> = 2...2
+    package static let formatVersion: UInt8 = 3
+    /// The record formats this code reads. Format 1 was never written outside development;
+    /// format 3 added the workout fields (sample flags 10–12).
+    package static let readableVersions: ClosedRange<UInt8> = 2...3
 
     /// Appends the record for `envelope` to `bytes`.
     package static func encode(_ envelope: Envelope, into bytes: inout [UInt8]) {
@@ -93,6 +94,7 @@ package enum EnvelopeCodec {
         guard readableVersions.contains(version) else {
             throw input.malformed("unknown record format \(version)", code: .unknownFormat)
         }
+        input.version = version
         guard let kind = Kind(rawValue: try input.byte()) else { throw input.malformed("unknown envelope kind") }
         return (kind, try input.string())
     }

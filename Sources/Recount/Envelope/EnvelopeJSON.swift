@@ -137,6 +137,22 @@ package enum EnvelopeJSON {
             out.append(contentsOf: String(syncVersion).utf8)
         }
         if let lastModified = sample.lastModified { instant("lastModified", lastModified) }
+        if let workout = sample.workout {
+            if let activity = workout.activity { string("activity", activity.name) }
+            // A total is written back as it came: a bare number, or `{"value", "unit"}`.
+            func total(_ name: StaticString, _ total: WorkoutTotal?) {
+                guard let total else { return }
+                key(name)
+                guard let unit = total.unit else { return out.append(contentsOf: number(total.value).utf8) }
+                out.append(contentsOf: #"{"value":"#.utf8)
+                out.append(contentsOf: number(total.value).utf8)
+                out.append(contentsOf: #","unit":"#.utf8)
+                JSONWriter.writeString(unit.symbol, into: &out)
+                out.append(0x7D)
+            }
+            total("distance", workout.distance)
+            total("energy", workout.energy)
+        }
         out.append(0x7D)
     }
 

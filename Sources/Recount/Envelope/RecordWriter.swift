@@ -47,6 +47,8 @@ struct RecordWriter {
 struct RecordReader {
     let bytes: UnsafeRawBufferPointer
     var offset = 0
+    /// The record's format version, once its first byte is read (layouts differ by version).
+    var version: UInt8 = 0
 
     init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 

@@ -23,11 +23,14 @@ package struct Sample: Equatable, Sendable {
     package var syncIdentifier: String?
     package var syncVersion: Int64?
     package var lastModified: Instant?
+    /// Activity, distance and energy (workouts only; `nil` when the sample gave none).
+    package var workout: WorkoutDetails?
 
     package init(
         id: SampleID, type: MetricName, start: Instant, end: Instant? = nil, timeZone: String? = nil,
         value: Double? = nil, unit: UnitName? = nil, stage: SleepStage? = nil, origin: String,
-        device: String? = nil, syncIdentifier: String? = nil, syncVersion: Int64? = nil, lastModified: Instant? = nil
+        device: String? = nil, syncIdentifier: String? = nil, syncVersion: Int64? = nil, lastModified: Instant? = nil,
+        workout: WorkoutDetails? = nil
     ) {
         self.id = id
         self.type = type
@@ -42,10 +45,16 @@ package struct Sample: Equatable, Sendable {
         self.syncIdentifier = syncIdentifier
         self.syncVersion = syncVersion
         self.lastModified = lastModified
+        self.workout = workout
     }
 
     /// The end instant: `end`, or `start` for an instantaneous sample.
     package var effectiveEnd: Instant { end ?? start }
+
+    /// The workout's activity: as written, else `other` (workouts only).
+    package var activity: WorkoutActivity? {
+        type.metric == .workout ? workout?.activity?.activity ?? .other : nil
+    }
 
     /// The value in the metric's canonical unit.
     package var canonicalValue: Double? {

@@ -21,8 +21,15 @@ enum SampleBlock {
         static let lowercaseUUID = Flags(rawValue: 1 << 8)
         /// The id is an uppercase UUID, stored as 16 bytes.
         static let uppercaseUUID = Flags(rawValue: 1 << 9)
-        /// Every flag format 2 defines; a later format adds fields under higher bits.
-        static let all: UInt64 = (1 << 10) - 1
+        /// The workout's activity (format 3).
+        static let activity = Flags(rawValue: 1 << 10)
+        /// The workout's distance total (format 3).
+        static let distance = Flags(rawValue: 1 << 11)
+        /// The workout's energy total (format 3).
+        static let energy = Flags(rawValue: 1 << 12)
+
+        /// Every flag a record of `version` may carry; a later format adds fields under higher bits.
+        static func all(version: UInt8) -> UInt64 { version >= 3 ? (1 << 13) - 1 : (1 << 10) - 1 }
     }
 
     /// The tables a block's samples refer to.
@@ -54,7 +61,7 @@ enum SampleBlock {
         // Samples are read in place through the buffer: binding one, or passing it to a function,
         // copies it and retains all its strings.
         samples.withUnsafeBufferPointer { samples in
-            var previous = StringReferences(type: 0, origin: 0, unit: 0, zone: 0, device: 0)
+            var previous = StringReferences()
             for index in samples.indices {
                 previous = StringReferences(samples, index, in: &tables, hints: previous)
                 references.append(previous)
@@ -71,11 +78,11 @@ enum SampleBlock {
 
     /// A sample's repeated strings as table numbers (-1 when absent).
     private struct StringReferences {
-        var type, origin, unit, zone, device: Int32
+        var type: Int32 = 0, origin: Int32 = 0, unit: Int32 = 0, zone: Int32 = 0, device: Int32 = 0
+        /// The units of the workout totals.
+        var distanceUnit: Int32 = -1, energyUnit: Int32 = -1
 
-        init(type: Int32, origin: Int32, unit: Int32, zone: Int32, device: Int32) {
-            (self.type, self.origin, self.unit, self.zone, self.device) = (type, origin, unit, zone, device)
-        }
+        init() {}
 
         /// Numbers the strings of `samples[index]` in `tables`, trying each field's number in
         /// `hints` (the previous sample's) first, since consecutive samples mostly repeat them.
@@ -86,12 +93,16 @@ enum SampleBlock {
             type = tables.types.index(
                 adding: samples[index].type.name, code: samples[index].type.metric.rawValue, hint: hints.type)
             origin = tables.strings.index(adding: samples[index].origin, hint: hints.origin)
-            unit =
-                samples[index].unit.map {
-                    tables.units.index(adding: $0.symbol, code: $0.unit?.rawValue ?? 0, hint: hints.unit)
-                } ?? -1
+            func unitNumber(_ unit: UnitName?, _ hint: Int32) -> Int32 {
+                unit.map { tables.units.index(adding: $0.symbol, code: $0.unit?.rawValue ?? 0, hint: hint) } ?? -1
+            }
+            unit = unitNumber(samples[index].unit, hints.unit)
             zone = number(samples[index].timeZone, hints.zone)
             device = number(samples[index].device, hints.device)
+            if let workout = samples[index].workout {
+                distanceUnit = unitNumber(workout.distance?.unit, hints.distanceUnit)
+                energyUnit = unitNumber(workout.energy?.unit, hints.energyUnit)
+            }
         }
     }
 
@@ -110,6 +121,10 @@ enum SampleBlock {
         if pointer.pointee.syncIdentifier != nil { flags.insert(.syncIdentifier) }
         if pointer.pointee.syncVersion != nil { flags.insert(.syncVersion) }
         if pointer.pointee.lastModified != nil { flags.insert(.lastModified) }
+        let workout = pointer.pointee.workout
+        if workout?.activity != nil { flags.insert(.activity) }
+        if workout?.distance != nil { flags.insert(.distance) }
+        if workout?.energy != nil { flags.insert(.energy) }
         let uuid = pointer.pointee.id.uuid
         if let uuid { flags.insert(uuid.lowercase ? .lowercaseUUID : .uppercaseUUID) }
         out.varint(flags.rawValue)
@@ -139,6 +154,19 @@ enum SampleBlock {
             out.signed(lastModified.millis &- pointer.pointee.start.millis)
             out.offset(of: lastModified)
         }
+        if let activity = workout?.activity {
+            out.byte(activity.activity.rawValue)
+            out.string(activity.name)
+        }
+        // A total's unit is its units-table index + 1; 0 is a bare number in the canonical unit.
+        if let distance = workout?.distance {
+            out.double(distance.value)
+            out.varint(UInt64(references.distanceUnit + 1))
+        }
+        if let energy = workout?.energy {
+            out.double(energy.value)
+            out.varint(UInt64(references.energyUnit + 1))
+        }
     }
 
     static func read(_ input: inout RecordReader) throws(EnvelopeCodecError) -> [Sample] {
@@ -162,7 +190,7 @@ enum SampleBlock {
         var previousStart: Int64 = 0
         for _ in 0..<(try input.count()) {
             let raw = try input.varint()
-            guard raw & ~Flags.all == 0 else { throw input.malformed("unknown sample flags") }
+            guard raw & ~Flags.all(version: input.version) == 0 else { throw input.malformed("unknown sample flags") }
             let flags = Flags(rawValue: raw)
             let id: SampleID
             if flags.contains(.lowercaseUUID) || flags.contains(.uppercaseUUID) {
@@ -200,8 +228,35 @@ enum SampleBlock {
             if flags.contains(.lastModified) {
                 sample.lastModified = try input.instant(millis: startMillis &+ (try input.signed()))
             }
+            if !flags.isDisjoint(with: [.activity, .distance, .energy]) {
+                sample.workout = try readWorkout(flags, units, &input)
+            }
             samples.append(sample)
         }
         return samples
+    }
+
+    /// The workout fields of a format-3 sample (flags 10–12).
+    private static func readWorkout(_ flags: Flags, _ units: [UnitName], _ input: inout RecordReader)
+        throws(EnvelopeCodecError) -> WorkoutDetails?
+    {
+        var activity: ActivityName?
+        if flags.contains(.activity) {
+            let code = try input.byte()
+            guard let known = WorkoutActivity(rawValue: code) else {
+                throw input.malformed("unknown activity code \(code)")
+            }
+            activity = ActivityName(activity: known, name: try input.string())
+        }
+        func total(_ flag: Flags, _ input: inout RecordReader) throws(EnvelopeCodecError) -> WorkoutTotal? {
+            guard flags.contains(flag) else { return nil }
+            let value = try input.double()
+            let unit = try input.count()
+            guard unit <= units.count else { throw input.malformed("table index \(unit - 1) out of range") }
+            return WorkoutTotal(value: value, unit: unit == 0 ? nil : units[unit - 1])
+        }
+        let distance = try total(.distance, &input)
+        let energy = try total(.energy, &input)
+        return WorkoutDetails.make(activity: activity, distance: distance, energy: energy)
     }
 }

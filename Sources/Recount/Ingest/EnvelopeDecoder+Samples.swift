@@ -97,35 +97,22 @@ extension EnvelopeDecoder {
         var unitName: UnitName? = nil
         var stage: SleepStage? = nil
         let metric = type.metric
+        var workout: WorkoutDetails? = nil
+        if metric.kind != .workout {
+            for field in [SampleFields.Field.activity, .distance, .energy] where input.has(field) {
+                throw FieldError(.fieldNotUsed, path: input.path(field), reason: "is only for workout samples")
+            }
+        }
         switch metric.kind {
         case .quantity:
             guard case .number(let number) = input.value(try input.required(.value)) else {
                 throw FieldError(.wrongType, path: input.path(.value), reason: "must be a number")
             }
-            guard number.double.isFinite else {
-                throw FieldError(.outOfRange, path: input.path(.value), reason: "is out of range (not a finite number)")
-            }
             let unit = try input.repeated(try input.required(.unit), &repeats.unit) { value throws(FieldError) in
                 UnitName(try StringRule.text.check(value, path: input.path(.unit)))
             }
-            guard let measure = unit.unit, measure.isAccepted(for: metric) else {
-                let accepted = MeasureUnit.accepted(for: metric).map(\.symbol).joined(separator: ", ")
-                throw FieldError(
-                    .unknownUnit, path: input.path(.unit),
-                    reason: "is not a unit of \(metric.name) (\(unit.symbol)); accepted: \(accepted)")
-            }
-            if metric.isCumulative ? number.double < 0 : !(number.double > 0) {
-                throw FieldError(
-                    .belowMinimum, path: input.path(.value),
-                    reason: metric.isCumulative
-                        ? "must not be negative for \(metric.name)"
-                        : "must be greater than 0 for \(metric.name)")
-            }
-            guard measure.toCanonical(number.double).isFinite else {
-                throw FieldError(
-                    .outOfRange, path: input.path(.value),
-                    reason: "is out of range once converted to \(metric.canonicalUnit)")
-            }
+            try Self.checkQuantity(
+                number.double, unit, of: metric, value: input.path(.value), unit: input.path(.unit))
             if input.has(.stage) {
                 throw FieldError(.fieldNotUsed, path: input.path(.stage), reason: "is only for sleep samples")
             }
@@ -146,6 +133,7 @@ extension EnvelopeDecoder {
             for field in [SampleFields.Field.value, .unit, .stage] where input.has(field) {
                 throw FieldError(.fieldNotUsed, path: input.path(field), reason: "is not used by workout samples")
             }
+            workout = try workoutDetails(input)
         }
         let origin = try input.repeated(try input.required(.origin), &repeats.origin) { value throws(FieldError) in
             try StringRule.text.check(value, path: input.path(.origin))
@@ -172,6 +160,84 @@ extension EnvelopeDecoder {
         return Sample(
             id: id, type: type, start: start, end: end, timeZone: timeZone, value: value, unit: unitName, stage: stage,
             origin: origin, device: device, syncIdentifier: syncIdentifier, syncVersion: syncVersion,
-            lastModified: lastModified)
+            lastModified: lastModified, workout: workout)
+    }
+
+    /// Checks a quantity against its metric: a finite number, a unit of the metric, at least the
+    /// metric's least value, finite once converted (contract §1 `value`, `unit`).
+    /// - Parameters:
+    ///   - value: the field path of the number, for errors.
+    ///   - unit: the field path of the unit, for errors.
+    static func checkQuantity(
+        _ number: Double, _ unitName: UnitName, of metric: Metric, value: @autoclosure () -> String,
+        unit: @autoclosure () -> String
+    ) throws(FieldError) {
+        guard number.isFinite else {
+            throw FieldError(.outOfRange, path: value(), reason: "is out of range (not a finite number)")
+        }
+        guard let measure = unitName.unit, measure.isAccepted(for: metric) else {
+            let accepted = MeasureUnit.accepted(for: metric).map(\.symbol).joined(separator: ", ")
+            throw FieldError(
+                .unknownUnit, path: unit(),
+                reason: "is not a unit of \(metric.name) (\(unitName.symbol)); accepted: \(accepted)")
+        }
+        if metric.isCumulative ? number < 0 : !(number > 0) {
+            throw FieldError(
+                .belowMinimum, path: value(),
+                reason: metric.isCumulative
+                    ? "must not be negative for \(metric.name)" : "must be greater than 0 for \(metric.name)")
+        }
+        guard measure.toCanonical(number).isFinite else {
+            throw FieldError(
+                .outOfRange, path: value(), reason: "is out of range once converted to \(metric.canonicalUnit)")
+        }
+    }
+
+    /// A workout's `activity`, `distance` and `energy` (contract §1 "Samples"); `nil` when it has none.
+    private func workoutDetails(_ input: borrowing SampleInput) throws(FieldError) -> WorkoutDetails? {
+        var activity: ActivityName? = nil
+        if let span = try input.optional(.activity) {
+            guard case .string(let name) = input.value(span) else {
+                throw FieldError(.wrongType, path: input.path(.activity), reason: "must be a string")
+            }
+            guard let named = ActivityName(name) else {
+                let names = WorkoutActivity.allCases.map(\.name).joined(separator: ", ")
+                throw FieldError(
+                    .unknownActivity, path: input.path(.activity),
+                    reason: "is not a known activity (\(name)); use one of \(names), "
+                        + "or an HKWorkoutActivityType… or EXERCISE_TYPE_… name")
+            }
+            activity = named
+        }
+        return WorkoutDetails.make(
+            activity: activity, distance: try workoutTotal(input, .distance, as: .distance),
+            energy: try workoutTotal(input, .energy, as: .activeEnergy))
+    }
+
+    /// A workout total: a bare number in `metric`'s canonical unit, or `{"value", "unit"}` with a
+    /// unit of `metric`, checked like a sample of `metric`.
+    private func workoutTotal(_ input: borrowing SampleInput, _ field: SampleFields.Field, as metric: Metric)
+        throws(FieldError) -> WorkoutTotal?
+    {
+        guard let span = try input.optional(field) else { return nil }
+        let path = input.path(field)
+        let value = input.value(span)
+        if case .number(let number) = value {
+            let canonical = UnitName(metric.canonicalUnit)
+            try Self.checkQuantity(number.double, canonical, of: metric, value: path, unit: path)
+            return WorkoutTotal(value: number.double)
+        }
+        guard case .object = value else {
+            throw FieldError(
+                .wrongType, path: path, reason: "must be a number (\(metric.canonicalUnit)) or {\"value\", \"unit\"}")
+        }
+        let object = try ObjectReader(value, path: path)
+        try object.allowOnly(["value", "unit"])
+        guard case .number(let number) = try object.required("value") else {
+            throw FieldError(.wrongType, path: object.path("value"), reason: "must be a number")
+        }
+        let unit = UnitName(try object.string("unit", .text))
+        try Self.checkQuantity(number.double, unit, of: metric, value: object.path("value"), unit: object.path("unit"))
+        return WorkoutTotal(value: number.double, unit: unit)
     }
 }

@@ -67,6 +67,8 @@ public struct IngestError: Error, Equatable, Sendable, CustomStringConvertible {
         public static let unknownUnit = Code("unknownUnit")
         /// A sleep stage that is not one of the contract's.
         public static let unknownStage = Code("unknownStage")
+        /// A workout `activity` that names no activity (normalised, HealthKit or Health Connect).
+        public static let unknownActivity = Code("unknownActivity")
         /// A `timeZone` that is not an IANA zone name.
         public static let unknownTimeZone = Code("unknownTimeZone")
         /// A time that is not an RFC 3339 date-time with an offset.

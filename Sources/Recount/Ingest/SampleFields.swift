@@ -10,7 +10,7 @@ struct SampleFields {
     /// The fields of a sample, by member name.
     enum Field: Int {
         case id, type, start, end, timeZone, value, unit, stage, origin, device, syncIdentifier, syncVersion,
-            lastModified
+            lastModified, activity, distance, energy
 
         /// The member name.
         var name: String { literal.description }
@@ -31,6 +31,9 @@ struct SampleFields {
             case .syncIdentifier: "syncIdentifier"
             case .syncVersion: "syncVersion"
             case .lastModified: "lastModified"
+            case .activity: "activity"
+            case .distance: "distance"
+            case .energy: "energy"
             }
         }
 
@@ -53,6 +56,9 @@ struct SampleFields {
             case (14, UInt8(ascii: "s")): candidate = .syncIdentifier
             case (11, UInt8(ascii: "s")): candidate = .syncVersion
             case (12, UInt8(ascii: "l")): candidate = .lastModified
+            case (8, UInt8(ascii: "a")): candidate = .activity
+            case (8, UInt8(ascii: "d")): candidate = .distance
+            case (6, UInt8(ascii: "e")): candidate = .energy
             default: return nil
             }
             guard memcmp(candidate.literal.utf8Start, name.baseAddress!, name.count) == 0 else { return nil }
@@ -60,7 +66,7 @@ struct SampleFields {
         }
     }
 
-    private var spans = InlineArray<13, JSONSpan>(repeating: JSONSpan())
+    private var spans = InlineArray<16, JSONSpan>(repeating: JSONSpan())
     /// The key of the first member that names no field, if any (a span of kind `.string`).
     private(set) var unknownKey: JSONSpan?
 
