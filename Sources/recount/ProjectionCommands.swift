@@ -98,16 +98,25 @@ enum ProjectionCommands {
                     ("originalUnit", row.originalUnit.map { .string($0) } ?? .null),
                     ("stage", row.stage.map { .string($0) } ?? .null), ("origin", .string(row.origin)),
                     ("device", row.device.map { .string($0) } ?? .null), ("position", .int(Int64(row.position))),
+                    ("activity", row.activity.map { .string($0) } ?? .null),
+                    ("distance", row.distance.map(Output.number) ?? .null),
+                    ("energy", row.energy.map(Output.number) ?? .null),
                 ])
             }
         } else {
+            // Workouts get a column with their activity and totals.
+            let workouts = rows.contains { $0.activity != nil }
             Output.table(
-                ["start", "end", "value", "stage", "origin", "device", "provider", "id"],
+                ["start", "end", "value", "stage"] + (workouts ? ["workout"] : []) + [
+                    "origin", "device", "provider", "id",
+                ],
                 rows.map { row in
-                    [
-                        row.start, row.end, row.value.map(Output.text(of:)) ?? "", row.stage ?? "", row.origin,
-                        row.device ?? "", row.provider, row.id,
-                    ]
+                    let workout = [
+                        row.activity, row.distance.map { "\(Output.text(of: $0)) m" },
+                        row.energy.map { "\(Output.text(of: $0)) kcal" },
+                    ].compactMap { $0 }.joined(separator: " ")
+                    return [row.start, row.end, row.value.map(Output.text(of:)) ?? "", row.stage ?? ""]
+                        + (workouts ? [workout] : []) + [row.origin, row.device ?? "", row.provider, row.id]
                 })
         }
         return .success

@@ -129,6 +129,32 @@ import Testing
         }
     }
 
+    /// A workout keeps what makes it a workout: `samples` shows its activity and totals, and a
+    /// later write of the same id with another distance replaces it.
+    @Test func aWorkoutShowsItsActivityAndTotalsAndARevisionReplacesThem() throws {
+        func run(distance: String, received: String) -> String {
+            Self.delivery(
+                "HKWorkoutTypeIdentifier",
+                added: [
+                    #"{"id":"w-1","type":"HKWorkoutTypeIdentifier","start":"2026-07-14T07:00:00-07:00","end":"2026-07-14T07:45:00-07:00","activity":"HKWorkoutActivityTypeRunning","distance":\#(distance),"energy":{"value":1300,"unit":"kJ"},"origin":"com.apple.health","device":"Apple Watch"}"#
+                ], received: received)
+        }
+        try withTemporaryDirectory { directory in
+            let engine = try RecountEngine(directory: directory)
+            try Self.ingest(engine, [run(distance: "8012", received: "2026-07-14T15:00:00Z")])
+            var rows = try engine.samples(user: "alice", metric: "workout", day: "2026-07-14")
+            #expect(rows.map(\.activity) == ["running"] && rows.map(\.distance) == [8012])
+            #expect(abs((rows.first?.energy ?? 0) - 1300 / 4.184) < 1e-9, "kJ become kcal")
+            let revised = try Self.ingest(
+                engine, [run(distance: #"{"value":5,"unit":"mi"}"#, received: "2026-07-14T16:00:00Z")])
+            #expect(revised.replacedSamples == 1)
+            rows = try engine.samples(user: "alice", metric: "workout", day: "2026-07-14")
+            #expect(abs((rows.first?.distance ?? 0) - 8046.72) < 1e-6, "the revised distance, in m")
+            #expect(try engine.verify().matches)
+            try engine.close()
+        }
+    }
+
     /// A read-only engine answers beside the writer, sees what it committed, and refuses to write.
     @Test func aReadOnlyEngineAnswersBesideTheWriter() throws {
         try withTemporaryDirectory { directory in

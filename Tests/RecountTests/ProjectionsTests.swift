@@ -209,7 +209,9 @@ import Testing
                     source: SourceID(pick([0, 1])), position: pick([1, 2])),
                 receivedAt: pick([5, 6]), lastModified: pick([nil, 7]),
                 syncIdentifier: pick([nil, "\u{E9}", "e\u{301}"]),
-                syncVersion: pick([nil, 1]), unitSymbol: pick([nil, "count"]), originalValue: pick([nil, 0.0, -0.0]))
+                syncVersion: pick([nil, 1]), unitSymbol: pick([nil, "count"]), originalValue: pick([nil, 0.0, -0.0]),
+                activity: pick([nil, .other, .running]), distance: pick([nil, 0.0, 5000]),
+                energy: pick([nil, -0.0, 300]))
         }
         let number = projections.index.insert(IdIndex.Key(user: 0, provider: 0, id: "x"))
         var equal = 0

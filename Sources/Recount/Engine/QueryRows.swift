@@ -75,6 +75,11 @@ public struct SampleRow: Sendable, Equatable {
     public var device: String?
     /// The log position that last wrote it.
     public var position: UInt64
+    /// For a workout: its activity (`other` when none was written), and its distance (m) and
+    /// energy (kcal) totals when given.
+    public var activity: String?
+    public var distance: Double?
+    public var energy: Double?
 }
 
 /// A day whose inputs changed since it was last recomputed.

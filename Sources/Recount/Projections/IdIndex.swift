@@ -26,6 +26,10 @@ package struct IdIndex: Sendable {
         /// The unit and value as written.
         package var unitSymbol: String?
         package var originalValue: Double?
+        /// A workout's activity as written, and its distance (m) and energy (kcal) totals.
+        package var activity: WorkoutActivity?
+        package var distance: Double?
+        package var energy: Double?
     }
 
     /// What the index holds for one id number: a live sample, a tombstone, or nothing yet.
@@ -41,8 +45,11 @@ package struct IdIndex: Sendable {
         var metric: Metric = .steps
         var stage: SleepStage?
         /// Which optional fields are present: 1 value, 2 original value, 4 lastModified,
-        /// 8 sync version (flags and raw words keep a record at 96 bytes, not 128).
+        /// 8 sync version, 16 workout distance, 32 workout energy (flags and raw words keep a
+        /// record at 112 bytes, not 160).
         private var present: UInt8 = 0
+        /// A workout's activity as written: its code + 1 (0: none written).
+        private var activityCode: UInt8 = 0
         var startOffset: Int32 = 0
         var endOffset: Int32 = 0
         /// Interned strings as id + 1 (0: none).
@@ -58,6 +65,8 @@ package struct IdIndex: Sendable {
         private var originalValueBits: UInt64 = 0
         private var lastModifiedMillis: Int64 = 0
         private var syncVersionNumber: Int64 = 0
+        private var distanceBits: UInt64 = 0
+        private var energyBits: UInt64 = 0
 
         init(state: State = .empty, metric: Metric = .steps, stage: SleepStage? = nil) {
             self.state = state
@@ -82,6 +91,22 @@ package struct IdIndex: Sendable {
             set { (syncVersionNumber, present) = Self.store(newValue, bit: 8, present) }
         }
 
+        /// A workout's activity as written (`nil`: none, which counts as `other`).
+        var activity: WorkoutActivity? {
+            get { activityCode == 0 ? nil : WorkoutActivity(rawValue: activityCode - 1) }
+            set { activityCode = newValue.map { $0.rawValue + 1 } ?? 0 }
+        }
+        /// A workout's distance total, in m.
+        var distance: Double? {
+            get { present & 16 != 0 ? Double(bitPattern: distanceBits) : nil }
+            set { (distanceBits, present) = Self.store(newValue?.bitPattern, bit: 16, present) }
+        }
+        /// A workout's energy total, in kcal.
+        var energy: Double? {
+            get { present & 32 != 0 ? Double(bitPattern: energyBits) : nil }
+            set { (energyBits, present) = Self.store(newValue?.bitPattern, bit: 32, present) }
+        }
+
         private static func store<T: FixedWidthInteger>(_ value: T?, bit: UInt8, _ present: UInt8) -> (T, UInt8) {
             guard let value else { return (0, present & ~bit) }
             return (value, present | bit)
@@ -95,7 +120,8 @@ package struct IdIndex: Sendable {
                 && value?.bitPattern == other.value?.bitPattern && stage == other.stage && source == other.source
                 && lastModified == other.lastModified && syncIdentifier == other.syncIdentifier
                 && syncVersion == other.syncVersion && unitSymbol == other.unitSymbol
-                && originalValue?.bitPattern == other.originalValue?.bitPattern
+                && originalValue?.bitPattern == other.originalValue?.bitPattern && activityCode == other.activityCode
+                && distance?.bitPattern == other.distance?.bitPattern && energy?.bitPattern == other.energy?.bitPattern
         }
     }
 
@@ -250,6 +276,9 @@ package struct IdIndex: Sendable {
         record.syncVersion = sample.syncVersion
         record.unitSymbol = intern(sample.unit?.symbol)
         record.originalValue = sample.value
+        record.activity = sample.workout?.activity?.activity
+        record.distance = sample.workout?.distance?.canonicalValue
+        record.energy = sample.workout?.energy?.canonicalValue
         return record
     }
 
@@ -271,6 +300,9 @@ package struct IdIndex: Sendable {
         record.syncVersion = entry.syncVersion
         record.unitSymbol = intern(entry.unitSymbol)
         record.originalValue = entry.originalValue
+        record.activity = entry.activity
+        record.distance = entry.distance
+        record.energy = entry.energy
         return record
     }
 
@@ -334,7 +366,8 @@ package struct IdIndex: Sendable {
         Entry(
             sample: sample(record, id: id), receivedAt: record.receivedAt, lastModified: record.lastModified,
             syncIdentifier: string(record.syncIdentifier), syncVersion: record.syncVersion,
-            unitSymbol: string(record.unitSymbol), originalValue: record.originalValue)
+            unitSymbol: string(record.unitSymbol), originalValue: record.originalValue, activity: record.activity,
+            distance: record.distance, energy: record.energy)
     }
 
     private func sample(_ record: Record, id: SampleID) -> LiveSample {
@@ -352,7 +385,7 @@ package struct IdIndex: Sendable {
 extension IdIndex.Record {
     /// The bytes `write(_:)` takes: every field at a fixed place, so a checkpoint writes and
     /// reads the records as one block.
-    static let checkpointSize = 92
+    static let checkpointSize = 109
 
     /// Writes the record, fields in declaration order (a tombstone or empty record as its state
     /// and zeros).
@@ -361,11 +394,13 @@ extension IdIndex.Record {
         out.put(metric.rawValue)
         out.put(stage.map { $0.rawValue + 1 } ?? 0)
         out.put(present)
+        out.put(activityCode)
         for field in [startOffset, endOffset] { out.put(field) }
         for field in [zone, syncIdentifier, unitSymbol, source.rawValue] { out.put(field) }
         for field in [startMillis, endMillis] { out.put(field) }
         for field in [position, UInt64(bitPattern: receivedAt), valueBits, originalValueBits] { out.put(field) }
         for field in [lastModifiedMillis, syncVersionNumber] { out.put(field) }
+        for field in [distanceBits, energyBits] { out.put(field) }
     }
 
     /// Reads what `write(_:)` wrote; `nil` for codes no record has.
@@ -378,7 +413,10 @@ extension IdIndex.Record {
         guard stageCode == 0 || stage != nil else { return nil }
         self.init(state: state, metric: metric, stage: stage)
         present = input.take()
-        guard present & ~0xF == 0 else { return nil }
+        activityCode = input.take()
+        guard present & ~0x3F == 0, activityCode == 0 || WorkoutActivity(rawValue: activityCode - 1) != nil else {
+            return nil
+        }
         startOffset = input.take()
         endOffset = input.take()
         zone = input.take()
@@ -393,5 +431,7 @@ extension IdIndex.Record {
         originalValueBits = input.take()
         lastModifiedMillis = input.take()
         syncVersionNumber = input.take()
+        distanceBits = input.take()
+        energyBits = input.take()
     }
 }

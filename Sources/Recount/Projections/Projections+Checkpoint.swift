@@ -79,29 +79,6 @@ extension Projections {
         guard input.isAtEnd else { throw CheckpointReader.Malformed() }
     }
 
-    /// Writes a live entry's fields (all but its key), the source as `writeSource` writes it.
-    func writeEntry(
-        _ entry: IdIndex.Entry, _ out: inout CanonicalBytes, writeSource: (inout CanonicalBytes, SourceID) -> Void
-    ) {
-        let sample = entry.sample
-        out.append(sample.metric.rawValue)
-        out.append(sample.startMillis)
-        out.append(sample.startOffset)
-        out.append(sample.endMillis)
-        out.append(sample.endOffset)
-        out.append(sample.zone) { $0.append($1) }
-        out.append(sample.value) { $0.append($1) }
-        out.append(sample.stage) { $0.append($1.rawValue) }
-        writeSource(&out, sample.source)
-        out.append(sample.position)
-        out.append(entry.receivedAt)
-        out.append(entry.lastModified) { $0.append($1) }
-        out.append(entry.syncIdentifier) { $0.append($1) }
-        out.append(entry.syncVersion) { $0.append($1) }
-        out.append(entry.unitSymbol) { $0.append($1) }
-        out.append(entry.originalValue) { $0.append($1) }
-    }
-
     /// Writes the config in key order.
     func writeConfig(_ out: inout CanonicalBytes) {
         func write(_ setting: Configured) {

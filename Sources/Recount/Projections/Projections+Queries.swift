@@ -125,7 +125,9 @@ extension Projections {
                     start: RFC3339.format(millis: sample.startMillis, offsetSeconds: sample.startOffset),
                     end: RFC3339.format(millis: sample.endMillis, offsetSeconds: sample.endOffset), value: sample.value,
                     originalValue: entry.originalValue, originalUnit: entry.unitSymbol, stage: sample.stage?.name,
-                    origin: source.origin, device: source.device, position: sample.position)
+                    origin: source.origin, device: source.device, position: sample.position,
+                    activity: sample.metric == .workout ? (entry.activity ?? .other).name : nil,
+                    distance: entry.distance, energy: entry.energy)
             }
     }
 
