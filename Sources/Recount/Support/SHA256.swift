@@ -69,7 +69,7 @@ package struct SHA256: Sendable {
             Context.check(EVP_DigestFinal_ex(context.pointer, output.baseAddress, &written))
             count = Int(written)
         }
-        Context.check(EVP_DigestInit_ex(context.pointer, EVP_sha256(), nil))
+        Context.check(EVP_DigestInit_ex(context.pointer, Algorithm.sha256.pointer, nil))
         return digest
     }
 
@@ -78,6 +78,9 @@ package struct SHA256: Sendable {
     /// - Parameter bytes: the message.
     /// - Returns: the 32-byte digest.
     package static func hash(_ bytes: some Sequence<UInt8>) -> [UInt8] {
+        if let digest = bytes.withContiguousStorageIfAvailable({ hash(raw: UnsafeRawBufferPointer($0)) }) {
+            return digest
+        }
         var hasher = SHA256()
         hasher.update(bytes)
         return hasher.finalize()
@@ -88,9 +91,23 @@ package struct SHA256: Sendable {
     /// - Parameter string: the message.
     /// - Returns: the 32-byte digest.
     package static func hash(_ string: String) -> [UInt8] {
-        var hasher = SHA256()
-        hasher.update(string)
-        return hasher.finalize()
+        var string = string
+        return string.withUTF8 { hash(raw: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// The digest of bytes in memory, in one call (no context to allocate and set up).
+    private static func hash(raw bytes: UnsafeRawBufferPointer) -> [UInt8] {
+        // An empty buffer may have no address; libcrypto reads none of it either way.
+        withUnsafeBytes(of: UInt8(0)) { empty in
+            [UInt8](unsafeUninitializedCapacity: byteCount) { output, count in
+                var written: UInt32 = 0
+                Context.check(
+                    EVP_Digest(
+                        bytes.baseAddress ?? empty.baseAddress, bytes.count, output.baseAddress, &written,
+                        Algorithm.sha256.pointer, nil))
+                count = Int(written)
+            }
+        }
     }
 
     /// The digest of a whole message as 64 lowercase hex digits.
@@ -128,6 +145,19 @@ package struct SHA256: Sendable {
         }
     }
 
+    /// SHA-256's implementation, fetched from libcrypto once: an init with `EVP_sha256()`
+    /// fetches it again each time, which cost more than hashing a short message.
+    private final class Algorithm: @unchecked Sendable {
+        static let sha256 = Algorithm()
+        /// Immutable once fetched, and never freed (it lives as long as the process).
+        let pointer: OpaquePointer
+
+        private init() {
+            guard let pointer = EVP_MD_fetch(nil, "SHA256", nil) else { fatalError("SHA256: libcrypto has no SHA-256") }
+            self.pointer = pointer
+        }
+    }
+
     /// An OpenSSL digest context set up for SHA-256, freed with its owner.
     ///
     /// Mutated only while uniquely referenced (see `update`), so sharing it is safe.
@@ -137,7 +167,7 @@ package struct SHA256: Sendable {
         init() {
             guard let pointer = EVP_MD_CTX_new() else { fatalError("SHA256: out of memory") }
             self.pointer = pointer
-            Self.check(EVP_DigestInit_ex(pointer, EVP_sha256(), nil))
+            Self.check(EVP_DigestInit_ex(pointer, Algorithm.sha256.pointer, nil))
         }
 
         init(copying other: Context) {
