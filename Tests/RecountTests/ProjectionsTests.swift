@@ -175,6 +175,33 @@ import Testing
         #expect(throws: CheckpointReader.Malformed.self) { try Projections(checkpoint: damaged) }
     }
 
+    /// The checkpoint file holds its payload in LZ4 chunks: many small chunks load back to the
+    /// same projections, and a damaged file (a flipped bit, a cut, another version) is refused.
+    @Test func aCheckpointFileInManyChunksLoadsBackAndDamageIsRefused() throws {
+        var projections = Projections()
+        _ = try Self.fold(
+            [Self.delivery(anchor: nil, added: (0..<120).map { Self.heartRate($0) })], into: &projections)
+        _ = projections.recompute()
+        try withTemporaryDirectory { directory in
+            let file = CheckpointFile(dataDirectory: directory, chunkBytes: 256)
+            try file.save(projections)
+            let loaded = try file.load().get()
+            #expect(loaded.digest() == projections.digest() && loaded.position == projections.position)
+            let saved = try #require(FileManager.default.contents(atPath: file.path))
+            #expect(saved.count > 20 * (8 + 1), "the payload took many chunks")
+            for damage in ["flip", "cut", "version"] {
+                var bytes = [UInt8](saved)
+                switch damage {
+                case "flip": bytes[bytes.count / 2] ^= 0x10
+                case "cut": bytes.removeLast(3)
+                default: bytes[4] = 2
+                }
+                try Data(bytes).write(to: URL(fileURLWithPath: file.path))
+                #expect(throws: CheckpointFile.Unusable.damaged, "\(damage)") { try file.load().get() }
+            }
+        }
+    }
+
     /// The digest streams its rollups in 64 KiB pieces; passing that size once trapped
     /// (an exclusivity violation in the flush).
     @Test func theDigestOfMoreThan64KiBOfRollupsIsTheSameInAnyOrder() throws {

@@ -4,20 +4,29 @@ package import RecountLog
 /// The durable copy of the projections: `DIR/projections/checkpoint`, the whole state at one
 /// log position, replaced atomically (temporary file, fsync, rename, fsync of the directory).
 ///
-/// Layout: magic `RCPJ`, version (`UInt32`, 2), payload length (`UInt64`), stored length
+/// Layout: magic `RCPJ`, version (`UInt32`, 3), payload length (`UInt64`), stored length
 /// (`UInt64`), XXH3-64 of the stored bytes, then the payload (`Projections.checkpoint()`, which
-/// starts with the log position it covers and the tz data version) as one LZ4 block (about a
-/// quarter of its size: ids, names and times repeat). A checkpoint that is missing, damaged, from other zone data
-/// or ahead of the log is ignored, and the projections are rebuilt from the log.
+/// starts with the log position it covers and the tz data version) in chunks of at most
+/// `chunkBytes`: each a raw length and a stored length (`UInt32`), then its LZ4 block (about a
+/// quarter of its size: ids, names and times repeat). Chunks put no limit on the payload (one
+/// LZ4 block holds at most 2 GB, about 14 million samples) and keep the compressed copy small.
+/// A checkpoint that is missing, damaged, from an older version, from other zone data or ahead
+/// of the log is ignored, and the projections are rebuilt from the log.
 package struct CheckpointFile {
     package let path: String
+    /// The most payload bytes one chunk holds.
+    private let chunkBytes: Int
     private let fileSystem = PosixFileSystem()
     private static let magic: UInt32 = 0x4A50_4352  // "RCPJ" read little-endian
+    private static let version: UInt32 = 3
     private static let headerSize = 32
+    private static let chunkHeaderSize = 8
 
     /// The checkpoint of the data directory `directory`.
-    package init(dataDirectory directory: String) {
+    /// - Parameter chunkBytes: the most payload bytes per chunk (small in tests, to make many).
+    package init(dataDirectory directory: String, chunkBytes: Int = 8 << 20) {
         path = directory + "/projections/checkpoint"
+        self.chunkBytes = max(1, min(chunkBytes, LZ4Block.maximumInputSize))
     }
 
     /// Loads the projections, or says why the checkpoint cannot be used.
@@ -27,19 +36,33 @@ package struct CheckpointFile {
         func field<T: FixedWidthInteger>(_ offset: Int, _: T.Type) -> T {
             bytes.withUnsafeBytes { T(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: T.self)) }
         }
-        guard bytes.count >= Self.headerSize, field(0, UInt32.self) == Self.magic, field(4, UInt32.self) == 2 else {
-            return .failure(.damaged)
-        }
+        guard bytes.count >= Self.headerSize, field(0, UInt32.self) == Self.magic,
+            field(4, UInt32.self) == Self.version
+        else { return .failure(.damaged) }
         let rawLength = field(8, UInt64.self)
         guard field(16, UInt64.self) == UInt64(bytes.count - Self.headerSize),
-            rawLength <= UInt64(LZ4Block.maximumInputSize),
+            rawLength <= UInt64(Int.max / 2),
             bytes.withUnsafeBytes({ Checksum.xxh3(UnsafeRawBufferPointer(rebasing: $0[Self.headerSize...])) })
                 == field(24, UInt64.self)
         else { return .failure(.damaged) }
         var payload = [UInt8](repeating: 0, count: Int(rawLength))
         let whole = bytes.withUnsafeBytes { stored in
-            payload.withUnsafeMutableBytes {
-                LZ4Block.decompress(UnsafeRawBufferPointer(rebasing: stored[Self.headerSize...]), into: $0)
+            payload.withUnsafeMutableBytes { payload in
+                var (offset, filled) = (Self.headerSize, 0)
+                while offset < stored.count {
+                    guard stored.count - offset >= Self.chunkHeaderSize else { return false }
+                    let raw = Int(UInt32(littleEndian: stored.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+                    let size = Int(
+                        UInt32(littleEndian: stored.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)))
+                    offset += Self.chunkHeaderSize
+                    guard stored.count - offset >= size, payload.count - filled >= raw,
+                        LZ4Block.decompress(
+                            UnsafeRawBufferPointer(rebasing: stored[offset..<(offset + size)]),
+                            into: UnsafeMutableRawBufferPointer(rebasing: payload[filled..<(filled + raw)]))
+                    else { return false }
+                    (offset, filled) = (offset + size, filled + raw)
+                }
+                return filled == payload.count
             }
         }
         guard whole, let projections = try? Projections(checkpoint: payload) else { return .failure(.damaged) }
@@ -53,26 +76,31 @@ package struct CheckpointFile {
     }
 
     /// Writes `projections` as the checkpoint, atomically and durably.
-    /// - Throws: `.tooLarge` when the state is past what one LZ4 block holds (2 GB).
     package func save(_ projections: Projections) throws(LogError) {
         let payload = projections.checkpoint()
-        guard payload.count <= LZ4Block.maximumInputSize else {
-            throw LogError(.tooLarge, "the projections' checkpoint holds \(payload.count) bytes", path: path)
-        }
-        var bytes = [UInt8](repeating: 0, count: Self.headerSize + LZ4Block.compressBound(payload.count))
-        let stored = bytes.withUnsafeMutableBytes { out in
-            payload.withUnsafeBytes {
-                LZ4Block.compress($0, into: UnsafeMutableRawBufferPointer(rebasing: out[Self.headerSize...]))
+        var bytes = [UInt8](repeating: 0, count: Self.headerSize)
+        var chunk: [UInt8] = []
+        for start in stride(from: 0, to: payload.count, by: chunkBytes) {
+            let end = min(payload.count, start + chunkBytes)
+            chunk = [UInt8](repeating: 0, count: LZ4Block.compressBound(end - start))
+            let stored = payload.withUnsafeBytes { raw in
+                chunk.withUnsafeMutableBytes {
+                    LZ4Block.compress(UnsafeRawBufferPointer(rebasing: raw[start..<end]), into: $0)
+                }
             }
+            guard stored > 0 else { throw LogError(.io, "the projections' checkpoint did not compress", path: path) }
+            withUnsafeBytes(of: (UInt32(end - start).littleEndian, UInt32(stored).littleEndian)) {
+                bytes.append(contentsOf: $0)
+            }
+            bytes.append(contentsOf: chunk[..<stored])
         }
-        guard stored > 0 else { throw LogError(.io, "the projections' checkpoint did not compress", path: path) }
-        bytes.removeSubrange((Self.headerSize + stored)...)
         let check = bytes.withUnsafeBytes { Checksum.xxh3(UnsafeRawBufferPointer(rebasing: $0[Self.headerSize...])) }
+        let storedLength = bytes.count - Self.headerSize
         bytes.withUnsafeMutableBytes { header in
             header.storeBytes(of: Self.magic.littleEndian, toByteOffset: 0, as: UInt32.self)
-            header.storeBytes(of: UInt32(2).littleEndian, toByteOffset: 4, as: UInt32.self)
+            header.storeBytes(of: Self.version.littleEndian, toByteOffset: 4, as: UInt32.self)
             header.storeBytes(of: UInt64(payload.count).littleEndian, toByteOffset: 8, as: UInt64.self)
-            header.storeBytes(of: UInt64(stored).littleEndian, toByteOffset: 16, as: UInt64.self)
+            header.storeBytes(of: UInt64(storedLength).littleEndian, toByteOffset: 16, as: UInt64.self)
             header.storeBytes(of: check.littleEndian, toByteOffset: 24, as: UInt64.self)
         }
         try fileSystem.createDirectories(parentDirectory(of: path))
