@@ -64,6 +64,7 @@ enum DemoCommand {
                     ["rollups", "--user", "u5", "--metric", "steps", "--from", "2026-07-14", "--to", "2026-07-17"],
                     ["audit", "--user", "u4", "--metric", "sleep", "--day", "2026-07-15"],
                     ["cursor", "--user", "u3", "--provider", "healthkit", "--metric", "steps"],
+                    ["stats"],
                     ["verify"],
                 ], invocation) ?? status
         return status
