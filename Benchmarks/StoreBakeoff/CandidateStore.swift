@@ -1,3 +1,5 @@
+import RecountStore
+
 /// A projection store in the bake-off: the id index and the cell membership of live samples,
 /// durable in `directory`. The benchmark drives every candidate through these calls alone.
 protocol CandidateStore: AnyObject {
@@ -19,6 +21,14 @@ protocol CandidateStore: AnyObject {
 
     /// Writes what is pending and closes the store.
     func close() throws
+}
+
+/// The LMDB environment both LMDB candidates open: an 8 GiB map, metadata not synced at
+/// commit (data is), and two databases, `ids` and `cells`.
+func openBakeoffLMDB(_ directory: String) throws -> (LMDBEnvironment, ids: LMDBDatabase, cells: LMDBDatabase) {
+    let environment = try LMDBEnvironment(
+        directory: directory, mapSize: 8 << 30, maxDatabases: 2, options: .noMetaSync)
+    return (environment, try environment.database(named: "ids"), try environment.database(named: "cells"))
 }
 
 extension CellMemberKey {

@@ -22,10 +22,7 @@ final class PackedCellStore: CandidateStore {
     private var scratch: [UInt8] = []
 
     init(directory: String) throws {
-        environment = try LMDBEnvironment(
-            directory: directory, mapSize: 8 << 30, maxDatabases: 2, options: .noMetaSync)
-        ids = try environment.database(named: "ids")
-        cells = try environment.database(named: "cells")
+        (environment, ids, cells) = try openBakeoffLMDB(directory)
     }
 
     func apply(_ samples: [BakeoffSample]) throws -> Int {
