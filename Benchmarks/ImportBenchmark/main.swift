@@ -5,6 +5,7 @@
 //   swift run -c release ImportBenchmark            full run, ~200 MB per importer (refuses a debug build)
 //   swift run ImportBenchmark --smoke               ~1 MB per importer, checks counts, reports no times
 //   ... --keep-input DIR                            leaves the generated exports in DIR
+//   ... --only NAME                                 runs one importer (apple-health, fitbit, google-fit)
 import BenchmarkSupport
 import Foundation
 
@@ -13,13 +14,19 @@ let arguments = CommandLine.arguments
 let keepDirectory = arguments.firstIndex(of: "--keep-input").flatMap {
     arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil
 }
+let only = arguments.firstIndex(of: "--only").flatMap {
+    arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil
+}
+if let only, !ImporterCase.all.contains(where: { $0.name == only }) {
+    run.check(false, "--only \(only): expected one of \(ImporterCase.all.map(\.name).joined(separator: ", "))")
+}
 let targetBytes = run.smoke ? 1 << 20 : 200 << 20
 let scratch =
     keepDirectory ?? NSTemporaryDirectory() + "recount-import-bench-\(ProcessInfo.processInfo.processIdentifier)"
 try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
 defer { if keepDirectory == nil { try? FileManager.default.removeItem(atPath: scratch) } }
 
-for importer in ImporterCase.all {
+for importer in ImporterCase.all where only == nil || importer.name == only {
     let path = scratch + "/" + importer.fileName
     let expected = try importer.generate(path, targetBytes)
     var outcome = ImporterCase.Outcome()

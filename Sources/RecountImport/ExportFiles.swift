@@ -3,11 +3,12 @@ import Foundation
 /// The files of an export that is a folder of many small files (a Google Takeout): the unpacked
 /// folder, or the zip Takeout hands out, read in place.
 ///
-/// Only the files an importer accepts are read, into memory (Takeout JSON files are kilobytes to
-/// a few megabytes each). Paths are relative to the folder (or the zip's root), `/`-separated,
-/// and the files are sorted by path, so a folder and its zip give the same files in the same
-/// order whatever the file system or the archive's order. macOS's `__MACOSX/` shadow entries and
-/// `._` files are never accepted.
+/// Opening lists the files an importer accepts; `forEach` then reads them one at a time, each
+/// released before the next is read, so memory stays at the largest file however large the
+/// export. Paths are relative to the folder (or the zip's root), `/`-separated, and files are
+/// visited sorted by path, so a folder and its zip give the same files in the same order whatever
+/// the file system or the archive's order. macOS's `__MACOSX/` shadow entries and `._` files are
+/// never accepted.
 struct ExportFiles {
     /// One file of the export.
     struct File {
@@ -17,15 +18,30 @@ struct ExportFiles {
         var data: Data
 
         /// The last path component.
-        var name: Substring { path[(path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex)...] }
+        var name: Substring { Self.name(of: path) }
+
+        /// The last path component of a path.
+        static func name(of path: String) -> Substring {
+            path[(path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex)...]
+        }
+    }
+
+    /// Where the files are.
+    private enum Location {
+        /// An unpacked folder.
+        case directory
+        /// A zip.
+        case zip
     }
 
     /// What errors call the export: the path given.
     let name: String
-    /// The accepted files, sorted by path.
-    let files: [File]
+    /// The accepted files' paths, sorted.
+    let paths: [String]
+    /// Whether `name` is a folder or a zip.
+    private let location: Location
 
-    /// Opens a folder or a zip and reads the files `accepts` picks.
+    /// Opens a folder or a zip and lists the files `accepts` picks.
     /// - Parameters:
     ///   - path: a directory, or a zip file (told by its first bytes, not its name).
     ///   - accepts: picks files by their relative path.
@@ -41,48 +57,93 @@ struct ExportFiles {
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw ImportError(code: .unreadableFile, path: path, message: "no such file or directory")
         }
-        var files: [File]
         if isDirectory.boolValue {
-            files = try readDirectory(path, accepting: accepted)
-        } else {
-            let prefix = FileHandle(forReadingAtPath: path).flatMap { try? $0.read(upToCount: 4) } ?? Data()
-            guard ExportInput.isZip(prefix) else {
-                throw ImportError(
-                    code: .unreadableFile, path: path,
-                    message: "expected a folder or a zip (a Google Takeout), found a file that is not a zip")
-            }
-            do {
-                files = try ZipEntryStream.readEntries(path: path, accepting: accepted).map {
-                    File(path: $0.path, data: $0.data)
-                }
-            } catch {
-                throw ImportError(code: .unreadableFile, path: path, message: "unreadable zip: \(error.message)")
-            }
+            return ExportFiles(
+                name: path, paths: try listDirectory(path, accepting: accepted).sorted(), location: .directory)
         }
-        files.sort { $0.path < $1.path }
-        return ExportFiles(name: path, files: files)
+        let prefix = FileHandle(forReadingAtPath: path).flatMap { try? $0.read(upToCount: 4) } ?? Data()
+        guard ExportInput.isZip(prefix) else {
+            throw ImportError(
+                code: .unreadableFile, path: path,
+                message: "expected a folder or a zip (a Google Takeout), found a file that is not a zip")
+        }
+        do {
+            return ExportFiles(
+                name: path, paths: try ZipEntryStream.entryPaths(path: path, accepting: accepted).sorted(),
+                location: .zip)
+        } catch {
+            throw unreadableZip(path, error)
+        }
     }
 
-    /// Reads the accepted regular files under a directory, recursively.
-    private static func readDirectory(
+    /// Reads the files `selects` picks one at a time, in path order, handing each to `body`; a
+    /// file's bytes are released before the next file is read.
+    ///
+    /// A folder's files are read one by one. A zip is read once front to back; an entry that
+    /// comes before its turn in path order (an archive not written in path order) waits in
+    /// memory until then, so only a zip out of path order holds more than one file at a time.
+    /// - Parameters:
+    ///   - selects: picks files among `paths`.
+    ///   - body: receives each file.
+    /// - Throws: `ImportError` `.unreadableFile` when a file cannot be read, or what `body` threw.
+    func forEach(where selects: (String) -> Bool = { _ in true }, _ body: (File) throws -> Void) throws {
+        let selected = paths.filter(selects)
+        guard !selected.isEmpty else { return }
+        switch location {
+        case .directory:
+            for relative in selected {
+                let full = (name as NSString).appendingPathComponent(relative)
+                guard let data = FileManager.default.contents(atPath: full) else {
+                    throw ImportError(code: .unreadableFile, path: full, message: "cannot read the file")
+                }
+                try body(File(path: relative, data: data))
+            }
+        case .zip:
+            let wanted = Set(selected)
+            var next = 0
+            var early: [String: [Data]] = [:]
+            do {
+                try ZipEntryStream.forEachEntry(path: name, accepting: wanted.contains) { path, data in
+                    early[path, default: []].append(data)
+                    while next < selected.count, var waiting = early[selected[next]], !waiting.isEmpty {
+                        let data = waiting.removeFirst()
+                        early[selected[next]] = waiting.isEmpty ? nil : waiting
+                        try body(File(path: selected[next], data: data))
+                        next += 1
+                    }
+                }
+            } catch let failure as ZipEntryStream.Failure {
+                throw Self.unreadableZip(name, failure)
+            }
+            guard next == selected.count else {
+                throw ImportError(
+                    code: .unreadableFile, path: name, message: "unreadable zip: \(selected[next]) changed while read")
+            }
+        }
+    }
+
+    /// The error for a zip libarchive cannot read.
+    private static func unreadableZip(_ path: String, _ failure: ZipEntryStream.Failure) -> ImportError {
+        ImportError(code: .unreadableFile, path: path, message: "unreadable zip: \(failure.message)")
+    }
+
+    /// Lists the accepted regular files under a directory, recursively.
+    private static func listDirectory(
         _ root: String, accepting accepts: (String) -> Bool
-    ) throws(ImportError) -> [File] {
+    ) throws(ImportError) -> [String] {
         let manager = FileManager.default
         guard let enumerator = manager.enumerator(atPath: root) else {
             throw ImportError(code: .unreadableFile, path: root, message: "cannot list the directory")
         }
-        var files: [File] = []
+        var paths: [String] = []
         while let relative = enumerator.nextObject() as? String {
             let full = (root as NSString).appendingPathComponent(relative)
             var isDirectory: ObjCBool = false
             guard manager.fileExists(atPath: full, isDirectory: &isDirectory), !isDirectory.boolValue,
                 accepts(relative)
             else { continue }
-            guard let data = manager.contents(atPath: full) else {
-                throw ImportError(code: .unreadableFile, path: full, message: "cannot read the file")
-            }
-            files.append(File(path: relative, data: data))
+            paths.append(relative)
         }
-        return files
+        return paths
     }
 }

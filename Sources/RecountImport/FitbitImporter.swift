@@ -49,16 +49,19 @@ package struct FitbitImporter: Sendable {
     package func run(path: String, emit: (String) throws -> Void) throws -> ImportReport {
         try ImportArguments.validate(user: user, batchSize: batchSize)
         let export = try ExportFiles.open(path: path, accepting: FitbitFile.accepts)
-        let files = export.files.map { (kind: FitbitFile(path: $0.path), file: $0) }
-        guard files.contains(where: \.kind.isImported) else {
+        let kinds = export.paths.map { (path: $0, kind: FitbitFile(path: $0)) }
+        guard kinds.contains(where: \.kind.isImported) else {
             throw ImportError(
                 code: .notAnExport, path: path,
                 message:
                     "expected a Fitbit export (Google Takeout's Fitbit/Global Export Data, or the account "
                     + "archive): found no steps-, distance-, heart_rate-, sleep-, weight- or exercise-*.json file")
         }
-        let profile = files.first { $0.kind == .profile }.map {
-            FitbitProfile(csv: String(decoding: $0.file.data, as: UTF8.self))
+        // The profile and the heights (for the weight unit) are read first; then every file in
+        // path order, one at a time.
+        var profile: FitbitProfile?
+        try export.forEach(where: { FitbitFile(path: $0) == .profile }) { file in
+            if profile == nil { profile = FitbitProfile(csv: String(decoding: file.data, as: UTF8.self)) }
         }
         let zone = try resolveZone(profile: profile, path: path)
         return try withoutActuallyEscaping(emit) { emit in
@@ -66,16 +69,15 @@ package struct FitbitImporter: Sendable {
                 writer: EnvelopeWriter(user: user, provider: "fitbit", batchSize: batchSize, emit: emit))
             let records = FitbitRecords(session: session, zone: zone)
             records.heightMetres = profile?.heightMetres
-            for (kind, file) in files where kind == .height {
-                records.readHeights(try TakeoutJSON.array(of: file, in: export))
+            try export.forEach(where: { FitbitFile(path: $0) == .height }) { file in
+                try records.readHeights(file, in: export)
             }
-            for (kind, file) in files {
+            try export.forEach { file in
+                let kind = FitbitFile(path: file.path)
                 if kind.isImported {
-                    let array = try TakeoutJSON.array(of: file, in: export)
-                    session.tally.recordsSeen += array.count
-                    try records.read(kind, records: array, file: file.path)
+                    session.tally.recordsSeen += try records.read(kind, file: file, in: export)
                 } else if kind != .profile {
-                    session.skip(kind.reportType, count: Self.recordCount(file))
+                    session.skip(kind.reportType, count: Self.recordCount(file, in: export))
                 }
             }
             try session.flush()
@@ -111,10 +113,10 @@ package struct FitbitImporter: Sendable {
     }
 
     /// Records in a skipped file: the elements of a JSON array, the data rows of a CSV, else 1.
-    static func recordCount(_ file: ExportFiles.File) -> Int {
+    static func recordCount(_ file: ExportFiles.File, in export: ExportFiles) -> Int {
         if file.path.hasSuffix(".csv") {
             return max(0, CSVRecord.records(String(decoding: file.data, as: UTF8.self)).count - 1)
         }
-        return (try? JSONSerialization.jsonObject(with: file.data) as? [Any])?.count ?? 1
+        return (try? TakeoutJSON.forEachElement(of: file, in: export) { _, _ in }) ?? 1
     }
 }

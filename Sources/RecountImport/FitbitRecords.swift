@@ -31,18 +31,20 @@ final class FitbitRecords {
         self.zone = zone
     }
 
-    /// Imports one file's records.
+    /// Imports one file's records, read one at a time.
     /// - Parameters:
     ///   - kind: what the file holds (an imported kind).
-    ///   - records: the file's top-level array.
-    ///   - file: its path in the export, for the report.
-    /// - Throws: whatever the session throws (the emit closure's error).
-    func read(_ kind: FitbitFile, records: [Any], file: String) throws {
+    ///   - file: the file, a JSON array of records.
+    ///   - export: its export, for errors.
+    /// - Returns: the number of records.
+    /// - Throws: `ImportError.malformedJSON` when the file is not a JSON array, or whatever the
+    ///   session throws (the emit closure's error).
+    func read(_ kind: FitbitFile, file: ExportFiles.File, in export: ExportFiles) throws -> Int {
         var occurrences: [Int64: Int] = [:]
-        for (index, record) in records.enumerated() {
+        return try TakeoutJSON.forEachElement(of: file, in: export) { index, record in
             let sample: [Sample]
             do throws(RecordRejection) {
-                guard let object = record as? [String: Any] else { throw RecordRejection("not a JSON object") }
+                guard let object = TakeoutJSON.object(record) else { throw RecordRejection("not a JSON object") }
                 switch kind {
                 case .steps, .distance: sample = [try minute(object, kind: kind, occurrences: &occurrences)]
                 case .heartRate: sample = [try heartRate(object)]
@@ -52,19 +54,20 @@ final class FitbitRecords {
                 case .height, .profile, .other: sample = []
                 }
             } catch {
-                session.addInvalid(type: kind.reportType, file: file, line: index + 1, reason: error.reason)
-                continue
+                session.addInvalid(type: kind.reportType, file: file.path, line: index + 1, reason: error.reason)
+                return
             }
             for sample in sample {
-                try session.add(sample, type: kind.reportType, file: file, line: index + 1)
+                try session.add(sample, type: kind.reportType, file: file.path, line: index + 1)
             }
         }
     }
 
     /// Reads the heights (millimetres) of a `height-*.json`; the last one wins.
-    func readHeights(_ records: [Any]) {
-        for case let object as [String: Any] in records {
-            if let millimetres = TakeoutJSON.number(object["value"]), millimetres > 0 {
+    /// - Throws: `ImportError.malformedJSON` when the file is not a JSON array.
+    func readHeights(_ file: ExportFiles.File, in export: ExportFiles) throws {
+        _ = try TakeoutJSON.forEachElement(of: file, in: export) { _, record in
+            if let millimetres = TakeoutJSON.number(TakeoutJSON.object(record)?["value"]), millimetres > 0 {
                 heightMetres = millimetres / 1000
             }
         }
@@ -75,7 +78,7 @@ final class FitbitRecords {
     /// A wall-clock minute that repeats in one file (the hour clocks go back) is the later
     /// instant the second time.
     private func minute(
-        _ object: [String: Any], kind: FitbitFile, occurrences: inout [Int64: Int]
+        _ object: JSONObject, kind: FitbitFile, occurrences: inout [Int64: Int]
     ) throws(RecordRejection) -> Sample {
         let local = try localTime(object["dateTime"], "dateTime")
         guard let value = TakeoutJSON.number(object["value"]) else { throw RecordRejection("non-numeric value") }
@@ -91,9 +94,9 @@ final class FitbitRecords {
     }
 
     /// A heart-rate reading, `{"dateTime", "value": {"bpm", "confidence"}}`, its time in UTC.
-    private func heartRate(_ object: [String: Any]) throws(RecordRejection) -> Sample {
+    private func heartRate(_ object: JSONObject) throws(RecordRejection) -> Sample {
         let utc = try localTime(object["dateTime"], "dateTime")
-        guard let value = object["value"] as? [String: Any], let bpm = TakeoutJSON.number(value["bpm"]) else {
+        guard let value = TakeoutJSON.object(object["value"]), let bpm = TakeoutJSON.number(value["bpm"]) else {
             throw RecordRejection("missing value.bpm")
         }
         return Sample(
@@ -103,12 +106,12 @@ final class FitbitRecords {
     }
 
     /// A sleep log: one `inBed` sample for the whole log, and its stage segments.
-    private func sleep(_ object: [String: Any]) throws(RecordRejection) -> [Sample] {
+    private func sleep(_ object: JSONObject) throws(RecordRejection) -> [Sample] {
         guard let logId = TakeoutJSON.integer(object["logId"]) else { throw RecordRejection("missing logId") }
         let localStart = try localTime(object["startTime"], "startTime")
         let localEnd = try localTime(object["endTime"], "endTime")
         guard localEnd >= localStart else { throw RecordRejection("endTime is before startTime") }
-        let levels = object["levels"] as? [String: Any] ?? [:]
+        let levels = TakeoutJSON.object(object["levels"]) ?? JSONObject()
         let data = try Self.levels(levels["data"], from: localStart)
         let shortData = try Self.levels(levels["shortData"], from: localStart)
         let segments = try FitbitSleepStages.segments(
@@ -136,13 +139,15 @@ final class FitbitRecords {
     }
 
     /// The entries of `levels.data` or `levels.shortData`, relative to the log's start.
-    private static func levels(_ value: Any?, from localStart: Int64) throws(RecordRejection) -> [FitbitSleepStages
+    private static func levels(_ value: JSONValue?, from localStart: Int64) throws(RecordRejection)
+        -> [FitbitSleepStages
         .Level]
     {
         guard let value else { return [] }
-        guard let entries = value as? [Any] else { throw RecordRejection("levels are not an array") }
+        guard let entries = TakeoutJSON.array(value) else { throw RecordRejection("levels are not an array") }
         var levels: [FitbitSleepStages.Level] = []
-        for case let entry as [String: Any] in entries {
+        for entry in entries {
+            guard let entry = TakeoutJSON.object(entry) else { continue }
             guard let level = TakeoutJSON.string(entry["level"]), let seconds = TakeoutJSON.integer(entry["seconds"]),
                 seconds >= 0, let text = TakeoutJSON.string(entry["dateTime"]),
                 let local = FitbitTimestamp.localMillis(text)
@@ -153,7 +158,7 @@ final class FitbitRecords {
     }
 
     /// A weight log, `{"logId", "weight", "bmi", "date", "time"}`.
-    private func weight(_ object: [String: Any]) throws(RecordRejection) -> Sample {
+    private func weight(_ object: JSONObject) throws(RecordRejection) -> Sample {
         guard let logId = TakeoutJSON.integer(object["logId"]) else { throw RecordRejection("missing logId") }
         guard let value = TakeoutJSON.number(object["weight"]) else { throw RecordRejection("non-numeric weight") }
         guard let date = TakeoutJSON.string(object["date"]), let time = TakeoutJSON.string(object["time"]),
@@ -171,7 +176,7 @@ final class FitbitRecords {
 
     /// An exercise log, `{"logId", "startTime", "duration"}` (milliseconds), as a workout with
     /// its `activityName`, `distance` (in `distanceUnit`: `Kilometer`, `Mile`) and `calories`.
-    private func exercise(_ object: [String: Any]) throws(RecordRejection) -> Sample {
+    private func exercise(_ object: JSONObject) throws(RecordRejection) -> Sample {
         guard let logId = TakeoutJSON.integer(object["logId"]) else { throw RecordRejection("missing logId") }
         let local = try localTime(object["startTime"], "startTime")
         guard let duration = TakeoutJSON.integer(object["duration"]), duration >= 0 else {
@@ -200,7 +205,7 @@ final class FitbitRecords {
     private static let distanceUnits = ["Kilometer": "km", "Mile": "mi", "Meter": "m"]
 
     /// A wall-clock time field.
-    private func localTime(_ value: Any?, _ name: String) throws(RecordRejection) -> Int64 {
+    private func localTime(_ value: JSONValue?, _ name: String) throws(RecordRejection) -> Int64 {
         guard let text = TakeoutJSON.string(value) else { throw RecordRejection("missing \(name)") }
         guard let local = FitbitTimestamp.localMillis(text) else { throw RecordRejection("bad \(name) \"\(text)\"") }
         return local

@@ -56,8 +56,8 @@ package struct GoogleFitImporter: Sendable {
     package func run(path: String, emit: (String) throws -> Void) throws -> ImportReport {
         try ImportArguments.validate(user: user, batchSize: batchSize)
         let export = try ExportFiles.open(path: path, accepting: Self.accepts)
-        let streams = export.files.filter { $0.path.split(separator: "/").dropLast().last == "All Data" }
-        let sessions = export.files.filter { $0.path.split(separator: "/").dropLast().last == "All Sessions" }
+        let streams = export.paths.filter(Self.isStream)
+        let sessions = export.paths.filter { !Self.isStream($0) }
         guard !streams.isEmpty || !sessions.isEmpty else {
             throw ImportError(
                 code: .notAnExport, path: path,
@@ -65,29 +65,24 @@ package struct GoogleFitImporter: Sendable {
                     "expected a Google Fit Takeout (Takeout/Fit/All Data/*.json, All Sessions/*.json): found neither")
         }
         let zone = try resolveZone(sessions: sessions, path: path)
-        var sources: [(source: String, file: ExportFiles.File, points: [Any])] = []
-        for file in streams {
-            let object = try TakeoutJSON.object(of: file, in: export)
-            guard let source = object["Data Source"] as? String, let points = object["Data Points"] as? [Any] else {
-                throw ImportError(
-                    code: .malformedJSON, path: "\(path): \(file.path)",
-                    message: "expected an object with \"Data Source\" and \"Data Points\"")
-            }
-            sources.append((source, file, points))
+        // Which stream of each data type is imported depends on every file's data source, read
+        // first (the first member of each file); the points are then read a file at a time.
+        var sources: [String: String] = [:]
+        try export.forEach(where: Self.isStream) { file in
+            sources[file.path] = try Self.dataSource(of: file, in: export)
         }
+        let chosen = Self.choose(streams.compactMap { sources[$0] })
         return try withoutActuallyEscaping(emit) { emit in
             let session = ImportSession(
                 writer: EnvelopeWriter(user: user, provider: "google_fit", batchSize: batchSize, emit: emit))
-            let chosen = Self.choose(sources.map(\.source))
-            for (source, file, points) in sources {
-                session.tally.recordsSeen += points.count
-                guard let stream = chosen[source] else {
-                    session.skip(source, count: points.count)
-                    continue
-                }
-                try read(points, stream: stream, source: source, file: file.path, zone: zone, into: session)
+            try export.forEach(where: Self.isStream) { file in
+                let source = sources[file.path] ?? ""
+                let count = try readPoints(
+                    file, in: export, source: source, stream: chosen[source], zone: zone, into: session)
+                session.tally.recordsSeen += count
+                if chosen[source] == nil { session.skip(source, count: count) }
             }
-            for file in sessions {
+            try export.forEach(where: { !Self.isStream($0) }) { file in
                 session.tally.recordsSeen += 1
                 try readSession(file, in: export, zone: zone, into: session)
             }
@@ -112,34 +107,83 @@ package struct GoogleFitImporter: Sendable {
         return chosen
     }
 
-    /// Imports the points of the chosen stream of a data type.
-    private func read(
-        _ points: [Any], stream: GoogleFitStream, source: String, file: String, zone: LocalTimeZone,
-        into session: ImportSession
-    ) throws {
-        for (index, point) in points.enumerated() {
-            let sample: Sample
-            do throws(RecordRejection) {
-                sample = try Self.sample(point, stream: stream, source: source, zone: zone)
-            } catch {
-                session.addInvalid(type: stream.dataType, file: file, line: index + 1, reason: error.reason)
-                continue
+    /// Whether a path (an accepted one) is a data stream file, under `All Data/`, rather than a
+    /// session file, under `All Sessions/`.
+    static func isStream(_ path: String) -> Bool {
+        path.split(separator: "/").dropLast().last == "All Data"
+    }
+
+    /// The `Data Source` of a stream file: its first member, as Google writes it (the points are
+    /// read past only when it comes later).
+    /// - Throws: `ImportError.malformedJSON` when the file is not an object with a `Data Source`
+    ///   string before any syntax error.
+    private static func dataSource(of file: ExportFiles.File, in export: ExportFiles) throws -> String {
+        try TakeoutJSON.read(file, in: export) { parser in
+            try parser.enterObject()
+            while let key = try parser.nextKey() {
+                guard key == "Data Source" else {
+                    try parser.skipValue()
+                    continue
+                }
+                guard let source = TakeoutJSON.string(try parser.value()) else { break }
+                return source
             }
-            try session.add(sample, type: stream.dataType, file: file, line: index + 1)
+            throw malformedStream(file, in: export)
+        }
+    }
+
+    /// The error for a stream file without its two members.
+    private static func malformedStream(_ file: ExportFiles.File, in export: ExportFiles) -> ImportError {
+        ImportError(
+            code: .malformedJSON, path: "\(export.name): \(file.path)",
+            message: "expected an object with \"Data Source\" and \"Data Points\"")
+    }
+
+    /// Reads the `Data Points` of a stream file one at a time, importing them when the stream is
+    /// the chosen one of its data type (`stream`), else only counting them.
+    /// - Returns: the number of points.
+    private func readPoints(
+        _ file: ExportFiles.File, in export: ExportFiles, source: String, stream: GoogleFitStream?,
+        zone: LocalTimeZone, into session: ImportSession
+    ) throws -> Int {
+        try TakeoutJSON.read(file, in: export) { parser in
+            var count: Int?
+            try parser.enterObject()
+            while let key = try parser.nextKey() {
+                guard key == "Data Points", count == nil else {
+                    try parser.skipValue()
+                    continue
+                }
+                count = try TakeoutJSON.forEachElement(&parser, of: file, in: export) { index, point in
+                    guard let stream else { return }
+                    let sample: Sample
+                    do throws(RecordRejection) {
+                        sample = try Self.sample(point, stream: stream, source: source, zone: zone)
+                    } catch {
+                        session.addInvalid(
+                            type: stream.dataType, file: file.path, line: index + 1, reason: error.reason)
+                        return
+                    }
+                    try session.add(sample, type: stream.dataType, file: file.path, line: index + 1)
+                }
+            }
+            try parser.finish()
+            guard let count else { throw Self.malformedStream(file, in: export) }
+            return count
         }
     }
 
     /// One data point as a sample.
     private static func sample(
-        _ point: Any, stream: GoogleFitStream, source: String, zone: LocalTimeZone
+        _ point: JSONValue, stream: GoogleFitStream, source: String, zone: LocalTimeZone
     ) throws(RecordRejection) -> Sample {
-        guard let object = point as? [String: Any] else { throw RecordRejection("not a JSON object") }
+        guard let object = TakeoutJSON.object(point) else { throw RecordRejection("not a JSON object") }
         guard let startNanos = TakeoutJSON.integer(object["startTimeNanos"]),
             let endNanos = TakeoutJSON.integer(object["endTimeNanos"])
         else { throw RecordRejection("missing startTimeNanos or endTimeNanos") }
         guard endNanos >= startNanos else { throw RecordRejection("endTimeNanos is before startTimeNanos") }
-        guard let values = object["fitValue"] as? [Any], let first = values.first as? [String: Any],
-            let value = first["value"] as? [String: Any]
+        guard let values = TakeoutJSON.array(object["fitValue"]), let first = TakeoutJSON.object(values.first),
+            let value = TakeoutJSON.object(first["value"])
         else { throw RecordRejection("missing fitValue[0].value") }
         guard let metric = MetricName(stream.metric) else { throw RecordRejection("unknown metric \(stream.metric)") }
         let origin = TakeoutJSON.string(object["originDataSourceId"]) ?? ""
@@ -168,7 +212,7 @@ package struct GoogleFitImporter: Sendable {
         _ file: ExportFiles.File, in export: ExportFiles, zone: LocalTimeZone, into session: ImportSession
     ) throws {
         let type = "session"
-        let object: [String: Any]
+        let object: JSONObject
         do {
             object = try TakeoutJSON.object(of: file, in: export)
         } catch {
@@ -186,8 +230,8 @@ package struct GoogleFitImporter: Sendable {
         let normalised = WorkoutActivity(googleFit: activity)
         // The session's own aggregates: distance in m, calories in kcal.
         var totals: [String: Double] = [:]
-        for case let aggregate as [String: Any] in object["aggregate"] as? [Any] ?? [] {
-            if let name = TakeoutJSON.string(aggregate["metricName"]),
+        for aggregate in TakeoutJSON.array(object["aggregate"]) ?? [] {
+            if let aggregate = TakeoutJSON.object(aggregate), let name = TakeoutJSON.string(aggregate["metricName"]),
                 let value = TakeoutJSON.number(aggregate["floatValue"] ?? aggregate["intValue"])
             {
                 totals[name] = totals[name] ?? value
@@ -205,14 +249,14 @@ package struct GoogleFitImporter: Sendable {
     }
 
     /// The zone: the one given, else the one fixed offset of the session file names.
-    private func resolveZone(sessions: [ExportFiles.File], path: String) throws(ImportError) -> LocalTimeZone {
+    private func resolveZone(sessions: [String], path: String) throws(ImportError) -> LocalTimeZone {
         if let timeZone {
             guard let zone = LocalTimeZone(identifier: timeZone) else {
                 throw ImportError(code: .timeZone, message: "unknown time zone \"\(timeZone)\": expected an IANA name")
             }
             return zone
         }
-        let offsets = Set(sessions.compactMap { Self.offset(inName: String($0.name)) })
+        let offsets = Set(sessions.compactMap { Self.offset(inName: String(ExportFiles.File.name(of: $0))) })
         guard offsets.count == 1, let offset = offsets.first, let zone = LocalTimeZone(secondsFromGMT: offset) else {
             throw ImportError(
                 code: .timeZone, path: path,

@@ -2,7 +2,7 @@ internal import CArchive
 import Foundation
 
 /// An `InputStream` over one entry of a zip archive, decompressed as it is read, and
-/// `readEntries` for archives of many small files: the only door to libarchive.
+/// `forEachEntry` for archives of many small files: the only door to libarchive.
 ///
 /// The archive is read front to back (from a file, or from any `InputStream` such as standard
 /// input) and nothing is unpacked to disk; memory stays at libarchive's buffers however large the
@@ -89,33 +89,38 @@ final class ZipEntryStream: InputStream {
         return count
     }
 
-    /// Reads every entry whose path `accepts` into memory, reading the archive once front to back
-    /// (for exports of many small files, such as a Google Takeout).
+    /// The paths of the entries `accepts` picks, in archive order, reading only the headers (for
+    /// exports of many small files, such as a Google Takeout).
     /// - Parameters:
     ///   - path: the zip file.
     ///   - accepts: picks the entries, given their paths in the archive.
-    /// - Returns: the accepted entries' paths and contents, in archive order.
     /// - Throws: `Failure` when the file is not a readable zip (`entryMissing` is never set: an
     ///   archive without accepted entries gives an empty array).
-    static func readEntries(
-        path: String, accepting accepts: (String) -> Bool
-    ) throws(Failure) -> [(path: String, data: Data)] {
-        let archive = try newArchive()
-        defer { archive_read_free(archive) }
-        guard archive_read_open_filename(archive, path, 1 << 16) == ARCHIVE_OK else {
-            throw Failure(entryMissing: false, message: message(archive))
+    static func entryPaths(path: String, accepting accepts: (String) -> Bool) throws(Failure) -> [String] {
+        var paths: [String] = []
+        do {
+            try walkEntries(path: path, accepting: accepts) { entryPath, _ in paths.append(entryPath) }
+        } catch let failure as Failure {
+            throw failure
+        } catch {
+            throw Failure(entryMissing: false, message: "\(error)")
         }
-        var entries: [(path: String, data: Data)] = []
-        var entry: OpaquePointer?
+        return paths
+    }
+
+    /// Reads the entries `accepts` picks one at a time, in archive order, handing each to `body`
+    /// whole; an entry's bytes are released once `body` returns, so memory stays at the largest
+    /// entry however large the archive.
+    /// - Parameters:
+    ///   - path: the zip file.
+    ///   - accepts: picks the entries, given their paths in the archive.
+    ///   - body: receives each entry's path and contents.
+    /// - Throws: `Failure` when the file is not a readable zip, or what `body` threw.
+    static func forEachEntry(
+        path: String, accepting accepts: (String) -> Bool, _ body: (String, Data) throws -> Void
+    ) throws {
         var block = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let status = archive_read_next_header(archive, &entry)
-            if status == ARCHIVE_EOF { return entries }
-            guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let entry else {
-                throw Failure(entryMissing: false, message: message(archive))
-            }
-            let entryPath = archive_entry_pathname(entry).map { String(cString: $0) } ?? ""
-            guard accepts(entryPath) else { continue }
+        try walkEntries(path: path, accepting: accepts) { entryPath, archive in
             var data = Data()
             while true {
                 let count = block.withUnsafeMutableBytes { archive_read_data(archive, $0.baseAddress, $0.count) }
@@ -125,7 +130,29 @@ final class ZipEntryStream: InputStream {
                 }
                 data.append(contentsOf: block[0..<count])
             }
-            entries.append((entryPath, data))
+            try body(entryPath, data)
+        }
+    }
+
+    /// Reads the archive's headers front to back, handing each accepted entry's path to `visit`
+    /// with the archive positioned at its data (left unread, it is skipped).
+    private static func walkEntries(
+        path: String, accepting accepts: (String) -> Bool, _ visit: (String, OpaquePointer) throws -> Void
+    ) throws {
+        let archive = try newArchive()
+        defer { archive_read_free(archive) }
+        guard archive_read_open_filename(archive, path, 1 << 16) == ARCHIVE_OK else {
+            throw Failure(entryMissing: false, message: message(archive))
+        }
+        var entry: OpaquePointer?
+        while true {
+            let status = archive_read_next_header(archive, &entry)
+            if status == ARCHIVE_EOF { return }
+            guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let entry else {
+                throw Failure(entryMissing: false, message: message(archive))
+            }
+            let entryPath = archive_entry_pathname(entry).map { String(cString: $0) } ?? ""
+            if accepts(entryPath) { try visit(entryPath, archive) }
         }
     }
 

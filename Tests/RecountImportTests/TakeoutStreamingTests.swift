@@ -1,0 +1,67 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import RecountImport
+
+/// Takeouts read a file at a time: a zip whose entries are not in path order gives what its
+/// folder gives, and a stream file is read whatever the order of its two members.
+@Suite struct TakeoutStreamingTests {
+    /// Zips a folder with Python's zipfile, entries in reverse path order under `Takeout/`.
+    static func zipReversed(_ folder: URL, to zip: URL) throws {
+        let python = Process()
+        python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        python.arguments = [
+            "python3", "-c",
+            "import os, sys, zipfile\n"
+                + "root = sys.argv[1]\n"
+                + "files = sorted(os.path.relpath(os.path.join(d, f), root) for d, _, fs in os.walk(root) for f in fs)\n"
+                + "with zipfile.ZipFile(sys.argv[2], 'w', zipfile.ZIP_DEFLATED) as z:\n"
+                + "    for f in reversed(files): z.write(os.path.join(root, f), 'Takeout/' + f)\n",
+            folder.path, zip.path,
+        ]
+        try python.run()
+        python.waitUntilExit()
+        try #require(python.terminationStatus == 0, "python3 could not write the zip")
+    }
+
+    @Test(.enabled(if: FixturePaths.sharedExists(GoogleFitSharedExportTests.folder)))
+    func zipOutOfPathOrderGivesWhatItsFolderGives() throws {
+        let folder = FixturePaths.shared(GoogleFitSharedExportTests.folder)
+        try withTemporaryDirectory { directory in
+            let zip = URL(fileURLWithPath: directory + "/takeout.zip")
+            try Self.zipReversed(folder, to: zip)
+            let zipped = try ImportRun.googleFit(zip.path)
+            let plain = try ImportRun.googleFit(folder.path)
+            #expect(zipped.lines == plain.lines)
+            #expect(zipped.report == plain.report)
+            #expect(plain.report.samplesWritten == 2_384)
+        }
+    }
+
+    @Test func dataSourceAfterTheDataPointsIsStillRead() throws {
+        try withTemporaryDirectory { directory in
+            let allData = directory + "/Takeout/Fit/All Data"
+            try FileManager.default.createDirectory(atPath: allData, withIntermediateDirectories: true)
+            let point = { (start: Int, steps: Int) in
+                "{\"fitValue\":[{\"value\":{\"intVal\":\(steps)}}],\"originDataSourceId\":\"o\","
+                    + "\"startTimeNanos\":\(start * 1_000_000),\"endTimeNanos\":\((start + 60_000) * 1_000_000)}"
+            }
+            let source = "derived:com.google.step_count.delta:com.google.android.gms:estimated_steps"
+            let first = "{\"Data Source\": \"\(source)\", \"Data Points\": [\(point(0, 5)), \(point(60_000, 7))]}"
+            let last = "{\"Data Points\": [\(point(0, 5)), \(point(60_000, 7))], \"Data Source\": \"\(source)\"}"
+            try Data(first.utf8).write(to: URL(fileURLWithPath: allData + "/a.json"))
+            let sourceFirst = try ImportRun.googleFit(directory, timeZone: "UTC")
+            try Data(last.utf8).write(to: URL(fileURLWithPath: allData + "/a.json"))
+            let sourceLast = try ImportRun.googleFit(directory, timeZone: "UTC")
+            #expect(sourceFirst.report.samplesWritten == 2)
+            #expect(sourceLast.lines == sourceFirst.lines)
+            #expect(sourceLast.report == sourceFirst.report)
+            try Data("{\"Data Source\": \"\(source)\", \"Data Points\": [\(point(0, 5)),".utf8)
+                .write(to: URL(fileURLWithPath: allData + "/a.json"))
+            let error = try #require(throws: ImportError.self) { try ImportRun.googleFit(directory, timeZone: "UTC") }
+            #expect(error.code == .malformedJSON)
+            #expect(error.description.contains("a.json"))
+        }
+    }
+}
