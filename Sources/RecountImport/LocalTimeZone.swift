@@ -15,9 +15,10 @@ struct LocalTimeZone {
     /// Foundation's zone.
     private let zone: TimeZone
 
-    /// An IANA zone such as `America/New_York`; `nil` when the toolchain does not know it.
+    /// An IANA zone such as `America/New_York`; `nil` for a name ingest would refuse: one the
+    /// toolchain does not know, or one of Foundation's other spellings (`PST`, `GMT+5`).
     init?(identifier: String) {
-        guard !identifier.isEmpty, let zone = TimeZone(identifier: identifier) else { return nil }
+        guard ZoneOffsets.isKnownZone(identifier), let zone = TimeZone(identifier: identifier) else { return nil }
         self.identifier = identifier
         self.zone = zone
     }
