@@ -2,10 +2,33 @@
 /// patterns, strings as a length and their UTF-8 bytes, absent values as a 0 flag.
 package struct CanonicalBytes {
     package private(set) var bytes: [UInt8] = []
+    /// Where full pieces go, when the bytes stream out (a checkpoint's chunks).
+    private let spill: (threshold: Int, sink: (inout [UInt8]) -> Void)?
 
-    package init() {}
+    /// Bytes gathered whole.
+    package init() { spill = nil }
+
+    /// Bytes that stream out: once `threshold` bytes are held, the next append first hands
+    /// them to `sink`, which consumes them. `finish()` hands over the rest.
+    package init(threshold: Int, sink: @escaping (inout [UInt8]) -> Void) {
+        spill = (threshold, sink)
+        bytes.reserveCapacity(threshold)
+    }
+
+    /// Hands what is held to the sink (streaming bytes only).
+    package mutating func finish() {
+        guard let spill, !bytes.isEmpty else { return }
+        spill.sink(&bytes)
+        bytes.removeAll(keepingCapacity: true)
+    }
+
+    @inline(__always)
+    private mutating func spillIfFull() {
+        if let spill, bytes.count >= spill.threshold { finish() }
+    }
 
     package mutating func append<T: FixedWidthInteger>(_ value: T) {
+        spillIfFull()
         withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
@@ -14,6 +37,7 @@ package struct CanonicalBytes {
     package mutating func append(_ value: Bool) { append(UInt8(value ? 1 : 0)) }
 
     package mutating func append(_ string: String) {
+        spillIfFull()
         append(UInt32(string.utf8.count))
         bytes.append(contentsOf: string.utf8)
     }
@@ -26,7 +50,10 @@ package struct CanonicalBytes {
     }
 
     /// Raw bytes, as they are (their length written before them by the caller).
-    package mutating func appendBytes(_ raw: [UInt8]) { bytes.append(contentsOf: raw) }
+    package mutating func appendBytes(_ raw: [UInt8]) {
+        spillIfFull()
+        bytes.append(contentsOf: raw)
+    }
 
     /// A present flag, then the value.
     package mutating func append<T>(_ value: T?, _ write: (inout CanonicalBytes, T) -> Void) {
@@ -37,6 +64,7 @@ package struct CanonicalBytes {
     /// Appends `count` bytes that `fill` writes in place: a block of fixed-size fields, written
     /// without a capacity check per field. `fill` must write exactly `count` bytes.
     package mutating func appendBlock(count: Int, _ fill: (inout BlockWriter) -> Void) {
+        spillIfFull()
         let start = bytes.count
         bytes.append(contentsOf: repeatElement(0, count: count))
         bytes.withUnsafeMutableBytes { raw in

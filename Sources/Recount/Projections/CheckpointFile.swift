@@ -6,15 +6,16 @@ package import RecountLog
 ///
 /// Layout: magic `RCPJ`, version (`UInt32`, 3), payload length (`UInt64`), stored length
 /// (`UInt64`), XXH3-64 of the stored bytes, then the payload (`Projections.checkpoint()`, which
-/// starts with the log position it covers and the tz data version) in chunks of at most
-/// `chunkBytes`: each a raw length and a stored length (`UInt32`), then its LZ4 block (about a
-/// quarter of its size: ids, names and times repeat). Chunks put no limit on the payload (one
-/// LZ4 block holds at most 2 GB, about 14 million samples) and keep the compressed copy small.
+/// starts with the log position it covers and the tz data version) in chunks of about
+/// `chunkBytes` (a chunk closes at the first field past it): each a raw length and a stored
+/// length (`UInt32`), then its LZ4 block (about a quarter of its size: ids, names and times
+/// repeat). Chunks put no limit on the payload (one LZ4 block holds at most 2 GB, about 14
+/// million samples), and the payload streams into them as it is written.
 /// A checkpoint that is missing, damaged, from an older version, from other zone data or ahead
 /// of the log is ignored, and the projections are rebuilt from the log.
 package struct CheckpointFile {
     package let path: String
-    /// The most payload bytes one chunk holds.
+    /// The payload bytes after which a chunk closes.
     private let chunkBytes: Int
     private let fileSystem = PosixFileSystem()
     private static let magic: UInt32 = 0x4A50_4352  // "RCPJ" read little-endian
@@ -75,31 +76,34 @@ package struct CheckpointFile {
         case damaged
     }
 
-    /// Writes `projections` as the checkpoint, atomically and durably.
+    /// Writes `projections` as the checkpoint, atomically and durably. The payload streams
+    /// into chunks as it is written, so only one chunk of it is held uncompressed at a time.
     package func save(_ projections: Projections) throws(LogError) {
-        let payload = projections.checkpoint()
         var bytes = [UInt8](repeating: 0, count: Self.headerSize)
-        var chunk: [UInt8] = []
-        for start in stride(from: 0, to: payload.count, by: chunkBytes) {
-            let end = min(payload.count, start + chunkBytes)
-            chunk = [UInt8](repeating: 0, count: LZ4Block.compressBound(end - start))
-            let stored = payload.withUnsafeBytes { raw in
-                chunk.withUnsafeMutableBytes {
-                    LZ4Block.compress(UnsafeRawBufferPointer(rebasing: raw[start..<end]), into: $0)
-                }
+        var payloadLength = 0
+        var compressed: [UInt8] = []
+        var failed = false
+        var payload = CanonicalBytes(threshold: chunkBytes) { chunk in
+            compressed = [UInt8](repeating: 0, count: LZ4Block.compressBound(chunk.count))
+            let stored = chunk.withUnsafeBytes { raw in
+                compressed.withUnsafeMutableBytes { LZ4Block.compress(raw, into: $0) }
             }
-            guard stored > 0 else { throw LogError(.io, "the projections' checkpoint did not compress", path: path) }
-            withUnsafeBytes(of: (UInt32(end - start).littleEndian, UInt32(stored).littleEndian)) {
+            guard stored > 0 else { return failed = true }
+            withUnsafeBytes(of: (UInt32(chunk.count).littleEndian, UInt32(stored).littleEndian)) {
                 bytes.append(contentsOf: $0)
             }
-            bytes.append(contentsOf: chunk[..<stored])
+            bytes.append(contentsOf: compressed[..<stored])
+            payloadLength += chunk.count
         }
+        projections.writeCheckpoint(&payload)
+        payload.finish()
+        guard !failed else { throw LogError(.io, "the projections' checkpoint did not compress", path: path) }
         let check = bytes.withUnsafeBytes { Checksum.xxh3(UnsafeRawBufferPointer(rebasing: $0[Self.headerSize...])) }
         let storedLength = bytes.count - Self.headerSize
         bytes.withUnsafeMutableBytes { header in
             header.storeBytes(of: Self.magic.littleEndian, toByteOffset: 0, as: UInt32.self)
             header.storeBytes(of: Self.version.littleEndian, toByteOffset: 4, as: UInt32.self)
-            header.storeBytes(of: UInt64(payload.count).littleEndian, toByteOffset: 8, as: UInt64.self)
+            header.storeBytes(of: UInt64(payloadLength).littleEndian, toByteOffset: 8, as: UInt64.self)
             header.storeBytes(of: UInt64(storedLength).littleEndian, toByteOffset: 16, as: UInt64.self)
             header.storeBytes(of: check.littleEndian, toByteOffset: 24, as: UInt64.self)
         }

@@ -11,14 +11,19 @@ extension IdIndex {
             for string in interner.strings { out.append(string) }
         }
         out.append(UInt64(records.count))
-        out.appendBlock(count: records.count * Self.checkpointEntrySize) { block in
-            for (key, record) in zip(table.keys, records) {
-                block.put(key.user)
-                block.put(key.provider)
-                block.put(key.high)
-                block.put(key.low)
-                block.put(key.kind)
-                record.write(&block)
+        // In blocks of 65,536 entries (9 MB), so that a streaming checkpoint spills between them.
+        for start in stride(from: 0, to: records.count, by: 1 << 16) {
+            let numbers = start..<min(records.count, start + 1 << 16)
+            out.appendBlock(count: numbers.count * Self.checkpointEntrySize) { block in
+                for number in numbers {
+                    let key = table.keys[number]
+                    block.put(key.user)
+                    block.put(key.provider)
+                    block.put(key.high)
+                    block.put(key.low)
+                    block.put(key.kind)
+                    records[number].write(&block)
+                }
             }
         }
     }

@@ -3,6 +3,12 @@ extension Projections {
     /// of the log gives exactly what folding the whole log gives.
     package func checkpoint() -> [UInt8] {
         var out = CanonicalBytes()
+        writeCheckpoint(&out)
+        return out.bytes
+    }
+
+    /// Writes what `checkpoint()` returns into `out`, which may stream it out.
+    package func writeCheckpoint(_ out: inout CanonicalBytes) {
         out.append("recount checkpoint v2")
         out.append(position)
         out.append(zones.dataVersion)
@@ -28,7 +34,6 @@ extension Projections {
         writeConfig(&out)
         writeSync(&out, counters: true)
         writeRollupCheckpoint(&out)
-        return out.bytes
     }
 
     /// Loads a checkpoint, or throws when it is damaged, foreign, or from other zone data.
