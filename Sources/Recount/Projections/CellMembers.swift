@@ -8,9 +8,6 @@ package struct CellMembers: Sendable {
 
     package init() {}
 
-    /// How many cells were ever touched.
-    package var count: Int { table.count }
-
     /// The id-index numbers of the live samples in `cell`, in no particular order.
     func members(of cell: Projections.CellKey) -> [UInt32] {
         table.number(of: cell).map { members[$0] } ?? []

@@ -221,10 +221,6 @@ package struct IdIndex: Sendable {
         sample(records[number], id: key(number).id)
     }
 
-    package func isDeleted(_ key: Key) -> Bool {
-        tombstoneCount > 0 && number(of: key).map { records[$0].state == .deleted } ?? false
-    }
-
     /// Calls `body` with each live sample's number, in the order ids were first seen.
     func forEachLiveNumber(_ body: (Int) -> Void) {
         for number in records.indices where records[number].state == .live { body(number) }

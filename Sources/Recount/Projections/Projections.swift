@@ -312,23 +312,8 @@ package struct Projections {
         }
     }
 
-    /// The civil days a live sample counts towards.
-    package func days(of sample: LiveSample) -> [CivilDay] {
-        DayAttribution.days(
-            rule: sample.metric.dayRule, startMillis: sample.startMillis, startOffset: sample.startOffset,
-            endMillis: sample.endMillis, endOffset: sample.endOffset, zone: sample.zone, zones: zones
-        ).map(\.day)
-    }
-
-    /// Calls `body` with each civil day a live sample counts towards (a day can come twice).
-    /// Static, so that `body` may change the projections.
-    static func forEachDay(of sample: LiveSample, zones: ZoneOffsets, _ body: (CivilDay) -> Void) {
-        DayAttribution.forEachDay(
-            rule: sample.metric.dayRule, startMillis: sample.startMillis, startOffset: sample.startOffset,
-            endMillis: sample.endMillis, endOffset: sample.endOffset, zone: sample.zone, zones: zones, body)
-    }
-
-    /// `forEachDay` for an id-index record, its zone given as written.
+    /// Calls `body` with each civil day an id-index record counts towards (a day can come
+    /// twice), its zone given as written. Static, so that `body` may change the projections.
     static func forEachDay(
         of record: IdIndex.Record, zone: String?, zones: ZoneOffsets, _ body: (CivilDay) -> Void
     ) {
