@@ -164,6 +164,16 @@ import Testing
         }
     }
 
+    /// Check-ins folded late or twice take their place once, in order, and `--as-of` reads the
+    /// newest one at or before its instant.
+    @Test func checkInsAreKeptInOrderOnceEach() {
+        var state = SyncState()
+        for millis: Int64 in [5, 3, 5, 4, 1, 3, 6] { state.checkIn(at: millis) }
+        #expect(state.checkins == [1, 3, 4, 5, 6])
+        #expect(state.lastCheckin(atOrBefore: 2) == 1 && state.lastCheckin(atOrBefore: 5) == 5)
+        #expect(state.lastCheckin(atOrBefore: 0) == nil && state.lastCheckin(atOrBefore: nil) == 6)
+    }
+
     /// Per provider and cohort, the fraction of users whose last check-in is older than their
     /// expected interval.
     @Test func theStaleFractionPerProviderFollowsEachCohortsInterval() throws {

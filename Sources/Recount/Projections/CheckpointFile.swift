@@ -84,7 +84,8 @@ package struct CheckpointFile {
         var compressed: [UInt8] = []
         var failed = false
         var payload = CanonicalBytes(threshold: chunkBytes) { chunk in
-            compressed = [UInt8](repeating: 0, count: LZ4Block.compressBound(chunk.count))
+            let bound = LZ4Block.compressBound(chunk.count)
+            if compressed.count < bound { compressed = [UInt8](repeating: 0, count: bound) }
             let stored = chunk.withUnsafeBytes { raw in
                 compressed.withUnsafeMutableBytes { LZ4Block.compress(raw, into: $0) }
             }

@@ -59,13 +59,18 @@ package struct SyncState: Equatable, Sendable {
     /// The newest check-in at or before `millis` (the newest of all when `millis` is nil).
     package func lastCheckin(atOrBefore millis: Int64?) -> Int64? {
         guard let millis else { return checkins.last }
-        // The first check-in after `millis`; the one before it is the answer.
+        let after = firstCheckin(after: millis)
+        return after == 0 ? nil : checkins[after - 1]
+    }
+
+    /// The index of the first check-in after `millis` (`checkins.count` when none is).
+    private func firstCheckin(after millis: Int64) -> Int {
         var (low, high) = (0, checkins.count)
         while low < high {
             let middle = (low + high) / 2
             if checkins[middle] <= millis { low = middle + 1 } else { high = middle }
         }
-        return low == 0 ? nil : checkins[low - 1]
+        return low
     }
 
     /// Whether the client keeps re-sending the same batch instead of moving on.
@@ -95,11 +100,11 @@ package struct SyncState: Equatable, Sendable {
 
     /// Notes a check-in at `millis` (a check-in folded again, or late, takes its place once).
     mutating func checkIn(at millis: Int64) {
-        if let last = checkins.last, last < millis {
+        if let last = checkins.last, last >= millis {
+            let place = firstCheckin(after: millis)
+            if place == 0 || checkins[place - 1] != millis { checkins.insert(millis, at: place) }
+        } else {
             checkins.append(millis)
-        } else if lastCheckin(atOrBefore: millis) != millis {
-            let place = checkins.firstIndex { $0 > millis } ?? checkins.count
-            checkins.insert(millis, at: place)
         }
     }
 
