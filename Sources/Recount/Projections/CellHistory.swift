@@ -15,9 +15,11 @@ package enum CellHistory {
             let envelope = try EnvelopeCodec.decode(record.bytes)
             let before = projections.members(user: user, metric: metric, day: day)
             _ = projections.apply(envelope, at: record.position)
+            // Dirty for one of the user's providers: a lookup per provider, not a copy of the set.
             guard let userID = projections.users.id(of: user),
-                projections.dirty.days.contains(where: {
-                    $0.key.user == userID && $0.key.metric == metric && $0.key.day == day
+                projections.providers.strings.indices.contains(where: {
+                    projections.dirty.contains(
+                        DirtyDays.Key(user: userID, provider: UInt32($0), metric: metric, day: day))
                 })
             else { return }
             projections.recompute()

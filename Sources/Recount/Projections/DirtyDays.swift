@@ -29,6 +29,9 @@ package struct DirtyDays: Sendable {
         zip(table.keys, positions).map { (key: $0, value: $1) }
     }
 
+    /// Whether `key` is dirty.
+    package func contains(_ key: Key) -> Bool { table.number(of: key) != nil }
+
     /// Marks `key` dirty as of `position` (insert-if-absent; the position only grows).
     /// - Returns: whether the day was clean before.
     @discardableResult
