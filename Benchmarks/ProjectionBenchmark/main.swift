@@ -5,6 +5,7 @@
 //
 //   swift run -c release ProjectionBenchmark        full run (refuses a debug build)
 //   swift run ProjectionBenchmark --smoke           tiny run that checks counts, reports no times
+//   ... --keep-input DIR                            leaves the workload (head.ndjson, tail.ndjson) in DIR
 import BenchmarkSupport
 import Foundation
 import Recount
@@ -175,6 +176,15 @@ func recomputeLines() -> [String] {
 let scratch = NSTemporaryDirectory() + "recount-projection-bench-\(ProcessInfo.processInfo.processIdentifier)"
 try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(atPath: scratch) }
+/// Where the workload's NDJSON is written: `--keep-input DIR`, else the scratch directory.
+let inputDirectory: String = {
+    let arguments = CommandLine.arguments
+    guard let flag = arguments.firstIndex(of: "--keep-input"), arguments.indices.contains(flag + 1) else {
+        return scratch
+    }
+    try? FileManager.default.createDirectory(atPath: arguments[flag + 1], withIntermediateDirectories: true)
+    return arguments[flag + 1]
+}()
 
 /// Appends the NDJSON file `path` to the log at `directory` without folding it.
 func append(_ path: String, toLog directory: String) throws -> IngestReport {
@@ -199,8 +209,8 @@ func emit(
 
 // MARK: - Inputs
 
-let headPath = scratch + "/head.ndjson"
-let tailPath = scratch + "/tail.ndjson"
+let headPath = inputDirectory + "/head.ndjson"
+let tailPath = inputDirectory + "/tail.ndjson"
 let head = writeWorkload(0..<tailFirstDay, to: headPath)
 let tail = writeWorkload(tailFirstDay..<days, to: tailPath)
 let totalSamples = head.samples + tail.samples

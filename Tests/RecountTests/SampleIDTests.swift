@@ -21,6 +21,10 @@ import Testing
         "8a1e0f52-3c44-4b8e-9b1d-2f6c7a9e000",  // short
         "8a1e0f52-3c44-4b8e-9b1d-2f6c7a9e0001 ",  // trailing space
         "8a1e0f52_3c44_4b8e_9b1d_2f6c7a9e0001", "8a1e0f52-3c44-4b8e-9b1d-2f6c7a9e000g", "steps-2026-07-13",
+        // The bytes next to each range of digits and letters.
+        "8A1E0F52-3C44-4B8E-9B1D-2F6C7A9E000G", "8a1e0f52-3c44-4b8e-9b1d-2f6c7a9e000@",
+        "8a1e0f52-3c44-4b8e-9b1d-2f6c7a9e000`", "8a1e0f52-3c44-4b8e-9b1d-2f6c7a9e000/",
+        "8a1e0f52-3c44-4b8e-9b1d-2f6c7a9e000:", "8a1e0f52-3c44-4b8e-9b1d-2f6c7a9e000\u{C1}",
     ])
     func otherTextsStayText(text: String) {
         let id = SampleID(text)

@@ -60,7 +60,6 @@ package struct EnvelopeDecoder {
                 .unknownKind, path: "kind",
                 reason: "is not a known kind (\(Kind.allCases.map(\.name).joined(separator: ", ")))")
         }
-        let common: Set = ["kind", "user", "receivedAt"]
         let user: String
         if kind.isConfig, case .string("*") = try root.required("user") {
             user = "*"
@@ -71,7 +70,7 @@ package struct EnvelopeDecoder {
         let body: Envelope.Body
         switch kind {
         case .healthKitDelivery:
-            try root.allowOnly(common.union(["type", "anchor", "newAnchor", "added", "deleted"]))
+            try root.allowOnly(Kind.healthKitDelivery.fields)
             let type = try metricName(try root.required("type"), path: "type")
             let anchorValue = try root.required("anchor")
             let anchor: String?
@@ -103,8 +102,7 @@ package struct EnvelopeDecoder {
             body = .healthKitDelivery(
                 HealthKitDelivery(type: type, anchor: anchor, newAnchor: newAnchor, added: added, deleted: deleted))
         case .healthConnectChanges:
-            try root.allowOnly(
-                common.union(["recordTypes", "token", "nextChangesToken", "hasMore", "changesTokenExpired", "changes"]))
+            try root.allowOnly(Kind.healthConnectChanges.fields)
             let recordTypes = try metricNames(root, "recordTypes")
             let token = try root.string("token", .token)
             let next = try root.string("nextChangesToken", .token)
@@ -178,13 +176,13 @@ package struct EnvelopeDecoder {
                     recordTypes: recordTypes, token: token, nextChangesToken: next, hasMore: hasMore,
                     changesTokenExpired: expired, changes: changes, upserted: samples))
         case .samplesUpsert:
-            try root.allowOnly(common.union(["provider", "samples"]))
+            try root.allowOnly(Kind.samplesUpsert.fields)
             let provider = try root.string("provider", .provider)
             body = .samplesUpsert(
                 provider: provider,
                 samples: try samples(root, "samples", scan: scan, allowed: { _ in true }, mismatch: ""))
         case .samplesDelete:
-            try root.allowOnly(common.union(["provider", "ids"]))
+            try root.allowOnly(Kind.samplesDelete.fields)
             let provider = try root.string("provider", .provider)
             var ids: [String] = []
             var seen = IdSet()
@@ -198,12 +196,12 @@ package struct EnvelopeDecoder {
             }
             body = .samplesDelete(provider: provider, ids: ids)
         case .checkin:
-            try root.allowOnly(common.union(["provider", "metrics", "at"]))
+            try root.allowOnly(Kind.checkin.fields)
             body = .checkin(
                 provider: try root.string("provider", .provider), metrics: try metricNames(root, "metrics"),
                 at: try root.instant("at"))
         case .reconcile:
-            try root.allowOnly(common.union(["provider", "metric", "window", "samples"]))
+            try root.allowOnly(Kind.reconcile.fields)
             let provider = try root.string("provider", .provider)
             let metric = try metricName(try root.required("metric"), path: "metric")
             let window = try ObjectReader(try root.required("window"), path: "window")
@@ -218,17 +216,17 @@ package struct EnvelopeDecoder {
                 mismatch: "must be a \(metric.metric.name) sample, like the reconcile's metric")
             body = .reconcile(Reconcile(provider: provider, metric: metric, from: from, to: to, samples: samples))
         case .configSources:
-            try root.allowOnly(common.union(["metric", "priority"]))
+            try root.allowOnly(Kind.configSources.fields)
             let metric = try metricName(try root.required("metric"), path: "metric")
             body = .configSources(metric: metric, priority: try strings(root, "priority", .text))
         case .configProvider:
-            try root.allowOnly(common.union(["provider", "expectedCheckinSeconds", "cohort"]))
+            try root.allowOnly(Kind.configProvider.fields)
             body = .configProvider(
                 provider: try root.string("provider", .provider),
                 expectedCheckinSeconds: try root.integer("expectedCheckinSeconds", in: 1...31_622_400),
                 cohort: try root.optionalString("cohort", .cohort))
         case .configOwnOrigins:
-            try root.allowOnly(common.union(["origins"]))
+            try root.allowOnly(Kind.configOwnOrigins.fields)
             body = .configOwnOrigins(origins: try strings(root, "origins", .text))
         }
         return EnvelopeInput(user: user, receivedAt: receivedAt, body: body)
@@ -271,15 +269,45 @@ package struct EnvelopeDecoder {
     }
 }
 
+extension Kind {
+    /// The members an envelope of this kind may have (contract §1).
+    fileprivate var fields: [String] { Self.fieldsByKind[Int(rawValue) - 1] }
+
+    /// `fields` of each kind, by code, made once.
+    private static let fieldsByKind: [[String]] = allCases.map { kind in
+        let own: [String] =
+            switch kind {
+            case .healthKitDelivery: ["type", "anchor", "newAnchor", "added", "deleted"]
+            case .healthConnectChanges:
+                ["recordTypes", "token", "nextChangesToken", "hasMore", "changesTokenExpired", "changes"]
+            case .samplesUpsert: ["provider", "samples"]
+            case .samplesDelete: ["provider", "ids"]
+            case .checkin: ["provider", "metrics", "at"]
+            case .reconcile: ["provider", "metric", "window", "samples"]
+            case .configSources: ["metric", "priority"]
+            case .configProvider: ["provider", "expectedCheckinSeconds", "cohort"]
+            case .configOwnOrigins: ["origins"]
+            }
+        return ["kind", "user", "receivedAt"] + own
+    }
+}
+
 /// Checks standard, padded base64 (RFC 4648 §4).
 enum Base64 {
     static func isCanonical(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        guard bytes.count % 4 == 0 else { return false }
-        let padding = bytes.reversed().prefix { $0 == UInt8(ascii: "=") }.count
-        guard padding <= 2 else { return false }
-        return bytes.dropLast(padding).allSatisfy {
-            StringRule.isAlphanumeric($0) || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "/")
+        text.withRawUTF8 { bytes in
+            guard bytes.count % 4 == 0 else { return false }
+            var padding = 0
+            for byte in bytes {
+                if byte == UInt8(ascii: "=") {
+                    padding += 1
+                } else if padding > 0
+                    || !(StringRule.isAlphanumeric(byte) || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "/"))
+                {
+                    return false
+                }
+            }
+            return padding <= 2
         }
     }
 }

@@ -45,13 +45,6 @@ package struct JSONObject: Equatable, Sendable {
     ///   - b: another string.
     /// - Returns: `true` when their UTF-8 bytes are identical.
     static func sameScalars(_ a: String, _ b: String) -> Bool {
-        let left = a.utf8
-        let right = b.utf8
-        guard left.count == right.count else { return false }
-        let fast = left.withContiguousStorageIfAvailable { l in
-            right.withContiguousStorageIfAvailable { r in l.elementsEqual(r) }
-        }
-        if let fast, let result = fast { return result }
-        return left.elementsEqual(right)
+        a.hasSameUTF8(as: b)
     }
 }

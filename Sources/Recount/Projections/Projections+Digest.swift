@@ -10,11 +10,9 @@ extension Projections {
         out.append(zones.dataVersion)
 
         out.append("live")
-        // Made once: `writeSourceNames` named as a closure captures a copy of the projections.
-        let writeSource = writeSourceNames
         for (key, entry) in sortedLive() {
             writeKey(key, &out)
-            writeEntry(entry, &out, writeSource: writeSource)
+            Self.writeEntry(entry, &out, sources: sources)
             if out.bytes.count > 1 << 16 { flush() }
         }
 
@@ -74,10 +72,9 @@ extension Projections {
         }
     }
 
-    /// Writes a live entry's fields (all but its key), the source as `writeSource` writes it.
-    func writeEntry(
-        _ entry: IdIndex.Entry, _ out: inout CanonicalBytes, writeSource: (inout CanonicalBytes, SourceID) -> Void
-    ) {
+    /// Writes a live entry's fields (all but its key), its source by origin and device (not by
+    /// its interned id). Static, with the sources passed in: a method would copy the projections.
+    static func writeEntry(_ entry: IdIndex.Entry, _ out: inout CanonicalBytes, sources: [Source]) {
         let sample = entry.sample
         out.append(sample.metric.rawValue)
         out.append(sample.startMillis)
@@ -87,7 +84,9 @@ extension Projections {
         out.append(sample.zone) { $0.append($1) }
         out.append(sample.value) { $0.append($1) }
         out.append(sample.stage) { $0.append($1.rawValue) }
-        writeSource(&out, sample.source)
+        let source = sources[Int(sample.source.rawValue)]
+        out.append(source.origin)
+        out.append(source.device) { $0.append($1) }
         out.append(sample.position)
         out.append(entry.receivedAt)
         out.append(entry.lastModified) { $0.append($1) }
@@ -98,13 +97,6 @@ extension Projections {
         out.append(entry.activity) { $0.append($1.rawValue) }
         out.append(entry.distance) { $0.append($1) }
         out.append(entry.energy) { $0.append($1) }
-    }
-
-    /// Writes a source by its origin and device, not its interned id.
-    func writeSourceNames(_ out: inout CanonicalBytes, _ id: SourceID) {
-        let source = sources[Int(id.rawValue)]
-        out.append(source.origin)
-        out.append(source.device) { $0.append($1) }
     }
 
     private func writeKey(_ key: IdIndex.Key, _ out: inout CanonicalBytes) {

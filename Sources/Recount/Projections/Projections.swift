@@ -250,7 +250,7 @@ package struct Projections {
         bare.position = 0
         bare.receivedAt = 0
         var out = CanonicalBytes()
-        writeEntry(index.entry(bare, id: index.key(number).id), &out, writeSource: writeSourceNames)
+        Self.writeEntry(index.entry(bare, id: index.key(number).id), &out, sources: sources)
         return out.bytes
     }
 
