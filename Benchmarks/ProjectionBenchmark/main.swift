@@ -318,14 +318,18 @@ let openTime = try run.best(runs: 2) { stopwatch in
 }
 run.check(foldedOnOpen == tail.envelopes, "the engine folded \(foldedOnOpen) records on open")
 
-// Without a checkpoint the engine folds the whole log and stores the result.
+// Without a checkpoint the engine folds the whole log, and closing it stores the result.
 var foldedFromScratch = 0
 let durableTime = try run.best(runs: 1) { stopwatch in
     try? FileManager.default.removeItem(atPath: openCheckpoint)
-    let engine = try stopwatch.time { try RecountEngine(directory: openDirectory, durability: .none) }
-    foldedFromScratch = engine.recordsFoldedOnOpen
-    try engine.close()
+    try stopwatch.time {
+        let engine = try RecountEngine(directory: openDirectory, durability: .none)
+        foldedFromScratch = engine.recordsFoldedOnOpen
+        try engine.close()
+    }
 }
+run.check(
+    (try? CheckpointFile(dataDirectory: openDirectory).load().get()) != nil, "closing the engine stored a checkpoint")
 run.check(foldedFromScratch == totalEnvelopes, "the engine folded \(foldedFromScratch) records from scratch")
 
 // MARK: - Recompute at ~300 samples a day

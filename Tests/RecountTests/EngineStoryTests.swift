@@ -263,8 +263,8 @@ import Testing
         }
     }
 
-    /// Reopening folds nothing old; a damaged checkpoint is ignored and rebuilt from the log;
-    /// `verify` agrees with a replay from scratch.
+    /// Reopening folds nothing old; a damaged checkpoint is ignored, rebuilt from the log, and
+    /// stored again on close; `verify` agrees with a replay from scratch.
     @Test func reopeningFoldsOnlyTheTailAndADamagedCheckpointIsRebuilt() throws {
         try withTemporaryDirectory { directory in
             var engine = try RecountEngine(directory: directory)
@@ -282,6 +282,12 @@ import Testing
             try Data(bytes).write(to: URL(fileURLWithPath: path))
             engine = try RecountEngine(directory: directory)
             #expect(engine.recordsFoldedOnOpen == 60)
+            // Opening does not checkpoint what it folded; closing does.
+            let folded = engine.digest()
+            try engine.close()
+            engine = try RecountEngine(directory: directory)
+            #expect(engine.recordsFoldedOnOpen == 0)
+            #expect(engine.digest() == folded)
             try engine.recompute()  // opening folds the tail; recomputing is the ingest's or the caller's
             #expect(engine.digest() == digest)
             #expect(try engine.verify().matches)

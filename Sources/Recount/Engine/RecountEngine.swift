@@ -15,12 +15,18 @@ public final class RecountEngine: Sendable {
     private let log: Log?
     private let projections: Mutex<Projections>
     private let checkpoint: CheckpointFile
+    /// The log position the stored checkpoint covers (folds past it are saved by the next
+    /// ingest, recompute or `close`).
+    private let checkpointed: Atomic<UInt64>
     /// Log records folded when the engine opened: those after the stored checkpoint (all of
     /// them when there was none, or it was damaged or ahead of the log).
     public let recordsFoldedOnOpen: Int
 
     /// Opens (creating it when missing) the data directory: the log, then the projections'
     /// checkpoint, folding the records appended since it.
+    ///
+    /// The records folded are checkpointed by the next ingest or recompute, or by `close`, not
+    /// here: opening returns as soon as the engine can answer.
     ///
     /// - Parameters:
     ///   - directory: the data directory; the log is kept in its `log` folder.
@@ -33,7 +39,7 @@ public final class RecountEngine: Sendable {
         checkpoint = CheckpointFile(dataDirectory: directory)
         let (state, folded) = try Self.load(checkpoint, reader: log.reader())
         recordsFoldedOnOpen = folded
-        if folded > 0 { try checkpoint.save(state) }
+        checkpointed = Atomic(folded > 0 ? 0 : state.position)
         projections = Mutex(state)
     }
 
@@ -51,6 +57,7 @@ public final class RecountEngine: Sendable {
         checkpoint = CheckpointFile(dataDirectory: directory)
         var (state, folded) = try Self.load(checkpoint, reader: LogReader(directory: directory + "/log"))
         recordsFoldedOnOpen = folded
+        checkpointed = Atomic(state.position)
         if recompute { state.recompute() }
         projections = Mutex(state)
     }
@@ -163,7 +170,7 @@ public final class RecountEngine: Sendable {
                 let folded = try ProjectionReplay.fold(log.reader(), into: &projections)
                 report.note(folded.effect)
                 if recompute { report.daysRecomputed += projections.recompute().count }
-                try checkpoint.save(projections)
+                try save(projections)
             }
         } catch {
             throw IngestFailure(report: report, error: error)
@@ -176,7 +183,7 @@ public final class RecountEngine: Sendable {
     public func recompute() throws -> Int {
         try projections.withLock { projections in
             let count = projections.recompute().count
-            if log != nil { try checkpoint.save(projections) }
+            if log != nil { try save(projections) }
             return count
         }
     }
@@ -286,8 +293,23 @@ public final class RecountEngine: Sendable {
     /// Makes every appended envelope durable.
     public func sync() throws { try writer().sync() }
 
-    /// Syncs and releases the data directory.
-    public func close() throws { try log?.close() }
+    /// Checkpoints the projections, remembering the position saved.
+    private func save(_ projections: Projections) throws {
+        try checkpoint.save(projections)
+        checkpointed.store(projections.position, ordering: .sequentiallyConsistent)
+    }
+
+    /// Checkpoints what was folded since the last checkpoint (the records folded on open, when
+    /// nothing was ingested since), syncs the log and releases the data directory.
+    public func close() throws {
+        guard let log else { return }
+        try projections.withLock { projections in
+            if projections.position != checkpointed.load(ordering: .sequentiallyConsistent) {
+                try save(projections)
+            }
+        }
+        try log.close()
+    }
 
     /// An ingestor that stamps a missing `receivedAt` with the current time.
     private func ingestor() throws(LogError) -> Ingestor { Ingestor(log: try writer(), now: Self.now) }
