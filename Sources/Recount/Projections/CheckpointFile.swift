@@ -31,40 +31,50 @@ package struct CheckpointFile {
     }
 
     /// Loads the projections, or says why the checkpoint cannot be used.
+    ///
+    /// The file is mapped, not read (a writer replaces it by renaming a new file over it, so the
+    /// mapped one never changes), and its chunks are inflated straight into the payload.
     package func load() -> Result<Projections, Unusable> {
-        guard let data = FileManager.default.contents(atPath: path) else { return .failure(.missing) }
-        let bytes = [UInt8](data)
-        func field<T: FixedWidthInteger>(_ offset: Int, _: T.Type) -> T {
-            bytes.withUnsafeBytes { T(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: T.self)) }
+        guard let file = try? fileSystem.open(path, writable: false, create: false) else { return .failure(.missing) }
+        guard let size = try? file.size(), size >= Self.headerSize, let mapped = file.map(length: Int(size)) else {
+            return .failure(.damaged)
         }
-        guard bytes.count >= Self.headerSize, field(0, UInt32.self) == Self.magic,
-            field(4, UInt32.self) == Self.version
-        else { return .failure(.damaged) }
+        // The mapping must outlive every read of its bytes.
+        return withExtendedLifetime(mapped) { Self.decode(mapped.bytes) }
+    }
+
+    /// The projections a checkpoint file's bytes hold.
+    private static func decode(_ stored: UnsafeRawBufferPointer) -> Result<Projections, Unusable> {
+        func field<T: FixedWidthInteger>(_ offset: Int, _: T.Type) -> T {
+            T(littleEndian: stored.loadUnaligned(fromByteOffset: offset, as: T.self))
+        }
+        guard field(0, UInt32.self) == Self.magic, field(4, UInt32.self) == Self.version else {
+            return .failure(.damaged)
+        }
         let rawLength = field(8, UInt64.self)
-        guard field(16, UInt64.self) == UInt64(bytes.count - Self.headerSize),
+        guard field(16, UInt64.self) == UInt64(stored.count - Self.headerSize),
             rawLength <= UInt64(Int.max / 2),
-            bytes.withUnsafeBytes({ Checksum.xxh3(UnsafeRawBufferPointer(rebasing: $0[Self.headerSize...])) })
-                == field(24, UInt64.self)
+            Checksum.xxh3(UnsafeRawBufferPointer(rebasing: stored[Self.headerSize...])) == field(24, UInt64.self)
         else { return .failure(.damaged) }
-        var payload = [UInt8](repeating: 0, count: Int(rawLength))
-        let whole = bytes.withUnsafeBytes { stored in
-            payload.withUnsafeMutableBytes { payload in
-                var (offset, filled) = (Self.headerSize, 0)
-                while offset < stored.count {
-                    guard stored.count - offset >= Self.chunkHeaderSize else { return false }
-                    let raw = Int(UInt32(littleEndian: stored.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
-                    let size = Int(
-                        UInt32(littleEndian: stored.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)))
-                    offset += Self.chunkHeaderSize
-                    guard stored.count - offset >= size, payload.count - filled >= raw,
-                        LZ4Block.decompress(
-                            UnsafeRawBufferPointer(rebasing: stored[offset..<(offset + size)]),
-                            into: UnsafeMutableRawBufferPointer(rebasing: payload[filled..<(filled + raw)]))
-                    else { return false }
-                    (offset, filled) = (offset + size, filled + raw)
-                }
-                return filled == payload.count
+        var whole = false
+        // Uninitialized: every byte is written by a chunk, or the payload is not used.
+        let payload = [UInt8](unsafeUninitializedCapacity: Int(rawLength)) { buffer, initialized in
+            let payload = UnsafeMutableRawBufferPointer(buffer)
+            var (offset, filled) = (Self.headerSize, 0)
+            while offset < stored.count {
+                guard stored.count - offset >= Self.chunkHeaderSize else { return }
+                let raw = Int(UInt32(littleEndian: stored.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+                let size = Int(UInt32(littleEndian: stored.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)))
+                offset += Self.chunkHeaderSize
+                guard stored.count - offset >= size, payload.count - filled >= raw,
+                    LZ4Block.decompress(
+                        UnsafeRawBufferPointer(rebasing: stored[offset..<(offset + size)]),
+                        into: UnsafeMutableRawBufferPointer(rebasing: payload[filled..<(filled + raw)]))
+                else { return }
+                (offset, filled) = (offset + size, filled + raw)
+                initialized = filled
             }
+            whole = filled == payload.count
         }
         guard whole, let projections = try? Projections(checkpoint: payload) else { return .failure(.damaged) }
         return .success(projections)

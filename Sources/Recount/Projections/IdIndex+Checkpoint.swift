@@ -55,12 +55,7 @@ extension IdIndex {
                     record.zone <= interned, record.syncIdentifier <= interned, record.unitSymbol <= interned,
                     record.source.rawValue < sources
                 else { throw CheckpointReader.Malformed() }
-                records.append(Record())
-                switch record.state {
-                case .empty: break
-                case .deleted: delete(number)
-                case .live: set(number, record)
-                }
+                appendLoaded(record)
             }
         }
     }

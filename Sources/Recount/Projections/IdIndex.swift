@@ -323,6 +323,26 @@ package struct IdIndex: Sendable {
         liveCount += 1
     }
 
+    /// Gives the id numbered next, whose key the table holds already, its checkpointed record:
+    /// what `set` or `delete` would leave, without reading back a record to replace.
+    mutating func appendLoaded(_ record: Record) {
+        let number = records.count
+        precondition(number < table.count, "the key is numbered first")
+        switch record.state {
+        case .empty: records.append(Record())
+        case .deleted:
+            records.append(Record(state: .deleted))
+            tombstoneCount += 1
+        case .live:
+            records.append(record)
+            liveCount += 1
+            if record.syncIdentifier != 0 {
+                let (user, provider) = owner(number)
+                bySyncIdentifier[SyncKey(user: user, provider: provider, identifier: record.syncIdentifier)] = number
+            }
+        }
+    }
+
     /// Sets the live entry of `key` (replacing any).
     package mutating func set(_ key: Key, _ entry: Entry) {
         let number = insert(key)
