@@ -118,19 +118,39 @@ import Testing
     }
 
     /// A reconcile deletes the provider's live samples in its window that it does not list and
-    /// that were last written before it; it leaves the others.
+    /// that were last written before it; it leaves the others, and other users' samples. The
+    /// same holds after a checkpoint is loaded (which rebuilds each user's ids and rollup days).
     @Test func aReconcileDeletesWhatTheWindowNoLongerHolds() throws {
         func sample(_ id: String, _ time: String) -> String {
             #"{"id":"\#(id)","type":"steps","start":"\#(time)","end":"\#(time)","value":10,"unit":"count","origin":"com.fitbit"}"#
         }
-        let upsert =
-            #"{"kind":"samples.upsert","user":"bob","receivedAt":"2026-07-14T10:00:00Z","provider":"fitbit","samples":[\#(sample("a", "2026-07-14T08:00:00Z")),\#(sample("b", "2026-07-14T09:00:00Z")),\#(sample("c", "2026-07-16T09:00:00Z"))]}"#
+        func upsert(_ user: String) -> String {
+            #"{"kind":"samples.upsert","user":"\#(user)","receivedAt":"2026-07-14T10:00:00Z","provider":"fitbit","samples":[\#(sample("a", "2026-07-14T08:00:00Z")),\#(sample("b", "2026-07-14T09:00:00Z")),\#(sample("c", "2026-07-16T09:00:00Z"))]}"#
+        }
         let reconcile =
             #"{"kind":"reconcile","user":"bob","receivedAt":"2026-07-15T10:00:00Z","provider":"fitbit","metric":"steps","window":{"from":"2026-07-14T00:00:00Z","to":"2026-07-15T00:00:00Z"},"samples":[\#(sample("a", "2026-07-14T08:00:00Z"))]}"#
         var projections = Projections()
-        let effects = try Self.fold([upsert, reconcile], into: &projections)
-        #expect(projections.index.live.keys.map(\.id.text).sorted() == ["a", "c"])
-        #expect(effects[1].deletedSamples == 1 && effects[1].knownSamples == 1)
+        let effects = try Self.fold([upsert("alice"), upsert("bob"), reconcile], into: &projections)
+        func liveIDs(_ projections: Projections, _ user: String) -> [String] {
+            projections.index.live.keys.filter { projections.users[$0.user] == user }.map(\.id.text).sorted()
+        }
+        #expect(liveIDs(projections, "bob") == ["a", "c"])
+        #expect(liveIDs(projections, "alice") == ["a", "b", "c"])
+        #expect(effects[2].deletedSamples == 1 && effects[2].knownSamples == 1)
+
+        var upserted = Projections()
+        _ = try Self.fold([upsert("alice"), upsert("bob")], into: &upserted)
+        upserted.recompute()
+        var resumed = try Projections(checkpoint: upserted.checkpoint())
+        _ = try Self.fold([reconcile], into: &resumed)
+        projections.recompute()
+        resumed.recompute()
+        #expect(resumed.digest() == projections.digest())
+        for user in ["alice", "bob"] {
+            let rows = try resumed.rollupRows(user: user, metric: .steps, from: nil, to: nil)
+            #expect(rows.map(\.date) == ["2026-07-14", "2026-07-15", "2026-07-16"], "\(user)")
+            #expect(rows == (try projections.rollupRows(user: user, metric: .steps, from: nil, to: nil)))
+        }
     }
 
     /// Folding every envelope a second time (at later positions) changes nothing.

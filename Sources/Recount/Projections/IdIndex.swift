@@ -148,6 +148,9 @@ package struct IdIndex: Sendable {
     var strings = Interner()
     /// The number of the record holding each (user, provider, sync identifier).
     private var bySyncIdentifier: [SyncKey: Int] = [:]
+    /// Each user's id numbers (by interned user), in the order first seen: what a query or a
+    /// reconcile of one user walks, instead of every id of every user.
+    private var numbersByUser: [[UInt32]] = []
     package private(set) var liveCount = 0
     package private(set) var tombstoneCount = 0
 
@@ -170,8 +173,20 @@ package struct IdIndex: Sendable {
     mutating func insert(_ key: Key) -> Int {
         let stored = storedKey(interning: key)
         let (number, inserted) = table.insert(stored)
-        if inserted { records.append(Record()) }
+        if inserted {
+            records.append(Record())
+            noteOwner(number, user: key.user)
+        }
         return number
+    }
+
+    /// Adds a newly numbered id to its user's numbers.
+    mutating func noteOwner(_ number: Int, user: UInt32) {
+        let user = Int(user)
+        if user >= numbersByUser.count {
+            numbersByUser.append(contentsOf: repeatElement([], count: user + 1 - numbersByUser.count))
+        }
+        numbersByUser[user].append(UInt32(number))
     }
 
     /// The key numbered `number`.
@@ -219,6 +234,12 @@ package struct IdIndex: Sendable {
     /// The live sample numbered `number` (which must be live).
     func liveSample(_ number: Int) -> LiveSample {
         sample(records[number], id: key(number).id)
+    }
+
+    /// Calls `body` with the number of each live sample of `user`, in the order first seen.
+    func forEachLiveNumber(ofUser user: UInt32, _ body: (Int) -> Void) {
+        guard Int(user) < numbersByUser.count else { return }
+        for number in numbersByUser[Int(user)] where records[Int(number)].state == .live { body(Int(number)) }
     }
 
     /// Calls `body` with each live sample's number, in the order ids were first seen.

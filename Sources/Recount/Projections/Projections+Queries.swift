@@ -11,15 +11,19 @@ extension Projections {
         user: String, metric: Metric, from: CivilDay?, to: CivilDay?, asOf: Int64? = nil
     ) throws(QueryError) -> [RollupRow] {
         let userID = users.id(of: user)
-        let stored = userID.map { id in rollups.filter { $0.key.user == id && $0.key.metric == metric } } ?? [:]
-        guard let first = from ?? stored.keys.map(\.day).min(), let last = to ?? stored.keys.map(\.day).max() else {
-            return []
-        }
+        let span = userID.flatMap { rollupSpans[UserMetric(user: $0, metric: metric)] }
+        guard let first = from ?? span?.lowerBound, let last = to ?? span?.upperBound else { return [] }
         guard first <= last else { throw QueryError(.invalidDate, "--from \(first) is after --to \(last)") }
         guard Int(last.daysSinceEpoch) - Int(first.daysSinceEpoch) < Self.maximumQueryDays else {
             throw QueryError(.rangeTooLong, "at most \(Self.maximumQueryDays) days can be asked for at once")
         }
-        let channels = userID.map { id in syncStates.filter { $0.key.user == id && $0.key.metric == metric } } ?? [:]
+        // The user's channels for the metric: one per provider at most.
+        let channels =
+            userID.map { id in
+                providers.strings.indices.compactMap {
+                    syncStates[SyncKey(user: id, provider: UInt32($0), metric: metric)]
+                }
+            } ?? []
         let offsetMillis = Int64(userID.map(latestOffset(user:)) ?? 0) * 1000
         // A known day without a rollup is a known zero; its figures do not depend on the day.
         let knownZero = Self.values(
@@ -30,8 +34,8 @@ extension Projections {
             let day = CivilDay(daysSinceEpoch: days)
             let dayStart = Int64(days) * 86_400_000 - offsetMillis
             let reason = Self.reason(
-                channels.values, dayStart: dayStart, dayEnd: dayStart + 86_400_000, asOf: asOf)
-            let rollup = userID.flatMap { stored[CellKey(user: $0, metric: metric, day: day)] }
+                channels, dayStart: dayStart, dayEnd: dayStart + 86_400_000, asOf: asOf)
+            let rollup = userID.flatMap { rollups[CellKey(user: $0, metric: metric, day: day)] }
             let values = rollup.map { Self.values(of: $0.cell) } ?? knownZero
             let reading: RollupRow.Reading =
                 if let reason {
@@ -68,8 +72,7 @@ extension Projections {
     /// days end (contract §3 rule 8); 0 (UTC) when there is none.
     func latestOffset(user: UInt32) -> Int32 {
         var latest: (millis: Int64, offset: Int32)? = nil
-        index.forEachLiveNumber { number in
-            guard index.owner(number).user == user else { return }
+        index.forEachLiveNumber(ofUser: user) { number in
             let sample = index.record(number)
             if let held = latest, (held.millis, held.offset) >= (sample.startMillis, sample.startOffset) { return }
             latest = (sample.startMillis, sample.startOffset)
@@ -106,7 +109,10 @@ extension Projections {
     /// The live samples of one user's metric on one day, in time order.
     package func sampleRows(user: String, metric: Metric, day: CivilDay) -> [SampleRow] {
         guard let userID = users.id(of: user) else { return [] }
-        let order = keyOrder
+        // `keyOrder` for keys of one user, without ranking every user first.
+        let order = { (a: IdIndex.Key, b: IdIndex.Key) in
+            a.provider != b.provider ? providers[a.provider] < providers[b.provider] : a.id.textPrecedes(b.id)
+        }
         return cells.members(of: CellKey(user: userID, metric: metric, day: day))
             .compactMap { number -> (IdIndex.Key, IdIndex.Entry)? in
                 let key = index.key(Int(number))

@@ -49,10 +49,18 @@ extension Projections {
                     metric: key.metric, day: key.day, samples: samples, priority: priority,
                     zones: zones),
                 version: version)
-            rollups[key] = new
+            store(new, at: key)
             changes.append(CellChange(key: key, old: old, new: new))
         }
         return changes
+    }
+
+    /// Stores a cell's rollup, widening its user's span of days for the metric.
+    private mutating func store(_ stored: StoredRollup, at key: CellKey) {
+        rollups[key] = stored
+        let user = UserMetric(user: key.user, metric: key.metric)
+        let span = rollupSpans[user].map { min($0.lowerBound, key.day)...max($0.upperBound, key.day) }
+        rollupSpans[user] = span ?? key.day...key.day
     }
 
     /// The ranking of `involved` for the cell's user and metric: the user's own
@@ -109,8 +117,8 @@ extension Projections {
             let length = Int(try input.integer(UInt32.self))
             let cell = try RollupCell(reading: &input, length: length, sources: UInt32(sources.count))
             guard user < users.strings.count else { throw CheckpointReader.Malformed() }
-            rollups[CellKey(user: user, metric: cell.metric, day: cell.day)] = StoredRollup(
-                cell: cell, version: version)
+            store(
+                StoredRollup(cell: cell, version: version), at: CellKey(user: user, metric: cell.metric, day: cell.day))
         }
     }
 }

@@ -76,9 +76,18 @@ package struct Projections {
     package internal(set) var providerConfigs: [ProviderKey: ProviderSetting] = [:]
     /// The rollups by cell.
     package internal(set) var rollups: [CellKey: StoredRollup] = [:]
+    /// The first and last day with a rollup of each user's metric (rollups are never removed,
+    /// so a span only widens): the days a query without a range answers for.
+    package internal(set) var rollupSpans: [UserMetric: ClosedRange<CivilDay>] = [:]
     /// The last position applied.
     package internal(set) var position: UInt64 = 0
     let zones = ZoneOffsets()
+
+    /// A user's metric, across its days.
+    package struct UserMetric: Hashable, Sendable {
+        package var user: UInt32
+        package var metric: Metric
+    }
 
     package struct PriorityKey: Hashable, Sendable {
         package var user: String
@@ -274,9 +283,9 @@ package struct Projections {
         let to = reconcile.to.millis
         // Sorted, so deletions dirty days in the same order in every process.
         var stale: [IdIndex.Key] = []
-        index.forEachLiveNumber { number in
+        index.forEachLiveNumber(ofUser: user) { number in
             let record = index.record(number)
-            guard index.owner(number) == (user, provider), record.metric == reconcile.metric.metric,
+            guard index.owner(number).provider == provider, record.metric == reconcile.metric.metric,
                 record.startMillis >= from, record.startMillis < to, record.receivedAt < received
             else { return }
             let key = index.key(number)
