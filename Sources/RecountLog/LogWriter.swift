@@ -36,9 +36,11 @@ struct LogWriter {
     private var unsyncedBytes = 0
     private var oldestUnsynced: ContinuousClock.Instant?
     private var failure: LogError?
-    /// Cleared when the disk had no room for zeros written ahead: frames are then written
-    /// without them, so a nearly full disk still takes small batches.
-    private var preallocates = true
+    /// Whether zeros are written ahead of the frames (see `preallocate`): not when nothing is
+    /// synced before `sync()` or `close()` (durability `.none`), since the zeros only make each
+    /// sync cheaper; cleared when the disk had no room for them, so that frames are then written
+    /// without them and a nearly full disk still takes small batches.
+    private var preallocates: Bool
 
     init(
         directory: String, configuration: LogConfiguration, lock: DirectoryLock, sealed: [Segment],
@@ -52,6 +54,7 @@ struct LogWriter {
         self.nextPosition = nextPosition
         self.commitFile = commitFile
         self.commit = commit
+        preallocates = configuration.durability != .none
     }
 
     var snapshot: LogSnapshot {
