@@ -359,6 +359,28 @@ run.check(
     (try? CheckpointFile(dataDirectory: openDirectory).load().get()) != nil, "closing the engine stored a checkpoint")
 run.check(foldedFromScratch == totalEnvelopes, "the engine folded \(foldedFromScratch) records from scratch")
 
+// MARK: - One envelope per call into the whole store, as a service ingests a request
+
+/// Milliseconds per `ingest(ndjson:)` call of one envelope (a user's steps of a day after the
+/// workload), syncing every batch as the embedding API does by default.
+let (oneEnvelopeMillis, oneEnvelopeCalls): (Double, Int) = try {
+    let engine = try RecountEngine(directory: openDirectory)
+    let calls = smoke ? 4 : 20
+    let lines = (0..<calls).map { envelopes(user: $0 % users, day: days)[0] }
+    var appended = 0
+    // The warm-up call ingests the envelopes; the timed one delivers them again.
+    let seconds = try run.best(runs: 1) { stopwatch in
+        appended = try stopwatch.time {
+            try lines.reduce(0) { sum, line in
+                sum + (try engine.ingest(ndjson: Array((line + "\n").utf8), source: "bench").appended)
+            }
+        }
+    }
+    try engine.close()
+    run.check(appended == calls, "appended \(appended) of \(calls) envelopes one per call")
+    return (seconds / Double(calls) * 1000, calls)
+}()
+
 // MARK: - Recompute at ~300 samples a day
 
 let decoder = EnvelopeDecoder()
@@ -416,6 +438,10 @@ emit(
         ("samplesPerSec", Double(totalSamples) / endToEndTime), ("seconds", endToEndTime),
         ("coresUsed", endToEndCores), ("daysRecomputed", endToEndReport.daysRecomputed),
     ], figure: Double(totalSamples) / endToEndTime, goal: 700_000, atLeast: true)
+emitJSONLine([
+    ("benchmark", "ingest.oneEnvelope"), ("msPerCall", oneEnvelopeMillis), ("calls", oneEnvelopeCalls),
+    ("liveSamples", expectedLive),
+])
 emitJSONLine([
     ("benchmark", "queries"), ("rollupsPerSec", rollupQueriesPerSec), ("samplesPerSec", sampleQueriesPerSec),
     ("users", queryUsers), ("daysPerRollupsQuery", days), ("storedUsers", users), ("liveSamples", expectedLive),

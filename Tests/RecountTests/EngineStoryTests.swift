@@ -295,6 +295,30 @@ import Testing
         }
     }
 
+    /// An ingest writes the checkpoint once `checkpointInterval` of work waits, and `close`
+    /// writes the rest: a reader opened beside the writer folds what the checkpoint does not
+    /// cover yet.
+    @Test func theCheckpointWaitsForItsIntervalAndCloseWritesTheRest() throws {
+        let lines = RandomWorkload.lines(seed: testSeed(21), count: 30)
+        try withTemporaryDirectory { directory in
+            func foldedByAReader() throws -> Int { try RecountEngine(readingDirectory: directory).recordsFoldedOnOpen }
+            let engine = try RecountEngine(directory: directory)
+            let first = try Self.ingest(engine, Array(lines[..<10]))
+            #expect(first.appended == 10)
+            #expect(try foldedByAReader() == 10, "no checkpoint after a small ingest")
+            try engine.close()
+            #expect(try foldedByAReader() == 0, "close writes it")
+
+            let eager = try RecountEngine(directory: directory, checkpointInterval: 1)
+            #expect(eager.recordsFoldedOnOpen == 0)
+            _ = try Self.ingest(eager, Array(lines[10...]))
+            #expect(try foldedByAReader() == 0, "an interval of 1 checkpoints every ingest")
+            let digest = eager.digest()
+            try eager.close()
+            #expect(try RecountEngine(readingDirectory: directory).digest() == digest)
+        }
+    }
+
     /// For random workloads, ingesting every envelope twice, replaying from scratch, folding
     /// in memory or through the checkpoint, cutting the input into other batches, and running
     /// under other `TZ` settings all give the same digest (which covers the sync state); the

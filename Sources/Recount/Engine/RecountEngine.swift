@@ -15,9 +15,11 @@ public final class RecountEngine: Sendable {
     private let log: Log?
     private let projections: Mutex<Projections>
     private let checkpoint: CheckpointFile
-    /// The log position the stored checkpoint covers (folds past it are saved by the next
-    /// ingest, recompute or `close`).
-    private let checkpointed: Atomic<UInt64>
+    /// The work done since the stored checkpoint: log records and samples folded, and days
+    /// recomputed. Changed only under the projections' lock.
+    private let uncheckpointed: Atomic<Int>
+    /// How much work (see `uncheckpointed`) an ingest or recompute leaves before it checkpoints.
+    public let checkpointInterval: Int
     /// Log records folded when the engine opened: those after the stored checkpoint (all of
     /// them when there was none, or it was damaged or ahead of the log).
     public let recordsFoldedOnOpen: Int
@@ -25,21 +27,30 @@ public final class RecountEngine: Sendable {
     /// Opens (creating it when missing) the data directory: the log, then the projections'
     /// checkpoint, folding the records appended since it.
     ///
-    /// The records folded are checkpointed by the next ingest or recompute, or by `close`, not
-    /// here: opening returns as soon as the engine can answer.
+    /// The checkpoint is rewritten whole, so it is not written per call: an ingest or
+    /// recompute writes it once the records and samples folded and the days recomputed since
+    /// the last one reach `checkpointInterval`, and `close` writes what is left. Opening does
+    /// not write it: it returns as soon as the engine can answer. Whatever a crash leaves
+    /// unwritten is folded again from the log when the engine next opens.
     ///
     /// - Parameters:
     ///   - directory: the data directory; the log is kept in its `log` folder.
     ///   - durability: when appended envelopes reach the disk (`.everyBatch` by default).
+    ///   - checkpointInterval: the work between checkpoints (default 250,000: a quarter of a
+    ///     second of folding when the engine next opens after a crash); 1 checkpoints after
+    ///     every ingest.
     /// - Throws: `LogError` when the log is locked by another writer, damaged, or unreadable.
-    public init(directory: String, durability: LogConfiguration.Durability = .everyBatch) throws {
+    public init(
+        directory: String, durability: LogConfiguration.Durability = .everyBatch, checkpointInterval: Int = 250_000
+    ) throws {
         self.directory = directory
+        self.checkpointInterval = max(1, checkpointInterval)
         let log = try Log(directory: directory + "/log", configuration: LogConfiguration(durability: durability))
         self.log = log
         checkpoint = CheckpointFile(dataDirectory: directory)
         let (state, folded) = try Self.load(checkpoint, reader: log.reader())
-        recordsFoldedOnOpen = folded
-        checkpointed = Atomic(folded > 0 ? 0 : state.position)
+        recordsFoldedOnOpen = folded.records
+        uncheckpointed = Atomic(folded.records + folded.samples)
         projections = Mutex(state)
     }
 
@@ -56,19 +67,22 @@ public final class RecountEngine: Sendable {
         log = nil
         checkpoint = CheckpointFile(dataDirectory: directory)
         var (state, folded) = try Self.load(checkpoint, reader: LogReader(directory: directory + "/log"))
-        recordsFoldedOnOpen = folded
-        checkpointed = Atomic(state.position)
+        recordsFoldedOnOpen = folded.records
+        uncheckpointed = Atomic(0)
+        checkpointInterval = .max
         if recompute { state.recompute() }
         projections = Mutex(state)
     }
 
     /// The checkpoint's projections (fresh ones when it is missing, damaged, or ahead of the
-    /// log) with the records of `reader` after it folded in; and how many were folded.
-    private static func load(_ checkpoint: CheckpointFile, reader: LogReader) throws -> (Projections, Int) {
+    /// log) with the records of `reader` after it folded in; and what was folded.
+    private static func load(
+        _ checkpoint: CheckpointFile, reader: LogReader
+    ) throws -> (Projections, ProjectionReplay.Summary) {
         var state = (try? checkpoint.load().get()) ?? Projections()
         if state.position >= reader.endPosition { state = Projections() }
         let folded = try ProjectionReplay.fold(reader, into: &state)
-        return (state, folded.records)
+        return (state, folded)
     }
 
     /// The log's writer, or `.readOnly` for an engine opened for queries only.
@@ -148,6 +162,7 @@ public final class RecountEngine: Sendable {
                 self.projections.withLock { projections in
                     for (envelope, position) in zip(envelopes, positions) {
                         folded += projections.apply(envelope, at: position)
+                        self.addWork(1 + envelope.samples.count)
                     }
                 }
             }
@@ -161,7 +176,8 @@ public final class RecountEngine: Sendable {
     }
 
     /// Makes the appended records durable, folds them, recomputes the dirty days when asked,
-    /// and checkpoints the projections (which never cover a record that could be lost).
+    /// and checkpoints the projections once `checkpointInterval` of work waits (a checkpoint
+    /// never covers a record that could be lost).
     private func foldAppended(into report: inout IngestReport, recompute: Bool) throws(IngestFailure) {
         do {
             let log = try writer()
@@ -169,21 +185,31 @@ public final class RecountEngine: Sendable {
             try projections.withLock { projections in
                 let folded = try ProjectionReplay.fold(log.reader(), into: &projections)
                 report.note(folded.effect)
-                if recompute { report.daysRecomputed += projections.recompute().count }
-                try save(projections)
+                addWork(folded.records + folded.samples)
+                if recompute {
+                    let days = projections.recompute().count
+                    report.daysRecomputed += days
+                    addWork(days)
+                }
+                if work >= checkpointInterval { try save(projections) }
             }
         } catch {
             throw IngestFailure(report: report, error: error)
         }
     }
 
-    /// Rebuilds every dirty day from its live samples and checkpoints the projections.
+    /// Rebuilds every dirty day from its live samples, checkpointing the projections once
+    /// `checkpointInterval` of work waits.
     /// - Returns: how many days were rebuilt.
     @discardableResult
     public func recompute() throws -> Int {
         try projections.withLock { projections in
             let count = projections.recompute().count
-            if log != nil { try save(projections) }
+            addWork(count)
+            if let log, work >= checkpointInterval {
+                try log.sync()
+                try save(projections)
+            }
             return count
         }
     }
@@ -293,20 +319,29 @@ public final class RecountEngine: Sendable {
     /// Makes every appended envelope durable.
     public func sync() throws { try writer().sync() }
 
-    /// Checkpoints the projections, remembering the position saved.
-    private func save(_ projections: Projections) throws {
-        try checkpoint.save(projections)
-        checkpointed.store(projections.position, ordering: .sequentiallyConsistent)
+    /// The work done since the stored checkpoint.
+    private var work: Int { uncheckpointed.load(ordering: .relaxed) }
+
+    /// Counts work done since the stored checkpoint (under the projections' lock).
+    private func addWork(_ amount: Int) {
+        uncheckpointed.add(amount, ordering: .relaxed)
     }
 
-    /// Checkpoints what was folded since the last checkpoint (the records folded on open, when
-    /// nothing was ingested since), syncs the log and releases the data directory.
+    /// Checkpoints the projections (under their lock).
+    private func save(_ projections: Projections) throws {
+        try checkpoint.save(projections)
+        uncheckpointed.store(0, ordering: .relaxed)
+    }
+
+    /// Checkpoints what was done since the last checkpoint, syncs the log and releases the
+    /// data directory.
     public func close() throws {
         guard let log else { return }
         try projections.withLock { projections in
-            if projections.position != checkpointed.load(ordering: .sequentiallyConsistent) {
-                try save(projections)
-            }
+            guard work > 0 else { return }
+            // A checkpoint never covers a record the log could still lose.
+            try log.sync()
+            try save(projections)
         }
         try log.close()
     }
