@@ -11,14 +11,28 @@ struct RepeatedField<Value> {
     mutating func value(
         of span: JSONSpan, in bytes: UnsafeRawBufferPointer, _ make: () throws(FieldError) -> Value
     ) throws(FieldError) -> Value {
-        let raw = span.text(in: bytes)
-        if let last, span.kind == kind, raw.count == text.count,
+        try value(of: span.text(in: bytes), kind: span.kind, make)
+    }
+
+    /// The value for a string field whose UTF-8 bytes are `raw` (as `WrittenSample` has them): the
+    /// last one when the text is the same, else `make()`'s.
+    mutating func value(ofString raw: UnsafeRawBufferPointer, _ make: () throws(FieldError) -> Value)
+        throws(FieldError) -> Value
+    {
+        try value(of: raw, kind: .string, make)
+    }
+
+    /// The value for text `raw` of a span of `kind`.
+    private mutating func value(
+        of raw: UnsafeRawBufferPointer, kind: JSONSpan.Kind, _ make: () throws(FieldError) -> Value
+    ) throws(FieldError) -> Value {
+        if let last, kind == self.kind, raw.count == text.count,
             raw.count == 0 || text.withUnsafeBytes({ memcmp($0.baseAddress!, raw.baseAddress!, raw.count) }) == 0
         {
             return last
         }
         let value = try make()
-        kind = span.kind
+        self.kind = kind
         text.removeAll(keepingCapacity: true)
         text.append(contentsOf: raw)
         last = value

@@ -1,0 +1,115 @@
+/// A `Sample` built outside ingest (by an importer), offered to the decoder field by field as
+/// `EnvelopeJSON` writes it: a field is present exactly when the writer writes it, and its value is
+/// the JSON the writer writes for it, read back the way the decoder reads that JSON (numbers and
+/// instants go through their text).
+struct WrittenSample: SampleSource {
+    /// A field, standing for the value the sample holds in it.
+    typealias Span = SampleFields.Field
+
+    let sample: Sample
+    let element: ElementPath
+
+    /// A written sample has only sample fields.
+    var unknownKey: String? { nil }
+
+    func required(_ field: SampleFields.Field) throws(FieldError) -> SampleFields.Field {
+        guard has(field) else { throw FieldError(.missingField, path: path(field), reason: "is required") }
+        return field
+    }
+
+    /// The field when present; the writer leaves an absent field out, so it is never `null`.
+    func optional(_ field: SampleFields.Field) throws(FieldError) -> SampleFields.Field? {
+        has(field) ? field : nil
+    }
+
+    func has(_ field: SampleFields.Field) -> Bool {
+        switch field {
+        case .id, .type, .start, .origin: true
+        case .end: sample.end != nil
+        case .timeZone: sample.timeZone != nil
+        case .value: sample.value != nil
+        case .unit: sample.unit != nil
+        case .stage: sample.stage != nil
+        case .device: sample.device != nil
+        case .syncIdentifier: sample.syncIdentifier != nil
+        case .syncVersion: sample.syncVersion != nil
+        case .lastModified: sample.lastModified != nil
+        case .activity: sample.workout?.activity != nil
+        case .distance: sample.workout?.distance != nil
+        case .energy: sample.workout?.energy != nil
+        }
+    }
+
+    func value(_ field: SampleFields.Field) -> JSONValue {
+        switch field {
+        case .id: .string(sample.id.text)
+        case .type: .string(sample.type.name)
+        case .start: .string(sample.start.rfc3339)
+        case .end: sample.end.map { .string($0.rfc3339) } ?? .null
+        case .lastModified: sample.lastModified.map { .string($0.rfc3339) } ?? .null
+        case .timeZone: sample.timeZone.map { .string($0) } ?? .null
+        case .value: sample.value.map { Self.number(EnvelopeJSON.number($0)) } ?? .null
+        case .unit: sample.unit.map { .string($0.symbol) } ?? .null
+        case .stage: sample.stage.map { .string($0.name) } ?? .null
+        case .origin: .string(sample.origin)
+        case .device: sample.device.map { .string($0) } ?? .null
+        case .syncIdentifier: sample.syncIdentifier.map { .string($0) } ?? .null
+        case .syncVersion: sample.syncVersion.map { Self.number(String($0)) } ?? .null
+        case .activity: sample.workout?.activity.map { .string($0.name) } ?? .null
+        case .distance: Self.total(sample.workout?.distance)
+        case .energy: Self.total(sample.workout?.energy)
+        }
+    }
+
+    func string(_ field: SampleFields.Field, _: SampleFields.Field, _ rule: StringRule) throws(FieldError) -> String {
+        try rule.check(value(field), path: path(field))
+    }
+
+    func id(_: SampleFields.Field) throws(FieldError) -> SampleID {
+        if sample.id.uuid == nil {
+            try sample.id.text.withRawUTF8 { text throws(FieldError) in
+                try StringRule.id.check(utf8: text, path: path(.id))
+            }
+        }
+        return sample.id
+    }
+
+    /// The instant as the decoder reads its written text back (a year the writer cannot write
+    /// as RFC 3339, or year 0000, is refused as it would be in an envelope).
+    func instant(_ field: SampleFields.Field, _: SampleFields.Field) throws(FieldError) -> Instant {
+        guard let instant = field == .start ? sample.start : field == .end ? sample.end : sample.lastModified else {
+            throw FieldError(.missingField, path: path(field), reason: "is required")
+        }
+        var text: [UInt8] = []
+        text.reserveCapacity(32)
+        RFC3339.append(
+            millis: instant.millis, offsetSeconds: instant.offsetSeconds, offsetIsUnknown: instant.offsetIsUnknown,
+            to: &text)
+        if let read = text.withUnsafeBytes({ ObjectReader.instant(text: $0) }) { return read }
+        return try ObjectReader.instant(value(field), path: path(field))
+    }
+
+    func repeated<Value>(
+        _ field: SampleFields.Field, _ cache: inout RepeatedField<Value>,
+        _ make: (JSONValue) throws(FieldError) -> Value
+    ) throws(FieldError) -> Value {
+        let value = value(field)
+        guard case .string(let text) = value else { return try make(value) }
+        return try text.withRawUTF8 { raw throws(FieldError) in
+            try cache.value(ofString: raw) { () throws(FieldError) in try make(value) }
+        }
+    }
+
+    /// The number the decoder reads from a number's written text.
+    private static func number(_ literal: String) -> JSONValue {
+        literal.withRawUTF8 { JSONSpan(kind: .other, start: 0, end: Int32($0.count)).value(in: $0) }
+    }
+
+    /// A workout total as written: a bare number, or `{"value", "unit"}`.
+    private static func total(_ total: WorkoutTotal?) -> JSONValue {
+        guard let total else { return .null }
+        let value = number(EnvelopeJSON.number(total.value))
+        guard let unit = total.unit else { return value }
+        return .object(JSONObject(members: [("value", value), ("unit", .string(unit.symbol))]))
+    }
+}
