@@ -80,12 +80,13 @@ struct WrittenSample: SampleSource {
         guard let instant = field == .start ? sample.start : field == .end ? sample.end : sample.lastModified else {
             throw FieldError(.missingField, path: path(field), reason: "is required")
         }
-        var text: [UInt8] = []
-        text.reserveCapacity(32)
-        RFC3339.append(
-            millis: instant.millis, offsetSeconds: instant.offsetSeconds, offsetIsUnknown: instant.offsetIsUnknown,
-            to: &text)
-        if let read = text.withUnsafeBytes({ ObjectReader.instant(text: $0) }) { return read }
+        let read = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: RFC3339.maximumLength) { text in
+            let count = RFC3339.write(
+                millis: instant.millis, offsetSeconds: instant.offsetSeconds,
+                offsetIsUnknown: instant.offsetIsUnknown, to: text.baseAddress!)
+            return ObjectReader.instant(text: UnsafeRawBufferPointer(start: text.baseAddress!, count: count))
+        }
+        if let read { return read }
         return try ObjectReader.instant(value(field), path: path(field))
     }
 
