@@ -2,7 +2,9 @@
 /// importer uses, before any validation.
 ///
 /// Filled by `ExportReader` from a top-level `<Record>` or `<Workout>` and its direct
-/// `<MetadataEntry>` children, then turned into a `Sample` by `RecordConverter`.
+/// `<MetadataEntry>` children, then turned into a `Sample` by `RecordConverter`. The attributes
+/// every record has (`sourceName`, `device`, `value`, `unit`) are kept as bytes in one buffer that
+/// the reader reuses from record to record: no `String` is made for them.
 struct AppleHealthRecord: Sendable {
     /// What the record carries besides its times.
     enum Kind: Sendable {
@@ -45,29 +47,34 @@ struct AppleHealthRecord: Sendable {
         ("HKCategoryTypeIdentifierSleepAnalysis", .sleep),
     ]
 
+    /// The names of `supportedRecordTypes`, made once.
+    private static let supportedRecordTypeNames = supportedRecordTypes.map(\.name.description)
+
     /// The kind and name of a supported `<Record>` type, given its `type` attribute's bytes;
     /// `nil` for every other type.
     static func supportedRecordType(_ type: UnsafeBufferPointer<UInt8>) -> (Kind, String)? {
-        for entry in supportedRecordTypes where XMLStartTag.equal(type, entry.name) {
-            return (entry.kind, entry.name.description)
+        for (index, entry) in supportedRecordTypes.enumerated() where XMLStartTag.equal(type, entry.name) {
+            return (entry.kind, supportedRecordTypeNames[index])
         }
         return nil
     }
 
     /// The record's kind.
-    var kind: Kind
+    var kind = Kind.quantity
     /// HealthKit type identifier.
-    var type: String
+    var type = ""
     /// Line of the element in the file, as reported by the parser.
-    var line: Int
-    /// `sourceName` attribute.
-    var sourceName: String?
-    /// `device` attribute.
-    var device: String?
-    /// `value` attribute.
-    var value: String?
-    /// `unit` attribute.
-    var unit: String?
+    var line = 0
+    /// The bytes of `sourceName`, `device`, `value` and `unit`, one after the other.
+    private var bytes: [UInt8] = []
+    /// `sourceName` attribute: its range in `bytes`.
+    var sourceName: Range<Int>?
+    /// `device` attribute: its range in `bytes`.
+    var device: Range<Int>?
+    /// `value` attribute: its range in `bytes`.
+    var value: Range<Int>?
+    /// `unit` attribute: its range in `bytes`.
+    var unit: Range<Int>?
     /// `creationDate` attribute.
     var creationDate: Timestamp?
     /// `startDate` attribute.
@@ -89,23 +96,28 @@ struct AppleHealthRecord: Sendable {
     /// its active-energy `<WorkoutStatistics>`.
     var totalEnergy: (value: String, unit: String)?
 
-    /// Captures the attributes of a `<Record>` or `<Workout>` element.
+    /// Creates an empty record, to be filled by `start(kind:type:tag:)`.
+    init() {}
+
+    /// Forgets the previous record and captures the attributes of a `<Record>` or `<Workout>`
+    /// element, keeping the byte buffer's capacity.
     ///
     /// - Parameters:
     ///   - kind: the kind for `type`.
     ///   - type: the HealthKit type identifier.
     ///   - tag: the element's start tag.
-    init(kind: Kind, type: String, tag: XMLStartTag) {
-        self.kind = kind
-        self.type = type
-        line = tag.line
+    mutating func start(kind: Kind, type: String, tag: XMLStartTag) {
+        var buffer: [UInt8] = []
+        swap(&buffer, &bytes)
+        buffer.removeAll(keepingCapacity: true)
+        self = AppleHealthRecord(kind: kind, type: type, line: tag.line, bytes: buffer)
         for index in 0..<tag.attributeCount where !tag.attributePrefixed(index) {
             let name = tag.attributeName(index)
             let value = { String(decoding: tag.attributeValue(index), as: UTF8.self) }
             if XMLStartTag.equal(name, "sourceName") {
-                sourceName = value()
+                sourceName = keep(tag.attributeValue(index))
             } else if XMLStartTag.equal(name, "device") {
-                device = value()
+                device = keep(tag.attributeValue(index))
             } else if XMLStartTag.equal(name, "creationDate") {
                 creationDate = Timestamp(tag.attributeValue(index))
             } else if XMLStartTag.equal(name, "startDate") {
@@ -113,9 +125,9 @@ struct AppleHealthRecord: Sendable {
             } else if XMLStartTag.equal(name, "endDate") {
                 endDate = Timestamp(tag.attributeValue(index))
             } else if kind != .workout, XMLStartTag.equal(name, "value") {
-                self.value = value()
+                self.value = keep(tag.attributeValue(index))
             } else if kind != .workout, XMLStartTag.equal(name, "unit") {
-                unit = value()
+                unit = keep(tag.attributeValue(index))
             } else if kind == .workout, XMLStartTag.equal(name, "workoutActivityType") {
                 activityType = value()
             }
@@ -124,6 +136,40 @@ struct AppleHealthRecord: Sendable {
             totalDistance = Self.total(tag, "totalDistance", "totalDistanceUnit")
             totalEnergy = Self.total(tag, "totalEnergyBurned", "totalEnergyBurnedUnit")
         }
+    }
+
+    /// A record with no attributes yet, reusing `bytes` (emptied).
+    private init(kind: Kind, type: String, line: Int, bytes: [UInt8]) {
+        self.kind = kind
+        self.type = type
+        self.line = line
+        self.bytes = bytes
+    }
+
+    /// Copies an attribute value into `bytes`.
+    /// - Returns: its range there.
+    private mutating func keep(_ value: UnsafeBufferPointer<UInt8>) -> Range<Int> {
+        let start = bytes.count
+        bytes.append(contentsOf: value)
+        return start..<bytes.count
+    }
+
+    /// Calls `body` with the bytes of a kept attribute (empty when the record has none).
+    /// - Parameters:
+    ///   - attribute: the attribute's range, such as `value`.
+    ///   - body: reads the bytes, valid only during the call.
+    func withBytes<Result>(
+        of attribute: Range<Int>?, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result
+    ) rethrows -> Result {
+        try bytes.withUnsafeBufferPointer { all in
+            try body(
+                attribute.map { UnsafeBufferPointer(rebasing: all[$0]) } ?? UnsafeBufferPointer(start: nil, count: 0))
+        }
+    }
+
+    /// The text of a kept attribute, for messages.
+    func text(of attribute: Range<Int>?) -> String {
+        withBytes(of: attribute) { String(decoding: $0, as: UTF8.self) }
     }
 
     /// A value attribute and its unit attribute, when the tag has both.
