@@ -118,7 +118,8 @@ package enum EnvelopeJSON {
             if out.last != 0x7B { out.append(0x2C) }
             out.append(0x22)
             key.withUTF8Buffer { out.append(contentsOf: $0) }
-            out.append(contentsOf: [0x22, 0x3A])
+            out.append(0x22)
+            out.append(0x3A)
         }
         func string(_ name: StaticString, _ value: String) {
             key(name)

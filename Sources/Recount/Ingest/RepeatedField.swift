@@ -6,6 +6,8 @@ struct RepeatedField<Value> {
     private var kind = JSONSpan.Kind.absent
     private var text: [UInt8] = []
     private var last: Value?
+    /// The string `last` was built from, when it came from `value(ofString:_:)`.
+    private var lastString: String?
 
     /// The value for `span`: the last one when its text is the same, else `make()`'s.
     mutating func value(
@@ -14,12 +16,19 @@ struct RepeatedField<Value> {
         try value(of: span.text(in: bytes), kind: span.kind, make)
     }
 
-    /// The value for a string field whose UTF-8 bytes are `raw` (as `WrittenSample` has them): the
-    /// last one when the text is the same, else `make()`'s.
-    mutating func value(ofString raw: UnsafeRawBufferPointer, _ make: () throws(FieldError) -> Value)
-        throws(FieldError) -> Value
+    /// The value for a string field of a `WrittenSample`: the last one when the text is the same
+    /// (settled without reading it when it is the very string of last time), else `make()`'s.
+    mutating func value(ofString string: String, _ make: () throws(FieldError) -> Value) throws(FieldError)
+        -> Value
     {
-        try value(of: raw, kind: .string, make)
+        if let last, let lastString, lastString.hasSameUTF8(as: string) { return last }
+        let value = try make()
+        // A span is never `.absent`, so spans never match what a string left here.
+        kind = .absent
+        text.removeAll(keepingCapacity: true)
+        lastString = string
+        last = value
+        return value
     }
 
     /// The value for text `raw` of a span of `kind`.
@@ -32,6 +41,7 @@ struct RepeatedField<Value> {
             return last
         }
         let value = try make()
+        lastString = nil
         self.kind = kind
         text.removeAll(keepingCapacity: true)
         text.append(contentsOf: raw)

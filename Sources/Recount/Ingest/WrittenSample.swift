@@ -41,23 +41,32 @@ struct WrittenSample: SampleSource {
     }
 
     func value(_ field: SampleFields.Field) -> JSONValue {
+        if let text = string(field) { return .string(text) }
         switch field {
-        case .id: .string(sample.id.text)
-        case .type: .string(sample.type.name)
-        case .start: .string(sample.start.rfc3339)
-        case .end: sample.end.map { .string($0.rfc3339) } ?? .null
-        case .lastModified: sample.lastModified.map { .string($0.rfc3339) } ?? .null
-        case .timeZone: sample.timeZone.map { .string($0) } ?? .null
-        case .value: sample.value.map { Self.number(EnvelopeJSON.number($0)) } ?? .null
-        case .unit: sample.unit.map { .string($0.symbol) } ?? .null
-        case .stage: sample.stage.map { .string($0.name) } ?? .null
-        case .origin: .string(sample.origin)
-        case .device: sample.device.map { .string($0) } ?? .null
-        case .syncIdentifier: sample.syncIdentifier.map { .string($0) } ?? .null
-        case .syncVersion: sample.syncVersion.map { Self.number(String($0)) } ?? .null
-        case .activity: sample.workout?.activity.map { .string($0.name) } ?? .null
-        case .distance: Self.total(sample.workout?.distance)
-        case .energy: Self.total(sample.workout?.energy)
+        case .start: return .string(sample.start.rfc3339)
+        case .end: return sample.end.map { .string($0.rfc3339) } ?? .null
+        case .lastModified: return sample.lastModified.map { .string($0.rfc3339) } ?? .null
+        case .value: return sample.value.map { Self.number(EnvelopeJSON.number($0)) } ?? .null
+        case .syncVersion: return sample.syncVersion.map { Self.number(String($0)) } ?? .null
+        case .distance: return Self.total(sample.workout?.distance)
+        case .energy: return Self.total(sample.workout?.energy)
+        default: return .null
+        }
+    }
+
+    /// The text of a field written as a JSON string, if the sample has it.
+    private func string(_ field: SampleFields.Field) -> String? {
+        switch field {
+        case .id: sample.id.text
+        case .type: sample.type.name
+        case .timeZone: sample.timeZone
+        case .unit: sample.unit?.symbol
+        case .stage: sample.stage?.name
+        case .origin: sample.origin
+        case .device: sample.device
+        case .syncIdentifier: sample.syncIdentifier
+        case .activity: sample.workout?.activity?.name
+        case .start, .end, .lastModified, .value, .syncVersion, .distance, .energy: nil
         }
     }
 
@@ -94,11 +103,8 @@ struct WrittenSample: SampleSource {
         _ field: SampleFields.Field, _ cache: inout RepeatedField<Value>,
         _ make: (JSONValue) throws(FieldError) -> Value
     ) throws(FieldError) -> Value {
-        let value = value(field)
-        guard case .string(let text) = value else { return try make(value) }
-        return try text.withRawUTF8 { raw throws(FieldError) in
-            try cache.value(ofString: raw) { () throws(FieldError) in try make(value) }
-        }
+        guard let text = string(field) else { return try make(value(field)) }
+        return try cache.value(ofString: text) { () throws(FieldError) in try make(.string(text)) }
     }
 
     /// The number the decoder reads from a number's written text.
