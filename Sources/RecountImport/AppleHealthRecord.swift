@@ -1,3 +1,5 @@
+import Recount
+
 /// One sample element of an Apple Health export as written: attributes and the metadata the
 /// importer uses, before any validation.
 ///
@@ -33,8 +35,25 @@ struct AppleHealthRecord: Sendable {
         }
     }
 
-    /// The HealthKit type identifier reported for workouts, which carry no `type` attribute.
-    static let workoutType = "HKWorkoutTypeIdentifier"
+    /// A type the importer reads: its kind, its HealthKit identifier and the catalogue metric it
+    /// stands for.
+    struct RecordType: Sendable {
+        /// What the record carries besides its times.
+        var kind: Kind
+        /// The HealthKit type identifier.
+        var name: String
+        /// The identifier as a catalogue type name; `nil` if the catalogue did not know it.
+        var metric: MetricName?
+
+        init(kind: Kind, name: String) {
+            self.kind = kind
+            self.name = name
+            metric = MetricName(name)
+        }
+    }
+
+    /// `<Workout>`s, which carry no `type` attribute: reported as `HKWorkoutTypeIdentifier`.
+    static let workoutType = RecordType(kind: .workout, name: "HKWorkoutTypeIdentifier")
 
     /// The supported `<Record>` types and their kinds (contract §2, v1 catalogue).
     static let supportedRecordTypes: [(name: StaticString, kind: Kind)] = [
@@ -47,14 +66,15 @@ struct AppleHealthRecord: Sendable {
         ("HKCategoryTypeIdentifierSleepAnalysis", .sleep),
     ]
 
-    /// The names of `supportedRecordTypes`, made once.
-    private static let supportedRecordTypeNames = supportedRecordTypes.map(\.name.description)
+    /// `supportedRecordTypes` with their names and metrics, made once.
+    private static let supportedRecordTypeValues = supportedRecordTypes.map {
+        RecordType(kind: $0.kind, name: $0.name.description)
+    }
 
-    /// The kind and name of a supported `<Record>` type, given its `type` attribute's bytes;
-    /// `nil` for every other type.
-    static func supportedRecordType(_ type: UnsafeBufferPointer<UInt8>) -> (Kind, String)? {
+    /// The supported `<Record>` type of a `type` attribute's bytes; `nil` for every other type.
+    static func supportedRecordType(_ type: UnsafeBufferPointer<UInt8>) -> RecordType? {
         for (index, entry) in supportedRecordTypes.enumerated() where XMLStartTag.equal(type, entry.name) {
-            return (entry.kind, supportedRecordTypeNames[index])
+            return supportedRecordTypeValues[index]
         }
         return nil
     }
@@ -63,6 +83,8 @@ struct AppleHealthRecord: Sendable {
     var kind = Kind.quantity
     /// HealthKit type identifier.
     var type = ""
+    /// The identifier as a catalogue type name.
+    var metric: MetricName?
     /// Line of the element in the file, as reported by the parser.
     var line = 0
     /// The bytes of `sourceName`, `device`, `value` and `unit`, one after the other.
@@ -103,33 +125,33 @@ struct AppleHealthRecord: Sendable {
     /// element, keeping the byte buffer's capacity.
     ///
     /// - Parameters:
-    ///   - kind: the kind for `type`.
-    ///   - type: the HealthKit type identifier.
+    ///   - type: the record's type.
     ///   - tag: the element's start tag.
-    mutating func start(kind: Kind, type: String, tag: XMLStartTag) {
+    mutating func start(_ type: RecordType, tag: XMLStartTag) {
         var buffer: [UInt8] = []
         swap(&buffer, &bytes)
         buffer.removeAll(keepingCapacity: true)
-        self = AppleHealthRecord(kind: kind, type: type, line: tag.line, bytes: buffer)
+        self = AppleHealthRecord(type: type, line: tag.line, bytes: buffer)
         for index in 0..<tag.attributeCount where !tag.attributePrefixed(index) {
             let name = tag.attributeName(index)
-            let value = { String(decoding: tag.attributeValue(index), as: UTF8.self) }
-            if XMLStartTag.equal(name, "sourceName") {
-                sourceName = keep(tag.attributeValue(index))
-            } else if XMLStartTag.equal(name, "device") {
-                device = keep(tag.attributeValue(index))
-            } else if XMLStartTag.equal(name, "creationDate") {
-                creationDate = Timestamp(tag.attributeValue(index))
-            } else if XMLStartTag.equal(name, "startDate") {
-                startDate = Timestamp(tag.attributeValue(index))
-            } else if XMLStartTag.equal(name, "endDate") {
-                endDate = Timestamp(tag.attributeValue(index))
-            } else if kind != .workout, XMLStartTag.equal(name, "value") {
-                self.value = keep(tag.attributeValue(index))
-            } else if kind != .workout, XMLStartTag.equal(name, "unit") {
-                unit = keep(tag.attributeValue(index))
-            } else if kind == .workout, XMLStartTag.equal(name, "workoutActivityType") {
-                activityType = value()
+            let written = tag.attributeValue(index)
+            func named(_ literal: StaticString) -> Bool { XMLStartTag.equal(name, literal) }
+            // The first letter picks the candidates, so most attributes are compared once.
+            switch name[0] {
+            case UInt8(ascii: "s"):
+                if named("sourceName") {
+                    sourceName = keep(written)
+                } else if named("startDate") {
+                    startDate = Timestamp(written)
+                }
+            case UInt8(ascii: "d") where named("device"): device = keep(written)
+            case UInt8(ascii: "c") where named("creationDate"): creationDate = Timestamp(written)
+            case UInt8(ascii: "e") where named("endDate"): endDate = Timestamp(written)
+            case UInt8(ascii: "v") where kind != .workout && named("value"): value = keep(written)
+            case UInt8(ascii: "u") where kind != .workout && named("unit"): unit = keep(written)
+            case UInt8(ascii: "w") where kind == .workout && named("workoutActivityType"):
+                activityType = String(decoding: written, as: UTF8.self)
+            default: break
             }
         }
         if kind == .workout {
@@ -139,9 +161,10 @@ struct AppleHealthRecord: Sendable {
     }
 
     /// A record with no attributes yet, reusing `bytes` (emptied).
-    private init(kind: Kind, type: String, line: Int, bytes: [UInt8]) {
-        self.kind = kind
-        self.type = type
+    private init(type: RecordType, line: Int, bytes: [UInt8]) {
+        kind = type.kind
+        self.type = type.name
+        metric = type.metric
         self.line = line
         self.bytes = bytes
     }

@@ -109,14 +109,14 @@ final class ExportReader: XMLStreamHandler {
                 session.addInvalid(type: "Record", line: tag.line, reason: "missing attribute type")
                 return
             }
-            if let (kind, name) = AppleHealthRecord.supportedRecordType(type) {
-                record.start(kind: kind, type: name, tag: tag)
+            if let supported = AppleHealthRecord.supportedRecordType(type) {
+                record.start(supported, tag: tag)
                 readingRecord = true
             } else {
                 session.skip(String(decoding: type, as: UTF8.self))
             }
         } else if tag.isNamed("Workout") {
-            record.start(kind: .workout, type: AppleHealthRecord.workoutType, tag: tag)
+            record.start(AppleHealthRecord.workoutType, tag: tag)
             readingRecord = true
         } else {
             if tag.isNamed("Correlation") { inCorrelation = true }

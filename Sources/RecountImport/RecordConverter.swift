@@ -14,8 +14,6 @@ final class RecordConverter {
     private var otherDevices = RecentValues<String?>()
     /// Units by their symbol as written.
     private var units = RecentValues<UnitName>()
-    /// Metric names by supported type identifier.
-    private var metricNames: [String: MetricName] = [:]
     /// Time-zone lookups.
     private let zones = TimeZoneCache()
     /// `HKTimeZone` values Foundation does not know; those samples keep the written offset.
@@ -164,7 +162,7 @@ final class RecordConverter {
                     value: writtenValue, unit: writtenUnit, creation: creation?.epochSeconds)
             }
         }
-        guard let type = metricName(record.type) else { throw RecordRejection("unsupported type \(record.type)") }
+        guard let type = record.metric else { throw RecordRejection("unsupported type \(record.type)") }
         return Sample(
             id: id, type: type, start: Instant(millis: start.epochSeconds * 1000, offsetSeconds: startOffset),
             end: Instant(millis: end.epochSeconds * 1000, offsetSeconds: endOffset), timeZone: timeZone, value: value,
@@ -219,14 +217,6 @@ final class RecordConverter {
     /// The day number of a local time in seconds.
     private static func floorDay(_ seconds: Int64) -> Int64 {
         seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-    }
-
-    /// The metric name of a supported type identifier, resolved once per type.
-    private func metricName(_ type: String) -> MetricName? {
-        if let known = metricNames[type] { return known }
-        let name = MetricName(type)
-        metricNames[type] = name
-        return name
     }
 
     /// The normalised origin of a record's raw source name, cached.
