@@ -23,8 +23,10 @@ package struct SampleValidator {
     ///   an envelope's `samples` on line 1 (path `samples[0].value`, say).
     package mutating func check(_ sample: Sample) throws(IngestError) {
         do {
-            _ = try decoder.sample(
-                WrittenSample(sample: sample, element: ElementPath(array: "samples", index: 0)), repeats: &repeats)
+            try withUnsafePointer(to: sample) { sample throws(FieldError) in
+                _ = try decoder.sample(
+                    WrittenSample(sample: sample, element: ElementPath(array: "samples", index: 0)), repeats: &repeats)
+            }
         } catch {
             throw IngestError(error.code, line: 1, path: error.path, reason: error.reason)
         }

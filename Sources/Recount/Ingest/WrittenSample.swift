@@ -6,7 +6,9 @@ struct WrittenSample: SampleSource {
     /// A field, standing for the value the sample holds in it.
     typealias Span = SampleFields.Field
 
-    let sample: Sample
+    /// The sample, read in place: it outlives the check, and copying it would retain each of its
+    /// strings.
+    let sample: UnsafePointer<Sample>
     let element: ElementPath
 
     /// A written sample has only sample fields.
@@ -25,31 +27,31 @@ struct WrittenSample: SampleSource {
     func has(_ field: SampleFields.Field) -> Bool {
         switch field {
         case .id, .type, .start, .origin: true
-        case .end: sample.end != nil
-        case .timeZone: sample.timeZone != nil
-        case .value: sample.value != nil
-        case .unit: sample.unit != nil
-        case .stage: sample.stage != nil
-        case .device: sample.device != nil
-        case .syncIdentifier: sample.syncIdentifier != nil
-        case .syncVersion: sample.syncVersion != nil
-        case .lastModified: sample.lastModified != nil
-        case .activity: sample.workout?.activity != nil
-        case .distance: sample.workout?.distance != nil
-        case .energy: sample.workout?.energy != nil
+        case .end: sample.pointee.end != nil
+        case .timeZone: sample.pointee.timeZone != nil
+        case .value: sample.pointee.value != nil
+        case .unit: sample.pointee.unit != nil
+        case .stage: sample.pointee.stage != nil
+        case .device: sample.pointee.device != nil
+        case .syncIdentifier: sample.pointee.syncIdentifier != nil
+        case .syncVersion: sample.pointee.syncVersion != nil
+        case .lastModified: sample.pointee.lastModified != nil
+        case .activity: sample.pointee.workout?.activity != nil
+        case .distance: sample.pointee.workout?.distance != nil
+        case .energy: sample.pointee.workout?.energy != nil
         }
     }
 
     func value(_ field: SampleFields.Field) -> JSONValue {
         if let text = string(field) { return .string(text) }
         switch field {
-        case .start: return .string(sample.start.rfc3339)
-        case .end: return sample.end.map { .string($0.rfc3339) } ?? .null
-        case .lastModified: return sample.lastModified.map { .string($0.rfc3339) } ?? .null
-        case .value: return sample.value.map { Self.number(EnvelopeJSON.number($0)) } ?? .null
-        case .syncVersion: return sample.syncVersion.map { Self.number(String($0)) } ?? .null
-        case .distance: return Self.total(sample.workout?.distance)
-        case .energy: return Self.total(sample.workout?.energy)
+        case .start: return .string(sample.pointee.start.rfc3339)
+        case .end: return sample.pointee.end.map { .string($0.rfc3339) } ?? .null
+        case .lastModified: return sample.pointee.lastModified.map { .string($0.rfc3339) } ?? .null
+        case .value: return sample.pointee.value.map { Self.number(EnvelopeJSON.number($0)) } ?? .null
+        case .syncVersion: return sample.pointee.syncVersion.map { Self.number(String($0)) } ?? .null
+        case .distance: return Self.total(sample.pointee.workout?.distance)
+        case .energy: return Self.total(sample.pointee.workout?.energy)
         default: return .null
         }
     }
@@ -57,15 +59,15 @@ struct WrittenSample: SampleSource {
     /// The text of a field written as a JSON string, if the sample has it.
     private func string(_ field: SampleFields.Field) -> String? {
         switch field {
-        case .id: sample.id.text
-        case .type: sample.type.name
-        case .timeZone: sample.timeZone
-        case .unit: sample.unit?.symbol
-        case .stage: sample.stage?.name
-        case .origin: sample.origin
-        case .device: sample.device
-        case .syncIdentifier: sample.syncIdentifier
-        case .activity: sample.workout?.activity?.name
+        case .id: sample.pointee.id.text
+        case .type: sample.pointee.type.name
+        case .timeZone: sample.pointee.timeZone
+        case .unit: sample.pointee.unit?.symbol
+        case .stage: sample.pointee.stage?.name
+        case .origin: sample.pointee.origin
+        case .device: sample.pointee.device
+        case .syncIdentifier: sample.pointee.syncIdentifier
+        case .activity: sample.pointee.workout?.activity?.name
         case .start, .end, .lastModified, .value, .syncVersion, .distance, .energy: nil
         }
     }
@@ -75,18 +77,21 @@ struct WrittenSample: SampleSource {
     }
 
     func id(_: SampleFields.Field) throws(FieldError) -> SampleID {
-        if sample.id.uuid == nil {
-            try sample.id.text.withRawUTF8 { text throws(FieldError) in
+        if sample.pointee.id.uuid == nil {
+            try sample.pointee.id.text.withRawUTF8 { text throws(FieldError) in
                 try StringRule.id.check(utf8: text, path: path(.id))
             }
         }
-        return sample.id
+        return sample.pointee.id
     }
 
     /// The instant as the decoder reads its written text back (a year the writer cannot write
     /// as RFC 3339, or year 0000, is refused as it would be in an envelope).
     func instant(_ field: SampleFields.Field, _: SampleFields.Field) throws(FieldError) -> Instant {
-        guard let instant = field == .start ? sample.start : field == .end ? sample.end : sample.lastModified else {
+        guard
+            let instant = field == .start
+                ? sample.pointee.start : field == .end ? sample.pointee.end : sample.pointee.lastModified
+        else {
             throw FieldError(.missingField, path: path(field), reason: "is required")
         }
         let read = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: RFC3339.maximumLength) { text in
