@@ -109,8 +109,7 @@ import Testing
                     + #"<Record type="HKQuantityTypeIdentifierStepCount" sourceName="Phone" startDate="x"/>"#))
         #expect(run.lines.isEmpty)
         #expect(run.report.importedTotal == 0 && run.report.invalidTotal == 2)
-        // The decoder's refusal is found when the envelope is written, after the later line's;
-        // the examples are still in line order.
+        // The decoder's refusal and the converter's are both reported, in line order.
         #expect(run.report.invalidExamples.map(\.line) == [4, 5])
     }
 
