@@ -1,6 +1,6 @@
 // Import throughput of the provider-export importers, as JSON lines: for each importer, a large
-// synthetic export generated deterministically, imported end to end (parse, convert, envelope
-// JSON checked by ingest's decoder) into a sink that only counts the lines' bytes.
+// synthetic export generated deterministically, imported end to end (parse, convert, samples
+// checked with ingest's decoder rules, envelope JSON) into a sink that only counts the lines' bytes.
 //
 //   swift run -c release ImportBenchmark            full run, ~200 MB per importer (refuses a debug build)
 //   swift run ImportBenchmark --smoke               ~1 MB per importer, checks counts, reports no times

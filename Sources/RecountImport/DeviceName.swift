@@ -35,15 +35,22 @@ enum DeviceName {
         }
     }
 
-    /// The attribute without its `HKDevice` memory address: equal for every record of one device,
-    /// so a good cache key for `normalize`.
+    /// The bytes of an `HKDevice` description without its memory address: equal for every record
+    /// of one device, so a good cache key for `normalize`.
     ///
-    /// - Parameter raw: the attribute value.
-    /// - Returns: the text from the `>` closing `<HKDevice: 0x…>` on, or `raw` itself.
-    static func addressFreeKey(_ raw: String) -> Substring {
-        guard raw.hasPrefix("<<HKDevice"), let close = raw.utf8.firstIndex(of: UInt8(ascii: ">"))
-        else { return raw[...] }
-        return raw[close...]
+    /// - Parameter raw: the attribute value's bytes.
+    /// - Returns: the bytes from the `>` closing `<HKDevice: 0x…>` on, or `nil` when `raw` is no
+    ///   `HKDevice` description (it starts with `<<HKDevice` and an ASCII byte, and has a `>`).
+    static func addressFreeKey(_ raw: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8>? {
+        let prefix: StaticString = "<<HKDevice"
+        let length = prefix.utf8CodeUnitCount
+        // A byte above 0x7F could combine with the prefix's last letter, which `String`'s
+        // `hasPrefix` (in `normalize`) would then not see as the prefix.
+        guard raw.count > length, raw[length] < 0x80,
+            XMLStartTag.equal(UnsafeBufferPointer(rebasing: raw[..<length]), prefix),
+            let close = raw.firstIndex(of: UInt8(ascii: ">"))
+        else { return nil }
+        return UnsafeBufferPointer(rebasing: raw[close...])
     }
 
     /// Splits `, key:value, key:value` into fields.

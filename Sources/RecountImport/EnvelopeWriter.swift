@@ -1,8 +1,8 @@
 import Recount
 
 /// Packs samples into `samples.upsert` envelopes of at most `batchSize` samples, checks each
-/// envelope with ingest's own `EnvelopeDecoder`, and hands it, as one line of JSON without a
-/// trailing newline, to a closure.
+/// sample with ingest's own rules (`SampleValidator`), and hands each envelope, as one line of
+/// JSON without a trailing newline, to a closure.
 ///
 /// Envelopes are written by `EnvelopeJSON`, as `recount log dump` writes them:
 /// `{"kind":"samples.upsert","user":U,"receivedAt":T,"provider":P,"samples":[…]}`;
@@ -11,9 +11,12 @@ import Recount
 /// (`fitbit`), Google Fit (`google_fit`).
 ///
 /// Ingest takes an envelope whole or not at all, so one sample it refuses (a unit it does not
-/// know, a negative step count) would sink its neighbours. When the decoder refuses an envelope,
-/// each of its samples is checked alone; the ones refused are left out and kept in `rejections`
-/// with the decoder's code and reason, and the rest is written.
+/// know, a negative step count) would sink its neighbours. Each sample is therefore checked as it
+/// is added, with the decoder's own sample rules; a sample refused is left out and kept in
+/// `rejections` with the decoder's code and reason (it still counts toward its envelope's
+/// `batchSize`), and the rest is written. Each sample's JSON is appended to one reused buffer as
+/// it is added. The envelope's own limits (line length, samples per array) are the decoder's to
+/// judge: it reads an envelope only when one might be exceeded.
 final class EnvelopeWriter {
     /// A sample ingest refused, with the record it came from.
     struct Rejection {
@@ -27,14 +30,6 @@ final class EnvelopeWriter {
         var reason: String
     }
 
-    /// A sample waiting in the envelope being built.
-    private struct Pending {
-        var sample: Sample
-        var type: String
-        var file: String?
-        var line: Int
-    }
-
     /// The envelopes' user.
     private let user: String
     /// The envelopes' provider.
@@ -43,13 +38,17 @@ final class EnvelopeWriter {
     private let batchSize: Int
     /// Where finished lines go.
     private let emit: (String) throws -> Void
-    /// Ingest's decoder, which every envelope passes before it is emitted.
-    private let decoder = EnvelopeDecoder()
+    /// Ingest's sample rules, which every sample passes before it is written.
+    private var validator = SampleValidator()
     /// `receivedAt` of the envelopes to come (the export's `ExportDate`).
     var receivedAt: Instant?
 
-    /// The samples of the envelope being built.
-    private var body: [Pending] = []
+    /// The JSON of the samples accepted into the envelope being built, separated by commas.
+    private var samplesJSON: [UInt8] = []
+    /// Samples accepted into the envelope being built.
+    private var samplesInBody = 0
+    /// Samples taken into the envelope being built, refused ones included (`batchSize` counts them).
+    private var samplesTaken = 0
     /// Ids in the envelope being built, to drop exact duplicates within it.
     private var idsInBody: Set<SampleID> = []
     /// Samples written so far.
@@ -89,43 +88,44 @@ final class EnvelopeWriter {
             duplicatesDropped += 1
             return
         }
-        body.append(Pending(sample: sample, type: type, file: file, line: line))
-        if body.count >= batchSize {
+        samplesTaken += 1
+        do throws(IngestError) {
+            try validator.check(sample)
+            if samplesInBody > 0 { samplesJSON.append(UInt8(ascii: ",")) }
+            EnvelopeJSON.appendSample(sample, to: &samplesJSON)
+            samplesInBody += 1
+        } catch {
+            let field = error.path.drop { $0 != "." }.dropFirst()
+            rejections.append(
+                Rejection(
+                    type: type, file: file, line: line,
+                    reason: "rejected by ingest (\(error.code)): \(field.isEmpty ? "sample" : field) \(error.reason)"))
+        }
+        if samplesTaken >= batchSize {
             try flush()
         }
     }
 
     /// Emits the envelope being built, if it holds any sample ingest accepts.
-    /// - Throws: whatever `emit` throws; `ImportError.envelopeRejected` when the
-    ///   decoder refuses an envelope whose samples it each accepts alone.
+    /// - Throws: whatever `emit` throws; `ImportError.envelopeRejected` when the decoder refuses
+    ///   the envelope as a whole (a line or an array over ingest's limits).
     func flush() throws {
-        guard !body.isEmpty else { return }
-        var line = envelopeLine(body.map(\.sample))
-        if check(line) != nil {
-            body.removeAll { pending in
-                guard let error = check(envelopeLine([pending.sample])) else { return false }
-                let field = error.path.drop { $0 != "." }.dropFirst()
-                rejections.append(
-                    Rejection(
-                        type: pending.type, file: pending.file, line: pending.line,
-                        reason:
-                            "rejected by ingest (\(error.code)): \(field.isEmpty ? "sample" : field) \(error.reason)"
-                    ))
-                return true
-            }
-            if body.isEmpty {
-                idsInBody.removeAll(keepingCapacity: true)
-                return
-            }
-            line = envelopeLine(body.map(\.sample))
-            if let error = check(line) {
-                throw ImportError(
-                    code: .envelopeRejected, message: "an envelope of \(body.count) samples: \(error)")
-            }
+        guard samplesTaken > 0 else { return }
+        let count = samplesInBody
+        defer {
+            samplesJSON.removeAll(keepingCapacity: true)
+            samplesInBody = 0
+            samplesTaken = 0
+            idsInBody.removeAll(keepingCapacity: true)
         }
-        let count = body.count
-        body.removeAll(keepingCapacity: true)
-        idsInBody.removeAll(keepingCapacity: true)
+        guard count > 0 else { return }
+        let line = EnvelopeJSON.samplesUpsert(
+            user: user, receivedAt: receivedAt, provider: provider, samples: samplesJSON)
+        if line.utf8.count > EnvelopeLimits.lineBytes || count > EnvelopeLimits.itemsPerArray,
+            let error = check(line)
+        {
+            throw ImportError(code: .envelopeRejected, message: "an envelope of \(count) samples: \(error)")
+        }
         try emit(line)
         samplesWritten += count
         envelopesWritten += 1
@@ -137,20 +137,12 @@ final class EnvelopeWriter {
         return rejections
     }
 
-    /// One `samples.upsert` line.
-    private func envelopeLine(_ samples: [Sample]) -> String {
-        EnvelopeJSON.string(
-            EnvelopeInput(
-                user: user, receivedAt: receivedAt, body: .samplesUpsert(provider: provider, samples: samples))
-        )
-    }
-
-    /// The decoder's verdict on a line: `nil` when ingest would append it.
+    /// The decoder's verdict on a whole line: `nil` when ingest would append it.
     private func check(_ line: String) -> IngestError? {
         var line = line
         return line.withUTF8 { bytes -> IngestError? in
             do throws(IngestError) {
-                _ = try decoder.decode(line: UnsafeRawBufferPointer(bytes), number: 1)
+                _ = try EnvelopeDecoder().decode(line: UnsafeRawBufferPointer(bytes), number: 1)
                 return nil
             } catch {
                 return error

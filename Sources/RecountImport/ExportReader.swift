@@ -24,8 +24,10 @@ final class ExportReader: XMLStreamHandler {
 
     /// Element depth: 1 inside the root, 2 inside a top-level record.
     private var depth = 0
-    /// The supported record being read, if any.
-    private var current: AppleHealthRecord?
+    /// The supported record being read (while `readingRecord`); its buffer is reused.
+    private var record = AppleHealthRecord()
+    /// Whether a supported record is open.
+    private var readingRecord = false
     /// Whether a top-level `<Correlation>` is open.
     private var inCorrelation = false
     /// Whether any element was seen.
@@ -63,10 +65,10 @@ final class ExportReader: XMLStreamHandler {
         if depth == 2 {
             startTopLevel(tag)
         } else if depth == 3 {
-            if current != nil, tag.isNamed("MetadataEntry") {
-                current?.addMetadata(tag)
-            } else if current != nil, tag.isNamed("WorkoutStatistics") {
-                current?.addStatistics(tag)
+            if readingRecord, tag.isNamed("MetadataEntry") {
+                record.addMetadata(tag)
+            } else if readingRecord, tag.isNamed("WorkoutStatistics") {
+                record.addStatistics(tag)
             } else if inCorrelation, tag.isNamed("Record") {
                 session.tally.correlationChildrenIgnored += 1
             }
@@ -76,9 +78,9 @@ final class ExportReader: XMLStreamHandler {
 
     func endElement() -> Bool {
         if depth == 2 {
-            if let record = current {
-                current = nil
-                finish(record)
+            if readingRecord {
+                readingRecord = false
+                finishRecord()
             }
             inCorrelation = false
         }
@@ -107,21 +109,23 @@ final class ExportReader: XMLStreamHandler {
                 session.addInvalid(type: "Record", line: tag.line, reason: "missing attribute type")
                 return
             }
-            if let (kind, name) = AppleHealthRecord.supportedRecordType(type) {
-                current = AppleHealthRecord(kind: kind, type: name, tag: tag)
+            if let supported = AppleHealthRecord.supportedRecordType(type) {
+                record.start(supported, tag: tag)
+                readingRecord = true
             } else {
                 session.skip(String(decoding: type, as: UTF8.self))
             }
         } else if tag.isNamed("Workout") {
-            current = AppleHealthRecord(kind: .workout, type: AppleHealthRecord.workoutType, tag: tag)
+            record.start(AppleHealthRecord.workoutType, tag: tag)
+            readingRecord = true
         } else {
             if tag.isNamed("Correlation") { inCorrelation = true }
             session.skip(tag.string("type") ?? tag.qualifiedName)
         }
     }
 
-    /// Converts a finished record and writes it, or counts it as invalid.
-    private func finish(_ record: AppleHealthRecord) {
+    /// Converts the record just finished and writes it, or counts it as invalid.
+    private func finishRecord() {
         guard emitFailure == nil else { return }
         let sample: Sample
         do {

@@ -17,8 +17,8 @@ struct ImportTally {
     /// Decisions about the whole export, for `ImportReport.notes`.
     var notes: [String] = []
 
-    /// Counts an invalid record, keeping the reasons of the first few by file and line (records
-    /// the decoder refuses are counted when their envelope is written, after later lines).
+    /// Counts an invalid record, keeping the reasons of the first few by file and line, in that
+    /// order whatever order they are counted in.
     /// - Parameters:
     ///   - type: the record's type.
     ///   - file: its file in a multi-file export (files are read in path order).

@@ -7,9 +7,13 @@ import Recount
 /// database.
 final class RecordConverter {
     /// Normalised origins by raw `sourceName` (exports use a handful of names).
-    private var origins: [String: String] = [:]
-    /// Normalised devices by `DeviceName.addressFreeKey` of the raw attribute.
-    private var devices: [Substring: String?] = [:]
+    private var origins = RecentValues<String>()
+    /// Normalised `HKDevice` descriptions by `DeviceName.addressFreeKey` of the raw attribute.
+    private var describedDevices = RecentValues<String?>()
+    /// Normalised devices that are no `HKDevice` description, by the raw attribute.
+    private var otherDevices = RecentValues<String?>()
+    /// Units by their symbol as written.
+    private var units = RecentValues<UnitName>()
     /// Time-zone lookups.
     private let zones = TimeZoneCache()
     /// `HKTimeZone` values Foundation does not know; those samples keep the written offset.
@@ -88,8 +92,7 @@ final class RecordConverter {
     ///   start, a non-numeric or non-finite value, an empty unit or source name, an unknown sleep
     ///   value or a non-integer sync version.
     func convert(_ record: AppleHealthRecord) throws(RecordRejection) -> Sample {
-        let rawSource = try Self.require(record.sourceName, "sourceName")
-        let origin = normalizedOrigin(rawSource)
+        let origin = normalizedOrigin(try Self.require(record.sourceName, "sourceName"), of: record)
         guard !origin.isEmpty else { throw RecordRejection("empty sourceName") }
         let start = try Self.timestamp(record.startDate, "startDate")
         let end = try Self.timestamp(record.endDate, "endDate")
@@ -107,16 +110,18 @@ final class RecordConverter {
         var workout: WorkoutDetails?
         switch record.kind {
         case .quantity:
-            let writtenValue = try Self.require(record.value, "value")
+            let writtenValue = record.text(of: try Self.require(record.value, "value"))
             guard let number = Double(writtenValue), number.isFinite else {
                 throw RecordRejection("non-numeric value \"\(writtenValue)\"")
             }
             let writtenUnit = try Self.require(record.unit, "unit")
             guard !writtenUnit.isEmpty else { throw RecordRejection("empty unit") }
             value = number
-            unit = UnitName(writtenUnit)
+            unit = record.withBytes(of: writtenUnit) { bytes in
+                units.value(for: bytes) { UnitName(String(decoding: bytes, as: UTF8.self)) }
+            }
         case .sleep:
-            let writtenValue = try Self.require(record.value, "value")
+            let writtenValue = record.text(of: try Self.require(record.value, "value"))
             guard let sleepStage = SleepStage(categoryValue: writtenValue) else {
                 throw RecordRejection("unknown sleep value \"\(writtenValue)\"")
             }
@@ -150,14 +155,19 @@ final class RecordConverter {
             }
         }
 
-        let id = RecordID.derive(
-            type: record.type, origin: origin, start: start.epochSeconds, end: end.epochSeconds,
-            value: record.value ?? "", unit: record.unit ?? "", creation: creation?.epochSeconds)
-        guard let type = MetricName(record.type) else { throw RecordRejection("unsupported type \(record.type)") }
+        let id = record.withBytes(of: record.value) { writtenValue in
+            record.withBytes(of: record.unit) { writtenUnit in
+                RecordID.derive(
+                    type: record.type, origin: origin, start: start.epochSeconds, end: end.epochSeconds,
+                    value: writtenValue, unit: writtenUnit, creation: creation?.epochSeconds)
+            }
+        }
+        guard let type = record.metric else { throw RecordRejection("unsupported type \(record.type)") }
         return Sample(
             id: id, type: type, start: Instant(millis: start.epochSeconds * 1000, offsetSeconds: startOffset),
             end: Instant(millis: end.epochSeconds * 1000, offsetSeconds: endOffset), timeZone: timeZone, value: value,
-            unit: unit, stage: stage, origin: origin, device: record.device.flatMap(normalizedDevice),
+            unit: unit, stage: stage, origin: origin,
+            device: record.device.flatMap { normalizedDevice($0, of: record) },
             syncIdentifier: record.syncIdentifier, syncVersion: syncVersion, workout: workout)
     }
 
@@ -209,26 +219,26 @@ final class RecordConverter {
         seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
     }
 
-    /// The normalised origin of a raw source name, cached.
-    private func normalizedOrigin(_ raw: String) -> String {
-        if let cached = origins[raw] { return cached }
-        let normalized = SourceName.normalize(raw)
-        origins[raw] = normalized
-        return normalized
+    /// The normalised origin of a record's raw source name, cached.
+    private func normalizedOrigin(_ raw: Range<Int>, of record: AppleHealthRecord) -> String {
+        record.withBytes(of: raw) { bytes in
+            origins.value(for: bytes) { SourceName.normalize(String(decoding: bytes, as: UTF8.self)) }
+        }
     }
 
-    /// The normalised device of a raw `device` attribute, cached per device (not per address).
-    private func normalizedDevice(_ raw: String) -> String? {
-        let key = DeviceName.addressFreeKey(raw)
-        if let cached = devices[key] { return cached }
-        let normalized = DeviceName.normalize(raw)
-        devices[key] = .some(normalized)
-        return normalized
+    /// The normalised device of a record's raw `device` attribute, cached per device (not per
+    /// address).
+    private func normalizedDevice(_ raw: Range<Int>, of record: AppleHealthRecord) -> String? {
+        record.withBytes(of: raw) { bytes in
+            let normalize = { DeviceName.normalize(String(decoding: bytes, as: UTF8.self)) }
+            guard let key = DeviceName.addressFreeKey(bytes) else { return otherDevices.value(for: bytes, normalize) }
+            return describedDevices.value(for: key, normalize)
+        }
     }
 
     /// The attribute, or a rejection naming it.
-    private static func require(_ attribute: String?, _ name: String) throws(RecordRejection)
-        -> String
+    private static func require<Attribute>(_ attribute: Attribute?, _ name: String) throws(RecordRejection)
+        -> Attribute
     {
         guard let attribute else { throw RecordRejection("missing attribute \(name)") }
         return attribute

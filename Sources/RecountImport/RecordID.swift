@@ -37,12 +37,19 @@ enum RecordID {
     ///   - creation: creation instant, epoch seconds, when present.
     /// - Returns: a lowercase UUID such as `1b4e28ba-2fa1-81d2-883f-0016d3cca427`.
     static func derive(
-        type: String, origin: String, start: Int64, end: Int64, value: String, unit: String,
-        creation: Int64?
+        type: String, origin: String, start: Int64, end: Int64, value: UnsafeBufferPointer<UInt8>,
+        unit: UnsafeBufferPointer<UInt8>, creation: Int64?
     ) -> SampleID {
-        derive(
-            domain: appleHealthDomain,
-            fields: [type, origin, String(start), String(end), value, unit, creation.map { String($0) } ?? ""])
+        let texts = type.utf8.count + origin.utf8.count + value.count + unit.count + 4
+        return derive(domain: appleHealthDomain, fieldBytes: texts + 3 * Message.decimalLength) { message in
+            message.append(type)
+            message.append(origin)
+            message.append(start)
+            message.append(end)
+            message.append(value)
+            message.append(unit)
+            if let creation { message.append(creation) } else { message.append("") }
+        }
     }
 
     /// The id of a record given its identity fields.
@@ -51,24 +58,89 @@ enum RecordID {
     ///   - fields: the identity fields, in a fixed order; none may contain a NUL character.
     /// - Returns: a lowercase version-8 UUID.
     static func derive(domain: String, fields: [String]) -> SampleID {
-        var message = [UInt8]()
-        message.reserveCapacity(fields.reduce(domain.utf8.count + 1) { $0 + $1.utf8.count + 1 })
-        message.append(contentsOf: domain.utf8)
-        message.append(0)
-        for field in fields {
-            message.append(contentsOf: field.utf8)
-            message.append(0)
+        derive(domain: domain, fieldBytes: fields.reduce(0) { $0 + $1.utf8.count + 1 }) { message in
+            for field in fields { message.append(field) }
         }
-        return uuid(SHA256.hash(message))
+    }
+
+    /// The id of the message `write` makes of a record's fields, after the domain.
+    /// - Parameters:
+    ///   - domain: the importer's domain.
+    ///   - fieldBytes: at least the bytes `write` appends, terminators included.
+    ///   - write: appends the fields.
+    private static func derive(domain: String, fieldBytes: Int, _ write: (inout Message) -> Void) -> SampleID {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: domain.utf8.count + 1 + fieldBytes) { buffer in
+            var message = Message(buffer: buffer)
+            message.append(domain)
+            write(&message)
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: SHA256.byteCount) { digest in
+                SHA256.hash(
+                    UnsafeRawBufferPointer(start: buffer.baseAddress!, count: message.count), into: digest.baseAddress!)
+                return uuid(UnsafeBufferPointer(digest))
+            }
+        }
     }
 
     /// The first 16 bytes of a digest as a version-8, RFC 9562-variant UUID.
-    private static func uuid(_ digest: [UInt8]) -> SampleID {
-        var bytes = Array(digest.prefix(16))
-        bytes[6] = (bytes[6] & 0x0f) | 0x80
-        bytes[8] = (bytes[8] & 0x3f) | 0x80
-        let high = bytes[0..<8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-        let low = bytes[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+    private static func uuid(_ digest: UnsafeBufferPointer<UInt8>) -> SampleID {
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        for index in 0..<8 {
+            high = high << 8 | UInt64(digest[index])
+            low = low << 8 | UInt64(digest[8 + index])
+        }
+        high = (high & ~(0xF << 12)) | (0x8 << 12)
+        low = (low & ~(0x3 << 62)) | (0x2 << 62)
         return SampleID(uuid: high, low, lowercase: true)
+    }
+
+    /// A message being written into memory: fields, each followed by a NUL byte.
+    private struct Message {
+        /// The most bytes a decimal `Int64` takes, with its sign and terminator.
+        static let decimalLength = 21
+
+        let buffer: UnsafeMutableBufferPointer<UInt8>
+        /// Bytes written so far.
+        private(set) var count = 0
+
+        init(buffer: UnsafeMutableBufferPointer<UInt8>) {
+            self.buffer = buffer
+        }
+
+        /// Appends a field's bytes and its terminator.
+        mutating func append(_ field: UnsafeBufferPointer<UInt8>) {
+            if let base = field.baseAddress {
+                (buffer.baseAddress! + count).update(from: base, count: field.count)
+                count += field.count
+            }
+            buffer[count] = 0
+            count += 1
+        }
+
+        /// Appends a text field.
+        mutating func append(_ field: String) {
+            var field = field
+            field.withUTF8 { append($0) }
+        }
+
+        /// Appends a number in decimal, as `String(number)` writes it.
+        mutating func append(_ number: Int64) {
+            // Digits are written last first, then put in order.
+            var rest = number.magnitude
+            var end = count
+            repeat {
+                buffer[end] = UInt8(truncatingIfNeeded: 0x30 &+ rest % 10)
+                rest /= 10
+                end += 1
+            } while rest > 0
+            if number < 0 {
+                buffer[end] = UInt8(ascii: "-")
+                end += 1
+            }
+            var digits = UnsafeMutableBufferPointer(rebasing: buffer[count..<end])
+            digits.reverse()
+            buffer[end] = 0
+            count = end + 1
+        }
     }
 }

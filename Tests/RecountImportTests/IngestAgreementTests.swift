@@ -1,5 +1,6 @@
 import Foundation
 import Recount
+import TestSupport
 import Testing
 
 @testable import RecountImport
@@ -108,8 +109,112 @@ import Testing
                     + #"<Record type="HKQuantityTypeIdentifierStepCount" sourceName="Phone" startDate="x"/>"#))
         #expect(run.lines.isEmpty)
         #expect(run.report.importedTotal == 0 && run.report.invalidTotal == 2)
-        // The decoder's refusal is found when the envelope is written, after the later line's;
-        // the examples are still in line order.
+        // The decoder's refusal and the converter's are both reported, in line order.
         #expect(run.report.invalidExamples.map(\.line) == [4, 5])
+    }
+
+    /// Field values a sample may be built with: the first of each is valid, the others break one
+    /// rule each (or stay valid in another way).
+    enum Variants {
+        static let start = Instant(millis: 1_704_067_200_000, offsetSeconds: 3600)
+        /// 0001-01-01T00:00:00Z written at -01:00: year 0000, which ingest refuses.
+        static let yearZero = Instant(millis: -62_135_596_800_000, offsetSeconds: -3600)
+        /// 10000-01-01T00:00:00Z: a year RFC 3339 cannot write.
+        static let yearTenThousand = Instant(millis: 253_402_300_800_000, offsetSeconds: 0)
+        static let long = String(repeating: "x", count: 257)
+
+        static let ids: [SampleID] = [
+            SampleID(uuid: 0x1b4e_28ba_2fa1_81d2, 0x883f_0016_d3cc_a427, lowercase: true), "own-id-42", "",
+            SampleID(long), "a\u{1}b",
+        ]
+        static let types: [MetricName] =
+            [
+                "HKQuantityTypeIdentifierStepCount", "HKQuantityTypeIdentifierHeartRate",
+                "HKQuantityTypeIdentifierDistanceWalkingRunning", "HKQuantityTypeIdentifierActiveEnergyBurned",
+                "HKQuantityTypeIdentifierBodyMass", "HKQuantityTypeIdentifierBloodGlucose",
+                "HKCategoryTypeIdentifierSleepAnalysis", "HKWorkoutTypeIdentifier",
+            ].compactMap { MetricName($0) } + [MetricName(metric: .steps, name: "bogus")]
+        static let starts: [Instant] = [
+            start, yearZero, yearTenThousand,
+            Instant(millis: 1_704_067_200_000, offsetSeconds: 0, offsetIsUnknown: true),
+        ]
+        /// Ends relative to the start, in seconds; `nil` for none.
+        static let ends: [Int64?] = [600, nil, 0, -1, 367 * 86_400]
+        static let timeZones: [String?] = [nil, "Europe/Paris", "Mars/Base", "Europe/Par is", "PST"]
+        static let values: [Double?] = [10, nil, -1, 0, 0.471798, 1e308, 61]
+        /// Units after the metric's own.
+        static let otherUnits: [String?] = [
+            nil, "count", "count/min", "km", "mi", "kg", "kcal", "mmol<180.15588000005408>/L", "furlong", "",
+        ]
+        static let stages: [SleepStage?] = [nil, .deep]
+        static let origins = ["Phone", "", long, "a\u{7F}b", "Anna’s Apple Watch"]
+        static let devices: [String?] = [nil, "Apple Watch (Watch6,7)", "", long, "\t"]
+        static let syncIdentifiers: [String?] = [nil, "sync-1", ""]
+        static let syncVersions: [Int64?] = [nil, 3, -1]
+        static let lastModified: [Instant?] = [nil, start, yearZero]
+        static let workouts: [WorkoutDetails?] = [
+            nil,
+            WorkoutDetails(
+                activity: ActivityName("HKWorkoutActivityTypeRunning"), distance: WorkoutTotal(value: 5, unit: "km"),
+                energy: WorkoutTotal(value: 320, unit: "kcal")),
+            WorkoutDetails(distance: WorkoutTotal(value: 1, unit: "furlong")),
+            WorkoutDetails(energy: WorkoutTotal(value: -3, unit: "kcal")),
+            WorkoutDetails(distance: WorkoutTotal(value: 5000)),
+            WorkoutDetails(activity: ActivityName(activity: .other, name: "other")),
+        ]
+    }
+
+    /// A random sample: each field valid most of the time, else one of its other variants.
+    static func randomSample(_ random: inout SplitMix64) -> Sample {
+        func pick<Value>(_ variants: [Value]) -> Value {
+            Int.random(in: 0..<12, using: &random) == 0 ? variants.randomElement(using: &random)! : variants[0]
+        }
+        let type = Variants.types.randomElement(using: &random)!
+        let start = pick(Variants.starts)
+        let kind = type.metric.kind
+        return Sample(
+            id: pick(Variants.ids), type: type, start: start,
+            end: pick(Variants.ends).map { Instant(millis: start.millis + $0 * 1000, offsetSeconds: 3600) },
+            timeZone: pick(Variants.timeZones), value: kind == .quantity ? pick(Variants.values) : pick([nil, 10]),
+            unit: (kind == .quantity ? pick([type.metric.canonicalUnit] + Variants.otherUnits) : pick([nil, "count"]))
+                .map { UnitName($0) },
+            stage: kind == .sleep ? .deep : pick(Variants.stages), origin: pick(Variants.origins),
+            device: pick(Variants.devices), syncIdentifier: pick(Variants.syncIdentifiers),
+            syncVersion: pick(Variants.syncVersions), lastModified: pick(Variants.lastModified),
+            workout: kind == .workout ? Variants.workouts.randomElement(using: &random)! : pick(Variants.workouts))
+    }
+
+    /// The check the writer makes on each sample (`SampleValidator`) agrees with the decoder on the
+    /// envelope that holds the sample alone: the same samples refused, with the same code, path
+    /// and reason. Samples are random combinations of valid values and values breaking one rule
+    /// each; non-finite values are left out (the importers refuse them, and JSON cannot write them).
+    @Test func theWritersSampleCheckAgreesWithTheDecoder() throws {
+        var random = SplitMix64(seed: testSeed(11))
+        var validator = SampleValidator()
+        var verdicts = (accepted: 0, refused: 0)
+        for round in 0..<4000 {
+            let sample = Self.randomSample(&random)
+            var line = EnvelopeJSON.string(
+                EnvelopeInput(
+                    user: "u1", receivedAt: nil, body: .samplesUpsert(provider: "healthkit", samples: [sample])))
+            let decoded = line.withUTF8 { bytes -> IngestError? in
+                do throws(IngestError) {
+                    _ = try EnvelopeDecoder().decode(line: UnsafeRawBufferPointer(bytes), number: 1)
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+            let checked: IngestError?
+            do throws(IngestError) {
+                try validator.check(sample)
+                checked = nil
+            } catch {
+                checked = error
+            }
+            #expect(checked == decoded, "round \(round): \(line)")
+            if decoded == nil { verdicts.accepted += 1 } else { verdicts.refused += 1 }
+        }
+        #expect(verdicts.accepted > 1000 && verdicts.refused > 1000, "\(verdicts)")
     }
 }

@@ -10,15 +10,22 @@ import Testing
         start: Int64 = 1_410_600_474, end: Int64 = 1_410_600_479, value: String = "329",
         unit: String = "count", creation: Int64? = 1_411_279_727
     ) -> String {
-        RecordID.derive(
-            type: type, origin: origin, start: start, end: end, value: value, unit: unit,
-            creation: creation
-        ).text
+        var (value, unit) = (value, unit)
+        return value.withUTF8 { value in
+            unit.withUTF8 { unit in
+                RecordID.derive(
+                    type: type, origin: origin, start: start, end: end, value: value, unit: unit, creation: creation
+                ).text
+            }
+        }
     }
 
     /// Pinned value, computed independently with Python's hashlib over the documented encoding.
     @Test func goldenValue() {
         #expect(Self.id() == "efd1e933-ca9d-844b-b6a9-f89bf763471e")
+        // Negative instants (and the most negative one) are written with their sign.
+        #expect(
+            Self.id(start: -62_135_596_800, end: .min, creation: nil) == "fce012af-b2aa-853c-81f4-0e7010833bd4")
     }
 
     @Test func isAVersion8RFC9562UUID() {

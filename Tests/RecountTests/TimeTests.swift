@@ -146,6 +146,18 @@ import Testing
         #expect(RFC3339.parse(expected)?.millis == millis)
     }
 
+    /// Years outside 0000–9999 and offsets of 100 hours or more are written in full (not RFC 3339).
+    @Test(arguments: [
+        (Int64(253_402_300_800_000), Int32(0), "+10000-01-01T00:00:00Z"),
+        (-62_167_219_200_001, 0, "-0001-12-31T23:59:59.999Z"),
+        (0, 360_000, "1970-01-05T04:00:00+100:00"),
+        (0, -360_060, "1969-12-27T19:59:00-100:01"),
+    ])
+    func formatsBeyondRFC3339(millis: Int64, offset: Int32, expected: String) {
+        #expect(RFC3339.format(millis: millis, offsetSeconds: offset) == expected)
+        #expect(RFC3339.parse(expected) == nil)
+    }
+
     @Test func formatRoundTrips() {
         for (text, millis, offset) in TimeTests.validTimestamps {
             let formatted = RFC3339.format(millis: millis, offsetSeconds: offset)

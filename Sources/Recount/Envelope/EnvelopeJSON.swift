@@ -10,11 +10,32 @@ package enum EnvelopeJSON {
         string(user: envelope.user, receivedAt: envelope.receivedAt, body: envelope.body)
     }
 
-    private static func string(user: String, receivedAt: Instant?, body: Envelope.Body) -> String {
+    /// A `samples.upsert` envelope whose samples are written already, as `string(_:)` writes it.
+    /// - Parameters:
+    ///   - user: the envelope's user.
+    ///   - receivedAt: its `receivedAt`, if any.
+    ///   - provider: its provider.
+    ///   - samples: the sample objects as `appendSample(_:to:)` writes them, separated by commas.
+    package static func samplesUpsert(user: String, receivedAt: Instant?, provider: String, samples: [UInt8])
+        -> String
+    {
+        var out = members(kind: .samplesUpsert, user: user, receivedAt: receivedAt)
+        out.string("provider", provider)
+        out.rawArray("samples", written: samples)
+        return out.text
+    }
+
+    /// An envelope's first members: `kind`, `user` and `receivedAt`.
+    private static func members(kind: Kind, user: String, receivedAt: Instant?) -> JSONObjectText {
         var out = JSONObjectText()
-        out.string("kind", body.kind.name)
+        out.string("kind", kind.name)
         out.string("user", user)
         if let receivedAt { out.string("receivedAt", receivedAt.rfc3339) }
+        return out
+    }
+
+    private static func string(user: String, receivedAt: Instant?, body: Envelope.Body) -> String {
+        var out = members(kind: body.kind, user: user, receivedAt: receivedAt)
         switch body {
         case .healthKitDelivery(let delivery):
             out.string("type", delivery.type.name)
@@ -97,7 +118,8 @@ package enum EnvelopeJSON {
             if out.last != 0x7B { out.append(0x2C) }
             out.append(0x22)
             key.withUTF8Buffer { out.append(contentsOf: $0) }
-            out.append(contentsOf: [0x22, 0x3A])
+            out.append(0x22)
+            out.append(0x3A)
         }
         func string(_ name: StaticString, _ value: String) {
             key(name)
@@ -201,6 +223,14 @@ struct JSONObjectText {
             if index > 0 { bytes.append(0x2C) }
             write(element, &bytes)
         }
+        bytes.append(0x5D)
+    }
+
+    /// An array whose elements are written already, separated by commas.
+    mutating func rawArray(_ key: String, written elements: [UInt8]) {
+        self.key(key)
+        bytes.append(0x5B)
+        bytes.append(contentsOf: elements)
         bytes.append(0x5D)
     }
 

@@ -73,12 +73,20 @@ package struct SampleID: Hashable, Sendable, CustomStringConvertible, Expressibl
     /// Appends the 36 bytes of a UUID's text (as `text` spells it) to `bytes`.
     package static func appendUUIDText(_ high: UInt64, _ low: UInt64, lowercase: Bool, to bytes: inout [UInt8]) {
         let digits: StaticString = lowercase ? "0123456789abcdef" : "0123456789ABCDEF"
-        digits.withUTF8Buffer { digits in
-            for nibble in 0..<32 {
-                if nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20 { bytes.append(UInt8(ascii: "-")) }
-                let word = nibble < 16 ? high : low
-                bytes.append(digits[Int(word >> (60 - 4 * UInt64(nibble % 16)) & 0xF)])
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 36) { text in
+            digits.withUTF8Buffer { digits in
+                var position = 0
+                for nibble in 0..<32 {
+                    if nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20 {
+                        text[position] = UInt8(ascii: "-")
+                        position += 1
+                    }
+                    let word = nibble < 16 ? high : low
+                    text[position] = digits[Int(word >> (60 - 4 * UInt64(nibble % 16)) & 0xF)]
+                    position += 1
+                }
             }
+            bytes.append(contentsOf: text)
         }
     }
 

@@ -60,8 +60,11 @@ extension EnvelopeDecoder {
         return try result.get()
     }
 
-    /// One sample object (contract §1 "Samples").
-    func sample(_ input: borrowing SampleInput, repeats: inout SampleRepeats) throws(FieldError) -> Sample {
+    /// One sample (contract §1 "Samples"): every rule a sample must meet, read from a sample
+    /// object's JSON or from a `Sample` built outside ingest.
+    func sample<Input: SampleSource & ~Copyable>(_ input: borrowing Input, repeats: inout SampleRepeats)
+        throws(FieldError) -> Sample
+    {
         if let key = input.unknownKey {
             throw FieldError(.unknownField, path: input.element.field(key), reason: "is not a known field")
         }
@@ -194,7 +197,9 @@ extension EnvelopeDecoder {
     }
 
     /// A workout's `activity`, `distance` and `energy` (contract §1 "Samples"); `nil` when it has none.
-    private func workoutDetails(_ input: borrowing SampleInput) throws(FieldError) -> WorkoutDetails? {
+    private func workoutDetails<Input: SampleSource & ~Copyable>(_ input: borrowing Input) throws(FieldError)
+        -> WorkoutDetails?
+    {
         var activity: ActivityName? = nil
         if let span = try input.optional(.activity) {
             guard case .string(let name) = input.value(span) else {
@@ -216,9 +221,9 @@ extension EnvelopeDecoder {
 
     /// A workout total: a bare number in `metric`'s canonical unit, or `{"value", "unit"}` with a
     /// unit of `metric`, checked like a sample of `metric`.
-    private func workoutTotal(_ input: borrowing SampleInput, _ field: SampleFields.Field, as metric: Metric)
-        throws(FieldError) -> WorkoutTotal?
-    {
+    private func workoutTotal<Input: SampleSource & ~Copyable>(
+        _ input: borrowing Input, _ field: SampleFields.Field, as metric: Metric
+    ) throws(FieldError) -> WorkoutTotal? {
         guard let span = try input.optional(field) else { return nil }
         let path = input.path(field)
         let value = input.value(span)

@@ -1,13 +1,10 @@
 /// One sample object as the decoder checks it: its fields, the bytes they point into, and the
 /// sample's path for error messages.
-struct SampleInput: ~Copyable {
+struct SampleInput: SampleSource, ~Copyable {
     let fields: SampleFields
     let bytes: UnsafeRawBufferPointer
     /// Where the sample is in the envelope.
     let element: ElementPath
-
-    /// The path of `field` in this sample.
-    func path(_ field: SampleFields.Field) -> String { element.field(field.name) }
 
     /// The name of the first member that is no sample field, if any.
     var unknownKey: String? {

@@ -97,16 +97,25 @@ package struct SHA256: Sendable {
 
     /// The digest of bytes in memory, in one call (no context to allocate and set up).
     private static func hash(raw bytes: UnsafeRawBufferPointer) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: byteCount) { output, count in
+            hash(bytes, into: UnsafeMutableRawPointer(output.baseAddress!))
+            count = byteCount
+        }
+    }
+
+    /// Writes the digest of bytes in memory to `digest`, in one call and without allocating.
+    ///
+    /// - Parameters:
+    ///   - bytes: the message.
+    ///   - digest: room for `byteCount` bytes.
+    package static func hash(_ bytes: UnsafeRawBufferPointer, into digest: UnsafeMutableRawPointer) {
         // An empty buffer may have no address; libcrypto reads none of it either way.
         withUnsafeBytes(of: UInt8(0)) { empty in
-            [UInt8](unsafeUninitializedCapacity: byteCount) { output, count in
-                var written: UInt32 = 0
-                Context.check(
-                    EVP_Digest(
-                        bytes.baseAddress ?? empty.baseAddress, bytes.count, output.baseAddress, &written,
-                        Algorithm.sha256.pointer, nil))
-                count = Int(written)
-            }
+            var written: UInt32 = 0
+            Context.check(
+                EVP_Digest(
+                    bytes.baseAddress ?? empty.baseAddress, bytes.count, digest.assumingMemoryBound(to: UInt8.self),
+                    &written, Algorithm.sha256.pointer, nil))
         }
     }
 

@@ -129,41 +129,98 @@ package enum RFC3339 {
     package static func append(
         millis: Int64, offsetSeconds: Int32, offsetIsUnknown: Bool = false, to out: inout [UInt8]
     ) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maximumLength) { buffer in
+            let count = write(
+                millis: millis, offsetSeconds: offsetSeconds, offsetIsUnknown: offsetIsUnknown, to: buffer.baseAddress!)
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<count]))
+        }
+    }
+
+    /// The most bytes `write(millis:offsetSeconds:offsetIsUnknown:to:)` writes.
+    package static let maximumLength = 64
+
+    /// Writes the text `format(millis:offsetSeconds:offsetIsUnknown:)` returns to memory.
+    /// - Parameters:
+    ///   - millis: the instant in epoch milliseconds.
+    ///   - offsetSeconds: the offset to write, seconds east of UTC.
+    ///   - offsetIsUnknown: write offset 0 as `-00:00`.
+    ///   - out: room for at least `maximumLength` bytes.
+    /// - Returns: how many bytes were written.
+    package static func write(
+        millis: Int64, offsetSeconds: Int32, offsetIsUnknown: Bool = false, to out: UnsafeMutablePointer<UInt8>
+    ) -> Int {
         let offsetMinutes = Int64(offsetSeconds) / 60
         let local = millis &+ offsetMinutes &* Timestamp.millisPerMinute
         let days = Timestamp.floorDivide(local, Timestamp.millisPerDay)
         let millisOfDay = Timestamp.floorModulo(local, Timestamp.millisPerDay)
         let date = CivilDay.civilFromDays(days)
         let secondsOfDay = millisOfDay / 1000
-        appendYear(date.year, to: &out)
-        out.append(dash)
-        appendTwoDigits(date.month, to: &out)
-        out.append(dash)
-        appendTwoDigits(date.day, to: &out)
-        out.append(UInt8(ascii: "T"))
-        appendTwoDigits(secondsOfDay / 3600, to: &out)
-        out.append(colon)
-        appendTwoDigits(secondsOfDay / 60 % 60, to: &out)
-        out.append(colon)
-        appendTwoDigits(secondsOfDay % 60, to: &out)
+        var count: Int
+        if date.year >= 0, date.year <= 9999 {
+            writeTwoDigits(date.year / 100, to: out)
+            writeTwoDigits(date.year % 100, to: out + 2)
+            count = 4
+        } else {
+            out[0] = date.year < 0 ? dash : UInt8(ascii: "+")
+            count = 1 &+ writeDecimal(date.year.magnitude, minimumDigits: 4, to: out + 1)
+        }
+        out[count] = dash
+        writeTwoDigits(date.month, to: out + (count &+ 1))
+        out[count &+ 3] = dash
+        writeTwoDigits(date.day, to: out + (count &+ 4))
+        out[count &+ 6] = UInt8(ascii: "T")
+        writeTwoDigits(secondsOfDay / 3600, to: out + (count &+ 7))
+        out[count &+ 9] = colon
+        writeTwoDigits(secondsOfDay / 60 % 60, to: out + (count &+ 10))
+        out[count &+ 12] = colon
+        writeTwoDigits(secondsOfDay % 60, to: out + (count &+ 13))
+        count &+= 15
         let fraction = millisOfDay % 1000
         if fraction != 0 {
-            out.append(dot)
-            out.append(UInt8(truncatingIfNeeded: 0x30 + fraction / 100))
-            out.append(UInt8(truncatingIfNeeded: 0x30 + fraction / 10 % 10))
-            out.append(UInt8(truncatingIfNeeded: 0x30 + fraction % 10))
+            out[count] = dot
+            out[count &+ 1] = UInt8(truncatingIfNeeded: 0x30 + fraction / 100)
+            writeTwoDigits(fraction % 100, to: out + (count &+ 2))
+            count &+= 4
         }
-        if offsetMinutes == 0, offsetIsUnknown {
-            out.append(contentsOf: "-00:00".utf8)
-        } else if offsetMinutes == 0 {
-            out.append(UInt8(ascii: "Z"))
+        if offsetMinutes == 0 {
+            guard offsetIsUnknown else {
+                out[count] = UInt8(ascii: "Z")
+                return count &+ 1
+            }
+            out[count] = dash
+            writeTwoDigits(0, to: out + (count &+ 1))
+            out[count &+ 3] = colon
+            writeTwoDigits(0, to: out + (count &+ 4))
         } else {
-            out.append(offsetMinutes < 0 ? dash : UInt8(ascii: "+"))
+            out[count] = offsetMinutes < 0 ? dash : UInt8(ascii: "+")
             let magnitude = offsetMinutes.magnitude
-            appendTwoDigits(Int64(magnitude / 60), to: &out)
-            out.append(colon)
-            appendTwoDigits(Int64(magnitude % 60), to: &out)
+            // Hours past 99 only come from offsets no parser accepts; they are written in full.
+            count &+= 1 &+ writeDecimal(magnitude / 60, minimumDigits: 2, to: out + (count &+ 1))
+            out[count] = colon
+            writeTwoDigits(Int64(magnitude % 60), to: out + (count &+ 1))
+            return count &+ 3
         }
+        return count &+ 6
+    }
+
+    /// Writes a value in decimal, left-padded with zeros to `minimumDigits`.
+    /// - Returns: how many bytes were written.
+    private static func writeDecimal(_ value: UInt64, minimumDigits: Int, to out: UnsafeMutablePointer<UInt8>) -> Int {
+        if value < 100, minimumDigits == 2 {
+            writeTwoDigits(Int64(value), to: out)
+            return 2
+        }
+        var digits: [UInt8] = []
+        appendDecimal(Int64(clamping: value), minimumDigits: minimumDigits, to: &digits)
+        out.update(from: digits, count: digits.count)
+        return digits.count
+    }
+
+    /// Writes a value of 0–99 as two decimal digits.
+    @inline(__always)
+    private static func writeTwoDigits(_ value: Int64, to out: UnsafeMutablePointer<UInt8>) {
+        out[0] = UInt8(truncatingIfNeeded: 0x30 &+ value / 10)
+        out[1] = UInt8(truncatingIfNeeded: 0x30 &+ value % 10)
     }
 
     /// The value of the two ASCII digits at `bytes[i]` and `bytes[i + 1]`, or -1 if either is not

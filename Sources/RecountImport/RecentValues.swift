@@ -1,0 +1,53 @@
+internal import Glibc
+
+/// Values computed from byte strings, kept for the few keys seen last.
+///
+/// An export repeats a handful of source names, devices and units record after record, so
+/// comparing a record's bytes with the last few keys replaces building and hashing a `String`
+/// per record. A key not among them is computed again (the values are pure functions of their
+/// keys), so the cache never holds more than `capacity` entries, however many keys a file has.
+struct RecentValues<Value> {
+    /// The keys, most recently used near the front.
+    private var keys: [[UInt8]] = []
+    /// The value of each key.
+    private var values: [Value] = []
+    /// The most entries kept.
+    private let capacity: Int
+
+    /// Creates an empty cache.
+    /// - Parameter capacity: the most keys kept (at least 1).
+    init(capacity: Int = 8) {
+        self.capacity = max(1, capacity)
+    }
+
+    /// The value of `key`: a kept one, else `make()`'s, which is then kept.
+    /// - Parameters:
+    ///   - key: the key's bytes.
+    ///   - make: computes the value of `key`.
+    mutating func value(for key: UnsafeBufferPointer<UInt8>, _ make: () throws -> Value) rethrows -> Value {
+        for index in keys.indices where Self.equal(keys[index], key) {
+            let value = values[index]
+            // Move the key one place forward, so the keys in use gather at the front.
+            if index > 0 {
+                keys.swapAt(index, index - 1)
+                values.swapAt(index, index - 1)
+            }
+            return value
+        }
+        let value = try make()
+        if keys.count == capacity {
+            keys.removeLast()
+            values.removeLast()
+        }
+        keys.insert(Array(key), at: 0)
+        values.insert(value, at: 0)
+        return value
+    }
+
+    /// Whether a kept key has the bytes of `key`.
+    private static func equal(_ kept: [UInt8], _ key: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard kept.count == key.count else { return false }
+        guard let base = key.baseAddress, !kept.isEmpty else { return true }
+        return kept.withUnsafeBufferPointer { memcmp($0.baseAddress!, base, key.count) == 0 }
+    }
+}
