@@ -49,20 +49,8 @@ package struct SampleID: Hashable, Sendable, CustomStringConvertible, Expressibl
         switch storage {
         case .text(let text): return text
         case .uuid(let high, let low, let lowercase):
-            let digits: StaticString = lowercase ? "0123456789abcdef" : "0123456789ABCDEF"
             return String(unsafeUninitializedCapacity: 36) { output in
-                digits.withUTF8Buffer { digits in
-                    var position = 0
-                    for nibble in 0..<32 {
-                        if nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20 {
-                            output[position] = UInt8(ascii: "-")
-                            position += 1
-                        }
-                        let word = nibble < 16 ? high : low
-                        output[position] = digits[Int(word >> (60 - 4 * UInt64(nibble % 16)) & 0xF)]
-                        position += 1
-                    }
-                }
+                Self.writeUUIDText(high, low, lowercase: lowercase, into: output)
                 return 36
             }
         }
@@ -72,21 +60,28 @@ package struct SampleID: Hashable, Sendable, CustomStringConvertible, Expressibl
 
     /// Appends the 36 bytes of a UUID's text (as `text` spells it) to `bytes`.
     package static func appendUUIDText(_ high: UInt64, _ low: UInt64, lowercase: Bool, to bytes: inout [UInt8]) {
-        let digits: StaticString = lowercase ? "0123456789abcdef" : "0123456789ABCDEF"
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 36) { text in
-            digits.withUTF8Buffer { digits in
-                var position = 0
-                for nibble in 0..<32 {
-                    if nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20 {
-                        text[position] = UInt8(ascii: "-")
-                        position += 1
-                    }
-                    let word = nibble < 16 ? high : low
-                    text[position] = digits[Int(word >> (60 - 4 * UInt64(nibble % 16)) & 0xF)]
+            writeUUIDText(high, low, lowercase: lowercase, into: text)
+            bytes.append(contentsOf: text)
+        }
+    }
+
+    /// Writes the 36 bytes of a UUID's text, hyphens at the canonical places, into `output`.
+    private static func writeUUIDText(
+        _ high: UInt64, _ low: UInt64, lowercase: Bool, into output: UnsafeMutableBufferPointer<UInt8>
+    ) {
+        let digits: StaticString = lowercase ? "0123456789abcdef" : "0123456789ABCDEF"
+        digits.withUTF8Buffer { digits in
+            var position = 0
+            for nibble in 0..<32 {
+                if nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20 {
+                    output[position] = UInt8(ascii: "-")
                     position += 1
                 }
+                let word = nibble < 16 ? high : low
+                output[position] = digits[Int(word >> (60 - 4 * UInt64(nibble % 16)) & 0xF)]
+                position += 1
             }
-            bytes.append(contentsOf: text)
         }
     }
 
