@@ -153,6 +153,37 @@ import Testing
         }
     }
 
+    /// A user's `config.sources` for a metric dirties exactly the days of that user's samples of
+    /// the metric, per provider; the `*` default dirties every user's.
+    @Test func aSourcePriorityChangeDirtiesTheDaysItRanks() throws {
+        func upsert(_ user: String, _ provider: String, _ type: String, _ start: String, _ end: String) -> String {
+            #"{"kind":"samples.upsert","user":"\#(user)","provider":"\#(provider)","samples":[{"id":"\#(type)-\#(start)","type":"\#(type)","start":"\#(start)","end":"\#(end)","value":10,"unit":"\#(type == "steps" ? "count" : "bpm")","origin":"com.phone"}]}"#
+        }
+        func priority(_ user: String) -> String {
+            #"{"kind":"config.sources","user":"\#(user)","metric":"steps","priority":["com.watch"]}"#
+        }
+        var projections = Projections()
+        _ = try Self.fold(
+            [
+                upsert("alice", "fitbit", "steps", "2026-07-14T23:30:00Z", "2026-07-15T00:30:00Z"),
+                upsert("alice", "garmin", "steps", "2026-07-16T08:00:00Z", "2026-07-16T08:30:00Z"),
+                upsert("alice", "fitbit", "heart_rate", "2026-07-17T10:00:00Z", "2026-07-17T10:00:00Z"),
+                upsert("bob", "fitbit", "steps", "2026-07-18T10:00:00Z", "2026-07-18T10:30:00Z"),
+            ], into: &projections)
+        projections.recompute()
+        func dirty() -> [String] { projections.dirtyRows().map { "\($0.user) \($0.provider) \($0.metric) \($0.date)" } }
+
+        let forAlice = try Self.fold([priority("alice")], into: &projections)
+        #expect(
+            dirty() == [
+                "alice fitbit steps 2026-07-14", "alice fitbit steps 2026-07-15", "alice garmin steps 2026-07-16",
+            ])
+        #expect(forAlice[0].daysDirtied == 3)
+        let forEveryone = try Self.fold([priority("*")], into: &projections)
+        #expect(dirty().last == "bob fitbit steps 2026-07-18" && dirty().count == 4)
+        #expect(forEveryone[0].daysDirtied == 1)
+    }
+
     /// Folding every envelope a second time (at later positions) changes nothing.
     @Test func reIngestingEveryEnvelopeGivesTheSameDigest() throws {
         let lines = [

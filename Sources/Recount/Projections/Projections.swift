@@ -333,13 +333,26 @@ package struct Projections {
 
     /// Marks every cell of `metric` dirty for `user` (`*`: every user), after its priority changed.
     private mutating func dirtyAllCells(user: String, metric: Metric) -> Int {
-        let userID = user == "*" ? nil : users.intern(user)
         var marks: [DirtyDays.Key] = []
-        cells.forEach { cell, members in
-            guard cell.metric == metric, userID == nil || cell.user == userID else { return }
-            for member in members {
-                let provider = index.owner(Int(member)).provider
-                marks.append(DirtyDays.Key(user: cell.user, provider: provider, metric: metric, day: cell.day))
+        if user == "*" {
+            cells.forEach { cell, members in
+                guard cell.metric == metric else { return }
+                for member in members {
+                    let provider = index.owner(Int(member)).provider
+                    marks.append(DirtyDays.Key(user: cell.user, provider: provider, metric: metric, day: cell.day))
+                }
+            }
+        } else {
+            // One user's cells are the days of the user's live samples (`insertLive`): found
+            // from the user's ids, without walking every user's cells.
+            let userID = users.intern(user)
+            index.forEachLiveNumber(ofUser: userID) { number in
+                let record = index.record(number)
+                guard record.metric == metric else { return }
+                let provider = index.owner(number).provider
+                Self.forEachDay(of: record, zone: index.zone(of: record), zones: zones) { day in
+                    marks.append(DirtyDays.Key(user: userID, provider: provider, metric: metric, day: day))
+                }
             }
         }
         var dirtied = 0
