@@ -86,14 +86,10 @@ package struct CivilDay: Hashable, Comparable, Sendable, CustomStringConvertible
     /// `YYYY-MM-DD`; years outside 0000–9999 print with a sign and as many digits as needed.
     package var description: String {
         let c = CivilDay.civilFromDays(Int64(daysSinceEpoch))
-        var out: [UInt8] = []
-        out.reserveCapacity(12)
-        RFC3339.appendYear(c.year, to: &out)
-        out.append(UInt8(ascii: "-"))
-        RFC3339.appendTwoDigits(c.month, to: &out)
-        out.append(UInt8(ascii: "-"))
-        RFC3339.appendTwoDigits(c.day, to: &out)
-        return String(decoding: out, as: UTF8.self)
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: RFC3339.maximumLength) { text in
+            let count = RFC3339.writeDate(year: c.year, month: c.month, day: c.day, to: text.baseAddress!)
+            return String(decoding: UnsafeBufferPointer(rebasing: text[..<count]), as: UTF8.self)
+        }
     }
 
     /// Orders days chronologically.

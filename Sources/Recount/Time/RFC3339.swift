@@ -155,26 +155,14 @@ package enum RFC3339 {
         let millisOfDay = Timestamp.floorModulo(local, Timestamp.millisPerDay)
         let date = CivilDay.civilFromDays(days)
         let secondsOfDay = millisOfDay / 1000
-        var count: Int
-        if date.year >= 0, date.year <= 9999 {
-            writeTwoDigits(date.year / 100, to: out)
-            writeTwoDigits(date.year % 100, to: out + 2)
-            count = 4
-        } else {
-            out[0] = date.year < 0 ? dash : UInt8(ascii: "+")
-            count = 1 &+ writeDecimal(date.year.magnitude, minimumDigits: 4, to: out + 1)
-        }
-        out[count] = dash
-        writeTwoDigits(date.month, to: out + (count &+ 1))
-        out[count &+ 3] = dash
-        writeTwoDigits(date.day, to: out + (count &+ 4))
-        out[count &+ 6] = UInt8(ascii: "T")
-        writeTwoDigits(secondsOfDay / 3600, to: out + (count &+ 7))
-        out[count &+ 9] = colon
-        writeTwoDigits(secondsOfDay / 60 % 60, to: out + (count &+ 10))
-        out[count &+ 12] = colon
-        writeTwoDigits(secondsOfDay % 60, to: out + (count &+ 13))
-        count &+= 15
+        var count = writeDate(year: date.year, month: date.month, day: date.day, to: out)
+        out[count] = UInt8(ascii: "T")
+        writeTwoDigits(secondsOfDay / 3600, to: out + (count &+ 1))
+        out[count &+ 3] = colon
+        writeTwoDigits(secondsOfDay / 60 % 60, to: out + (count &+ 4))
+        out[count &+ 6] = colon
+        writeTwoDigits(secondsOfDay % 60, to: out + (count &+ 7))
+        count &+= 9
         let fraction = millisOfDay % 1000
         if fraction != 0 {
             out[count] = dot
@@ -200,6 +188,26 @@ package enum RFC3339 {
             writeTwoDigits(Int64(magnitude % 60), to: out + (count &+ 1))
             return count &+ 3
         }
+        return count &+ 6
+    }
+
+    /// Writes a civil date, `YYYY-MM-DD`: four year digits for 0000–9999, else a sign and at
+    /// least four digits (at most 21 bytes).
+    /// - Returns: how many bytes were written.
+    static func writeDate(year: Int64, month: Int64, day: Int64, to out: UnsafeMutablePointer<UInt8>) -> Int {
+        var count: Int
+        if year >= 0, year <= 9999 {
+            writeTwoDigits(year / 100, to: out)
+            writeTwoDigits(year % 100, to: out + 2)
+            count = 4
+        } else {
+            out[0] = year < 0 ? dash : UInt8(ascii: "+")
+            count = 1 &+ writeDecimal(year.magnitude, minimumDigits: 4, to: out + 1)
+        }
+        out[count] = dash
+        writeTwoDigits(month, to: out + (count &+ 1))
+        out[count &+ 3] = dash
+        writeTwoDigits(day, to: out + (count &+ 4))
         return count &+ 6
     }
 
@@ -232,21 +240,6 @@ package enum RFC3339 {
         let ones = Int64(bytes[i &+ 1]) &- 0x30
         guard UInt64(bitPattern: tens) <= 9, UInt64(bitPattern: ones) <= 9 else { return -1 }
         return tens &* 10 &+ ones
-    }
-
-    /// Appends a non-negative value as at least two decimal digits.
-    static func appendTwoDigits(_ value: Int64, to out: inout [UInt8]) {
-        appendDecimal(value, minimumDigits: 2, to: &out)
-    }
-
-    /// Appends a year: four digits for 0000–9999, else a sign and at least four digits.
-    static func appendYear(_ year: Int64, to out: inout [UInt8]) {
-        if year >= 0, year <= 9999 {
-            appendDecimal(year, minimumDigits: 4, to: &out)
-        } else {
-            out.append(year < 0 ? dash : UInt8(ascii: "+"))
-            appendDecimal(Int64(clamping: year.magnitude), minimumDigits: 4, to: &out)
-        }
     }
 
     /// Appends a non-negative value in decimal, left-padded with zeros to `minimumDigits`.
