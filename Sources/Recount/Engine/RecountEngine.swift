@@ -191,7 +191,7 @@ public final class RecountEngine: Sendable {
                     report.daysRecomputed += days
                     addWork(days)
                 }
-                if work >= checkpointInterval { try save(projections) }
+                if work >= checkpointInterval { try save(projections, log: log) }
             }
         } catch {
             throw IngestFailure(report: report, error: error)
@@ -206,10 +206,7 @@ public final class RecountEngine: Sendable {
         try projections.withLock { projections in
             let count = projections.recompute().count
             addWork(count)
-            if let log, work >= checkpointInterval {
-                try log.sync()
-                try save(projections)
-            }
+            if let log, work >= checkpointInterval { try save(projections, log: log) }
             return count
         }
     }
@@ -327,8 +324,10 @@ public final class RecountEngine: Sendable {
         uncheckpointed.add(amount, ordering: .relaxed)
     }
 
-    /// Checkpoints the projections (under their lock).
-    private func save(_ projections: Projections) throws {
+    /// Checkpoints the projections (under their lock), after syncing the log: a checkpoint
+    /// never covers a record the log could still lose.
+    private func save(_ projections: Projections, log: Log) throws {
+        try log.sync()
         try checkpoint.save(projections)
         uncheckpointed.store(0, ordering: .relaxed)
     }
@@ -338,10 +337,7 @@ public final class RecountEngine: Sendable {
     public func close() throws {
         guard let log else { return }
         try projections.withLock { projections in
-            guard work > 0 else { return }
-            // A checkpoint never covers a record the log could still lose.
-            try log.sync()
-            try save(projections)
+            if work > 0 { try save(projections, log: log) }
         }
         try log.close()
     }

@@ -14,9 +14,8 @@ struct ObjectReader {
     /// The path of member `key`.
     func path(_ key: String) -> String { path == "$" ? key : path + "." + key }
 
-    /// Rejects members not in `known` (the first in input order).
-    /// Refuses a member not named in `known` (compared by bytes; the lists are short, so a scan
-    /// is cheaper than hashing every key).
+    /// Rejects members not in `known` (the first in input order), compared by bytes: the lists
+    /// are short, so a scan is cheaper than hashing every key.
     func allowOnly(_ known: [String]) throws(FieldError) {
         for member in object.members where !known.contains(where: { JSONObject.sameScalars($0, member.key) }) {
             throw FieldError(.unknownField, path: path(member.key), reason: "is not a known field")

@@ -55,7 +55,6 @@ extension IdIndex {
                     record.zone <= interned, record.syncIdentifier <= interned, record.unitSymbol <= interned,
                     record.source.rawValue < sources
                 else { throw CheckpointReader.Malformed() }
-                noteOwner(number, user: key.user)
                 appendLoaded(record)
             }
         }

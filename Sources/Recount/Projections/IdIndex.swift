@@ -181,7 +181,7 @@ package struct IdIndex: Sendable {
     }
 
     /// Adds a newly numbered id to its user's numbers.
-    mutating func noteOwner(_ number: Int, user: UInt32) {
+    private mutating func noteOwner(_ number: Int, user: UInt32) {
         let user = Int(user)
         if user >= numbersByUser.count {
             numbersByUser.append(contentsOf: repeatElement([], count: user + 1 - numbersByUser.count))
@@ -337,11 +337,17 @@ package struct IdIndex: Sendable {
         if old.syncIdentifier != 0 {
             bySyncIdentifier[SyncKey(user: user, provider: provider, identifier: old.syncIdentifier)] = nil
         }
+        records[number] = record
+        noteLive(number, record)
+    }
+
+    /// Counts the live record `number` now holds and indexes its sync identifier.
+    private mutating func noteLive(_ number: Int, _ record: Record) {
+        liveCount += 1
         if record.syncIdentifier != 0 {
+            let (user, provider) = owner(number)
             bySyncIdentifier[SyncKey(user: user, provider: provider, identifier: record.syncIdentifier)] = number
         }
-        records[number] = record
-        liveCount += 1
     }
 
     /// Gives the id numbered next, whose key the table holds already, its checkpointed record:
@@ -349,6 +355,7 @@ package struct IdIndex: Sendable {
     mutating func appendLoaded(_ record: Record) {
         let number = records.count
         precondition(number < table.count, "the key is numbered first")
+        noteOwner(number, user: owner(number).user)
         switch record.state {
         case .empty: records.append(Record())
         case .deleted:
@@ -356,11 +363,7 @@ package struct IdIndex: Sendable {
             tombstoneCount += 1
         case .live:
             records.append(record)
-            liveCount += 1
-            if record.syncIdentifier != 0 {
-                let (user, provider) = owner(number)
-                bySyncIdentifier[SyncKey(user: user, provider: provider, identifier: record.syncIdentifier)] = number
-            }
+            noteLive(number, record)
         }
     }
 
