@@ -2,7 +2,7 @@
 ///
 /// The raw value is a stable code that may be stored in binary form: existing codes never change,
 /// and new metrics take new codes.
-package enum Metric: UInt8, CaseIterable, Sendable, Hashable {
+package enum Metric: UInt8, CaseIterable, Sendable, Hashable, BitwiseCopyable {
     case steps = 0
     case distance = 1
     case activeEnergy = 2

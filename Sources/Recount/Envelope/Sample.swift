@@ -84,7 +84,7 @@ package struct MetricName: Equatable, Hashable, Sendable {
 }
 
 /// Sleep stages of the contract.
-package enum SleepStage: UInt8, CaseIterable, Sendable {
+package enum SleepStage: UInt8, CaseIterable, Sendable, BitwiseCopyable {
     case inBed = 0, asleep, awake, core, deep, rem
 
     package var name: String {

@@ -186,9 +186,13 @@ enum SampleBlock {
             guard index < table.count else { throw input.malformed("table index \(index) out of range") }
             return table[index]
         }
+        let count = try input.count()
         var samples: [Sample] = []
+        // Each sample is built once from locals and moved into the array: building it and then
+        // setting its optional fields copied it, retaining and releasing every string.
+        samples.reserveCapacity(min(count, input.bytes.count - input.offset))
         var previousStart: Int64 = 0
-        for _ in 0..<(try input.count()) {
+        for _ in 0..<count {
             let raw = try input.varint()
             guard raw & ~Flags.all(version: input.version) == 0 else { throw input.malformed("unknown sample flags") }
             let flags = Flags(rawValue: raw)
@@ -206,32 +210,33 @@ enum SampleBlock {
             let type = try entry(types, &input)
             let startMillis = previousStart &+ (try input.signed())
             previousStart = startMillis
-            var sample = Sample(id: id, type: type, start: try input.instant(millis: startMillis), origin: "")
-            if flags.contains(.end) {
-                sample.end = try input.instant(millis: startMillis &+ (try input.signed()))
-            }
-            if flags.contains(.timeZone) { sample.timeZone = try entry(strings, &input) }
+            let start = try input.instant(millis: startMillis)
+            let end = flags.contains(.end) ? try input.instant(millis: startMillis &+ (try input.signed())) : nil
+            let timeZone = flags.contains(.timeZone) ? try entry(strings, &input) : nil
+            var value: Double?
+            var unit: UnitName?
             if flags.contains(.value) {
-                sample.value = try input.double()
-                sample.unit = try entry(units, &input)
+                value = try input.double()
+                unit = try entry(units, &input)
             }
+            var stage: SleepStage?
             if flags.contains(.stage) {
-                guard let stage = SleepStage(rawValue: try input.byte()) else {
-                    throw input.malformed("unknown sleep stage")
-                }
-                sample.stage = stage
+                stage = SleepStage(rawValue: try input.byte())
+                guard stage != nil else { throw input.malformed("unknown sleep stage") }
             }
-            sample.origin = try entry(strings, &input)
-            if flags.contains(.device) { sample.device = try entry(strings, &input) }
-            if flags.contains(.syncIdentifier) { sample.syncIdentifier = try input.string() }
-            if flags.contains(.syncVersion) { sample.syncVersion = try input.signed() }
-            if flags.contains(.lastModified) {
-                sample.lastModified = try input.instant(millis: startMillis &+ (try input.signed()))
-            }
-            if !flags.isDisjoint(with: [.activity, .distance, .energy]) {
-                sample.workout = try readWorkout(flags, units, &input)
-            }
-            samples.append(sample)
+            let origin = try entry(strings, &input)
+            let device = flags.contains(.device) ? try entry(strings, &input) : nil
+            let syncIdentifier = flags.contains(.syncIdentifier) ? try input.string() : nil
+            let syncVersion = flags.contains(.syncVersion) ? try input.signed() : nil
+            let lastModified =
+                flags.contains(.lastModified) ? try input.instant(millis: startMillis &+ (try input.signed())) : nil
+            let workout =
+                flags.isDisjoint(with: [.activity, .distance, .energy]) ? nil : try readWorkout(flags, units, &input)
+            samples.append(
+                Sample(
+                    id: id, type: type, start: start, end: end, timeZone: timeZone, value: value, unit: unit,
+                    stage: stage, origin: origin, device: device, syncIdentifier: syncIdentifier,
+                    syncVersion: syncVersion, lastModified: lastModified, workout: workout))
         }
         return samples
     }

@@ -1,5 +1,5 @@
 /// A key a `FlatTable` can hold: a small value type with its own well-mixed 64-bit hash.
-package protocol FlatKey: Equatable, Sendable {
+package protocol FlatKey: Equatable, Sendable, BitwiseCopyable {
     /// A hash whose every bit depends on every bit of the key (see `FlatHash.mix`).
     var flatHash: UInt64 { get }
 }
@@ -36,7 +36,7 @@ package struct FlatTable<Key: FlatKey>: Sendable {
     /// Each bucket: the upper 32 bits of the key's hash, and its number + 1 (0: empty).
     private var buckets: [UInt64]
     /// The keys by number.
-    package private(set) var keys: [Key] = []
+    package private(set) var keys = GrowableArray<Key>()
 
     /// An empty table sized for `capacity` keys before it grows.
     package init(capacity: Int = 0) {
@@ -96,7 +96,7 @@ package struct FlatTable<Key: FlatKey>: Sendable {
     /// Removes every key, keeping the buckets' capacity.
     package mutating func removeAll() {
         guard !keys.isEmpty else { return }
-        keys.removeAll(keepingCapacity: true)
+        keys.removeAll()
         for index in buckets.indices { buckets[index] = 0 }
     }
 

@@ -141,7 +141,7 @@ package struct IdIndex: Sendable {
 
     // Internal, not private, for the checkpoint (`IdIndex+Checkpoint.swift`) alone.
     var table = FlatTable<StoredKey>()
-    var records: [Record] = []
+    var records = GrowableArray<Record>()
     /// Ids that are not canonical UUIDs.
     var textIDs = Interner()
     /// Zones, sync identifiers and unit symbols.

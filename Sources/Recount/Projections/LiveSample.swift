@@ -41,7 +41,7 @@ package struct LiveSample: Equatable, Sendable {
 }
 
 /// An interned (origin, device) pair: the unit the overlap merge ranks.
-package struct SourceID: Hashable, Comparable, Sendable {
+package struct SourceID: Hashable, Comparable, Sendable, BitwiseCopyable {
     package var rawValue: UInt32
     package init(_ rawValue: UInt32) { self.rawValue = rawValue }
     package static func < (a: SourceID, b: SourceID) -> Bool { a.rawValue < b.rawValue }

@@ -4,7 +4,7 @@
 /// The conversions use Howard Hinnant's `days_from_civil` / `civil_from_days` algorithms
 /// (<https://howardhinnant.github.io/date_algorithms.html>): no tables, no Foundation, no
 /// allocation.
-package struct CivilDay: Hashable, Comparable, Sendable, CustomStringConvertible {
+package struct CivilDay: Hashable, Comparable, Sendable, BitwiseCopyable, CustomStringConvertible {
     /// Days since 1970-01-01 (negative before it).
     package var daysSinceEpoch: Int32
 
