@@ -153,13 +153,14 @@ package struct HealthConnectChanges: Equatable, Sendable {
         case deletion(recordId: String)
     }
 
-    /// Each change in page order, an upsertion with its sample.
-    package func forEachChange(_ body: (_ upserted: Sample?, _ deletedId: String?) throws -> Void) rethrows {
+    /// Each change in page order: an upsertion as its sample's index in `upserted`, a deletion
+    /// as its record id.
+    package func forEachChange(_ body: (_ upserted: Int?, _ deletedId: String?) throws -> Void) rethrows {
         var next = 0
         for change in changes {
             switch change {
             case .upsertion:
-                try body(upserted[next], nil)
+                try body(next, nil)
                 next += 1
             case .deletion(let recordId): try body(nil, recordId)
             }

@@ -61,7 +61,7 @@ package enum EnvelopeJSON {
             page.forEachChange { upserted, deletedId in
                 var item = JSONObjectText()
                 if let upserted {
-                    item.raw("upsertion", Self.sample(upserted))
+                    item.raw("upsertion", Self.sample(page.upserted[upserted]))
                 } else if let deletedId {
                     var deletion = JSONObjectText()
                     deletion.string("recordId", deletedId)

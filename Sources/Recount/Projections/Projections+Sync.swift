@@ -36,9 +36,11 @@ extension Projections {
         func noteSamples(_ provider: String, _ samples: [Sample]) {
             // The few metrics of an envelope, in order of first appearance.
             var metrics: [Metric] = []
-            // By index: a `for sample in` loop copies each sample, retaining its strings.
-            for index in samples.indices where !metrics.contains(samples[index].type.metric) {
-                metrics.append(samples[index].type.metric)
+            // Through the buffer: an array's subscript copies the sample, retaining its strings.
+            samples.withUnsafeBufferPointer { samples in
+                for index in samples.indices where !metrics.contains(samples[index].type.metric) {
+                    metrics.append(samples[index].type.metric)
+                }
             }
             for metric in metrics {
                 update(provider, metric) { $0.lastSampleAt = max($0.lastSampleAt ?? received, received) }

@@ -110,35 +110,30 @@ package struct Projections {
         case .healthKitDelivery(let delivery):
             let user = users.intern(envelope.user)
             let provider = providers.intern("healthkit")
-            // By index: a `for sample in` loop copies each sample, retaining its strings.
-            for index in delivery.added.indices {
-                upsert(
-                    delivery.added[index], user: user, provider: provider, envelopeUser: envelope.user,
-                    received: received, &effect)
-            }
+            upsert(
+                delivery.added, user: user, provider: provider, envelopeUser: envelope.user, received: received, &effect
+            )
             for deletion in delivery.deleted {
                 delete(SampleID(deletion.uuid), user: user, provider: provider, &effect)
             }
         case .healthConnectChanges(let page):
             let user = users.intern(envelope.user)
             let provider = providers.intern("health_connect")
-            page.forEachChange { sample, deletedId in
-                if let sample {
-                    upsert(
-                        sample, user: user, provider: provider, envelopeUser: envelope.user, received: received, &effect
-                    )
-                } else if let deletedId {
-                    delete(SampleID(deletedId), user: user, provider: provider, &effect)
+            page.upserted.withUnsafeBufferPointer { upserted in
+                page.forEachChange { index, deletedId in
+                    if let index {
+                        upsert(
+                            upserted[index], user: user, provider: provider, envelopeUser: envelope.user,
+                            received: received, &effect)
+                    } else if let deletedId {
+                        delete(SampleID(deletedId), user: user, provider: provider, &effect)
+                    }
                 }
             }
         case .samplesUpsert(let providerName, let samples):
             let user = users.intern(envelope.user)
             let provider = providers.intern(providerName)
-            for index in samples.indices {
-                upsert(
-                    samples[index], user: user, provider: provider, envelopeUser: envelope.user, received: received,
-                    &effect)
-            }
+            upsert(samples, user: user, provider: provider, envelopeUser: envelope.user, received: received, &effect)
         case .samplesDelete(let providerName, let ids):
             let user = users.intern(envelope.user)
             let provider = providers.intern(providerName)
@@ -185,6 +180,22 @@ package struct Projections {
     private func isOwnOrigin(_ origin: String, user: String) -> Bool {
         guard !ownOrigins.isEmpty else { return false }
         return (ownOrigins[user] ?? ownOrigins["*"])?.origins.contains(origin) ?? false
+    }
+
+    /// Upserts each of `samples`, in order.
+    private mutating func upsert(
+        _ samples: [Sample], user: UInt32, provider: UInt32, envelopeUser: String, received: Int64,
+        _ effect: inout Effect
+    ) {
+        // Through the buffer, whose elements are borrowed in place: an array's subscript, or a
+        // `for sample in` loop, copies each sample and retains and releases all its strings.
+        samples.withUnsafeBufferPointer { samples in
+            for index in samples.indices {
+                upsert(
+                    samples[index], user: user, provider: provider, envelopeUser: envelopeUser, received: received,
+                    &effect)
+            }
+        }
     }
 
     private mutating func upsert(
@@ -293,9 +304,8 @@ package struct Projections {
         }
         stale.sort { $0.id.textPrecedes($1.id) }
         for key in stale { delete(key.id, user: user, provider: provider, &effect) }
-        for sample in reconcile.samples {
-            upsert(sample, user: user, provider: provider, envelopeUser: envelopeUser, received: received, &effect)
-        }
+        upsert(
+            reconcile.samples, user: user, provider: provider, envelopeUser: envelopeUser, received: received, &effect)
     }
 
     private mutating func insertLive(_ number: Int, _ record: IdIndex.Record, _ effect: inout Effect) {
