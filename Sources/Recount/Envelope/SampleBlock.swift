@@ -169,76 +169,102 @@ enum SampleBlock {
         }
     }
 
-    static func read(_ input: inout RecordReader) throws(EnvelopeCodecError) -> [Sample] {
+    /// The tables a block's samples refer to, as read.
+    private struct ReadTables {
         var strings: [String] = []
-        for _ in 0..<(try input.count()) { strings.append(try input.string()) }
         var types: [MetricName] = []
-        for _ in 0..<(try input.count()) { types.append(try input.metricName()) }
         var units: [UnitName] = []
-        for _ in 0..<(try input.count()) {
-            let code = try input.byte()
-            let unit = MeasureUnit(rawValue: code)
-            guard unit != nil || code == 0 else { throw input.malformed("unknown unit code \(code)") }
-            units.append(UnitName(unit: unit, symbol: try input.string()))
+
+        init(_ input: inout RecordReader) throws(EnvelopeCodecError) {
+            for _ in 0..<(try input.count()) { strings.append(try input.string()) }
+            for _ in 0..<(try input.count()) { types.append(try input.metricName()) }
+            for _ in 0..<(try input.count()) {
+                let code = try input.byte()
+                let unit = MeasureUnit(rawValue: code)
+                guard unit != nil || code == 0 else { throw input.malformed("unknown unit code \(code)") }
+                units.append(UnitName(unit: unit, symbol: try input.string()))
+            }
         }
+    }
+
+    static func read(_ input: inout RecordReader) throws(EnvelopeCodecError) -> [Sample] {
+        let tables = try ReadTables(&input)
+        let count = try input.count()
+        // Every sample takes several bytes, so a count beyond the bytes left is damage.
+        guard count <= input.bytes.count - input.offset else {
+            throw input.malformed("\(count) samples in fewer bytes")
+        }
+        // Each sample is moved into place in the array as it is read: appending it copied it,
+        // retaining and releasing each of its strings.
+        var failure: EnvelopeCodecError?
+        let samples = [Sample](unsafeUninitializedCapacity: count) {
+            buffer, initialized in
+            var previousStart: Int64 = 0
+            do throws(EnvelopeCodecError) {
+                for index in 0..<count {
+                    (buffer.baseAddress! + index).initialize(to: try readSample(tables, after: &previousStart, &input))
+                    initialized += 1
+                }
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
+        return samples
+    }
+
+    /// Reads one sample; `previousStart` is the previous sample's start, which it becomes.
+    private static func readSample(_ tables: ReadTables, after previousStart: inout Int64, _ input: inout RecordReader)
+        throws(EnvelopeCodecError) -> Sample
+    {
         func entry<Entry>(_ table: [Entry], _ input: inout RecordReader) throws(EnvelopeCodecError) -> Entry {
             let index = try input.count()
             guard index < table.count else { throw input.malformed("table index \(index) out of range") }
             return table[index]
         }
-        let count = try input.count()
-        var samples: [Sample] = []
-        // Each sample is built once from locals and moved into the array: building it and then
-        // setting its optional fields copied it, retaining and releasing every string.
-        samples.reserveCapacity(min(count, input.bytes.count - input.offset))
-        var previousStart: Int64 = 0
-        for _ in 0..<count {
-            let raw = try input.varint()
-            guard raw & ~Flags.all(version: input.version) == 0 else { throw input.malformed("unknown sample flags") }
-            let flags = Flags(rawValue: raw)
-            let id: SampleID
-            if flags.contains(.lowercaseUUID) || flags.contains(.uppercaseUUID) {
-                guard input.bytes.count - input.offset >= 16 else { throw input.malformed("record ends early") }
-                let high = UInt64(bigEndian: input.bytes.loadUnaligned(fromByteOffset: input.offset, as: UInt64.self))
-                let low = UInt64(
-                    bigEndian: input.bytes.loadUnaligned(fromByteOffset: input.offset + 8, as: UInt64.self))
-                id = SampleID(uuid: high, low, lowercase: flags.contains(.lowercaseUUID))
-                input.offset += 16
-            } else {
-                id = SampleID(try input.string())
-            }
-            let type = try entry(types, &input)
-            let startMillis = previousStart &+ (try input.signed())
-            previousStart = startMillis
-            let start = try input.instant(millis: startMillis)
-            let end = flags.contains(.end) ? try input.instant(millis: startMillis &+ (try input.signed())) : nil
-            let timeZone = flags.contains(.timeZone) ? try entry(strings, &input) : nil
-            var value: Double?
-            var unit: UnitName?
-            if flags.contains(.value) {
-                value = try input.double()
-                unit = try entry(units, &input)
-            }
-            var stage: SleepStage?
-            if flags.contains(.stage) {
-                stage = SleepStage(rawValue: try input.byte())
-                guard stage != nil else { throw input.malformed("unknown sleep stage") }
-            }
-            let origin = try entry(strings, &input)
-            let device = flags.contains(.device) ? try entry(strings, &input) : nil
-            let syncIdentifier = flags.contains(.syncIdentifier) ? try input.string() : nil
-            let syncVersion = flags.contains(.syncVersion) ? try input.signed() : nil
-            let lastModified =
-                flags.contains(.lastModified) ? try input.instant(millis: startMillis &+ (try input.signed())) : nil
-            let workout =
-                flags.isDisjoint(with: [.activity, .distance, .energy]) ? nil : try readWorkout(flags, units, &input)
-            samples.append(
-                Sample(
-                    id: id, type: type, start: start, end: end, timeZone: timeZone, value: value, unit: unit,
-                    stage: stage, origin: origin, device: device, syncIdentifier: syncIdentifier,
-                    syncVersion: syncVersion, lastModified: lastModified, workout: workout))
+        let raw = try input.varint()
+        guard raw & ~Flags.all(version: input.version) == 0 else { throw input.malformed("unknown sample flags") }
+        let flags = Flags(rawValue: raw)
+        let id: SampleID
+        if flags.contains(.lowercaseUUID) || flags.contains(.uppercaseUUID) {
+            guard input.bytes.count - input.offset >= 16 else { throw input.malformed("record ends early") }
+            let high = UInt64(bigEndian: input.bytes.loadUnaligned(fromByteOffset: input.offset, as: UInt64.self))
+            let low = UInt64(
+                bigEndian: input.bytes.loadUnaligned(fromByteOffset: input.offset + 8, as: UInt64.self))
+            id = SampleID(uuid: high, low, lowercase: flags.contains(.lowercaseUUID))
+            input.offset += 16
+        } else {
+            id = SampleID(try input.string())
         }
-        return samples
+        let type = try entry(tables.types, &input)
+        let startMillis = previousStart &+ (try input.signed())
+        previousStart = startMillis
+        let start = try input.instant(millis: startMillis)
+        let end = flags.contains(.end) ? try input.instant(millis: startMillis &+ (try input.signed())) : nil
+        let timeZone = flags.contains(.timeZone) ? try entry(tables.strings, &input) : nil
+        var value: Double?
+        var unit: UnitName?
+        if flags.contains(.value) {
+            value = try input.double()
+            unit = try entry(tables.units, &input)
+        }
+        var stage: SleepStage?
+        if flags.contains(.stage) {
+            stage = SleepStage(rawValue: try input.byte())
+            guard stage != nil else { throw input.malformed("unknown sleep stage") }
+        }
+        let origin = try entry(tables.strings, &input)
+        let device = flags.contains(.device) ? try entry(tables.strings, &input) : nil
+        let syncIdentifier = flags.contains(.syncIdentifier) ? try input.string() : nil
+        let syncVersion = flags.contains(.syncVersion) ? try input.signed() : nil
+        let lastModified =
+            flags.contains(.lastModified) ? try input.instant(millis: startMillis &+ (try input.signed())) : nil
+        let workout =
+            flags.isDisjoint(with: [.activity, .distance, .energy]) ? nil : try readWorkout(flags, tables.units, &input)
+        return Sample(
+            id: id, type: type, start: start, end: end, timeZone: timeZone, value: value, unit: unit,
+            stage: stage, origin: origin, device: device, syncIdentifier: syncIdentifier,
+            syncVersion: syncVersion, lastModified: lastModified, workout: workout)
     }
 
     /// The workout fields of a format-3 sample (flags 10–12).
