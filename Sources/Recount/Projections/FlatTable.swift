@@ -93,6 +93,10 @@ package struct FlatTable<Key: FlatKey>: Sendable {
         return (number, true)
     }
 
+    /// The first bucket `key` probes, read ahead of its lookup (see `IdIndex.prefetch`).
+    @inline(__always)
+    package func firstBucket(of key: Key) -> UInt64 { buckets[Int(Self.tag(key)) & (buckets.count - 1)] }
+
     /// Removes every key, keeping the buckets' capacity.
     package mutating func removeAll() {
         guard !keys.isEmpty else { return }

@@ -134,6 +134,15 @@ package struct IdIndex: Sendable {
         /// 0: an uppercase UUID, 1: a lowercase UUID, n + 2: the text id numbered n.
         var kind: UInt32
 
+        init(user: UInt32, provider: UInt32, high: UInt64, low: UInt64, kind: UInt32) {
+            (self.user, self.provider, self.high, self.low, self.kind) = (user, provider, high, low, kind)
+        }
+
+        /// The key of a UUID id.
+        init(user: UInt32, provider: UInt32, uuid: (high: UInt64, low: UInt64, lowercase: Bool)) {
+            self.init(user: user, provider: provider, high: uuid.high, low: uuid.low, kind: uuid.lowercase ? 1 : 0)
+        }
+
         var flatHash: UInt64 {
             FlatHash.mix(high ^ (UInt64(user) << 32 | UInt64(provider)), low ^ UInt64(kind))
         }
@@ -151,6 +160,8 @@ package struct IdIndex: Sendable {
     /// Each user's id numbers (by interned user), in the order first seen: what a query or a
     /// reconcile of one user walks, instead of every id of every user.
     private var numbersByUser: [[UInt32]] = []
+    /// What `prefetch` read last: kept only so that its reads happen.
+    private var prefetched: UInt64 = 0
     package private(set) var liveCount = 0
     package private(set) var tombstoneCount = 0
 
@@ -189,6 +200,19 @@ package struct IdIndex: Sendable {
         numbersByUser[user].append(UInt32(number))
     }
 
+    /// Reads the table's first bucket for each UUID id of `samples`, all before any is inserted:
+    /// in a table of millions of ids each is a cache miss, and reads issued together wait for
+    /// memory together, where lookups one after another wait in turn.
+    mutating func prefetch(_ samples: UnsafeBufferPointer<Sample>, user: UInt32, provider: UInt32) {
+        var combined: UInt64 = 0
+        for index in samples.indices {
+            guard let uuid = samples[index].id.uuid else { continue }
+            combined ^= table.firstBucket(of: StoredKey(user: user, provider: provider, uuid: uuid))
+        }
+        // Kept, so that the reads are not optimised away.
+        prefetched = combined
+    }
+
     /// The key numbered `number`.
     package func key(_ number: Int) -> Key {
         let stored = table.keys[number]
@@ -207,8 +231,7 @@ package struct IdIndex: Sendable {
 
     private func storedKey(_ key: Key) -> StoredKey? {
         if let uuid = key.id.uuid {
-            return StoredKey(
-                user: key.user, provider: key.provider, high: uuid.high, low: uuid.low, kind: uuid.lowercase ? 1 : 0)
+            return StoredKey(user: key.user, provider: key.provider, uuid: uuid)
         }
         guard let text = textIDs.id(of: key.id.text) else { return nil }
         return StoredKey(user: key.user, provider: key.provider, high: 0, low: 0, kind: text + 2)
@@ -216,8 +239,7 @@ package struct IdIndex: Sendable {
 
     private mutating func storedKey(interning key: Key) -> StoredKey {
         if let uuid = key.id.uuid {
-            return StoredKey(
-                user: key.user, provider: key.provider, high: uuid.high, low: uuid.low, kind: uuid.lowercase ? 1 : 0)
+            return StoredKey(user: key.user, provider: key.provider, uuid: uuid)
         }
         return StoredKey(user: key.user, provider: key.provider, high: 0, low: 0, kind: textIDs.intern(key.id.text) + 2)
     }

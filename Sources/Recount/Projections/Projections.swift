@@ -190,6 +190,7 @@ package struct Projections {
         // Through the buffer, whose elements are borrowed in place: an array's subscript, or a
         // `for sample in` loop, copies each sample and retains and releases all its strings.
         samples.withUnsafeBufferPointer { samples in
+            index.prefetch(samples, user: user, provider: provider)
             for index in samples.indices {
                 upsert(
                     samples[index], user: user, provider: provider, envelopeUser: envelopeUser, received: received,
