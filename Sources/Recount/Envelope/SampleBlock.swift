@@ -1,11 +1,15 @@
-/// The samples of one envelope in the binary record (see `docs/record-format.md`): three tables
-/// of the strings samples repeat, then each sample.
+/// The samples of one envelope as the binary record holds them (see `docs/record-format.md`):
+/// three tables of the strings samples repeat, then each sample, which refers to table entries
+/// by number.
 ///
 /// The tables are plain strings (origins, devices, zones), type names with their metric codes,
-/// and unit symbols with their unit codes, each in order of first use. A sample refers to table
-/// entries by number, so decoding reads a type's metric and a unit's meaning from the codes and
-/// never looks a name up in today's catalogue.
-enum SampleBlock {
+/// and unit symbols with their unit codes, each in order of first use. Decoding reads a type's
+/// metric and a unit's meaning from the codes and never looks a name up in today's catalogue.
+///
+/// The fold reads samples in this form (`Projections.apply(_:samples:at:)`): an entry's fields
+/// are plain values and its strings are numbers, so folding it retains no string, and a table's
+/// string is interned once per envelope rather than once per sample.
+package struct SampleBlock: Sendable {
     /// Which optional fields a sample carries, and how its id is stored.
     struct Flags: OptionSet {
         let rawValue: UInt64
@@ -32,126 +36,176 @@ enum SampleBlock {
         static func all(version: UInt8) -> UInt64 { version >= 3 ? (1 << 13) - 1 : (1 << 10) - 1 }
     }
 
-    /// The tables a block's samples refer to.
-    private struct Tables {
-        var strings = StringTable()
-        var types = StringTable()
-        var units = StringTable()
+    /// One sample, its repeated strings as numbers in the block's tables (-1: absent).
+    package struct Entry: Sendable {
+        package var id: SampleID
+        /// The type, in `types`.
+        package var type: Int32
+        package var start: Instant
+        package var end: Instant?
+        /// The zone, origin and device, in `strings`.
+        package var zone: Int32 = -1
+        package var origin: Int32
+        package var device: Int32 = -1
+        package var value: Double?
+        /// The value's unit, in `units` (present with the value).
+        package var unit: Int32 = -1
+        package var stage: SleepStage?
+        package var syncIdentifier: String?
+        package var syncVersion: Int64?
+        package var lastModified: Instant?
+        package var workout: WorkoutDetails?
+        /// The units of the workout's totals, in `units` (-1: a bare number in the canonical unit).
+        var distanceUnit: Int32 = -1
+        var energyUnit: Int32 = -1
 
-        func write(_ out: inout RecordWriter) {
-            out.varint(UInt64(strings.entries.count))
-            for entry in strings.entries { out.string(entry.string) }
-            func writeCoded(_ table: StringTable) {
-                out.varint(UInt64(table.entries.count))
-                for entry in table.entries {
-                    out.byte(entry.code)
-                    out.string(entry.string)
-                }
-            }
-            writeCoded(types)
-            writeCoded(units)
-        }
+        /// The end instant: `end`, or `start` for an instantaneous sample.
+        package var effectiveEnd: Instant { end ?? start }
     }
 
-    static func write(_ samples: [Sample], _ out: inout RecordWriter) {
-        // One pass numbers the repeated strings; the samples then refer to them by index.
-        var tables = Tables()
-        var references: [StringReferences] = []
-        references.reserveCapacity(samples.count)
+    /// Origins, devices and zones.
+    package private(set) var strings: [String] = []
+    /// Type names with the metric each stood for when written.
+    package private(set) var types: [MetricName] = []
+    /// Unit symbols with the unit each stood for when written.
+    package private(set) var units: [UnitName] = []
+    /// The samples, in order.
+    package private(set) var entries: [Entry] = []
+
+    /// The block of `samples`, its tables numbered in order of first use.
+    package init(_ samples: [Sample]) {
+        var numbering = Numbering()
+        entries.reserveCapacity(samples.count)
         // Samples are read in place through the buffer: binding one, or passing it to a function,
         // copies it and retains all its strings.
         samples.withUnsafeBufferPointer { samples in
-            var previous = StringReferences()
+            var previous: Entry?
             for index in samples.indices {
-                previous = StringReferences(samples, index, in: &tables, hints: previous)
-                references.append(previous)
-            }
-            tables.write(&out)
-            out.varint(UInt64(samples.count))
-            var previousStart: Int64 = 0
-            for index in samples.indices {
-                write(samples.baseAddress! + index, references[index], after: previousStart, &out)
-                previousStart = samples[index].start.millis
+                let entry = Entry(samples.baseAddress! + index, numbering: &numbering, into: &self, hints: previous)
+                entries.append(entry)
+                previous = entry
             }
         }
     }
 
-    /// A sample's repeated strings as table numbers (-1 when absent).
-    private struct StringReferences {
-        var type: Int32 = 0, origin: Int32 = 0, unit: Int32 = 0, zone: Int32 = 0, device: Int32 = 0
-        /// The units of the workout totals.
-        var distanceUnit: Int32 = -1, energyUnit: Int32 = -1
-
-        init() {}
-
-        /// Numbers the strings of `samples[index]` in `tables`, trying each field's number in
-        /// `hints` (the previous sample's) first, since consecutive samples mostly repeat them.
-        init(_ samples: UnsafeBufferPointer<Sample>, _ index: Int, in tables: inout Tables, hints: StringReferences) {
-            func number(_ string: String?, _ hint: Int32) -> Int32 {
-                string.map { tables.strings.index(adding: $0, hint: hint) } ?? -1
-            }
-            type = tables.types.index(
-                adding: samples[index].type.name, code: samples[index].type.metric.rawValue, hint: hints.type)
-            origin = tables.strings.index(adding: samples[index].origin, hint: hints.origin)
-            func unitNumber(_ unit: UnitName?, _ hint: Int32) -> Int32 {
-                unit.map { tables.units.index(adding: $0.symbol, code: $0.unit?.rawValue ?? 0, hint: hint) } ?? -1
-            }
-            unit = unitNumber(samples[index].unit, hints.unit)
-            zone = number(samples[index].timeZone, hints.zone)
-            device = number(samples[index].device, hints.device)
-            if let workout = samples[index].workout {
-                distanceUnit = unitNumber(workout.distance?.unit, hints.distanceUnit)
-                energyUnit = unitNumber(workout.energy?.unit, hints.energyUnit)
-            }
+    /// The samples as values of their own.
+    package var samples: [Sample] {
+        entries.map { entry in
+            Sample(
+                id: entry.id, type: types[Int(entry.type)], start: entry.start, end: entry.end,
+                timeZone: string(entry.zone), value: entry.value, unit: entry.unit < 0 ? nil : units[Int(entry.unit)],
+                stage: entry.stage, origin: strings[Int(entry.origin)], device: string(entry.device),
+                syncIdentifier: entry.syncIdentifier, syncVersion: entry.syncVersion,
+                lastModified: entry.lastModified, workout: entry.workout)
         }
     }
 
-    /// Writes one sample, read in place through `pointer` (see `StringReferences.init`).
-    private static func write(
-        _ pointer: UnsafePointer<Sample>, _ references: StringReferences, after previousStart: Int64,
-        _ out: inout RecordWriter
-    ) {
+    /// The entry of `strings` numbered `number`, if any.
+    package func string(_ number: Int32) -> String? { number < 0 ? nil : strings[Int(number)] }
+
+    /// The metric of `entry`.
+    package func metric(of entry: Entry) -> Metric { types[Int(entry.type)].metric }
+
+    /// The value of `entry` in its metric's canonical unit.
+    package func canonicalValue(of entry: Entry) -> Double? {
+        guard let value = entry.value, entry.unit >= 0, let measure = units[Int(entry.unit)].unit else { return nil }
+        return measure.toCanonical(value)
+    }
+
+    // MARK: Numbering the tables of new samples
+
+    /// The numbers given to the tables' strings so far.
+    fileprivate struct Numbering {
+        var strings = StringTable()
+        var types = StringTable()
+        var units = StringTable()
+    }
+
+    /// The number of `string` in `strings`, added when new; `hint` is the number to try first.
+    fileprivate mutating func number(_ string: String, hint: Int32, _ numbering: inout Numbering) -> Int32 {
+        let number = numbering.strings.index(adding: string, hint: hint)
+        if number == strings.count { strings.append(string) }
+        return number
+    }
+
+    fileprivate mutating func number(_ type: MetricName, hint: Int32, _ numbering: inout Numbering) -> Int32 {
+        let number = numbering.types.index(adding: type.name, code: type.metric.rawValue, hint: hint)
+        if number == types.count { types.append(type) }
+        return number
+    }
+
+    fileprivate mutating func number(_ unit: UnitName, hint: Int32, _ numbering: inout Numbering) -> Int32 {
+        let number = numbering.units.index(adding: unit.symbol, code: unit.unit?.rawValue ?? 0, hint: hint)
+        if number == units.count { units.append(unit) }
+        return number
+    }
+
+    // MARK: Writing
+
+    /// Writes `samples` as a block.
+    static func write(_ samples: [Sample], _ out: inout RecordWriter) { SampleBlock(samples).write(&out) }
+
+    /// Writes the block in the record format.
+    func write(_ out: inout RecordWriter) {
+        out.varint(UInt64(strings.count))
+        for string in strings { out.string(string) }
+        out.varint(UInt64(types.count))
+        for type in types { out.metricName(type) }
+        out.varint(UInt64(units.count))
+        for unit in units {
+            out.byte(unit.unit?.rawValue ?? 0)
+            out.string(unit.symbol)
+        }
+        out.varint(UInt64(entries.count))
+        var previousStart: Int64 = 0
+        for index in entries.indices {
+            Self.write(entries[index], after: previousStart, &out)
+            previousStart = entries[index].start.millis
+        }
+    }
+
+    private static func write(_ entry: Entry, after previousStart: Int64, _ out: inout RecordWriter) {
         var flags: Flags = []
-        if pointer.pointee.end != nil { flags.insert(.end) }
-        if pointer.pointee.timeZone != nil { flags.insert(.timeZone) }
+        if entry.end != nil { flags.insert(.end) }
+        if entry.zone >= 0 { flags.insert(.timeZone) }
         // A value is written with its unit (ingest never accepts one without the other).
-        if pointer.pointee.value != nil, references.unit >= 0 { flags.insert(.value) }
-        if pointer.pointee.stage != nil { flags.insert(.stage) }
-        if pointer.pointee.device != nil { flags.insert(.device) }
-        if pointer.pointee.syncIdentifier != nil { flags.insert(.syncIdentifier) }
-        if pointer.pointee.syncVersion != nil { flags.insert(.syncVersion) }
-        if pointer.pointee.lastModified != nil { flags.insert(.lastModified) }
-        let workout = pointer.pointee.workout
+        if entry.value != nil, entry.unit >= 0 { flags.insert(.value) }
+        if entry.stage != nil { flags.insert(.stage) }
+        if entry.device >= 0 { flags.insert(.device) }
+        if entry.syncIdentifier != nil { flags.insert(.syncIdentifier) }
+        if entry.syncVersion != nil { flags.insert(.syncVersion) }
+        if entry.lastModified != nil { flags.insert(.lastModified) }
+        let workout = entry.workout
         if workout?.activity != nil { flags.insert(.activity) }
         if workout?.distance != nil { flags.insert(.distance) }
         if workout?.energy != nil { flags.insert(.energy) }
-        let uuid = pointer.pointee.id.uuid
+        let uuid = entry.id.uuid
         if let uuid { flags.insert(uuid.lowercase ? .lowercaseUUID : .uppercaseUUID) }
         out.varint(flags.rawValue)
         if let uuid {
             withUnsafeBytes(of: (uuid.high.bigEndian, uuid.low.bigEndian)) { out.bytes.append(contentsOf: $0) }
         } else {
-            out.string(pointer.pointee.id.text)
+            out.string(entry.id.text)
         }
-        out.varint(UInt64(references.type))
-        out.signed(pointer.pointee.start.millis &- previousStart)
-        out.offset(of: pointer.pointee.start)
-        if let end = pointer.pointee.end {
-            out.signed(end.millis &- pointer.pointee.start.millis)
+        out.varint(UInt64(entry.type))
+        out.signed(entry.start.millis &- previousStart)
+        out.offset(of: entry.start)
+        if let end = entry.end {
+            out.signed(end.millis &- entry.start.millis)
             out.offset(of: end)
         }
-        if references.zone >= 0 { out.varint(UInt64(references.zone)) }
-        if flags.contains(.value), let value = pointer.pointee.value {
+        if entry.zone >= 0 { out.varint(UInt64(entry.zone)) }
+        if flags.contains(.value), let value = entry.value {
             out.double(value)
-            out.varint(UInt64(references.unit))
+            out.varint(UInt64(entry.unit))
         }
-        if let stage = pointer.pointee.stage { out.byte(stage.rawValue) }
-        out.varint(UInt64(references.origin))
-        if references.device >= 0 { out.varint(UInt64(references.device)) }
-        if let syncIdentifier = pointer.pointee.syncIdentifier { out.string(syncIdentifier) }
-        if let syncVersion = pointer.pointee.syncVersion { out.signed(syncVersion) }
-        if let lastModified = pointer.pointee.lastModified {
-            out.signed(lastModified.millis &- pointer.pointee.start.millis)
+        if let stage = entry.stage { out.byte(stage.rawValue) }
+        out.varint(UInt64(entry.origin))
+        if entry.device >= 0 { out.varint(UInt64(entry.device)) }
+        if let syncIdentifier = entry.syncIdentifier { out.string(syncIdentifier) }
+        if let syncVersion = entry.syncVersion { out.signed(syncVersion) }
+        if let lastModified = entry.lastModified {
+            out.signed(lastModified.millis &- entry.start.millis)
             out.offset(of: lastModified)
         }
         if let activity = workout?.activity {
@@ -161,66 +215,52 @@ enum SampleBlock {
         // A total's unit is its units-table index + 1; 0 is a bare number in the canonical unit.
         if let distance = workout?.distance {
             out.double(distance.value)
-            out.varint(UInt64(references.distanceUnit + 1))
+            out.varint(UInt64(entry.distanceUnit + 1))
         }
         if let energy = workout?.energy {
             out.double(energy.value)
-            out.varint(UInt64(references.energyUnit + 1))
+            out.varint(UInt64(entry.energyUnit + 1))
         }
     }
 
-    /// The tables a block's samples refer to, as read.
-    private struct ReadTables {
-        var strings: [String] = []
-        var types: [MetricName] = []
-        var units: [UnitName] = []
+    // MARK: Reading
 
-        init(_ input: inout RecordReader) throws(EnvelopeCodecError) {
-            for _ in 0..<(try input.count()) { strings.append(try input.string()) }
-            for _ in 0..<(try input.count()) { types.append(try input.metricName()) }
-            for _ in 0..<(try input.count()) {
-                let code = try input.byte()
-                let unit = MeasureUnit(rawValue: code)
-                guard unit != nil || code == 0 else { throw input.malformed("unknown unit code \(code)") }
-                units.append(UnitName(unit: unit, symbol: try input.string()))
-            }
-        }
-    }
-
+    /// Reads the samples of a block written by `write(_:)`.
     static func read(_ input: inout RecordReader) throws(EnvelopeCodecError) -> [Sample] {
-        let tables = try ReadTables(&input)
+        try SampleBlock(reading: &input).samples
+    }
+
+    /// Reads a block written by `write(_:)`.
+    init(reading input: inout RecordReader) throws(EnvelopeCodecError) {
+        for _ in 0..<(try input.count()) { strings.append(try input.string()) }
+        for _ in 0..<(try input.count()) { types.append(try input.metricName()) }
+        for _ in 0..<(try input.count()) {
+            let code = try input.byte()
+            let unit = MeasureUnit(rawValue: code)
+            guard unit != nil || code == 0 else { throw input.malformed("unknown unit code \(code)") }
+            units.append(UnitName(unit: unit, symbol: try input.string()))
+        }
         let count = try input.count()
         // Every sample takes several bytes, so a count beyond the bytes left is damage.
         guard count <= input.bytes.count - input.offset else {
             throw input.malformed("\(count) samples in fewer bytes")
         }
-        // Each sample is moved into place in the array as it is read: appending it copied it,
-        // retaining and releasing each of its strings.
-        var failure: EnvelopeCodecError?
-        let samples = [Sample](unsafeUninitializedCapacity: count) {
-            buffer, initialized in
-            var previousStart: Int64 = 0
-            do throws(EnvelopeCodecError) {
-                for index in 0..<count {
-                    (buffer.baseAddress! + index).initialize(to: try readSample(tables, after: &previousStart, &input))
-                    initialized += 1
-                }
-            } catch {
-                failure = error
-            }
+        entries.reserveCapacity(count)
+        var previousStart: Int64 = 0
+        for _ in 0..<count {
+            let entry = try readEntry(after: previousStart, &input)
+            previousStart = entry.start.millis
+            entries.append(entry)
         }
-        if let failure { throw failure }
-        return samples
     }
 
-    /// Reads one sample; `previousStart` is the previous sample's start, which it becomes.
-    private static func readSample(_ tables: ReadTables, after previousStart: inout Int64, _ input: inout RecordReader)
-        throws(EnvelopeCodecError) -> Sample
+    /// Reads one sample; `previousStart` is the previous sample's start.
+    private func readEntry(after previousStart: Int64, _ input: inout RecordReader) throws(EnvelopeCodecError) -> Entry
     {
-        func entry<Entry>(_ table: [Entry], _ input: inout RecordReader) throws(EnvelopeCodecError) -> Entry {
+        func number(in count: Int, _ input: inout RecordReader) throws(EnvelopeCodecError) -> Int32 {
             let index = try input.count()
-            guard index < table.count else { throw input.malformed("table index \(index) out of range") }
-            return table[index]
+            guard index < count else { throw input.malformed("table index \(index) out of range") }
+            return Int32(index)
         }
         let raw = try input.varint()
         guard raw & ~Flags.all(version: input.version) == 0 else { throw input.malformed("unknown sample flags") }
@@ -229,47 +269,41 @@ enum SampleBlock {
         if flags.contains(.lowercaseUUID) || flags.contains(.uppercaseUUID) {
             guard input.bytes.count - input.offset >= 16 else { throw input.malformed("record ends early") }
             let high = UInt64(bigEndian: input.bytes.loadUnaligned(fromByteOffset: input.offset, as: UInt64.self))
-            let low = UInt64(
-                bigEndian: input.bytes.loadUnaligned(fromByteOffset: input.offset + 8, as: UInt64.self))
+            let low = UInt64(bigEndian: input.bytes.loadUnaligned(fromByteOffset: input.offset + 8, as: UInt64.self))
             id = SampleID(uuid: high, low, lowercase: flags.contains(.lowercaseUUID))
             input.offset += 16
         } else {
             id = SampleID(try input.string())
         }
-        let type = try entry(tables.types, &input)
+        let type = try number(in: types.count, &input)
         let startMillis = previousStart &+ (try input.signed())
-        previousStart = startMillis
-        let start = try input.instant(millis: startMillis)
-        let end = flags.contains(.end) ? try input.instant(millis: startMillis &+ (try input.signed())) : nil
-        let timeZone = flags.contains(.timeZone) ? try entry(tables.strings, &input) : nil
-        var value: Double?
-        var unit: UnitName?
+        var entry = Entry(id: id, type: type, start: try input.instant(millis: startMillis), origin: 0)
+        if flags.contains(.end) { entry.end = try input.instant(millis: startMillis &+ (try input.signed())) }
+        if flags.contains(.timeZone) { entry.zone = try number(in: strings.count, &input) }
         if flags.contains(.value) {
-            value = try input.double()
-            unit = try entry(tables.units, &input)
+            entry.value = try input.double()
+            entry.unit = try number(in: units.count, &input)
         }
-        var stage: SleepStage?
         if flags.contains(.stage) {
-            stage = SleepStage(rawValue: try input.byte())
-            guard stage != nil else { throw input.malformed("unknown sleep stage") }
+            guard let stage = SleepStage(rawValue: try input.byte()) else {
+                throw input.malformed("unknown sleep stage")
+            }
+            entry.stage = stage
         }
-        let origin = try entry(tables.strings, &input)
-        let device = flags.contains(.device) ? try entry(tables.strings, &input) : nil
-        let syncIdentifier = flags.contains(.syncIdentifier) ? try input.string() : nil
-        let syncVersion = flags.contains(.syncVersion) ? try input.signed() : nil
-        let lastModified =
-            flags.contains(.lastModified) ? try input.instant(millis: startMillis &+ (try input.signed())) : nil
-        let workout =
-            flags.isDisjoint(with: [.activity, .distance, .energy]) ? nil : try readWorkout(flags, tables.units, &input)
-        return Sample(
-            id: id, type: type, start: start, end: end, timeZone: timeZone, value: value, unit: unit,
-            stage: stage, origin: origin, device: device, syncIdentifier: syncIdentifier,
-            syncVersion: syncVersion, lastModified: lastModified, workout: workout)
+        entry.origin = try number(in: strings.count, &input)
+        if flags.contains(.device) { entry.device = try number(in: strings.count, &input) }
+        if flags.contains(.syncIdentifier) { entry.syncIdentifier = try input.string() }
+        if flags.contains(.syncVersion) { entry.syncVersion = try input.signed() }
+        if flags.contains(.lastModified) {
+            entry.lastModified = try input.instant(millis: startMillis &+ (try input.signed()))
+        }
+        if !flags.isDisjoint(with: [.activity, .distance, .energy]) { try readWorkout(flags, into: &entry, &input) }
+        return entry
     }
 
     /// The workout fields of a format-3 sample (flags 10–12).
-    private static func readWorkout(_ flags: Flags, _ units: [UnitName], _ input: inout RecordReader)
-        throws(EnvelopeCodecError) -> WorkoutDetails?
+    private func readWorkout(_ flags: Flags, into entry: inout Entry, _ input: inout RecordReader)
+        throws(EnvelopeCodecError)
     {
         var activity: ActivityName?
         if flags.contains(.activity) {
@@ -279,15 +313,52 @@ enum SampleBlock {
             }
             activity = ActivityName(activity: known, name: try input.string())
         }
-        func total(_ flag: Flags, _ input: inout RecordReader) throws(EnvelopeCodecError) -> WorkoutTotal? {
+        func total(_ flag: Flags, _ unitNumber: inout Int32, _ input: inout RecordReader)
+            throws(EnvelopeCodecError) -> WorkoutTotal?
+        {
             guard flags.contains(flag) else { return nil }
             let value = try input.double()
             let unit = try input.count()
             guard unit <= units.count else { throw input.malformed("table index \(unit - 1) out of range") }
+            unitNumber = Int32(unit) - 1
             return WorkoutTotal(value: value, unit: unit == 0 ? nil : units[unit - 1])
         }
-        let distance = try total(.distance, &input)
-        let energy = try total(.energy, &input)
-        return WorkoutDetails.make(activity: activity, distance: distance, energy: energy)
+        let distance = try total(.distance, &entry.distanceUnit, &input)
+        let energy = try total(.energy, &entry.energyUnit, &input)
+        entry.workout = WorkoutDetails.make(activity: activity, distance: distance, energy: energy)
+    }
+}
+
+extension SampleBlock.Entry {
+    /// The entry of the sample at `pointer`, numbering its strings in `block`'s tables; each
+    /// field tries the number the previous entry (`hints`) gave first, since consecutive samples
+    /// mostly repeat them.
+    fileprivate init(
+        _ pointer: UnsafePointer<Sample>, numbering: inout SampleBlock.Numbering, into block: inout SampleBlock,
+        hints: Self?
+    ) {
+        let sample = pointer
+        id = sample.pointee.id
+        type = block.number(sample.pointee.type, hint: hints?.type ?? 0, &numbering)
+        start = sample.pointee.start
+        end = sample.pointee.end
+        origin = block.number(sample.pointee.origin, hint: hints?.origin ?? 0, &numbering)
+        if let zone = sample.pointee.timeZone { self.zone = block.number(zone, hint: hints?.zone ?? 0, &numbering) }
+        if let device = sample.pointee.device {
+            self.device = block.number(device, hint: hints?.device ?? 0, &numbering)
+        }
+        value = sample.pointee.value
+        if let unit = sample.pointee.unit { self.unit = block.number(unit, hint: hints?.unit ?? 0, &numbering) }
+        stage = sample.pointee.stage
+        syncIdentifier = sample.pointee.syncIdentifier
+        syncVersion = sample.pointee.syncVersion
+        lastModified = sample.pointee.lastModified
+        workout = sample.pointee.workout
+        if let unit = workout?.distance?.unit {
+            distanceUnit = block.number(unit, hint: hints?.distanceUnit ?? 0, &numbering)
+        }
+        if let unit = workout?.energy?.unit {
+            energyUnit = block.number(unit, hint: hints?.energyUnit ?? 0, &numbering)
+        }
     }
 }
