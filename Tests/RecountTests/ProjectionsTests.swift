@@ -332,8 +332,9 @@ import Testing
         for (key, entry) in model {
             if let identifier = entry.syncIdentifier {
                 #expect(
-                    index.holder(ofSyncIdentifier: identifier, user: key.user, provider: key.provider).map(index.key)
-                        == key)
+                    index.strings.id(of: identifier).flatMap {
+                        index.holder(ofSyncIdentifier: $0 + 1, user: key.user, provider: key.provider)
+                    }.map(index.key) == key)
             }
         }
     }

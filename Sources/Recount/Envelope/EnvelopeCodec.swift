@@ -101,6 +101,32 @@ package enum EnvelopeCodec {
 
     /// Decodes a record written by `encode`.
     package static func decode(_ bytes: UnsafeRawBufferPointer) throws(EnvelopeCodecError) -> Envelope {
+        try decode(bytes) { input throws(EnvelopeCodecError) in
+            let samples = try SampleBlock.read(&input)
+            return (samples, samples.count)
+        }
+    }
+
+    /// Decodes a record for the fold: its samples as the record's block, and the envelope
+    /// without them (its sample arrays empty).
+    package static func decodeBlock(_ bytes: UnsafeRawBufferPointer) throws(EnvelopeCodecError) -> (
+        envelope: Envelope, samples: SampleBlock?
+    ) {
+        var block: SampleBlock?
+        let envelope = try decode(bytes) { input throws(EnvelopeCodecError) in
+            let read = try SampleBlock(reading: &input)
+            block = read
+            return ([], read.entries.count)
+        }
+        return (envelope, block)
+    }
+
+    /// Decodes a record, reading its sample block (if any) with `readSamples`, which returns
+    /// the samples to put in the envelope and how many the block held.
+    private static func decode(
+        _ bytes: UnsafeRawBufferPointer,
+        readSamples: (inout RecordReader) throws(EnvelopeCodecError) -> (samples: [Sample], count: Int)
+    ) throws(EnvelopeCodecError) -> Envelope {
         var input = RecordReader(bytes)
         let (kind, user) = try readHeader(&input)
         let receivedAt = try readInstant(&input)
@@ -110,7 +136,7 @@ package enum EnvelopeCodec {
             let type = try input.metricName()
             let anchor = try readOptionalString(&input)
             let newAnchor = try input.string()
-            let added = try SampleBlock.read(&input)
+            let added = try readSamples(&input).samples
             var deleted: [HealthKitDeletion] = []
             for _ in 0..<(try input.count()) {
                 deleted.append(
@@ -135,16 +161,16 @@ package enum EnvelopeCodec {
                 default: throw input.malformed("unknown change tag")
                 }
             }
-            let upserted = try SampleBlock.read(&input)
-            guard upserted.count == upsertions else {
-                throw input.malformed("\(upserted.count) upserted samples for \(upsertions) upsertions")
+            let (upserted, count) = try readSamples(&input)
+            guard count == upsertions else {
+                throw input.malformed("\(count) upserted samples for \(upsertions) upsertions")
             }
             body = .healthConnectChanges(
                 HealthConnectChanges(
                     recordTypes: recordTypes, token: token, nextChangesToken: next, hasMore: hasMore,
                     changesTokenExpired: expired, changes: changes, upserted: upserted))
         case .samplesUpsert:
-            body = .samplesUpsert(provider: try input.string(), samples: try SampleBlock.read(&input))
+            body = .samplesUpsert(provider: try input.string(), samples: try readSamples(&input).samples)
         case .samplesDelete:
             body = .samplesDelete(provider: try input.string(), ids: try readStrings(&input))
         case .checkin:
@@ -155,7 +181,8 @@ package enum EnvelopeCodec {
             let from = try readInstant(&input)
             let to = try readInstant(&input)
             body = .reconcile(
-                Reconcile(provider: provider, metric: metric, from: from, to: to, samples: try SampleBlock.read(&input))
+                Reconcile(
+                    provider: provider, metric: metric, from: from, to: to, samples: try readSamples(&input).samples)
             )
         case .configSources:
             body = .configSources(metric: try input.metricName(), priority: try readStrings(&input))

@@ -58,9 +58,6 @@ package struct SampleBlock: Sendable {
         /// The units of the workout's totals, in `units` (-1: a bare number in the canonical unit).
         var distanceUnit: Int32 = -1
         var energyUnit: Int32 = -1
-
-        /// The end instant: `end`, or `start` for an instantaneous sample.
-        package var effectiveEnd: Instant { end ?? start }
     }
 
     /// Origins, devices and zones.
@@ -103,12 +100,13 @@ package struct SampleBlock: Sendable {
     /// The entry of `strings` numbered `number`, if any.
     package func string(_ number: Int32) -> String? { number < 0 ? nil : strings[Int(number)] }
 
-    /// The metric of `entry`.
-    package func metric(of entry: Entry) -> Metric { types[Int(entry.type)].metric }
+    /// The metric of entry `number`.
+    package func metric(of number: Int) -> Metric { types[Int(entries[number].type)].metric }
 
-    /// The value of `entry` in its metric's canonical unit.
-    package func canonicalValue(of entry: Entry) -> Double? {
-        guard let value = entry.value, entry.unit >= 0, let measure = units[Int(entry.unit)].unit else { return nil }
+    /// The value of entry `number` in its metric's canonical unit.
+    package func canonicalValue(of number: Int) -> Double? {
+        let unit = entries[number].unit
+        guard let value = entries[number].value, unit >= 0, let measure = units[Int(unit)].unit else { return nil }
         return measure.toCanonical(value)
     }
 
@@ -248,14 +246,16 @@ package struct SampleBlock: Sendable {
         entries.reserveCapacity(count)
         var previousStart: Int64 = 0
         for _ in 0..<count {
-            let entry = try readEntry(after: previousStart, &input)
-            previousStart = entry.start.millis
-            entries.append(entry)
+            try readEntry(after: previousStart, &input)
+            previousStart = entries[entries.count - 1].start.millis
         }
     }
 
-    /// Reads one sample; `previousStart` is the previous sample's start.
-    private func readEntry(after previousStart: Int64, _ input: inout RecordReader) throws(EnvelopeCodecError) -> Entry
+    /// Reads one sample and appends it; `previousStart` is the previous sample's start. (The
+    /// entry is appended first and filled in place: building it and then appending or returning
+    /// it copied it, retaining and releasing its strings.)
+    private mutating func readEntry(after previousStart: Int64, _ input: inout RecordReader)
+        throws(EnvelopeCodecError)
     {
         func number(in count: Int, _ input: inout RecordReader) throws(EnvelopeCodecError) -> Int32 {
             let index = try input.count()
@@ -277,32 +277,37 @@ package struct SampleBlock: Sendable {
         }
         let type = try number(in: types.count, &input)
         let startMillis = previousStart &+ (try input.signed())
-        var entry = Entry(id: id, type: type, start: try input.instant(millis: startMillis), origin: 0)
-        if flags.contains(.end) { entry.end = try input.instant(millis: startMillis &+ (try input.signed())) }
-        if flags.contains(.timeZone) { entry.zone = try number(in: strings.count, &input) }
+        let start = try input.instant(millis: startMillis)
+        let end = flags.contains(.end) ? try input.instant(millis: startMillis &+ (try input.signed())) : nil
+        let zone = flags.contains(.timeZone) ? try number(in: strings.count, &input) : -1
+        entries.append(Entry(id: id, type: type, start: start, end: end, zone: zone, origin: 0))
+        let last = entries.count - 1
         if flags.contains(.value) {
-            entry.value = try input.double()
-            entry.unit = try number(in: units.count, &input)
+            entries[last].value = try input.double()
+            entries[last].unit = try number(in: units.count, &input)
         }
         if flags.contains(.stage) {
             guard let stage = SleepStage(rawValue: try input.byte()) else {
                 throw input.malformed("unknown sleep stage")
             }
-            entry.stage = stage
+            entries[last].stage = stage
         }
-        entry.origin = try number(in: strings.count, &input)
-        if flags.contains(.device) { entry.device = try number(in: strings.count, &input) }
-        if flags.contains(.syncIdentifier) { entry.syncIdentifier = try input.string() }
-        if flags.contains(.syncVersion) { entry.syncVersion = try input.signed() }
+        entries[last].origin = try number(in: strings.count, &input)
+        if flags.contains(.device) { entries[last].device = try number(in: strings.count, &input) }
+        if flags.contains(.syncIdentifier) { entries[last].syncIdentifier = try input.string() }
+        if flags.contains(.syncVersion) { entries[last].syncVersion = try input.signed() }
         if flags.contains(.lastModified) {
-            entry.lastModified = try input.instant(millis: startMillis &+ (try input.signed()))
+            entries[last].lastModified = try input.instant(millis: startMillis &+ (try input.signed()))
         }
-        if !flags.isDisjoint(with: [.activity, .distance, .energy]) { try readWorkout(flags, into: &entry, &input) }
-        return entry
+        if !flags.isDisjoint(with: [.activity, .distance, .energy]) {
+            try Self.readWorkout(flags, units: units, into: &entries[last], &input)
+        }
     }
 
     /// The workout fields of a format-3 sample (flags 10–12).
-    private func readWorkout(_ flags: Flags, into entry: inout Entry, _ input: inout RecordReader)
+    private static func readWorkout(
+        _ flags: Flags, units: [UnitName], into entry: inout Entry, _ input: inout RecordReader
+    )
         throws(EnvelopeCodecError)
     {
         var activity: ActivityName?

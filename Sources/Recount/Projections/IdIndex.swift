@@ -203,7 +203,7 @@ package struct IdIndex: Sendable {
     /// Reads the table's first bucket for each UUID id of `samples`, all before any is inserted:
     /// in a table of millions of ids each is a cache miss, and reads issued together wait for
     /// memory together, where lookups one after another wait in turn.
-    mutating func prefetch(_ samples: UnsafeBufferPointer<Sample>, user: UInt32, provider: UInt32) {
+    mutating func prefetch(_ samples: UnsafeBufferPointer<SampleBlock.Entry>, user: UInt32, provider: UInt32) {
         var combined: UInt64 = 0
         for index in samples.indices {
             guard let uuid = samples[index].id.uuid else { continue }
@@ -290,34 +290,41 @@ package struct IdIndex: Sendable {
     }
 
     /// The number of the record holding a sync identifier now, if any.
-    func holder(ofSyncIdentifier identifier: String, user: UInt32, provider: UInt32) -> Int? {
-        guard !bySyncIdentifier.isEmpty, let interned = strings.id(of: identifier) else { return nil }
-        return bySyncIdentifier[SyncKey(user: user, provider: provider, identifier: interned + 1)]
+    /// - Parameter identifier: the identifier as a record holds it (interned + 1).
+    func holder(ofSyncIdentifier identifier: UInt32, user: UInt32, provider: UInt32) -> Int? {
+        bySyncIdentifier.isEmpty
+            ? nil : bySyncIdentifier[SyncKey(user: user, provider: provider, identifier: identifier)]
     }
 
-    /// A record of a sample, its strings interned.
+    /// A record of entry `number` of `samples`, whose zone, unit symbol and source the caller
+    /// interned (`intern(_:)`). (The entry is read field by field: a copy of it retains and
+    /// releases its strings.)
     mutating func record(
-        _ sample: Sample, source: SourceID, position: UInt64, receivedAt: Int64
+        _ number: Int, of samples: SampleBlock, zone: UInt32, unitSymbol: UInt32, source: SourceID,
+        position: UInt64, receivedAt: Int64
     ) -> Record {
-        let end = sample.effectiveEnd
-        var record = Record(state: .live, metric: sample.type.metric, stage: sample.stage)
-        record.startMillis = sample.start.millis
-        record.startOffset = sample.start.offsetSeconds
+        let start = samples.entries[number].start
+        let end = samples.entries[number].end ?? start
+        var record = Record(state: .live, metric: samples.metric(of: number), stage: samples.entries[number].stage)
+        record.startMillis = start.millis
+        record.startOffset = start.offsetSeconds
         record.endMillis = end.millis
         record.endOffset = end.offsetSeconds
-        record.zone = intern(sample.timeZone)
-        record.value = sample.canonicalValue
+        record.zone = zone
+        record.value = samples.canonicalValue(of: number)
         record.source = source
         record.position = position
         record.receivedAt = receivedAt
-        record.lastModified = sample.lastModified?.millis
-        record.syncIdentifier = intern(sample.syncIdentifier)
-        record.syncVersion = sample.syncVersion
-        record.unitSymbol = intern(sample.unit?.symbol)
-        record.originalValue = sample.value
-        record.activity = sample.workout?.activity?.activity
-        record.distance = sample.workout?.distance?.canonicalValue
-        record.energy = sample.workout?.energy?.canonicalValue
+        record.lastModified = samples.entries[number].lastModified?.millis
+        record.syncIdentifier = intern(samples.entries[number].syncIdentifier)
+        record.syncVersion = samples.entries[number].syncVersion
+        record.unitSymbol = unitSymbol
+        record.originalValue = samples.entries[number].value
+        if let workout = samples.entries[number].workout {
+            record.activity = workout.activity?.activity
+            record.distance = workout.distance?.canonicalValue
+            record.energy = workout.energy?.canonicalValue
+        }
         return record
     }
 
@@ -441,7 +448,8 @@ package struct IdIndex: Sendable {
 
     private func string(_ interned: UInt32) -> String? { interned == 0 ? nil : strings[interned - 1] }
 
-    private mutating func intern(_ string: String?) -> UInt32 { string.map { strings.intern($0) + 1 } ?? 0 }
+    /// A string as a record holds it: interned + 1 (0: none).
+    mutating func intern(_ string: String?) -> UInt32 { string.map { strings.intern($0) + 1 } ?? 0 }
 }
 
 extension IdIndex.Record {

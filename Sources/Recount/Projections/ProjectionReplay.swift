@@ -36,10 +36,10 @@ package enum ProjectionReplay {
         var reported = 0
         try reader.forEach(from: max(reader.snapshot.startPosition, projections.position + 1), to: until) { record in
             if let user, !concerns(record.bytes, user: user) { return }
-            let envelope = try EnvelopeCodec.decode(record.bytes)
-            summary.effect += projections.apply(envelope, at: record.position)
+            let (envelope, samples) = try EnvelopeCodec.decodeBlock(record.bytes)
+            summary.effect += projections.apply(envelope, samples: samples, at: record.position)
             summary.records += 1
-            summary.samples += envelope.samples.count
+            summary.samples += samples?.entries.count ?? 0
             summary.lastPosition = record.position
             if let progress, summary.samples / 1_000_000 > reported {
                 reported = summary.samples / 1_000_000

@@ -25,7 +25,8 @@ extension Projections {
     package static let defaultCheckinSeconds: Int64 = 86_400
 
     /// Folds what an envelope tells of its channels (contract §3 rules 9–10).
-    mutating func foldSync(_ envelope: Envelope, _ effect: Effect) {
+    /// - Parameter samples: the envelope's samples.
+    mutating func foldSync(_ envelope: Envelope, samples: SampleBlock, _ effect: Effect) {
         let received = envelope.receivedAt.millis
         let user = users.intern(envelope.user)
         func update(_ provider: String, _ metric: Metric, _ change: (inout SyncState) -> Void) {
@@ -33,14 +34,11 @@ extension Projections {
                 &syncStates[
                     SyncKey(user: user, provider: providers.intern(provider), metric: metric), default: SyncState()])
         }
-        func noteSamples(_ provider: String, _ samples: [Sample]) {
+        func noteSamples(_ provider: String) {
             // The few metrics of an envelope, in order of first appearance.
             var metrics: [Metric] = []
-            // Through the buffer: an array's subscript copies the sample, retaining its strings.
-            samples.withUnsafeBufferPointer { samples in
-                for index in samples.indices where !metrics.contains(samples[index].type.metric) {
-                    metrics.append(samples[index].type.metric)
-                }
+            for number in samples.entries.indices where !metrics.contains(samples.metric(of: number)) {
+                metrics.append(samples.metric(of: number))
             }
             for metric in metrics {
                 update(provider, metric) { $0.lastSampleAt = max($0.lastSampleAt ?? received, received) }
@@ -58,10 +56,10 @@ extension Projections {
                     state.redeliveredSamples.new += effect.newSamples
                     state.redeliveredSamples.known += effect.knownSamples
                 }
-                let allKnown = !delivery.added.isEmpty && effect.newSamples == 0 && effect.replacedSamples == 0
+                let allKnown = !samples.entries.isEmpty && effect.newSamples == 0 && effect.replacedSamples == 0
                 state.repeatedAllKnown = allKnown && delivery.anchor == previous ? state.repeatedAllKnown + 1 : 0
             }
-            noteSamples("healthkit", delivery.added)
+            noteSamples("healthkit")
         case .healthConnectChanges(let page):
             for metric in Set(page.recordTypes.map(\.metric)) {
                 update("health_connect", metric) { state in
@@ -73,16 +71,16 @@ extension Projections {
                     }
                 }
             }
-            noteSamples("health_connect", page.upserted)
-        case .samplesUpsert(let provider, let samples):
-            noteSamples(provider, samples)
+            noteSamples("health_connect")
+        case .samplesUpsert(let provider, _):
+            noteSamples(provider)
         case .checkin(let provider, let metrics, let at):
             for metric in metrics { update(provider, metric.metric) { $0.checkIn(at: at.millis) } }
         case .reconcile(let reconcile):
             update(reconcile.provider, reconcile.metric.metric) {
                 $0.reconciled(from: reconcile.from.millis, to: reconcile.to.millis, at: received)
             }
-            noteSamples(reconcile.provider, reconcile.samples)
+            noteSamples(reconcile.provider)
         case .configProvider(let provider, let seconds, let cohort):
             let key = ProviderKey(user: envelope.user, provider: provider)
             let setting = ProviderSetting(expectedCheckinSeconds: seconds, cohort: cohort, receivedAt: received)

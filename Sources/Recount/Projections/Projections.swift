@@ -102,35 +102,42 @@ package struct Projections {
     ///   - envelope: the envelope as the log holds it.
     ///   - position: its log position (positions only grow).
     package mutating func apply(_ envelope: Envelope, at position: UInt64) -> Effect {
+        apply(envelope, samples: nil, at: position)
+    }
+
+    /// Folds one logged envelope in, its samples given as the record's block.
+    ///
+    /// - Parameters:
+    ///   - envelope: the envelope as the log holds it; its own samples are read only when
+    ///     `samples` is `nil`.
+    ///   - samples: the envelope's samples as `EnvelopeCodec.decodeBlock` reads them.
+    ///   - position: its log position (positions only grow).
+    package mutating func apply(_ envelope: Envelope, samples block: SampleBlock?, at position: UInt64) -> Effect {
         precondition(position > self.position, "the log is folded in order")
         self.position = position
         var effect = Effect()
         let received = envelope.receivedAt.millis
+        let samples = block ?? SampleBlock(envelope.samples)
         switch envelope.body {
         case .healthKitDelivery(let delivery):
             let user = users.intern(envelope.user)
             let provider = providers.intern("healthkit")
-            upsert(
-                delivery.added, user: user, provider: provider, envelopeUser: envelope.user, received: received, &effect
-            )
+            upsert(samples, user: user, provider: provider, envelopeUser: envelope.user, received: received, &effect)
             for deletion in delivery.deleted {
                 delete(SampleID(deletion.uuid), user: user, provider: provider, &effect)
             }
         case .healthConnectChanges(let page):
             let user = users.intern(envelope.user)
             let provider = providers.intern("health_connect")
-            page.upserted.withUnsafeBufferPointer { upserted in
-                page.forEachChange { index, deletedId in
-                    if let index {
-                        upsert(
-                            upserted[index], user: user, provider: provider, envelopeUser: envelope.user,
-                            received: received, &effect)
-                    } else if let deletedId {
-                        delete(SampleID(deletedId), user: user, provider: provider, &effect)
-                    }
+            var upserts = SampleUpserts(samples, user: user, provider: provider, received: received)
+            page.forEachChange { index, deletedId in
+                if let index {
+                    upsert(index, of: samples, &upserts, envelopeUser: envelope.user, &effect)
+                } else if let deletedId {
+                    delete(SampleID(deletedId), user: user, provider: provider, &effect)
                 }
             }
-        case .samplesUpsert(let providerName, let samples):
+        case .samplesUpsert(let providerName, _):
             let user = users.intern(envelope.user)
             let provider = providers.intern(providerName)
             upsert(samples, user: user, provider: provider, envelopeUser: envelope.user, received: received, &effect)
@@ -139,7 +146,7 @@ package struct Projections {
             let provider = providers.intern(providerName)
             for id in ids { delete(SampleID(id), user: user, provider: provider, &effect) }
         case .reconcile(let reconcile):
-            applyReconcile(reconcile, envelopeUser: envelope.user, received: received, &effect)
+            applyReconcile(reconcile, samples: samples, envelopeUser: envelope.user, received: received, &effect)
         case .configSources(let metric, let priority):
             let key = PriorityKey(user: envelope.user, metric: metric.metric)
             let setting = Configured(origins: priority, receivedAt: received)
@@ -154,7 +161,7 @@ package struct Projections {
         case .checkin, .configProvider:
             break  // sync state only
         }
-        foldSync(envelope, effect)
+        foldSync(envelope, samples: samples, effect)
         return effect
     }
 
@@ -182,46 +189,89 @@ package struct Projections {
         return (ownOrigins[user] ?? ownOrigins["*"])?.origins.contains(origin) ?? false
     }
 
-    /// Upserts each of `samples`, in order.
-    private mutating func upsert(
-        _ samples: [Sample], user: UInt32, provider: UInt32, envelopeUser: String, received: Int64,
-        _ effect: inout Effect
-    ) {
-        // Through the buffer, whose elements are borrowed in place: an array's subscript, or a
-        // `for sample in` loop, copies each sample and retains and releases all its strings.
-        samples.withUnsafeBufferPointer { samples in
-            index.prefetch(samples, user: user, provider: provider)
-            for index in samples.indices {
-                upsert(
-                    samples[index], user: user, provider: provider, envelopeUser: envelopeUser, received: received,
-                    &effect)
-            }
+    /// The envelope whose samples are being upserted, and what its block's table strings were
+    /// interned as (filled as entries use them, so that a table string is interned once per
+    /// envelope rather than once per sample).
+    struct SampleUpserts {
+        let user: UInt32
+        let provider: UInt32
+        let received: Int64
+        /// By table number: the interned string + 1 (0: not interned yet).
+        var strings: [UInt32]
+        var units: [UInt32]
+        /// The (origin, device) table numbers the last source id was found for.
+        var lastSource: (origin: Int32, device: Int32, id: SourceID)?
+
+        init(_ samples: SampleBlock, user: UInt32, provider: UInt32, received: Int64) {
+            (self.user, self.provider, self.received) = (user, provider, received)
+            strings = Array(repeating: 0, count: samples.strings.count)
+            units = Array(repeating: 0, count: samples.units.count)
         }
     }
 
+    /// Upserts each of `samples`, in order.
     private mutating func upsert(
-        _ sample: Sample, user: UInt32, provider: UInt32, envelopeUser: String, received: Int64, _ effect: inout Effect
+        _ samples: SampleBlock, user: UInt32, provider: UInt32, envelopeUser: String, received: Int64,
+        _ effect: inout Effect
     ) {
-        guard !isOwnOrigin(sample.origin, user: envelopeUser) else {
+        var upserts = SampleUpserts(samples, user: user, provider: provider, received: received)
+        samples.entries.withUnsafeBufferPointer { index.prefetch($0, user: user, provider: provider) }
+        for number in samples.entries.indices {
+            upsert(number, of: samples, &upserts, envelopeUser: envelopeUser, &effect)
+        }
+    }
+
+    /// The id-index record of entry `number` of `samples`, its strings interned. (Entries are
+    /// read field by field: a copy of one retains and releases its strings.)
+    private mutating func record(_ number: Int, of samples: SampleBlock, _ upserts: inout SampleUpserts)
+        -> IdIndex.Record
+    {
+        func interned(_ table: Int32, _ ids: inout [UInt32], _ string: (Int) -> String) -> UInt32 {
+            guard table >= 0 else { return 0 }
+            if ids[Int(table)] == 0 { ids[Int(table)] = index.intern(string(Int(table))) }
+            return ids[Int(table)]
+        }
+        let zone = interned(samples.entries[number].zone, &upserts.strings) { samples.strings[$0] }
+        let unitSymbol = interned(samples.entries[number].unit, &upserts.units) { samples.units[$0].symbol }
+        let (origin, device) = (samples.entries[number].origin, samples.entries[number].device)
+        let source: SourceID
+        if let last = upserts.lastSource, last.origin == origin, last.device == device {
+            source = last.id
+        } else {
+            source = sourceID(origin: samples.strings[Int(origin)], device: samples.string(device))
+            upserts.lastSource = (origin, device, source)
+        }
+        return index.record(
+            number, of: samples, zone: zone, unitSymbol: unitSymbol, source: source, position: position,
+            receivedAt: upserts.received)
+    }
+
+    /// Upserts entry `entryNumber` of `samples`.
+    private mutating func upsert(
+        _ entryNumber: Int, of samples: SampleBlock, _ upserts: inout SampleUpserts, envelopeUser: String,
+        _ effect: inout Effect
+    ) {
+        let (user, provider, received) = (upserts.user, upserts.provider, upserts.received)
+        if !ownOrigins.isEmpty,
+            isOwnOrigin(samples.strings[Int(samples.entries[entryNumber].origin)], user: envelopeUser)
+        {
             effect.knownSamples += 1
             return
         }
-        let key = IdIndex.Key(user: user, provider: provider, id: sample.id)
-        let number = index.insert(key)
+        let number = index.insert(IdIndex.Key(user: user, provider: provider, id: samples.entries[entryNumber].id))
         let old = index.record(number)
         guard old.state != .deleted else {
             effect.knownSamples += 1
             return
         }
-        var record = index.record(
-            sample, source: sourceID(origin: sample.origin, device: sample.device), position: position,
-            receivedAt: received)
+        var record = record(entryNumber, of: samples, &upserts)
         // HealthKit sync identity: a higher version replaces the sample holding the identifier.
-        if let identifier = sample.syncIdentifier,
-            let holder = index.holder(ofSyncIdentifier: identifier, user: user, provider: provider), holder != number
+        if record.syncIdentifier != 0,
+            let holder = index.holder(ofSyncIdentifier: record.syncIdentifier, user: user, provider: provider),
+            holder != number
         {
             let held = index.record(holder)
-            guard (sample.syncVersion ?? 0) > (held.syncVersion ?? 0) else {
+            guard (record.syncVersion ?? 0) > (held.syncVersion ?? 0) else {
                 effect.knownSamples += 1
                 return
             }
@@ -237,7 +287,7 @@ package struct Projections {
             return
         }
         if record.syncIdentifier != 0, record.syncIdentifier == old.syncIdentifier,
-            (sample.syncVersion ?? 0) < (old.syncVersion ?? 0)
+            (record.syncVersion ?? 0) < (old.syncVersion ?? 0)
         {
             effect.knownSamples += 1
             return
@@ -286,11 +336,11 @@ package struct Projections {
     }
 
     private mutating func applyReconcile(
-        _ reconcile: Reconcile, envelopeUser: String, received: Int64, _ effect: inout Effect
+        _ reconcile: Reconcile, samples: SampleBlock, envelopeUser: String, received: Int64, _ effect: inout Effect
     ) {
         let user = users.intern(envelopeUser)
         let provider = providers.intern(reconcile.provider)
-        let present = Set(reconcile.samples.map(\.id))
+        let present = Set(samples.entries.map(\.id))
         let from = reconcile.from.millis
         let to = reconcile.to.millis
         // Sorted, so deletions dirty days in the same order in every process.
@@ -305,8 +355,7 @@ package struct Projections {
         }
         stale.sort { $0.id.textPrecedes($1.id) }
         for key in stale { delete(key.id, user: user, provider: provider, &effect) }
-        upsert(
-            reconcile.samples, user: user, provider: provider, envelopeUser: envelopeUser, received: received, &effect)
+        upsert(samples, user: user, provider: provider, envelopeUser: envelopeUser, received: received, &effect)
     }
 
     private mutating func insertLive(_ number: Int, _ record: IdIndex.Record, _ effect: inout Effect) {
