@@ -158,11 +158,11 @@ public final class RecountEngine: Sendable {
         var folded = Projections.Effect()
         do {
             try ingestor().ingest(reader, source: source, into: &report, rejected: rejected, progress: progress) {
-                envelopes, positions in
+                envelopes, blocks, positions in
                 self.projections.withLock { projections in
-                    for (envelope, position) in zip(envelopes, positions) {
-                        folded += projections.apply(envelope, at: position)
-                        self.addWork(1 + envelope.samples.count)
+                    for (index, position) in zip(envelopes.indices, positions) {
+                        folded += projections.apply(envelopes[index], samples: blocks[index], at: position)
+                        self.addWork(1 + envelopes[index].samples.count)
                     }
                 }
             }

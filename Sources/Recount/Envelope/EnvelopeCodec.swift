@@ -15,7 +15,10 @@ package enum EnvelopeCodec {
     package static let readableVersions: ClosedRange<UInt8> = 2...3
 
     /// Appends the record for `envelope` to `bytes`.
-    package static func encode(_ envelope: Envelope, into bytes: inout [UInt8]) {
+    /// - Returns: the envelope's samples as the block written, if it has one (which the fold
+    ///   can take instead of building it again).
+    @discardableResult
+    package static func encode(_ envelope: Envelope, into bytes: inout [UInt8]) -> SampleBlock? {
         var out = RecordWriter()
         swap(&out.bytes, &bytes)
         defer { swap(&out.bytes, &bytes) }
@@ -23,12 +26,18 @@ package enum EnvelopeCodec {
         out.byte(envelope.kind.rawValue)
         out.string(envelope.user)
         writeInstant(envelope.receivedAt, &out)
+        var block: SampleBlock?
+        func writeBlock(_ samples: [Sample]) {
+            let written = SampleBlock(samples)
+            written.write(&out)
+            block = written
+        }
         switch envelope.body {
         case .healthKitDelivery(let delivery):
             out.metricName(delivery.type)
             writeOptionalString(delivery.anchor, &out)
             out.string(delivery.newAnchor)
-            SampleBlock.write(delivery.added, &out)
+            writeBlock(delivery.added)
             out.varint(UInt64(delivery.deleted.count))
             for deletion in delivery.deleted {
                 out.string(deletion.uuid)
@@ -49,10 +58,10 @@ package enum EnvelopeCodec {
                     out.string(recordId)
                 }
             }
-            SampleBlock.write(page.upserted, &out)
+            writeBlock(page.upserted)
         case .samplesUpsert(let provider, let samples):
             out.string(provider)
-            SampleBlock.write(samples, &out)
+            writeBlock(samples)
         case .samplesDelete(let provider, let ids):
             out.string(provider)
             writeStrings(ids, &out)
@@ -65,7 +74,7 @@ package enum EnvelopeCodec {
             out.metricName(reconcile.metric)
             writeInstant(reconcile.from, &out)
             writeInstant(reconcile.to, &out)
-            SampleBlock.write(reconcile.samples, &out)
+            writeBlock(reconcile.samples)
         case .configSources(let metric, let priority):
             out.metricName(metric)
             writeStrings(priority, &out)
@@ -76,6 +85,7 @@ package enum EnvelopeCodec {
         case .configOwnOrigins(let origins):
             writeStrings(origins, &out)
         }
+        return block
     }
 
     /// Whether the record is an envelope of `user`, read from its first fields only, so a

@@ -140,9 +140,6 @@ package struct SampleBlock: Sendable {
 
     // MARK: Writing
 
-    /// Writes `samples` as a block.
-    static func write(_ samples: [Sample], _ out: inout RecordWriter) { SampleBlock(samples).write(&out) }
-
     /// Writes the block in the record format.
     func write(_ out: inout RecordWriter) {
         out.varint(UInt64(strings.count))

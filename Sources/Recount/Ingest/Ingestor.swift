@@ -61,15 +61,17 @@ package struct Ingestor {
     ///   - progress: called after each appended batch with the report so far (long inputs take
     ///     minutes; the CLI prints a line every million samples).
     ///   - appended: called after each appended batch with its envelopes (as stamped and
-    ///     encoded) and their positions, so a caller can fold them without reading them back.
+    ///     encoded), their samples as the blocks written, and their positions, so a caller can
+    ///     fold them without reading them back.
     /// - Throws: `IngestFileError` when the input cannot be read, `LogError` when an append fails.
     package func ingest(
         _ input: LineReader, source: String, into report: inout IngestReport,
         rejected: ((IngestRejection) -> Void)? = nil, progress: ((IngestReport) -> Void)? = nil,
-        appended: ((_ envelopes: [Envelope], _ positions: Range<UInt64>) -> Void)? = nil
+        appended: ((_ envelopes: [Envelope], _ samples: [SampleBlock?], _ positions: Range<UInt64>) -> Void)? = nil
     ) throws {
         var batch = LogBatch()
         var envelopes: [Envelope] = []
+        var blocks: [SampleBlock?] = []
         var record: [UInt8] = []
         var pendingSamples = 0
         var deadline = ContinuousClock.now
@@ -81,8 +83,9 @@ package struct Ingestor {
             report.samples += pendingSamples
             batch.removeAll()
             pendingSamples = 0
-            appended?(envelopes, positions)
+            appended?(envelopes, blocks, positions)
             envelopes.removeAll(keepingCapacity: true)
+            blocks.removeAll(keepingCapacity: true)
             progress?(report)
         }
         func reject(_ error: IngestError) {
@@ -123,7 +126,7 @@ package struct Ingestor {
             case .line(.accepted(let decoded)):
                 let envelope = decoded.stamped(at: now())
                 record.removeAll(keepingCapacity: true)
-                EnvelopeCodec.encode(envelope, into: &record)
+                let block = EnvelopeCodec.encode(envelope, into: &record)
                 let size = Self.lengthPrefixBytes(record.count) + record.count
                 guard size <= batchBytes else {
                     reject(
@@ -135,7 +138,10 @@ package struct Ingestor {
                 if batch.byteCount + size > batchBytes { try flush() }
                 if batch.isEmpty { deadline = .now + linger.maxAge }
                 record.withUnsafeBytes { batch.append($0) }
-                if appended != nil { envelopes.append(envelope) }
+                if appended != nil {
+                    envelopes.append(envelope)
+                    blocks.append(block)
+                }
                 pendingSamples += envelope.samples.count
                 if batch.count >= batchSize { try flush() }
             }
