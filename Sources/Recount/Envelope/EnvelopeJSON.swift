@@ -10,19 +10,26 @@ package enum EnvelopeJSON {
         string(user: envelope.user, receivedAt: envelope.receivedAt, body: envelope.body)
     }
 
-    /// A `samples.upsert` envelope whose samples are written already, as `string(_:)` writes it.
+    /// A `samples.upsert` envelope whose samples are written already, as `string(_:)` writes it,
+    /// appended to a byte buffer as UTF-8 (an importer hands the bytes on without making a
+    /// `String` of a line of hundreds of kilobytes).
     /// - Parameters:
     ///   - user: the envelope's user.
     ///   - receivedAt: its `receivedAt`, if any.
     ///   - provider: its provider.
     ///   - samples: the sample objects as `appendSample(_:to:)` writes them, separated by commas.
-    package static func samplesUpsert(user: String, receivedAt: Instant?, provider: String, samples: [UInt8])
-        -> String
-    {
-        var out = members(kind: .samplesUpsert, user: user, receivedAt: receivedAt)
-        out.string("provider", provider)
-        out.rawArray("samples", written: samples)
-        return out.text
+    ///   - out: the buffer.
+    package static func appendSamplesUpsert(
+        user: String, receivedAt: Instant?, provider: String, samples: [UInt8], to out: inout [UInt8]
+    ) {
+        var head = members(kind: .samplesUpsert, user: user, receivedAt: receivedAt)
+        head.string("provider", provider)
+        head.rawArray("samples", written: [])
+        // The head ends with the empty array's `[]`: the samples go between the brackets.
+        let bytes = head.bytes
+        out.append(contentsOf: bytes[..<(bytes.count - 1)])
+        out.append(contentsOf: samples)
+        out.append(contentsOf: [0x5D, 0x7D])
     }
 
     /// An envelope's first members: `kind`, `user` and `receivedAt`.
@@ -195,9 +202,10 @@ package enum EnvelopeJSON {
     private static func array(_ items: [String]) -> String { "[" + items.joined(separator: ",") + "]" }
 }
 
-/// Builds one JSON object's text, members in the order added, as UTF-8 bytes.
+/// Builds one JSON object's text, members in the order added, as UTF-8 bytes (`bytes`: the
+/// object so far, without its closing brace).
 struct JSONObjectText {
-    private var bytes: [UInt8] = [0x7B]
+    private(set) var bytes: [UInt8] = [0x7B]
 
     private mutating func key(_ key: String) {
         if bytes.count > 1 { bytes.append(0x2C) }
