@@ -148,6 +148,9 @@ final class EnvelopeWriter {
         envelopesWritten += 1
     }
 
+    /// Whether samples were refused since the last `takeRejections()`.
+    var hasRejections: Bool { !rejections.isEmpty }
+
     /// The rejections since the last call, in the order they were found.
     func takeRejections() -> [Rejection] {
         defer { rejections.removeAll() }

@@ -6,8 +6,13 @@ import Recount
 final class ImportSession {
     /// Envelope output.
     let writer: EnvelopeWriter
-    /// Counts for the report.
+    /// Counts for the report (`imported` without the samples of `pendingType` not settled yet).
     var tally = ImportTally()
+    /// The type of the last samples imported, and how many of them `tally.imported` does not
+    /// count yet: consecutive samples mostly share a type, so the dictionary is updated once per
+    /// run of a type rather than hashing the type's name for every sample.
+    private var pendingType = ""
+    private var pendingCount = 0
 
     /// Creates a session writing through `writer`.
     init(writer: EnvelopeWriter) {
@@ -22,7 +27,13 @@ final class ImportSession {
     ///   - line: the record's line, or its 1-based index in `file`.
     /// - Throws: whatever the writer throws (the emit closure's error, or `.envelopeRejected`).
     func add(_ sample: Sample, type: String, file: String? = nil, line: Int) throws {
-        tally.imported[type, default: 0] += 1
+        if pendingCount > 0, type == pendingType {
+            pendingCount += 1
+        } else {
+            settleImported()
+            pendingType = type
+            pendingCount = 1
+        }
         defer { countRejections() }
         try writer.add(sample, type: type, file: file, line: line)
     }
@@ -50,16 +61,26 @@ final class ImportSession {
     ///   - unknownTimeZones: zone names that could not be resolved.
     ///   - rezoning: what was done to samples without `HKTimeZone` (Apple Health only).
     func report(unknownTimeZones: Set<String> = [], rezoning: Rezoning? = nil) -> ImportReport {
-        tally.report(unknownTimeZones: unknownTimeZones, rezoning: rezoning, writer: writer)
+        settleImported()
+        return tally.report(unknownTimeZones: unknownTimeZones, rezoning: rezoning, writer: writer)
     }
 
     /// Moves the samples ingest refused from imported to invalid.
     private func countRejections() {
+        guard writer.hasRejections else { return }
+        settleImported()
         for rejection in writer.takeRejections() {
             tally.imported[rejection.type, default: 0] -= 1
             if tally.imported[rejection.type] == 0 { tally.imported[rejection.type] = nil }
             tally.addInvalid(
                 type: rejection.type, file: rejection.file, line: rejection.line, reason: rejection.reason)
         }
+    }
+
+    /// Adds the pending samples to `tally.imported`.
+    private func settleImported() {
+        guard pendingCount > 0 else { return }
+        tally.imported[pendingType, default: 0] += pendingCount
+        pendingCount = 0
     }
 }
