@@ -8,11 +8,12 @@ final class ImportSession {
     let writer: EnvelopeWriter
     /// Counts for the report (`imported` without the samples of `pendingType` not settled yet).
     var tally = ImportTally()
-    /// The type of the last samples imported, and how many of them `tally.imported` does not
-    /// count yet: consecutive samples mostly share a type, so the dictionary is updated once per
-    /// run of a type rather than hashing the type's name for every sample.
-    private var pendingType = ""
-    private var pendingCount = 0
+    /// Samples imported that `tally.imported` does not count yet, by type: an export has a few
+    /// types, mostly interleaved, whose names are the same few strings sample after sample, so
+    /// finding one here is an identity check rather than hashing the name per sample.
+    private var pending: [(type: String, count: Int)] = []
+    /// The most types `pending` holds before it is settled.
+    private static let pendingLimit = 16
 
     /// Creates a session writing through `writer`.
     init(writer: EnvelopeWriter) {
@@ -27,13 +28,7 @@ final class ImportSession {
     ///   - line: the record's line, or its 1-based index in `file`.
     /// - Throws: whatever the writer throws (the emit closure's error, or `.envelopeRejected`).
     func add(_ sample: Sample, type: String, file: String? = nil, line: Int) throws {
-        if pendingCount > 0, type == pendingType {
-            pendingCount += 1
-        } else {
-            settleImported()
-            pendingType = type
-            pendingCount = 1
-        }
+        countImported(type)
         defer { countRejections() }
         try writer.add(sample, type: type, file: file, line: line)
     }
@@ -77,10 +72,19 @@ final class ImportSession {
         }
     }
 
+    /// Counts one sample of `type` as imported, in `pending`.
+    private func countImported(_ type: String) {
+        for index in pending.indices where pending[index].type == type {
+            pending[index].count += 1
+            return
+        }
+        if pending.count == Self.pendingLimit { settleImported() }
+        pending.append((type, 1))
+    }
+
     /// Adds the pending samples to `tally.imported`.
     private func settleImported() {
-        guard pendingCount > 0 else { return }
-        tally.imported[pendingType, default: 0] += pendingCount
-        pendingCount = 0
+        for (type, count) in pending { tally.imported[type, default: 0] += count }
+        pending.removeAll(keepingCapacity: true)
     }
 }
