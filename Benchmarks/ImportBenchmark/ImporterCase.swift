@@ -28,8 +28,9 @@ struct ImporterCase: Sendable {
     var fileName: String
     /// Writes a deterministic export of about the given bytes at the path.
     var generate: @Sendable (_ path: String, _ targetBytes: Int) throws -> Expected
-    /// Imports the file at the path, handing each envelope line to the closure.
-    var run: @Sendable (_ path: String, _ emit: (String) -> Void) throws -> Outcome
+    /// Imports the file at the path, handing the byte count of each envelope line (without its
+    /// newline) to the closure.
+    var run: @Sendable (_ path: String, _ lineBytes: (Int) -> Void) throws -> Outcome
 
     /// Every importer benchmarked, in order.
     static let all: [ImporterCase] = [appleHealth, fitbit, googleFit]
@@ -42,8 +43,11 @@ struct ImporterCase: Sendable {
             return Expected(
                 bytes: expected.bytes, outcome: Outcome(records: expected.recordsSeen, samples: expected.imported))
         },
-        run: { path, emit in
-            let report = try AppleHealthImporter(user: "bench").run(file: URL(fileURLWithPath: path), emit: emit)
+        run: { path, lineBytes in
+            // As `recount import` runs it: lines handed out as bytes, no `String` made of them.
+            let report = try AppleHealthImporter(user: "bench").runUTF8(file: URL(fileURLWithPath: path)) {
+                lineBytes($0.count)
+            }
             return Outcome(records: report.recordsSeen, samples: report.samplesWritten)
         })
 
@@ -51,8 +55,8 @@ struct ImporterCase: Sendable {
     static let fitbit = ImporterCase(
         name: "fitbit", fileName: "fitbit-takeout",
         generate: { path, targetBytes in try FitbitExportGenerator(targetBytes: targetBytes).write(to: path) },
-        run: { path, emit in
-            let report = try FitbitImporter(user: "bench").run(path: path, emit: emit)
+        run: { path, lineBytes in
+            let report = try FitbitImporter(user: "bench").run(path: path) { lineBytes($0.utf8.count) }
             return Outcome(records: report.recordsSeen, samples: report.samplesWritten)
         })
 
@@ -61,8 +65,8 @@ struct ImporterCase: Sendable {
     static let googleFit = ImporterCase(
         name: "google-fit", fileName: "google-fit-takeout",
         generate: { path, targetBytes in try GoogleFitExportGenerator(targetBytes: targetBytes).write(to: path) },
-        run: { path, emit in
-            let report = try GoogleFitImporter(user: "bench").run(path: path, emit: emit)
+        run: { path, lineBytes in
+            let report = try GoogleFitImporter(user: "bench").run(path: path) { lineBytes($0.utf8.count) }
             return Outcome(records: report.recordsSeen, samples: report.samplesWritten)
         })
 }

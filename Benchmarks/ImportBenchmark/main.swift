@@ -33,7 +33,7 @@ for importer in ImporterCase.all where only == nil || importer.name == only {
     var outputBytes = 0
     let seconds = try run.best(runs: 3) { stopwatch in
         outputBytes = 0
-        outcome = try stopwatch.time { try importer.run(path) { outputBytes += $0.utf8.count + 1 } }
+        outcome = try stopwatch.time { try importer.run(path) { outputBytes += $0 + 1 } }
     }
     run.check(outcome == expected.outcome, "\(importer.name): imported \(outcome), expected \(expected.outcome)")
     run.check(outputBytes > 0, "\(importer.name): no output")

@@ -61,6 +61,22 @@ package struct AppleHealthImporter: Sendable {
     package func run(
         file: URL, progress: ((Int) -> Void)? = nil, emit: (String) throws -> Void
     ) throws -> ImportReport {
+        try runUTF8(file: file, progress: progress) { try emit(String(decoding: $0, as: UTF8.self)) }
+    }
+
+    /// Imports an export file as `run(file:progress:emit:)` does, handing each envelope line out as
+    /// UTF-8 bytes: no `String` is made of a line (hundreds of kilobytes each), so a caller that
+    /// writes the lines out saves validating and copying them.
+    /// - Parameters:
+    ///   - file: a file URL of the zip or the XML.
+    ///   - progress: as for `run(file:progress:emit:)`.
+    ///   - emit: receives each envelope line's bytes (without a trailing newline), valid only
+    ///     during the call. An error it throws stops the import and is rethrown unchanged.
+    /// - Returns: what was imported, skipped and rejected.
+    /// - Throws: as `run(file:progress:emit:)`.
+    package func runUTF8(
+        file: URL, progress: ((Int) -> Void)? = nil, emit: (UnsafeBufferPointer<UInt8>) throws -> Void
+    ) throws -> ImportReport {
         try validateArguments()
         // Inferring the zone needs every HKTimeZone of the file before the first sample: a quick
         // byte scan of a second reading (a second inflation, for a zip).
@@ -82,6 +98,24 @@ package struct AppleHealthImporter: Sendable {
     package func run(
         descriptor: Int32, name: String = "-", progress: ((Int) -> Void)? = nil, emit: (String) throws -> Void
     ) throws -> ImportReport {
+        try runUTF8(descriptor: descriptor, name: name, progress: progress) {
+            try emit(String(decoding: $0, as: UTF8.self))
+        }
+    }
+
+    /// Imports an export read from a file descriptor as `run(descriptor:name:progress:emit:)`
+    /// does, handing each envelope line out as UTF-8 bytes (see `runUTF8(file:progress:emit:)`).
+    /// - Parameters:
+    ///   - descriptor: an open descriptor, such as 0; read to its end, not closed.
+    ///   - name: what errors call the input (default `-`).
+    ///   - progress: as for `run(file:progress:emit:)`.
+    ///   - emit: as for `runUTF8(file:progress:emit:)`.
+    /// - Returns: what was imported, skipped and rejected.
+    /// - Throws: as `run(file:progress:emit:)`.
+    package func runUTF8(
+        descriptor: Int32, name: String = "-", progress: ((Int) -> Void)? = nil,
+        emit: (UnsafeBufferPointer<UInt8>) throws -> Void
+    ) throws -> ImportReport {
         try validateArguments()
         return try run(
             input: ExportInput.open(descriptor: descriptor, name: name), census: nil, progress: progress, emit: emit)
@@ -102,12 +136,14 @@ package struct AppleHealthImporter: Sendable {
         let census = timeZone == .infer ? ZoneCensus.scan(InputStream(data: data)) : nil
         return try run(
             stream: DoctypeBlankingStream(wrapping: InputStream(data: data)), path: nil, zip: nil, census: census,
-            progress: progress, emit: emit)
+            progress: progress
+        ) { try emit(String(decoding: $0, as: UTF8.self)) }
     }
 
     /// Parses the XML of an opened input.
     private func run(
-        input: ExportInput, census: ZoneCensus?, progress: ((Int) -> Void)?, emit: (String) throws -> Void
+        input: ExportInput, census: ZoneCensus?, progress: ((Int) -> Void)?,
+        emit: (UnsafeBufferPointer<UInt8>) throws -> Void
     ) throws -> ImportReport {
         try run(
             stream: DoctypeBlankingStream(wrapping: input.stream), path: input.name, zip: input.zip, census: census,
@@ -135,11 +171,11 @@ package struct AppleHealthImporter: Sendable {
     /// Parses the document a stream holds and flushes the last envelope.
     private func run(
         stream: InputStream, path: String?, zip: ZipEntryStream?, census: ZoneCensus?,
-        progress: ((Int) -> Void)?, emit: (String) throws -> Void
+        progress: ((Int) -> Void)?, emit: (UnsafeBufferPointer<UInt8>) throws -> Void
     ) throws -> ImportReport {
         try withoutActuallyEscaping(emit) { emit in
             try withoutActuallyEscaping(progress ?? { _ in }) { progressCallback in
-                let writer = EnvelopeWriter(user: user, provider: "healthkit", batchSize: batchSize, emit: emit)
+                let writer = EnvelopeWriter(user: user, provider: "healthkit", batchSize: batchSize, emitUTF8: emit)
                 let reader = ExportReader(
                     writer: writer, converter: RecordConverter(policy: timeZone, census: census),
                     progressInterval: progressInterval,

@@ -1,12 +1,15 @@
+internal import Glibc
 import Recount
 
 /// One sample element of an Apple Health export as written: attributes and the metadata the
 /// importer uses, before any validation.
 ///
 /// Filled by `ExportReader` from a top-level `<Record>` or `<Workout>` and its direct
-/// `<MetadataEntry>` children, then turned into a `Sample` by `RecordConverter`. The attributes
-/// every record has (`sourceName`, `device`, `value`, `unit`) are kept as bytes in one buffer that
-/// the reader reuses from record to record: no `String` is made for them.
+/// `<MetadataEntry>` and `<WorkoutStatistics>` children, then turned into a `Sample` by
+/// `RecordConverter`. Every attribute kept is copied as bytes into one buffer that the reader
+/// reuses from record to record, and the record holds only ranges in it, its type's index and
+/// parsed timestamps: apart from the buffer nothing in it is reference-counted, so starting,
+/// copying and dropping a record costs no retain or release per field.
 struct AppleHealthRecord: Sendable {
     /// What the record carries besides its times.
     enum Kind: Sendable {
@@ -18,21 +21,12 @@ struct AppleHealthRecord: Sendable {
         case workout
     }
 
-    /// A timestamp attribute, parsed where it was read (no `String` for the valid ones).
+    /// A timestamp attribute, parsed where it was read.
     enum Timestamp: Sendable {
         /// A valid timestamp.
         case valid(ExportTimestamp)
-        /// The text of an invalid one, for the rejection.
-        case invalid(String)
-
-        /// Parses an attribute value.
-        init(_ bytes: UnsafeBufferPointer<UInt8>) {
-            if let timestamp = ExportTimestamp(parsing: bytes) {
-                self = .valid(timestamp)
-            } else {
-                self = .invalid(String(decoding: bytes, as: UTF8.self))
-            }
-        }
+        /// An invalid one: its text's range in the record's bytes, for the rejection.
+        case invalid(Range<Int>)
     }
 
     /// A type the importer reads: its kind, its HealthKit identifier and the catalogue metric it
@@ -52,11 +46,9 @@ struct AppleHealthRecord: Sendable {
         }
     }
 
-    /// `<Workout>`s, which carry no `type` attribute: reported as `HKWorkoutTypeIdentifier`.
-    static let workoutType = RecordType(kind: .workout, name: "HKWorkoutTypeIdentifier")
-
-    /// The supported `<Record>` types and their kinds (contract §2, v1 catalogue).
-    static let supportedRecordTypes: [(name: StaticString, kind: Kind)] = [
+    /// The supported `<Record>` types and their kinds (contract §2, v1 catalogue). The names are
+    /// string literals, which are never reference-counted: every sample's type shares them.
+    static let supportedRecordTypes: [(name: String, kind: Kind)] = [
         ("HKQuantityTypeIdentifierStepCount", .quantity),
         ("HKQuantityTypeIdentifierDistanceWalkingRunning", .quantity),
         ("HKQuantityTypeIdentifierActiveEnergyBurned", .quantity),
@@ -66,72 +58,98 @@ struct AppleHealthRecord: Sendable {
         ("HKCategoryTypeIdentifierSleepAnalysis", .sleep),
     ]
 
-    /// `supportedRecordTypes` with their names and metrics, made once.
-    private static let supportedRecordTypeValues = supportedRecordTypes.map {
-        RecordType(kind: $0.kind, name: $0.name.description)
-    }
+    /// The types a record can have, by index: `supportedRecordTypes` with their names and
+    /// metrics, made once, then `<Workout>`s, which carry no `type` attribute and are reported as
+    /// `HKWorkoutTypeIdentifier`.
+    static let recordTypes =
+        supportedRecordTypes.map { RecordType(kind: $0.kind, name: $0.name) }
+        + [RecordType(kind: .workout, name: "HKWorkoutTypeIdentifier")]
 
-    /// The supported `<Record>` type of a `type` attribute's bytes; `nil` for every other type.
-    static func supportedRecordType(_ type: UnsafeBufferPointer<UInt8>) -> RecordType? {
-        for (index, entry) in supportedRecordTypes.enumerated() where XMLStartTag.equal(type, entry.name) {
-            return supportedRecordTypeValues[index]
+    /// The index of `<Workout>`'s type in `recordTypes`.
+    static let workoutType = supportedRecordTypes.count
+
+    /// The index in `recordTypes` of the supported `<Record>` type of a `type` attribute's bytes;
+    /// `nil` for every other type.
+    static func supportedRecordType(_ type: UnsafeBufferPointer<UInt8>) -> Int? {
+        for index in supportedRecordTypes.indices {
+            let name = supportedRecordTypes[index].name.utf8
+            guard name.count == type.count, let base = type.baseAddress else { continue }
+            let same = name.withContiguousStorageIfAvailable { memcmp($0.baseAddress!, base, $0.count) == 0 }
+            if same ?? name.elementsEqual(type) { return index }
         }
         return nil
     }
 
+    /// The record's type: its index in `recordTypes`.
+    private(set) var typeIndex = 0
     /// The record's kind.
-    var kind = Kind.quantity
-    /// HealthKit type identifier.
-    var type = ""
-    /// The identifier as a catalogue type name.
-    var metric: MetricName?
+    private(set) var kind = Kind.quantity
     /// Line of the element in the file, as reported by the parser.
-    var line = 0
-    /// The bytes of `sourceName`, `device`, `value` and `unit`, one after the other.
+    private(set) var line = 0
+    /// The bytes of the attributes kept, one after the other.
     private var bytes: [UInt8] = []
     /// `sourceName` attribute: its range in `bytes`.
-    var sourceName: Range<Int>?
+    private(set) var sourceName: Range<Int>?
     /// `device` attribute: its range in `bytes`.
-    var device: Range<Int>?
+    private(set) var device: Range<Int>?
     /// `value` attribute: its range in `bytes`.
-    var value: Range<Int>?
+    private(set) var value: Range<Int>?
     /// `unit` attribute: its range in `bytes`.
-    var unit: Range<Int>?
+    private(set) var unit: Range<Int>?
     /// `creationDate` attribute.
-    var creationDate: Timestamp?
+    private(set) var creationDate: Timestamp?
     /// `startDate` attribute.
-    var startDate: Timestamp?
+    private(set) var startDate: Timestamp?
     /// `endDate` attribute.
-    var endDate: Timestamp?
-    /// `HKTimeZone` metadata (first entry wins).
-    var timeZone: String?
-    /// `HKMetadataKeySyncIdentifier` metadata.
-    var syncIdentifier: String?
-    /// `HKMetadataKeySyncVersion` metadata.
-    var syncVersion: String?
-    /// A workout's `workoutActivityType` attribute.
-    var activityType: String?
+    private(set) var endDate: Timestamp?
+    /// `HKTimeZone` metadata (first entry wins): its range in `bytes`.
+    private(set) var timeZone: Range<Int>?
+    /// `HKMetadataKeySyncIdentifier` metadata: its range in `bytes`.
+    private(set) var syncIdentifier: Range<Int>?
+    /// `HKMetadataKeySyncVersion` metadata: its range in `bytes`.
+    private(set) var syncVersion: Range<Int>?
+    /// A workout's `workoutActivityType` attribute: its range in `bytes`.
+    private(set) var activityType: Range<Int>?
     /// A workout's distance total and unit: its `totalDistance`/`totalDistanceUnit` attributes,
-    /// else the `sum` of its first distance `<WorkoutStatistics>` (newer exports).
-    var totalDistance: (value: String, unit: String)?
+    /// else the `sum` of its first distance `<WorkoutStatistics>` (newer exports); ranges in
+    /// `bytes`.
+    private(set) var totalDistance: (value: Range<Int>, unit: Range<Int>)?
     /// A workout's energy total and unit, from `totalEnergyBurned`/`totalEnergyBurnedUnit` or
-    /// its active-energy `<WorkoutStatistics>`.
-    var totalEnergy: (value: String, unit: String)?
+    /// its active-energy `<WorkoutStatistics>`; ranges in `bytes`.
+    private(set) var totalEnergy: (value: Range<Int>, unit: Range<Int>)?
 
-    /// Creates an empty record, to be filled by `start(kind:type:tag:)`.
+    /// Creates an empty record, to be filled by `start(_:tag:)`.
     init() {}
+
+    /// The record's HealthKit type identifier.
+    var type: String { Self.recordTypes[typeIndex].name }
+    /// The record's type as a catalogue type name; `nil` if the catalogue did not know it.
+    var metric: MetricName? { Self.recordTypes[typeIndex].metric }
 
     /// Forgets the previous record and captures the attributes of a `<Record>` or `<Workout>`
     /// element, keeping the byte buffer's capacity.
     ///
     /// - Parameters:
-    ///   - type: the record's type.
+    ///   - type: the record's type, an index in `recordTypes`.
     ///   - tag: the element's start tag.
-    mutating func start(_ type: RecordType, tag: XMLStartTag) {
-        var buffer: [UInt8] = []
-        swap(&buffer, &bytes)
-        buffer.removeAll(keepingCapacity: true)
-        self = AppleHealthRecord(type: type, line: tag.line, bytes: buffer)
+    mutating func start(_ type: Int, tag: XMLStartTag) {
+        typeIndex = type
+        kind = Self.recordTypes[type].kind
+        line = tag.line
+        bytes.removeAll(keepingCapacity: true)
+        sourceName = nil
+        device = nil
+        value = nil
+        unit = nil
+        creationDate = nil
+        startDate = nil
+        endDate = nil
+        timeZone = nil
+        syncIdentifier = nil
+        syncVersion = nil
+        activityType = nil
+        totalDistance = nil
+        totalEnergy = nil
         for index in 0..<tag.attributeCount where !tag.attributePrefixed(index) {
             let name = tag.attributeName(index)
             let written = tag.attributeValue(index)
@@ -142,31 +160,22 @@ struct AppleHealthRecord: Sendable {
                 if named("sourceName") {
                     sourceName = keep(written)
                 } else if named("startDate") {
-                    startDate = Timestamp(written)
+                    startDate = timestamp(written)
                 }
             case UInt8(ascii: "d") where named("device"): device = keep(written)
-            case UInt8(ascii: "c") where named("creationDate"): creationDate = Timestamp(written)
-            case UInt8(ascii: "e") where named("endDate"): endDate = Timestamp(written)
+            case UInt8(ascii: "c") where named("creationDate"): creationDate = timestamp(written)
+            case UInt8(ascii: "e") where named("endDate"): endDate = timestamp(written)
             case UInt8(ascii: "v") where kind != .workout && named("value"): value = keep(written)
             case UInt8(ascii: "u") where kind != .workout && named("unit"): unit = keep(written)
             case UInt8(ascii: "w") where kind == .workout && named("workoutActivityType"):
-                activityType = String(decoding: written, as: UTF8.self)
+                activityType = keep(written)
             default: break
             }
         }
         if kind == .workout {
-            totalDistance = Self.total(tag, "totalDistance", "totalDistanceUnit")
-            totalEnergy = Self.total(tag, "totalEnergyBurned", "totalEnergyBurnedUnit")
+            totalDistance = total(tag, "totalDistance", "totalDistanceUnit")
+            totalEnergy = total(tag, "totalEnergyBurned", "totalEnergyBurnedUnit")
         }
-    }
-
-    /// A record with no attributes yet, reusing `bytes` (emptied).
-    private init(type: RecordType, line: Int, bytes: [UInt8]) {
-        kind = type.kind
-        self.type = type.name
-        metric = type.metric
-        self.line = line
-        self.bytes = bytes
     }
 
     /// Copies an attribute value into `bytes`.
@@ -175,6 +184,12 @@ struct AppleHealthRecord: Sendable {
         let start = bytes.count
         bytes.append(contentsOf: value)
         return start..<bytes.count
+    }
+
+    /// Parses a timestamp attribute; the text of an invalid one is kept for the rejection.
+    private mutating func timestamp(_ written: UnsafeBufferPointer<UInt8>) -> Timestamp {
+        if let timestamp = ExportTimestamp(parsing: written) { return .valid(timestamp) }
+        return .invalid(keep(written))
     }
 
     /// Calls `body` with the bytes of a kept attribute (empty when the record has none).
@@ -190,15 +205,17 @@ struct AppleHealthRecord: Sendable {
         }
     }
 
-    /// The text of a kept attribute, for messages.
-    func text(of attribute: Range<Int>?) -> String {
+    /// The text of a kept attribute.
+    func text(of attribute: Range<Int>) -> String {
         withBytes(of: attribute) { String(decoding: $0, as: UTF8.self) }
     }
 
-    /// A value attribute and its unit attribute, when the tag has both.
-    private static func total(_ tag: XMLStartTag, _ value: StaticString, _ unit: StaticString) -> (String, String)? {
-        guard let value = tag.string(value), let unit = tag.string(unit) else { return nil }
-        return (value, unit)
+    /// A value attribute and its unit attribute, kept, when the tag has both.
+    private mutating func total(_ tag: XMLStartTag, _ value: StaticString, _ unit: StaticString) -> (
+        value: Range<Int>, unit: Range<Int>
+    )? {
+        guard let value = tag.attribute(value), let unit = tag.attribute(unit) else { return nil }
+        return (keep(value), keep(unit))
     }
 
     /// Records a workout's direct `<WorkoutStatistics type=… sum=… unit=…>` child: the first
@@ -208,13 +225,13 @@ struct AppleHealthRecord: Sendable {
     ///
     /// - Parameter tag: the statistics' start tag.
     mutating func addStatistics(_ tag: XMLStartTag) {
-        guard kind == .workout, let type = tag.string("type"), let total = Self.total(tag, "sum", "unit") else {
-            return
-        }
+        guard kind == .workout, let type = tag.string("type"), tag.attribute("sum") != nil,
+            tag.attribute("unit") != nil
+        else { return }
         if type.hasPrefix("HKQuantityTypeIdentifierDistance") {
-            if totalDistance == nil { totalDistance = total }
+            if totalDistance == nil { totalDistance = total(tag, "sum", "unit") }
         } else if type == "HKQuantityTypeIdentifierActiveEnergyBurned" {
-            if totalEnergy == nil { totalEnergy = total }
+            if totalEnergy == nil { totalEnergy = total(tag, "sum", "unit") }
         }
     }
 
@@ -226,11 +243,11 @@ struct AppleHealthRecord: Sendable {
         guard let key = tag.attribute("key"), let value = tag.attribute("value") else { return }
         func matches(_ name: StaticString) -> Bool { XMLStartTag.equal(key, name) }
         if matches("HKTimeZone") {
-            if timeZone == nil { timeZone = String(decoding: value, as: UTF8.self) }
+            if timeZone == nil { timeZone = keep(value) }
         } else if matches("HKMetadataKeySyncIdentifier") {
-            if syncIdentifier == nil { syncIdentifier = String(decoding: value, as: UTF8.self) }
+            if syncIdentifier == nil { syncIdentifier = keep(value) }
         } else if matches("HKMetadataKeySyncVersion") {
-            if syncVersion == nil { syncVersion = String(decoding: value, as: UTF8.self) }
+            if syncVersion == nil { syncVersion = keep(value) }
         }
     }
 }

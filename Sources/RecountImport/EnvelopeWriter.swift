@@ -2,7 +2,8 @@ import Recount
 
 /// Packs samples into `samples.upsert` envelopes of at most `batchSize` samples, checks each
 /// sample with ingest's own rules (`SampleValidator`), and hands each envelope, as one line of
-/// JSON without a trailing newline, to a closure.
+/// JSON without a trailing newline, to a closure: as UTF-8 bytes, or as a `String` for callers
+/// that want one.
 ///
 /// Envelopes are written by `EnvelopeJSON`, as `recount log dump` writes them:
 /// `{"kind":"samples.upsert","user":U,"receivedAt":T,"provider":P,"samples":[…]}`;
@@ -36,8 +37,8 @@ final class EnvelopeWriter {
     private let provider: String
     /// Most samples per envelope.
     private let batchSize: Int
-    /// Where finished lines go.
-    private let emit: (String) throws -> Void
+    /// Where finished lines go, as UTF-8 bytes valid only during the call.
+    private let emit: (UnsafeBufferPointer<UInt8>) throws -> Void
     /// Ingest's sample rules, which every sample passes before it is written.
     private var validator = SampleValidator()
     /// `receivedAt` of the envelopes to come (the export's `ExportDate`).
@@ -49,6 +50,8 @@ final class EnvelopeWriter {
     private var samplesInBody = 0
     /// Samples taken into the envelope being built, refused ones included (`batchSize` counts them).
     private var samplesTaken = 0
+    /// The line being emitted, its buffer reused from envelope to envelope.
+    private var line: [UInt8] = []
     /// Ids in the envelope being built, to drop exact duplicates within it.
     private var idsInBody: Set<SampleID> = []
     /// Samples written so far.
@@ -66,11 +69,26 @@ final class EnvelopeWriter {
     ///   - provider: the envelopes' provider (`healthkit`, `fitbit`, `google_fit`).
     ///   - batchSize: most samples per envelope, at least 1.
     ///   - emit: receives each envelope line.
-    init(user: String, provider: String, batchSize: Int, emit: @escaping (String) throws -> Void) {
+    convenience init(user: String, provider: String, batchSize: Int, emit: @escaping (String) throws -> Void) {
+        self.init(user: user, provider: provider, batchSize: batchSize) {
+            try emit(String(decoding: $0, as: UTF8.self))
+        }
+    }
+
+    /// Creates a writer that hands each line out as UTF-8 bytes, without making a `String` of it.
+    /// - Parameters:
+    ///   - user: the envelopes' user (already validated).
+    ///   - provider: the envelopes' provider.
+    ///   - batchSize: most samples per envelope, at least 1.
+    ///   - emitUTF8: receives each envelope line's bytes, valid only during the call.
+    init(
+        user: String, provider: String, batchSize: Int,
+        emitUTF8: @escaping (UnsafeBufferPointer<UInt8>) throws -> Void
+    ) {
         self.user = user
         self.provider = provider
         self.batchSize = batchSize
-        self.emit = emit
+        self.emit = emitUTF8
     }
 
     /// Adds a sample, emitting the envelope when it is full.
@@ -119,17 +137,19 @@ final class EnvelopeWriter {
             idsInBody.removeAll(keepingCapacity: true)
         }
         guard count > 0 else { return }
-        let line = EnvelopeJSON.samplesUpsert(
-            user: user, receivedAt: receivedAt, provider: provider, samples: samplesJSON)
-        if line.utf8.count > EnvelopeLimits.lineBytes || count > EnvelopeLimits.itemsPerArray,
-            let error = check(line)
-        {
+        line.removeAll(keepingCapacity: true)
+        EnvelopeJSON.appendSamplesUpsert(
+            user: user, receivedAt: receivedAt, provider: provider, samples: samplesJSON, to: &line)
+        if line.count > EnvelopeLimits.lineBytes || count > EnvelopeLimits.itemsPerArray, let error = check(line) {
             throw ImportError(code: .envelopeRejected, message: "an envelope of \(count) samples: \(error)")
         }
-        try emit(line)
+        try line.withUnsafeBufferPointer { try emit($0) }
         samplesWritten += count
         envelopesWritten += 1
     }
+
+    /// Whether samples were refused since the last `takeRejections()`.
+    var hasRejections: Bool { !rejections.isEmpty }
 
     /// The rejections since the last call, in the order they were found.
     func takeRejections() -> [Rejection] {
@@ -138,11 +158,10 @@ final class EnvelopeWriter {
     }
 
     /// The decoder's verdict on a whole line: `nil` when ingest would append it.
-    private func check(_ line: String) -> IngestError? {
-        var line = line
-        return line.withUTF8 { bytes -> IngestError? in
+    private func check(_ line: [UInt8]) -> IngestError? {
+        line.withUnsafeBytes { bytes -> IngestError? in
             do throws(IngestError) {
-                _ = try EnvelopeDecoder().decode(line: UnsafeRawBufferPointer(bytes), number: 1)
+                _ = try EnvelopeDecoder().decode(line: bytes, number: 1)
                 return nil
             } catch {
                 return error

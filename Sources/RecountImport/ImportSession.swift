@@ -6,8 +6,14 @@ import Recount
 final class ImportSession {
     /// Envelope output.
     let writer: EnvelopeWriter
-    /// Counts for the report.
+    /// Counts for the report (`imported` without the samples of `pendingType` not settled yet).
     var tally = ImportTally()
+    /// Samples imported that `tally.imported` does not count yet, by type: an export has a few
+    /// types, mostly interleaved, whose names are the same few strings sample after sample, so
+    /// finding one here is an identity check rather than hashing the name per sample.
+    private var pending: [(type: String, count: Int)] = []
+    /// The most types `pending` holds before it is settled.
+    private static let pendingLimit = 16
 
     /// Creates a session writing through `writer`.
     init(writer: EnvelopeWriter) {
@@ -22,7 +28,7 @@ final class ImportSession {
     ///   - line: the record's line, or its 1-based index in `file`.
     /// - Throws: whatever the writer throws (the emit closure's error, or `.envelopeRejected`).
     func add(_ sample: Sample, type: String, file: String? = nil, line: Int) throws {
-        tally.imported[type, default: 0] += 1
+        countImported(type)
         defer { countRejections() }
         try writer.add(sample, type: type, file: file, line: line)
     }
@@ -50,16 +56,35 @@ final class ImportSession {
     ///   - unknownTimeZones: zone names that could not be resolved.
     ///   - rezoning: what was done to samples without `HKTimeZone` (Apple Health only).
     func report(unknownTimeZones: Set<String> = [], rezoning: Rezoning? = nil) -> ImportReport {
-        tally.report(unknownTimeZones: unknownTimeZones, rezoning: rezoning, writer: writer)
+        settleImported()
+        return tally.report(unknownTimeZones: unknownTimeZones, rezoning: rezoning, writer: writer)
     }
 
     /// Moves the samples ingest refused from imported to invalid.
     private func countRejections() {
+        guard writer.hasRejections else { return }
+        settleImported()
         for rejection in writer.takeRejections() {
             tally.imported[rejection.type, default: 0] -= 1
             if tally.imported[rejection.type] == 0 { tally.imported[rejection.type] = nil }
             tally.addInvalid(
                 type: rejection.type, file: rejection.file, line: rejection.line, reason: rejection.reason)
         }
+    }
+
+    /// Counts one sample of `type` as imported, in `pending`.
+    private func countImported(_ type: String) {
+        for index in pending.indices where pending[index].type == type {
+            pending[index].count += 1
+            return
+        }
+        if pending.count == Self.pendingLimit { settleImported() }
+        pending.append((type, 1))
+    }
+
+    /// Adds the pending samples to `tally.imported`.
+    private func settleImported() {
+        for (type, count) in pending { tally.imported[type, default: 0] += count }
+        pending.removeAll(keepingCapacity: true)
     }
 }

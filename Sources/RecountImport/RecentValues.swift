@@ -28,9 +28,10 @@ struct RecentValues<Value> {
         for index in keys.indices where Self.equal(keys[index], key) {
             let value = values[index]
             // Move the key one place forward, so the keys in use gather at the front.
+            // Swapped in place: no retain or release of the keys and values moved.
             if index > 0 {
-                keys.swapAt(index, index - 1)
-                values.swapAt(index, index - 1)
+                keys.withUnsafeMutableBufferPointer { $0.swapAt(index, index - 1) }
+                values.withUnsafeMutableBufferPointer { $0.swapAt(index, index - 1) }
             }
             return value
         }

@@ -14,6 +14,8 @@ final class RecordConverter {
     private var otherDevices = RecentValues<String?>()
     /// Units by their symbol as written.
     private var units = RecentValues<UnitName>()
+    /// `HKTimeZone` values by their bytes.
+    private var zoneNames = RecentValues<String>()
     /// Time-zone lookups.
     private let zones = TimeZoneCache()
     /// `HKTimeZone` values Foundation does not know; those samples keep the written offset.
@@ -27,8 +29,23 @@ final class RecordConverter {
     private var fallback: (zone: String, onlyAtOffset: Int32?)?
     /// Offsets of the fallback zone, cached per transition.
     private let fallbackOffsets = ZoneOffsets()
+    /// The fallback zone's offset over the last span of instants looked up, `[from, until)` in
+    /// epoch milliseconds: samples come mostly in time order, so most instants fall in it.
+    private var fallbackSpan: (from: Int64, until: Int64, offset: Int32) = (0, 0, 0)
+    /// How the zone of samples without `HKTimeZone` was decided; `nil` until decided.
+    private var decision: Rezoning?
+    /// The counts of `rezoning`, kept apart from its strings.
+    private var counts = (samplesWithoutZone: 0, rezoned: 0, movedDay: 0, keptOtherOffset: 0)
+
     /// What was done to samples without `HKTimeZone`; `nil` until decided.
-    private(set) var rezoning: Rezoning?
+    var rezoning: Rezoning? {
+        guard var rezoning = decision else { return nil }
+        rezoning.samplesWithoutZone = counts.samplesWithoutZone
+        rezoning.rezoned = counts.rezoned
+        rezoning.movedDay = counts.movedDay
+        rezoning.keptOtherOffset = counts.keptOtherOffset
+        return rezoning
+    }
 
     /// Creates a converter with empty caches.
     /// - Parameters:
@@ -43,17 +60,17 @@ final class RecordConverter {
     /// when it is read, or with `nil` before the first record when there is none). Only the first
     /// call counts.
     func decideZone(exportDate: ExportTimestamp?) {
-        guard rezoning == nil else { return }
+        guard decision == nil else { return }
         switch policy {
         case .asWritten:
-            rezoning = Rezoning(how: "none", zone: nil, reason: "--time-zone as-written")
+            decision = Rezoning(how: "none", zone: nil, reason: "--time-zone as-written")
         case .zone(let zone):
             fallback = (zone, nil)
-            rezoning = Rezoning(how: "given", zone: zone, reason: "--time-zone \(zone)")
+            decision = Rezoning(how: "given", zone: zone, reason: "--time-zone \(zone)")
         case .infer:
             let (zone, reason) = Self.inferZone(census: census, exportDate: exportDate, offsets: fallbackOffsets)
             if let zone, let exportDate { fallback = (zone, exportDate.writtenOffsetSeconds) }
-            rezoning = Rezoning(how: zone == nil ? "none" : "inferred", zone: zone, reason: reason)
+            decision = Rezoning(how: zone == nil ? "none" : "inferred", zone: zone, reason: reason)
         }
     }
 
@@ -94,14 +111,14 @@ final class RecordConverter {
     func convert(_ record: AppleHealthRecord) throws(RecordRejection) -> Sample {
         let origin = normalizedOrigin(try Self.require(record.sourceName, "sourceName"), of: record)
         guard !origin.isEmpty else { throw RecordRejection("empty sourceName") }
-        let start = try Self.timestamp(record.startDate, "startDate")
-        let end = try Self.timestamp(record.endDate, "endDate")
+        let start = try Self.timestamp(record.startDate, "startDate", of: record)
+        let end = try Self.timestamp(record.endDate, "endDate", of: record)
         guard end.epochSeconds >= start.epochSeconds else {
             throw RecordRejection("endDate is before startDate")
         }
         var creation: ExportTimestamp?
         if record.creationDate != nil {
-            creation = try Self.timestamp(record.creationDate, "creationDate")
+            creation = try Self.timestamp(record.creationDate, "creationDate", of: record)
         }
 
         var value: Double?
@@ -131,7 +148,7 @@ final class RecordConverter {
         }
 
         var syncVersion: Int64?
-        if let writtenVersion = record.syncVersion {
+        if let writtenVersion = record.syncVersion.map({ record.text(of: $0) }) {
             guard let version = Int64(writtenVersion) else {
                 throw RecordRejection("non-integer HKMetadataKeySyncVersion \"\(writtenVersion)\"")
             }
@@ -143,7 +160,7 @@ final class RecordConverter {
         var timeZone: String?
         if record.timeZone?.isEmpty ?? true {
             (startOffset, endOffset) = fallbackOffsets(start: start, end: end)
-        } else if let zoneName = record.timeZone {
+        } else if let zoneName = record.timeZone.map({ zoneName($0, of: record) }) {
             if let zoneStart = zones.offset(zoneName: zoneName, at: start.epochSeconds),
                 let zoneEnd = zones.offset(zoneName: zoneName, at: end.epochSeconds)
             {
@@ -168,21 +185,27 @@ final class RecordConverter {
             end: Instant(millis: end.epochSeconds * 1000, offsetSeconds: endOffset), timeZone: timeZone, value: value,
             unit: unit, stage: stage, origin: origin,
             device: record.device.flatMap { normalizedDevice($0, of: record) },
-            syncIdentifier: record.syncIdentifier, syncVersion: syncVersion, workout: workout)
+            syncIdentifier: record.syncIdentifier.map { record.text(of: $0) }, syncVersion: syncVersion,
+            workout: workout)
     }
 
     /// A workout's activity (the HealthKit name as written when ingest knows it, else `other`)
     /// and totals (units as written; ingest checks them).
     private static func workoutDetails(_ record: AppleHealthRecord) throws(RecordRejection) -> WorkoutDetails? {
-        func total(_ written: (value: String, unit: String)?, _ name: String) throws(RecordRejection) -> WorkoutTotal? {
+        func total(_ written: (value: Range<Int>, unit: Range<Int>)?, _ name: String) throws(RecordRejection)
+            -> WorkoutTotal?
+        {
             guard let written else { return nil }
-            guard let number = Double(written.value), number.isFinite else {
-                throw RecordRejection("non-numeric \(name) \"\(written.value)\"")
+            let value = record.text(of: written.value)
+            guard let number = Double(value), number.isFinite else {
+                throw RecordRejection("non-numeric \(name) \"\(value)\"")
             }
-            return WorkoutTotal(value: number, unit: UnitName(written.unit))
+            return WorkoutTotal(value: number, unit: UnitName(record.text(of: written.unit)))
         }
         return WorkoutDetails.make(
-            activity: record.activityType.map { ActivityName($0) ?? ActivityName(activity: .other, name: "other") },
+            activity: record.activityType.map {
+                ActivityName(record.text(of: $0)) ?? ActivityName(activity: .other, name: "other")
+            },
             distance: try total(record.totalDistance, "totalDistance"),
             energy: try total(record.totalEnergy, "totalEnergyBurned"))
     }
@@ -190,28 +213,39 @@ final class RecordConverter {
     /// The offsets of a sample without `HKTimeZone`: the fallback zone's at its instants, or the
     /// written ones; counted in `rezoning`.
     private func fallbackOffsets(start: ExportTimestamp, end: ExportTimestamp) -> (Int32, Int32) {
-        if rezoning == nil { decideZone(exportDate: nil) }
-        rezoning?.samplesWithoutZone += 1
+        if decision == nil { decideZone(exportDate: nil) }
+        counts.samplesWithoutZone += 1
         let written = (start.writtenOffsetSeconds, end.writtenOffsetSeconds)
-        guard let fallback else { return written }
-        if let only = fallback.onlyAtOffset, written != (only, only) {
-            rezoning?.keptOtherOffset += 1
+        guard let onlyAtOffset = fallback.map({ $0.onlyAtOffset }) else { return written }
+        if let only = onlyAtOffset, written != (only, only) {
+            counts.keptOtherOffset += 1
             return written
         }
-        guard
-            let startOffset = fallbackOffsets.offsetSeconds(zone: fallback.zone, atMillis: start.epochSeconds * 1000),
-            let endOffset = fallbackOffsets.offsetSeconds(zone: fallback.zone, atMillis: end.epochSeconds * 1000),
+        guard let startOffset = fallbackOffset(atMillis: start.epochSeconds * 1000),
+            let endOffset = fallbackOffset(atMillis: end.epochSeconds * 1000),
             startOffset % 60 == 0, endOffset % 60 == 0
         else { return written }
         if (startOffset, endOffset) != written {
-            rezoning?.rezoned += 1
+            counts.rezoned += 1
             if Self.floorDay(start.epochSeconds + Int64(startOffset))
                 != Self.floorDay(start.epochSeconds + Int64(written.0))
             {
-                rezoning?.movedDay += 1
+                counts.movedDay += 1
             }
         }
         return (startOffset, endOffset)
+    }
+
+    /// The fallback zone's offset at an instant (there is a fallback zone): from the last span
+    /// looked up when the instant is in it, else from `fallbackOffsets`.
+    private func fallbackOffset(atMillis millis: Int64) -> Int32? {
+        if fallbackSpan.from <= millis, millis < fallbackSpan.until { return fallbackSpan.offset }
+        guard let fallback,
+            let (offset, until) = fallbackOffsets.offsetInterval(zone: fallback.zone, atMillis: millis)
+        else { return nil }
+        // The offset holds from the instant asked (or earlier) until the next transition.
+        fallbackSpan = (millis, until, offset)
+        return offset
     }
 
     /// The day number of a local time in seconds.
@@ -236,6 +270,13 @@ final class RecordConverter {
         }
     }
 
+    /// The `HKTimeZone` value of a record, cached.
+    private func zoneName(_ raw: Range<Int>, of record: AppleHealthRecord) -> String {
+        record.withBytes(of: raw) { bytes in
+            zoneNames.value(for: bytes) { String(decoding: bytes, as: UTF8.self) }
+        }
+    }
+
     /// The attribute, or a rejection naming it.
     private static func require<Attribute>(_ attribute: Attribute?, _ name: String) throws(RecordRejection)
         -> Attribute
@@ -245,12 +286,12 @@ final class RecordConverter {
     }
 
     /// The parsed timestamp attribute, or a rejection naming it.
-    private static func timestamp(_ attribute: AppleHealthRecord.Timestamp?, _ name: String)
-        throws(RecordRejection) -> ExportTimestamp
-    {
+    private static func timestamp(
+        _ attribute: AppleHealthRecord.Timestamp?, _ name: String, of record: AppleHealthRecord
+    ) throws(RecordRejection) -> ExportTimestamp {
         switch attribute {
         case .valid(let timestamp): return timestamp
-        case .invalid(let text): throw RecordRejection("bad \(name) \"\(text)\"")
+        case .invalid(let text): throw RecordRejection("bad \(name) \"\(record.text(of: text))\"")
         case nil: throw RecordRejection("missing attribute \(name)")
         }
     }

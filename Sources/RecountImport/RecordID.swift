@@ -117,8 +117,9 @@ enum RecordID {
             count += 1
         }
 
-        /// Appends a text field.
+        /// Appends a text field (read in place: no copy of the string, no retain).
         mutating func append(_ field: String) {
+            if field.utf8.withContiguousStorageIfAvailable({ append($0) }) != nil { return }
             var field = field
             field.withUTF8 { append($0) }
         }

@@ -127,8 +127,9 @@ final class XMLStreamParser {
 
     /// Bytes per read.
     private let read: (UnsafeMutableRawBufferPointer) -> Int
-    /// The handler during `parse`.
-    private var handler: (any XMLStreamHandler)?
+    /// The handler during `parse`, not retained: `parse` holds it for the whole parse, and the
+    /// callbacks, once per element, then cost no retain and release.
+    private unowned(unsafe) var handler: (any XMLStreamHandler)?
     /// The parser context during `parse`.
     private var context: xmlParserCtxtPtr?
     /// The first error.
@@ -185,7 +186,7 @@ final class XMLStreamParser {
                 Unmanaged<XMLStreamParser>.fromOpaque(me).takeUnretainedValue().failed(error.pointee)
             })
         _ = xmlCtxtUseOptions(context, Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOENT.rawValue))
-        _ = xmlParseDocument(context)
+        withExtendedLifetime(handler) { _ = xmlParseDocument(context) }
         if stopped { return .stopped }
         if let failure { return .failed(failure) }
         guard recount_xml_well_formed(context) != 0 else {

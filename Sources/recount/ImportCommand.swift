@@ -35,15 +35,9 @@ enum ImportCommand {
         } else if source != "apple-health" {
             throw UsageError(message: "import \(source) reads a folder or a zip, not standard input")
         }
-        var pending = ""
+        let output = LineOutput()
         let report: ImportReport
-        let emit: (String) -> Void = { line in
-            pending += line + "\n"
-            if pending.utf8.count > 1 << 16 {
-                FileHandle.standardOutput.write(Data(pending.utf8))
-                pending = ""
-            }
-        }
+        let emit: (String) -> Void = { line in output.append(line) }
         do {
             switch source {
             case "fitbit":
@@ -54,16 +48,18 @@ enum ImportCommand {
                 var importer = AppleHealthImporter(user: user)
                 if let policy { importer.timeZone = policy }
                 let progress: (Int) -> Void = { Output.standardError("recount: \($0) records read\n") }
+                // Lines go out as the importer's bytes, never made into a `String`.
                 if input == "-" {
-                    report = try importer.run(descriptor: 0, progress: progress, emit: emit)
+                    report = try importer.runUTF8(descriptor: 0, progress: progress, emit: output.append)
                 } else {
-                    report = try importer.run(file: URL(fileURLWithPath: input), progress: progress, emit: emit)
+                    report = try importer.runUTF8(
+                        file: URL(fileURLWithPath: input), progress: progress, emit: output.append)
                 }
             }
         } catch let error as ImportError where error.code == .invalidUser {
             throw UsageError(message: error.description)
         }
-        FileHandle.standardOutput.write(Data(pending.utf8))
+        output.flush()
         Output.standardError((invocation.json ? report.jsonLine : report.summary) + "\n")
         return report.invalidTotal > 0 ? .someInputRejected : .success
     }
@@ -78,5 +74,35 @@ enum ImportCommand {
                     + (asWrittenAllowed ? ", or as-written" : "") + "; got \(argument)")
         }
         return policy
+    }
+}
+
+/// Envelope lines on their way to standard output, written a few tens of kilobytes at a time.
+private final class LineOutput {
+    /// Bytes not written yet.
+    private var pending: [UInt8] = []
+
+    /// Adds a line and its newline.
+    func append(_ line: String) {
+        pending.append(contentsOf: line.utf8)
+        added()
+    }
+
+    /// Adds a line given as UTF-8 bytes, and its newline.
+    func append(_ line: UnsafeBufferPointer<UInt8>) {
+        pending.append(contentsOf: line)
+        added()
+    }
+
+    /// Writes what is pending.
+    func flush() {
+        FileHandle.standardOutput.write(Data(pending))
+        pending.removeAll(keepingCapacity: true)
+    }
+
+    /// Ends the line just added; writes out when enough is pending.
+    private func added() {
+        pending.append(UInt8(ascii: "\n"))
+        if pending.count > 1 << 16 { flush() }
     }
 }

@@ -134,14 +134,32 @@ import Testing
                 "HKQuantityTypeIdentifierBodyMass", "HKQuantityTypeIdentifierBloodGlucose",
                 "HKCategoryTypeIdentifierSleepAnalysis", "HKWorkoutTypeIdentifier",
             ].compactMap { MetricName($0) } + [MetricName(metric: .steps, name: "bogus")]
+        /// 0001-01-01T00:00:00 local, in milliseconds.
+        static let firstLocal = CivilDay.daysFromCivil(year: 1, month: 1, day: 1) * 86_400_000
+        /// 10000-01-01T00:00:00 local, in milliseconds.
+        static let endLocal = CivilDay.daysFromCivil(year: 10_000, month: 1, day: 1) * 86_400_000
         static let starts: [Instant] = [
             start, yearZero, yearTenThousand,
             Instant(millis: 1_704_067_200_000, offsetSeconds: 0, offsetIsUnknown: true),
+            // The first and last milliseconds RFC 3339 can write, at an offset, and one beyond.
+            Instant(millis: firstLocal - 3_600_000, offsetSeconds: 3600),
+            Instant(millis: firstLocal - 3_600_001, offsetSeconds: 3600),
+            Instant(millis: endLocal - 1 + 18_000_000, offsetSeconds: -18_000),
+            Instant(millis: endLocal + 18_000_000, offsetSeconds: -18_000),
+            // Offsets RFC 3339 cannot write as they are: seconds, and past ±23:59.
+            Instant(millis: 1_704_067_200_123, offsetSeconds: 3601),
+            Instant(millis: 1_704_067_200_000, offsetSeconds: -86_340),
+            Instant(millis: 1_704_067_200_000, offsetSeconds: 86_400),
+            Instant(millis: 1_704_067_200_000, offsetSeconds: -86_401),
         ]
         /// Ends relative to the start, in seconds; `nil` for none.
         static let ends: [Int64?] = [600, nil, 0, -1, 367 * 86_400]
         static let timeZones: [String?] = [nil, "Europe/Paris", "Mars/Base", "Europe/Par is", "PST"]
-        static let values: [Double?] = [10, nil, -1, 0, 0.471798, 1e308, 61]
+        static let values: [Double?] = [
+            10, nil, -1, 0, 0.471798, 1e308, 61,
+            // Written as integers or in shortest form, with and without exponents.
+            -0.0, .leastNonzeroMagnitude, 1e-5, 999_999_999_999_999, 1e15, 123_456_789_012_345.6, .pi, -2.5e-300,
+        ]
         /// Units after the metric's own.
         static let otherUnits: [String?] = [
             nil, "count", "count/min", "km", "mi", "kg", "kcal", "mmol<180.15588000005408>/L", "furlong", "",

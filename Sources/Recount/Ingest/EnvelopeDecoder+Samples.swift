@@ -108,18 +108,17 @@ extension EnvelopeDecoder {
         }
         switch metric.kind {
         case .quantity:
-            guard case .number(let number) = input.value(try input.required(.value)) else {
+            guard let number = input.number(try input.required(.value)) else {
                 throw FieldError(.wrongType, path: input.path(.value), reason: "must be a number")
             }
             let unit = try input.repeated(try input.required(.unit), &repeats.unit) { value throws(FieldError) in
                 UnitName(try StringRule.text.check(value, path: input.path(.unit)))
             }
-            try Self.checkQuantity(
-                number.double, unit, of: metric, value: input.path(.value), unit: input.path(.unit))
+            try Self.checkQuantity(number, unit, of: metric, value: input.path(.value), unit: input.path(.unit))
             if input.has(.stage) {
                 throw FieldError(.fieldNotUsed, path: input.path(.stage), reason: "is only for sleep samples")
             }
-            value = number.double
+            value = number
             unitName = unit
         case .sleep:
             for field in [SampleFields.Field.value, .unit] where input.has(field) {

@@ -39,6 +39,12 @@ struct SampleInput: SampleSource, ~Copyable {
     /// The value of a span of this sample.
     func value(_ span: JSONSpan) -> JSONValue { span.value(in: bytes) }
 
+    /// The `Double` of a span that holds a number.
+    func number(_ span: JSONSpan) -> Double? {
+        guard case .number(let number) = value(span) else { return nil }
+        return number.double
+    }
+
     /// A string field checked against `rule`, straight from the bytes when it is a plain string.
     func string(_ span: JSONSpan, _ field: SampleFields.Field, _ rule: StringRule) throws(FieldError) -> String {
         guard span.kind == .string else { return try rule.check(value(span), path: path(field)) }

@@ -26,6 +26,10 @@ protocol SampleSource: ~Copyable {
     /// The JSON value of a field.
     func value(_ span: Span) -> JSONValue
 
+    /// The `Double` of a field that is a JSON number (`JSONNumber.double` of its value), or `nil`
+    /// when it is not a number.
+    func number(_ span: Span) -> Double?
+
     /// A string field checked against `rule`.
     func string(_ span: Span, _ field: SampleFields.Field, _ rule: StringRule) throws(FieldError) -> String
 

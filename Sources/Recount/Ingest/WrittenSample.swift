@@ -56,6 +56,21 @@ struct WrittenSample: SampleSource {
         }
     }
 
+    /// The `Double` the decoder reads from the number `EnvelopeJSON.number` writes for a field,
+    /// without writing it. For `value`, the field on every quantity sample: a finite double reads
+    /// back as itself (integral values under 10^15 are written as integers, exact; others in
+    /// Swift's shortest form that round-trips, which is JSON number syntax and which the reader,
+    /// correctly rounded, reads back exactly), except that `-0` is written `0`; a non-finite one
+    /// is written `inf` or `nan`, which is no number. Other fields are written and read.
+    func number(_ field: SampleFields.Field) -> Double? {
+        if field == .value, let number = sample.pointee.value {
+            guard number.isFinite else { return nil }
+            return number == 0 ? 0 : number
+        }
+        guard case .number(let number) = value(field) else { return nil }
+        return number.double
+    }
+
     /// The text of a field written as a JSON string, if the sample has it.
     private func string(_ field: SampleFields.Field) -> String? {
         switch field {
@@ -94,6 +109,7 @@ struct WrittenSample: SampleSource {
         else {
             throw FieldError(.missingField, path: path(field), reason: "is required")
         }
+        if let read = Self.readBack(instant) { return read }
         let read = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: RFC3339.maximumLength) { text in
             let count = RFC3339.write(
                 millis: instant.millis, offsetSeconds: instant.offsetSeconds,
@@ -103,6 +119,31 @@ struct WrittenSample: SampleSource {
         if let read { return read }
         return try ObjectReader.instant(value(field), path: path(field))
     }
+
+    /// The instant the decoder reads back from the text `RFC3339.write` gives `instant`, without
+    /// writing it, when that text is certain to read back: a whole-minute offset within ±23:59
+    /// and a local time in years 0001–9999 (see `RFC3339.format`: then `parse(format(m, o, u))`
+    /// is `(m, o, u)`, and `ObjectReader.instant` refuses only year 0000). `nil` for any other
+    /// instant, which is written and read.
+    static func readBack(_ instant: Instant) -> Instant? {
+        guard instant.offsetSeconds % 60 == 0, instant.offsetSeconds.magnitude <= maximumOffsetSeconds,
+            instant.millis >= -maximumEpochMillis, instant.millis <= maximumEpochMillis
+        else { return nil }
+        let local = instant.millis + Int64(instant.offsetSeconds) * 1000
+        guard local >= firstLocalMillis, local < endLocalMillis else { return nil }
+        return Instant(
+            millis: instant.millis, offsetSeconds: instant.offsetSeconds, offsetIsUnknown: instant.offsetIsUnknown)
+    }
+
+    /// The largest offset RFC 3339 text can hold (±23:59), in seconds.
+    private static let maximumOffsetSeconds: UInt32 = 23 * 3600 + 59 * 60
+    /// Instants further from 1970 than this are never read back without writing them (the
+    /// local-time arithmetic stays far from overflow); years 0001–9999 lie well within.
+    private static let maximumEpochMillis: Int64 = 1 << 50
+    /// 0001-01-01T00:00:00 local, in milliseconds since 1970-01-01T00:00:00 local.
+    private static let firstLocalMillis = CivilDay.daysFromCivil(year: 1, month: 1, day: 1) * Timestamp.millisPerDay
+    /// 10000-01-01T00:00:00 local, the end of the years RFC 3339 text can write.
+    private static let endLocalMillis = CivilDay.daysFromCivil(year: 10_000, month: 1, day: 1) * Timestamp.millisPerDay
 
     func repeated<Value>(
         _ field: SampleFields.Field, _ cache: inout RepeatedField<Value>,

@@ -79,6 +79,8 @@ package enum JSONWriter {
     ///   - text: the string.
     ///   - out: the bytes to append to, quotes included.
     package static func writeString(_ text: String, into out: inout [UInt8]) {
+        // Read in place when the string is contiguous UTF-8 (native strings are): no copy of it.
+        if text.utf8.withContiguousStorageIfAvailable({ writeString(utf8: $0, into: &out) }) != nil { return }
         var text = text
         text.withUTF8 { writeString(utf8: $0, into: &out) }
     }
