@@ -76,11 +76,13 @@ package struct SampleBlock: Sendable {
         // Samples are read in place through the buffer: binding one, or passing it to a function,
         // copies it and retains all its strings.
         samples.withUnsafeBufferPointer { samples in
-            var previous: Entry?
+            var hints = Hints()
             for index in samples.indices {
-                let entry = Entry(samples.baseAddress! + index, numbering: &numbering, into: &self, hints: previous)
+                let entry = Entry(samples.baseAddress! + index, numbering: &numbering, into: &self, hints: hints)
+                hints = Hints(
+                    type: entry.type, origin: entry.origin, zone: entry.zone, device: entry.device, unit: entry.unit,
+                    distanceUnit: entry.distanceUnit, energyUnit: entry.energyUnit)
                 entries.append(entry)
-                previous = entry
             }
         }
     }
@@ -111,6 +113,13 @@ package struct SampleBlock: Sendable {
     }
 
     // MARK: Numbering the tables of new samples
+
+    /// The table numbers of the previous sample, which the next one tries first (consecutive
+    /// samples mostly repeat them). Plain numbers: passing the previous entry itself copied it.
+    fileprivate struct Hints {
+        var type: Int32 = 0, origin: Int32 = 0, zone: Int32 = 0, device: Int32 = 0, unit: Int32 = 0
+        var distanceUnit: Int32 = 0, energyUnit: Int32 = 0
+    }
 
     /// The numbers given to the tables' strings so far.
     fileprivate struct Numbering {
@@ -333,34 +342,33 @@ package struct SampleBlock: Sendable {
 
 extension SampleBlock.Entry {
     /// The entry of the sample at `pointer`, numbering its strings in `block`'s tables; each
-    /// field tries the number the previous entry (`hints`) gave first, since consecutive samples
-    /// mostly repeat them.
+    /// field tries the previous sample's number (`hints`) first.
     fileprivate init(
         _ pointer: UnsafePointer<Sample>, numbering: inout SampleBlock.Numbering, into block: inout SampleBlock,
-        hints: Self?
+        hints: SampleBlock.Hints
     ) {
         let sample = pointer
         id = sample.pointee.id
-        type = block.number(sample.pointee.type, hint: hints?.type ?? 0, &numbering)
+        type = block.number(sample.pointee.type, hint: hints.type, &numbering)
         start = sample.pointee.start
         end = sample.pointee.end
-        origin = block.number(sample.pointee.origin, hint: hints?.origin ?? 0, &numbering)
-        if let zone = sample.pointee.timeZone { self.zone = block.number(zone, hint: hints?.zone ?? 0, &numbering) }
+        origin = block.number(sample.pointee.origin, hint: hints.origin, &numbering)
+        if let zone = sample.pointee.timeZone { self.zone = block.number(zone, hint: hints.zone, &numbering) }
         if let device = sample.pointee.device {
-            self.device = block.number(device, hint: hints?.device ?? 0, &numbering)
+            self.device = block.number(device, hint: hints.device, &numbering)
         }
         value = sample.pointee.value
-        if let unit = sample.pointee.unit { self.unit = block.number(unit, hint: hints?.unit ?? 0, &numbering) }
+        if let unit = sample.pointee.unit { self.unit = block.number(unit, hint: hints.unit, &numbering) }
         stage = sample.pointee.stage
         syncIdentifier = sample.pointee.syncIdentifier
         syncVersion = sample.pointee.syncVersion
         lastModified = sample.pointee.lastModified
         workout = sample.pointee.workout
         if let unit = workout?.distance?.unit {
-            distanceUnit = block.number(unit, hint: hints?.distanceUnit ?? 0, &numbering)
+            distanceUnit = block.number(unit, hint: hints.distanceUnit, &numbering)
         }
         if let unit = workout?.energy?.unit {
-            energyUnit = block.number(unit, hint: hints?.energyUnit ?? 0, &numbering)
+            energyUnit = block.number(unit, hint: hints.energyUnit, &numbering)
         }
     }
 }
