@@ -196,16 +196,18 @@ package struct Projections {
         let user: UInt32
         let provider: UInt32
         let received: Int64
-        /// By table number: the interned string + 1 (0: not interned yet).
-        var strings: [UInt32]
-        var units: [UInt32]
+        /// By table number, the block's strings then its units: the interned string + 1 (0: not
+        /// interned yet). One array, allocated once per envelope.
+        var interned: [UInt32]
+        /// Where the units start in `interned`.
+        let unitsStart: Int
         /// The (origin, device) table numbers the last source id was found for.
         var lastSource: (origin: Int32, device: Int32, id: SourceID)?
 
         init(_ samples: SampleBlock, user: UInt32, provider: UInt32, received: Int64) {
             (self.user, self.provider, self.received) = (user, provider, received)
-            strings = Array(repeating: 0, count: samples.strings.count)
-            units = Array(repeating: 0, count: samples.units.count)
+            interned = Array(repeating: 0, count: samples.strings.count + samples.units.count)
+            unitsStart = samples.strings.count
         }
     }
 
@@ -226,13 +228,14 @@ package struct Projections {
     private mutating func record(_ number: Int, of samples: SampleBlock, _ upserts: inout SampleUpserts)
         -> IdIndex.Record
     {
-        func interned(_ table: Int32, _ ids: inout [UInt32], _ string: (Int) -> String) -> UInt32 {
+        func interned(_ table: Int32, at start: Int, _ string: (Int) -> String) -> UInt32 {
             guard table >= 0 else { return 0 }
-            if ids[Int(table)] == 0 { ids[Int(table)] = index.intern(string(Int(table))) }
-            return ids[Int(table)]
+            let slot = start + Int(table)
+            if upserts.interned[slot] == 0 { upserts.interned[slot] = index.intern(string(Int(table))) }
+            return upserts.interned[slot]
         }
-        let zone = interned(samples.entries[number].zone, &upserts.strings) { samples.strings[$0] }
-        let unitSymbol = interned(samples.entries[number].unit, &upserts.units) { samples.units[$0].symbol }
+        let zone = interned(samples.entries[number].zone, at: 0) { samples.strings[$0] }
+        let unitSymbol = interned(samples.entries[number].unit, at: upserts.unitsStart) { samples.units[$0].symbol }
         let (origin, device) = (samples.entries[number].origin, samples.entries[number].device)
         let source: SourceID
         if let last = upserts.lastSource, last.origin == origin, last.device == device {
