@@ -24,7 +24,7 @@ package struct SampleValidator {
     package mutating func check(_ sample: Sample) throws(IngestError) {
         do {
             try withUnsafePointer(to: sample) { sample throws(FieldError) in
-                _ = try decoder.sample(
+                try decoder.sample(
                     WrittenSample(sample: sample, element: ElementPath(array: "samples", index: 0)), repeats: &repeats)
             }
         } catch {
