@@ -159,22 +159,41 @@ enum RecordID {
 
         /// Appends a number in decimal, as `String(number)` writes it.
         mutating func append(_ number: Int64) {
-            // Digits are written last first, then put in order.
+            // Written last digits first, two at a time (one division per pair), into the end of
+            // the room a decimal can take, then moved to the front of it.
+            let room = buffer.baseAddress! + count
+            var start = Self.decimalLength - 1
             var rest = number.magnitude
-            var end = count
-            repeat {
-                buffer[end] = UInt8(truncatingIfNeeded: 0x30 &+ rest % 10)
-                rest /= 10
-                end += 1
-            } while rest > 0
-            if number < 0 {
-                buffer[end] = UInt8(ascii: "-")
-                end += 1
+            Self.digitPairs.withUnsafeBufferPointer { pairs in
+                while rest >= 100 {
+                    let pair = Int(rest % 100) * 2
+                    rest /= 100
+                    start -= 2
+                    room[start] = pairs[pair]
+                    room[start + 1] = pairs[pair + 1]
+                }
+                if rest >= 10 {
+                    start -= 2
+                    room[start] = pairs[Int(rest) * 2]
+                    room[start + 1] = pairs[Int(rest) * 2 + 1]
+                } else {
+                    start -= 1
+                    room[start] = UInt8(truncatingIfNeeded: 0x30 &+ rest)
+                }
             }
-            var digits = UnsafeMutableBufferPointer(rebasing: buffer[count..<end])
-            digits.reverse()
-            buffer[end] = 0
-            count = end + 1
+            if number < 0 {
+                start -= 1
+                room[start] = UInt8(ascii: "-")
+            }
+            let length = Self.decimalLength - 1 - start
+            UnsafeMutableRawPointer(room).copyMemory(from: room + start, byteCount: length)
+            room[length] = 0
+            count += length + 1
+        }
+
+        /// `00` to `99` in ASCII, two bytes each.
+        private static let digitPairs: [UInt8] = (0..<100).flatMap { (pair: Int) -> [UInt8] in
+            [UInt8(truncatingIfNeeded: 0x30 + pair / 10), UInt8(truncatingIfNeeded: 0x30 + pair % 10)]
         }
     }
 }

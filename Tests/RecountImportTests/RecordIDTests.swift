@@ -76,4 +76,15 @@ import Testing
             }
         }
     }
+
+    /// Instants are hashed as `String(number)` writes them, whatever their digits and sign.
+    @Test func instantsAreHashedAsDecimalText() {
+        let numbers: [Int64] = [0, 1, -1, 9, 10, 99, 100, -100, 1_410_600_474, -62_135_596_800, .max, .min]
+        for number in numbers {
+            let fields = ["HKQuantityTypeIdentifierStepCount", "Health", String(number), "0", "329", "count", ""]
+            #expect(
+                Self.id(start: number, end: 0, creation: nil)
+                    == RecordID.derive(domain: "recount.apple-health.v1", fields: fields).text, "\(number)")
+        }
+    }
 }
