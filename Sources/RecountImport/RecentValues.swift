@@ -25,15 +25,31 @@ struct RecentValues<Value> {
     ///   - key: the key's bytes.
     ///   - make: computes the value of `key`.
     mutating func value(for key: UnsafeBufferPointer<UInt8>, _ make: () throws -> Value) rethrows -> Value {
+        values[try index(of: key, make)]
+    }
+
+    /// Runs `body` on the kept value of `key` in place (computed by `make()` and kept first when
+    /// it is not kept), so a value that is a copy-on-write type can be changed without a copy.
+    /// - Parameters:
+    ///   - key: the key's bytes.
+    ///   - make: computes the value of `key`.
+    ///   - body: reads or changes the value.
+    /// - Returns: what `body` returns.
+    mutating func withValue<Result>(
+        for key: UnsafeBufferPointer<UInt8>, _ make: () -> Value, _ body: (inout Value) -> Result
+    ) -> Result {
+        body(&values[index(of: key, make)])
+    }
+
+    /// The index of `key`'s entry, made by `make()` when there is none.
+    private mutating func index(of key: UnsafeBufferPointer<UInt8>, _ make: () throws -> Value) rethrows -> Int {
         for index in keys.indices where Self.equal(keys[index], key) {
-            let value = values[index]
             // Move the key one place forward, so the keys in use gather at the front.
             // Swapped in place: no retain or release of the keys and values moved.
-            if index > 0 {
-                keys.withUnsafeMutableBufferPointer { $0.swapAt(index, index - 1) }
-                values.withUnsafeMutableBufferPointer { $0.swapAt(index, index - 1) }
-            }
-            return value
+            guard index > 0 else { return index }
+            keys.withUnsafeMutableBufferPointer { $0.swapAt(index, index - 1) }
+            values.withUnsafeMutableBufferPointer { $0.swapAt(index, index - 1) }
+            return index - 1
         }
         let value = try make()
         if keys.count == capacity {
@@ -42,7 +58,7 @@ struct RecentValues<Value> {
         }
         keys.insert(Array(key), at: 0)
         values.insert(value, at: 0)
-        return value
+        return 0
     }
 
     /// Whether a kept key has the bytes of `key`.

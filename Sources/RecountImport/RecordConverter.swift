@@ -16,6 +16,8 @@ final class RecordConverter {
     private var units = RecentValues<UnitName>()
     /// `HKTimeZone` values by their bytes.
     private var zoneNames = RecentValues<String>()
+    /// Record ids.
+    private var ids = RecordID.AppleHealth()
     /// Time-zone lookups.
     private let zones = TimeZoneCache()
     /// `HKTimeZone` values Foundation does not know; those samples keep the written offset.
@@ -174,7 +176,7 @@ final class RecordConverter {
 
         let id = record.withBytes(of: record.value) { writtenValue in
             record.withBytes(of: record.unit) { writtenUnit in
-                RecordID.derive(
+                ids.derive(
                     type: record.type, origin: origin, start: start.epochSeconds, end: end.epochSeconds,
                     value: writtenValue, unit: writtenUnit, creation: creation?.epochSeconds)
             }

@@ -10,7 +10,7 @@ import Recount
 /// two importers never share an id. Nothing user-specific goes in: the same record in two exports
 /// (or in an overlapping later export) gets the same id, and re-importing upserts it.
 ///
-/// Apple Health (`derive(type:origin:start:end:value:unit:creation:)`), domain
+/// Apple Health (`AppleHealth.derive(type:origin:start:end:value:unit:creation:)`), domain
 /// `recount.apple-health.v1`, fields
 ///
 ///     type, origin, start, end, value, unit, creation
@@ -25,30 +25,58 @@ enum RecordID {
     /// The Apple Health domain, which versions that derivation.
     private static let appleHealthDomain = "recount.apple-health.v1"
 
-    /// The id of an Apple Health record.
-    ///
-    /// - Parameters:
-    ///   - type: HealthKit type identifier (`HKWorkoutTypeIdentifier` for workouts).
-    ///   - origin: normalised source name.
-    ///   - start: start instant, epoch seconds.
-    ///   - end: end instant, epoch seconds.
-    ///   - value: value attribute as written, or empty.
-    ///   - unit: unit attribute as written, or empty.
-    ///   - creation: creation instant, epoch seconds, when present.
-    /// - Returns: a lowercase UUID such as `1b4e28ba-2fa1-81d2-883f-0016d3cca427`.
-    static func derive(
-        type: String, origin: String, start: Int64, end: Int64, value: UnsafeBufferPointer<UInt8>,
-        unit: UnsafeBufferPointer<UInt8>, creation: Int64?
-    ) -> SampleID {
-        let texts = type.utf8.count + origin.utf8.count + value.count + unit.count + 4
-        return derive(domain: appleHealthDomain, fieldBytes: texts + 3 * Message.decimalLength) { message in
-            message.append(type)
-            message.append(origin)
-            message.append(start)
-            message.append(end)
-            message.append(value)
-            message.append(unit)
-            if let creation { message.append(creation) } else { message.append("") }
+    /// Derives the ids of Apple Health records, absorbing the first 64 bytes of their messages
+    /// (one SHA-256 block: the domain, the type and most of the origin) once per type and origin:
+    /// an export repeats a few of each, so each id then costs one compression less, and no
+    /// context is set up per id. The ids are the same as hashing each message whole.
+    struct AppleHealth {
+        /// SHA-256's block size.
+        private static let blockBytes = 64
+        /// Hashers that absorbed a first block, by that block.
+        private var afterFirstBlock = RecentValues<SHA256>(capacity: 16)
+
+        /// The id of an Apple Health record.
+        ///
+        /// - Parameters:
+        ///   - type: HealthKit type identifier (`HKWorkoutTypeIdentifier` for workouts).
+        ///   - origin: normalised source name.
+        ///   - start: start instant, epoch seconds.
+        ///   - end: end instant, epoch seconds.
+        ///   - value: value attribute as written, or empty.
+        ///   - unit: unit attribute as written, or empty.
+        ///   - creation: creation instant, epoch seconds, when present.
+        /// - Returns: a lowercase UUID such as `1b4e28ba-2fa1-81d2-883f-0016d3cca427`.
+        mutating func derive(
+            type: String, origin: String, start: Int64, end: Int64, value: UnsafeBufferPointer<UInt8>,
+            unit: UnsafeBufferPointer<UInt8>, creation: Int64?
+        ) -> SampleID {
+            let texts = type.utf8.count + origin.utf8.count + value.count + unit.count + 4
+            let fieldBytes = texts + 3 * Message.decimalLength
+            return RecordID.derive(domain: appleHealthDomain, fieldBytes: fieldBytes) { message in
+                message.append(type)
+                message.append(origin)
+                message.append(start)
+                message.append(end)
+                message.append(value)
+                message.append(unit)
+                if let creation { message.append(creation) } else { message.append("") }
+            } hash: { message, digest in
+                hash(message, into: digest)
+            }
+        }
+
+        /// Writes a message's digest, from a hasher that absorbed its first block.
+        private mutating func hash(_ message: UnsafeRawBufferPointer, into digest: UnsafeMutableRawPointer) {
+            guard message.count >= Self.blockBytes else { return SHA256.hash(message, into: digest) }
+            let block = UnsafeRawBufferPointer(rebasing: message[..<Self.blockBytes])
+            let rest = UnsafeRawBufferPointer(rebasing: message[Self.blockBytes...])
+            afterFirstBlock.withValue(for: block.assumingMemoryBound(to: UInt8.self)) {
+                var hasher = SHA256()
+                hasher.update(block)
+                return hasher
+            } _: { hasher in
+                hasher.digest(appending: rest, into: digest)
+            }
         }
     }
 
@@ -60,6 +88,8 @@ enum RecordID {
     static func derive(domain: String, fields: [String]) -> SampleID {
         derive(domain: domain, fieldBytes: fields.reduce(0) { $0 + $1.utf8.count + 1 }) { message in
             for field in fields { message.append(field) }
+        } hash: { message, digest in
+            SHA256.hash(message, into: digest)
         }
     }
 
@@ -68,14 +98,17 @@ enum RecordID {
     ///   - domain: the importer's domain.
     ///   - fieldBytes: at least the bytes `write` appends, terminators included.
     ///   - write: appends the fields.
-    private static func derive(domain: String, fieldBytes: Int, _ write: (inout Message) -> Void) -> SampleID {
+    ///   - hash: writes the SHA-256 digest of a message to room for `SHA256.byteCount` bytes.
+    private static func derive(
+        domain: String, fieldBytes: Int, _ write: (inout Message) -> Void,
+        hash: (UnsafeRawBufferPointer, UnsafeMutableRawPointer) -> Void
+    ) -> SampleID {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: domain.utf8.count + 1 + fieldBytes) { buffer in
             var message = Message(buffer: buffer)
             message.append(domain)
             write(&message)
             return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: SHA256.byteCount) { digest in
-                SHA256.hash(
-                    UnsafeRawBufferPointer(start: buffer.baseAddress!, count: message.count), into: digest.baseAddress!)
+                hash(UnsafeRawBufferPointer(start: buffer.baseAddress!, count: message.count), digest.baseAddress!)
                 return uuid(UnsafeBufferPointer(digest))
             }
         }
@@ -126,22 +159,41 @@ enum RecordID {
 
         /// Appends a number in decimal, as `String(number)` writes it.
         mutating func append(_ number: Int64) {
-            // Digits are written last first, then put in order.
+            // Written last digits first, two at a time (one division per pair), into the end of
+            // the room a decimal can take, then moved to the front of it.
+            let room = buffer.baseAddress! + count
+            var start = Self.decimalLength - 1
             var rest = number.magnitude
-            var end = count
-            repeat {
-                buffer[end] = UInt8(truncatingIfNeeded: 0x30 &+ rest % 10)
-                rest /= 10
-                end += 1
-            } while rest > 0
-            if number < 0 {
-                buffer[end] = UInt8(ascii: "-")
-                end += 1
+            Self.digitPairs.withUnsafeBufferPointer { pairs in
+                while rest >= 100 {
+                    let pair = Int(rest % 100) * 2
+                    rest /= 100
+                    start -= 2
+                    room[start] = pairs[pair]
+                    room[start + 1] = pairs[pair + 1]
+                }
+                if rest >= 10 {
+                    start -= 2
+                    room[start] = pairs[Int(rest) * 2]
+                    room[start + 1] = pairs[Int(rest) * 2 + 1]
+                } else {
+                    start -= 1
+                    room[start] = UInt8(truncatingIfNeeded: 0x30 &+ rest)
+                }
             }
-            var digits = UnsafeMutableBufferPointer(rebasing: buffer[count..<end])
-            digits.reverse()
-            buffer[end] = 0
-            count = end + 1
+            if number < 0 {
+                start -= 1
+                room[start] = UInt8(ascii: "-")
+            }
+            let length = Self.decimalLength - 1 - start
+            UnsafeMutableRawPointer(room).copyMemory(from: room + start, byteCount: length)
+            room[length] = 0
+            count += length + 1
+        }
+
+        /// `00` to `99` in ASCII, two bytes each.
+        private static let digitPairs: [UInt8] = (0..<100).flatMap { (pair: Int) -> [UInt8] in
+            [UInt8(truncatingIfNeeded: 0x30 + pair / 10), UInt8(truncatingIfNeeded: 0x30 + pair % 10)]
         }
     }
 }

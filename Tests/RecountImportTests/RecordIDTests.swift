@@ -13,7 +13,8 @@ import Testing
         var (value, unit) = (value, unit)
         return value.withUTF8 { value in
             unit.withUTF8 { unit in
-                RecordID.derive(
+                var ids = RecordID.AppleHealth()
+                return ids.derive(
                     type: type, origin: origin, start: start, end: end, value: value, unit: unit, creation: creation
                 ).text
             }
@@ -49,5 +50,41 @@ import Testing
             Self.id(value: "32", unit: "9count"),
         ]
         #expect(Set(variants + [base]).count == variants.count + 1)
+    }
+
+    /// One deriver used for many records (it keeps hashers of their first 64 bytes, 16 at most)
+    /// gives every record the id a fresh deriver gives, whichever first block it shares.
+    @Test func reusedDeriverGivesFreshIds() {
+        var ids = RecordID.AppleHealth()
+        // 20 first blocks, more than are kept, and messages shorter than a block.
+        let types = (0..<20).map { "HKQuantityTypeIdentifier\($0)" } + ["T"]
+        for round in 0..<3 {
+            for type in types {
+                for origin in ["", "Health", "Anna’s Apple Watch"] {
+                    var (value, unit) = (String(round), "")
+                    let id = value.withUTF8 { value in
+                        unit.withUTF8 { unit in
+                            ids.derive(
+                                type: type, origin: origin, start: 0, end: 0, value: value, unit: unit, creation: nil)
+                        }
+                    }
+                    #expect(
+                        id.text
+                            == Self.id(
+                                type: type, origin: origin, start: 0, end: 0, value: value, unit: unit, creation: nil))
+                }
+            }
+        }
+    }
+
+    /// Instants are hashed as `String(number)` writes them, whatever their digits and sign.
+    @Test func instantsAreHashedAsDecimalText() {
+        let numbers: [Int64] = [0, 1, -1, 9, 10, 99, 100, -100, 1_410_600_474, -62_135_596_800, .max, .min]
+        for number in numbers {
+            let fields = ["HKQuantityTypeIdentifierStepCount", "Health", String(number), "0", "329", "count", ""]
+            #expect(
+                Self.id(start: number, end: 0, creation: nil)
+                    == RecordID.derive(domain: "recount.apple-health.v1", fields: fields).text, "\(number)")
+        }
     }
 }

@@ -90,4 +90,23 @@ extension SHA256Tests {
         #expect(original.finalize() == SHA256.hash("abd"))
         #expect(SHA256.hexEncoded(copy.finalize()) == Self.vectors[0].digest)
     }
+
+    /// `digest(appending:into:)` gives the digest of the message so far and more, again and
+    /// again, and leaves the message (and a copy sharing its context) as it was.
+    @Test(arguments: [0, 1, 55, 63, 64, 65, 128, 300])
+    func digestAppendingLeavesTheMessage(split: Int) {
+        let message = (0..<300).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+        var hasher = SHA256()
+        hasher.update(message[..<split])
+        var copy = hasher
+        for _ in 0..<2 {
+            var digest = [UInt8](repeating: 0, count: SHA256.byteCount)
+            message[split...].withUnsafeBytes { rest in
+                digest.withUnsafeMutableBytes { hasher.digest(appending: rest, into: $0.baseAddress!) }
+            }
+            #expect(digest == SHA256.hash(message))
+        }
+        #expect(hasher.finalize() == SHA256.hash(message[..<split]))
+        #expect(copy.finalize() == SHA256.hash(message[..<split]))
+    }
 }

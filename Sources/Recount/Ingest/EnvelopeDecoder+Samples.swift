@@ -61,9 +61,10 @@ extension EnvelopeDecoder {
     }
 
     /// One sample (contract §1 "Samples"): every rule a sample must meet, read from a sample
-    /// object's JSON or from a `Sample` built outside ingest.
+    /// object's JSON (returning the `Sample`) or from a `Sample` built outside ingest (returning
+    /// nothing: it is checked in place).
     func sample<Input: SampleSource & ~Copyable>(_ input: borrowing Input, repeats: inout SampleRepeats)
-        throws(FieldError) -> Sample
+        throws(FieldError) -> Input.Checked
     {
         if let key = input.unknownKey {
             throw FieldError(.unknownField, path: input.element.field(key), reason: "is not a known field")
@@ -159,10 +160,12 @@ extension EnvelopeDecoder {
         if let span = try input.optional(.lastModified) {
             lastModified = try input.instant(span, .lastModified)
         }
-        return Sample(
-            id: id, type: type, start: start, end: end, timeZone: timeZone, value: value, unit: unitName, stage: stage,
-            origin: origin, device: device, syncIdentifier: syncIdentifier, syncVersion: syncVersion,
-            lastModified: lastModified, workout: workout)
+        return input.checked {
+            Sample(
+                id: id, type: type, start: start, end: end, timeZone: timeZone, value: value, unit: unitName,
+                stage: stage, origin: origin, device: device, syncIdentifier: syncIdentifier, syncVersion: syncVersion,
+                lastModified: lastModified, workout: workout)
+        }
     }
 
     /// Checks a quantity against its metric: a finite number, a unit of the metric, at least the

@@ -6,6 +6,9 @@ struct SampleInput: SampleSource, ~Copyable {
     /// Where the sample is in the envelope.
     let element: ElementPath
 
+    /// The sample is read from JSON: the decoder builds it.
+    func checked(_ sample: () -> Sample) -> Sample { sample() }
+
     /// The name of the first member that is no sample field, if any.
     var unknownKey: String? {
         guard let key = fields.unknownKey, case .string(let name) = key.value(in: bytes) else { return nil }

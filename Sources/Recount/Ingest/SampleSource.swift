@@ -8,6 +8,10 @@ protocol SampleSource: ~Copyable {
     /// A field's value as this source holds it.
     associatedtype Span
 
+    /// What the decoder returns for a sample that passes: the `Sample` read, or nothing for a
+    /// sample that was built already (it is only checked).
+    associatedtype Checked
+
     /// Where the sample is in its envelope, for error paths.
     var element: ElementPath { get }
 
@@ -38,6 +42,10 @@ protocol SampleSource: ~Copyable {
 
     /// An RFC 3339 instant field.
     func instant(_ span: Span, _ field: SampleFields.Field) throws(FieldError) -> Instant
+
+    /// What the decoder returns for a sample that passed, given the sample it read (built only
+    /// when this source needs it).
+    func checked(_ sample: () -> Sample) -> Checked
 
     /// The value `make` builds from a field, reused while consecutive samples repeat its text.
     func repeated<Value>(

@@ -8,8 +8,12 @@
 package struct SampleValidator {
     /// The decoder whose rules apply.
     private let decoder: EnvelopeDecoder
-    /// Values built from the fields the previous samples repeat.
-    private var repeats = SampleRepeats()
+    /// Values built from the fields the previous samples repeat, one set per metric (by raw
+    /// value): exports interleave types (a heart rate, then steps, distance, energy), and each
+    /// type repeats its own type name, unit and sources, which one shared set would build again
+    /// at every change of type. The values depend only on the fields' text, so which set holds
+    /// them changes no outcome.
+    private var repeats = [SampleRepeats](repeating: SampleRepeats(), count: Metric.allCases.count)
 
     /// Creates a validator.
     /// - Parameter zones: the time-zone cache sample `timeZone` names are checked with.
@@ -24,8 +28,9 @@ package struct SampleValidator {
     package mutating func check(_ sample: Sample) throws(IngestError) {
         do {
             try withUnsafePointer(to: sample) { sample throws(FieldError) in
-                _ = try decoder.sample(
-                    WrittenSample(sample: sample, element: ElementPath(array: "samples", index: 0)), repeats: &repeats)
+                try decoder.sample(
+                    WrittenSample(sample: sample, element: ElementPath(array: "samples", index: 0)),
+                    repeats: &repeats[Int(sample.pointee.type.metric.rawValue)])
             }
         } catch {
             throw IngestError(error.code, line: 1, path: error.path, reason: error.reason)

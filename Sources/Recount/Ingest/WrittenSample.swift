@@ -11,6 +11,9 @@ struct WrittenSample: SampleSource {
     let sample: UnsafePointer<Sample>
     let element: ElementPath
 
+    /// The sample exists already: the decoder only checks it, and builds no copy.
+    func checked(_: () -> Sample) {}
+
     /// A written sample has only sample fields.
     var unknownKey: String? { nil }
 

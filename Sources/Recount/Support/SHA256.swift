@@ -73,6 +73,23 @@ package struct SHA256: Sendable {
         return digest
     }
 
+    /// Writes the digest of the message so far followed by `bytes` to `digest`, leaving the
+    /// message as it was: messages that start alike are hashed from a hasher that absorbed their
+    /// common start once (a copy of its context finishes each), which saves a compression per
+    /// 64-byte block of that start and the set-up of a context per message.
+    ///
+    /// - Parameters:
+    ///   - bytes: the rest of the message; may be empty.
+    ///   - digest: room for `byteCount` bytes.
+    package mutating func digest(appending bytes: UnsafeRawBufferPointer, into digest: UnsafeMutableRawPointer) {
+        if !isKnownUniquelyReferenced(&context) { context = Context(copying: context) }
+        let scratch = context.scratch()
+        Context.check(EVP_MD_CTX_copy_ex(scratch, context.pointer))
+        if let base = bytes.baseAddress, !bytes.isEmpty { Context.check(EVP_DigestUpdate(scratch, base, bytes.count)) }
+        var written: UInt32 = 0
+        Context.check(EVP_DigestFinal_ex(scratch, digest.assumingMemoryBound(to: UInt8.self), &written))
+    }
+
     /// The digest of a whole message.
     ///
     /// - Parameter bytes: the message.
@@ -167,25 +184,42 @@ package struct SHA256: Sendable {
         }
     }
 
-    /// An OpenSSL digest context set up for SHA-256, freed with its owner.
+    /// An OpenSSL digest context set up for SHA-256, and the context `digest(appending:into:)`
+    /// finishes copies of it in, both freed with their owner.
     ///
     /// Mutated only while uniquely referenced (see `update`), so sharing it is safe.
     private final class Context: @unchecked Sendable {
         let pointer: OpaquePointer
+        /// Made on first use, then reused for every copy.
+        private var scratchPointer: OpaquePointer?
 
         init() {
-            guard let pointer = EVP_MD_CTX_new() else { fatalError("SHA256: out of memory") }
-            self.pointer = pointer
+            pointer = Self.newContext()
             Self.check(EVP_DigestInit_ex(pointer, Algorithm.sha256.pointer, nil))
         }
 
         init(copying other: Context) {
-            guard let pointer = EVP_MD_CTX_new() else { fatalError("SHA256: out of memory") }
-            self.pointer = pointer
+            pointer = Self.newContext()
             Self.check(EVP_MD_CTX_copy_ex(pointer, other.pointer))
         }
 
-        deinit { EVP_MD_CTX_free(pointer) }
+        deinit {
+            EVP_MD_CTX_free(pointer)
+            EVP_MD_CTX_free(scratchPointer)
+        }
+
+        /// The scratch context, made the first time.
+        func scratch() -> OpaquePointer {
+            if let scratchPointer { return scratchPointer }
+            let made = Self.newContext()
+            scratchPointer = made
+            return made
+        }
+
+        private static func newContext() -> OpaquePointer {
+            guard let pointer = EVP_MD_CTX_new() else { fatalError("SHA256: out of memory") }
+            return pointer
+        }
 
         /// Traps when libcrypto reports a failure, which SHA-256 over memory has no cause for
         /// but a failed allocation.
