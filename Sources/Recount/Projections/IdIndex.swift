@@ -134,15 +134,6 @@ package struct IdIndex: Sendable {
         /// 0: an uppercase UUID, 1: a lowercase UUID, n + 2: the text id numbered n.
         var kind: UInt32
 
-        init(user: UInt32, provider: UInt32, high: UInt64, low: UInt64, kind: UInt32) {
-            (self.user, self.provider, self.high, self.low, self.kind) = (user, provider, high, low, kind)
-        }
-
-        /// The key of a UUID id.
-        init(user: UInt32, provider: UInt32, uuid: (high: UInt64, low: UInt64, lowercase: Bool)) {
-            self.init(user: user, provider: provider, high: uuid.high, low: uuid.low, kind: uuid.lowercase ? 1 : 0)
-        }
-
         var flatHash: UInt64 {
             FlatHash.mix(high ^ (UInt64(user) << 32 | UInt64(provider)), low ^ UInt64(kind))
         }
@@ -450,6 +441,13 @@ package struct IdIndex: Sendable {
 
     /// A string as a record holds it: interned + 1 (0: none).
     mutating func intern(_ string: String?) -> UInt32 { string.map { strings.intern($0) + 1 } ?? 0 }
+}
+
+extension IdIndex.StoredKey {
+    /// The key of a UUID id.
+    init(user: UInt32, provider: UInt32, uuid: (high: UInt64, low: UInt64, lowercase: Bool)) {
+        self.init(user: user, provider: provider, high: uuid.high, low: uuid.low, kind: uuid.lowercase ? 1 : 0)
+    }
 }
 
 extension IdIndex.Record {
