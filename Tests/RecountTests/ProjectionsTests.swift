@@ -253,6 +253,44 @@ import Testing
         }
     }
 
+    /// The digest's live section follows user, provider and id text (`String`'s `<`), however
+    /// the ids mix UUIDs in either case with other texts, as the digest's rules say.
+    @Test func theDigestOrdersLiveIdsByUserProviderAndIdText() throws {
+        var random = SplitMix64(seed: testSeed(13))
+        func hex(_ count: Int, lowercase: Bool) -> String {
+            let digits = Array(lowercase ? "0123456789abcdef" : "0123456789ABCDEF")
+            return String((0..<count).map { _ in digits[Int(random.next() % 16)] })
+        }
+        var textIDs = 0
+        func id() -> String {
+            switch random.next() % 3 {
+            case 2:
+                textIDs += 1
+                return "hr-\(textIDs * 7 % 100)"
+            case let kind:
+                let parts = [8, 4, 4, 4, 12].map { hex($0, lowercase: kind == 1) }
+                return parts.joined(separator: "-")
+            }
+        }
+        var projections = Projections()
+        for user in ["bob", "alice", "Zed", "_eve", "0x"] {
+            for provider in ["fitbit", "Garmin", "health_connect"] {
+                let samples = (0..<20).map { _ in
+                    #"{"id":"\#(id())","type":"steps","start":"2026-07-14T08:00:00Z","end":"2026-07-14T08:01:00Z","value":1,"unit":"count","origin":"com.phone"}"#
+                }
+                _ = try Self.fold(
+                    [
+                        #"{"kind":"samples.upsert","user":"\#(user)","provider":"\#(provider)","samples":[\#(samples.joined(separator: ","))]}"#
+                    ], into: &projections)
+            }
+        }
+        let keys = projections.sortedLiveNumbers().map { projections.index.key($0) }
+        let texts = keys.map { [projections.users[$0.user], projections.providers[$0.provider], $0.id.text] }
+        #expect(keys.count > 200)
+        let misordered = zip(texts, texts.dropFirst()).first { $1.lexicographicallyPrecedes($0) }
+        #expect(misordered == nil)
+    }
+
     /// The digest streams its rollups in 64 KiB pieces; passing that size once trapped
     /// (an exclusivity violation in the flush).
     @Test func theDigestOfMoreThan64KiBOfRollupsIsTheSameInAnyOrder() throws {

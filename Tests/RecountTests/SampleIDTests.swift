@@ -68,7 +68,7 @@ import Testing
         for a in ids {
             for b in ids { #expect(a.textPrecedes(b) == (a.text < b.text)) }
             var direct = CanonicalBytes()
-            direct.append(a)
+            direct.appendBlock(count: CanonicalBytes.BlockWriter.size(of: a)) { $0.put(a) }
             var viaText = CanonicalBytes()
             viaText.append(a.text)
             #expect(direct.bytes == viaText.bytes)

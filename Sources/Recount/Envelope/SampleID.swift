@@ -67,7 +67,7 @@ package struct SampleID: Hashable, Sendable, CustomStringConvertible, Expressibl
     }
 
     /// Writes the 36 bytes of a UUID's text, hyphens at the canonical places, into `output`.
-    private static func writeUUIDText(
+    package static func writeUUIDText(
         _ high: UInt64, _ low: UInt64, lowercase: Bool, into output: UnsafeMutableBufferPointer<UInt8>
     ) {
         let digits: StaticString = lowercase ? "0123456789abcdef" : "0123456789ABCDEF"

@@ -42,13 +42,6 @@ package struct CanonicalBytes {
         bytes.append(contentsOf: string.utf8)
     }
 
-    /// A sample id's text, as `append(id.text)` writes it, without building the text of a UUID.
-    package mutating func append(_ id: SampleID) {
-        guard let uuid = id.uuid else { return append(id.text) }
-        append(UInt32(36))
-        SampleID.appendUUIDText(uuid.high, uuid.low, lowercase: uuid.lowercase, to: &bytes)
-    }
-
     /// Raw bytes, as they are (their length written before them by the caller).
     package mutating func appendBytes(_ raw: [UInt8]) {
         spillIfFull()
@@ -85,6 +78,49 @@ package struct CanonicalBytes {
             raw.storeBytes(of: value.littleEndian, toByteOffset: offset, as: T.self)
             offset += MemoryLayout<T>.size
         }
+
+        /// A string as `CanonicalBytes.append(_: String)` writes it: its UTF-8 length, then its bytes.
+        package mutating func put(_ string: String) {
+            var string = string
+            string.withUTF8 { utf8 in
+                put(UInt32(utf8.count))
+                precondition(raw.count - offset >= utf8.count)
+                UnsafeMutableRawBufferPointer(rebasing: raw[offset...]).copyMemory(from: UnsafeRawBufferPointer(utf8))
+                offset += utf8.count
+            }
+        }
+
+        /// A sample id's text, as `put(id.text)` writes it, without building the text of a UUID.
+        package mutating func put(_ id: SampleID) {
+            guard let uuid = id.uuid else { return put(id.text) }
+            put(UInt32(36))
+            precondition(raw.count - offset >= 36)
+            let text = UnsafeMutableRawBufferPointer(rebasing: raw[offset..<offset + 36]).bindMemory(to: UInt8.self)
+            SampleID.writeUUIDText(uuid.high, uuid.low, lowercase: uuid.lowercase, into: text)
+            offset += 36
+        }
+
+        /// An optional as `append(_:_:)` writes it: a presence byte, then the value.
+        package mutating func put<T: FixedWidthInteger>(_ value: T?) {
+            put(UInt8(value == nil ? 0 : 1))
+            if let value { put(value) }
+        }
+
+        package mutating func put(_ value: Double?) { put(value?.bitPattern) }
+
+        package mutating func put(_ string: String?) {
+            put(UInt8(string == nil ? 0 : 1))
+            if let string { put(string) }
+        }
+
+        /// The bytes `put` writes for each kind of field, to size a block.
+        package static func size(of string: String) -> Int { 4 + string.utf8.count }
+        package static func size(of id: SampleID) -> Int { id.uuid == nil ? size(of: id.text) : 40 }
+        package static func size(of string: String?) -> Int { 1 + (string.map(size(of:)) ?? 0) }
+        package static func size<T: FixedWidthInteger>(of value: T?) -> Int {
+            1 + (value == nil ? 0 : MemoryLayout<T>.size)
+        }
+        package static func size(of value: Double?) -> Int { size(of: value?.bitPattern) }
     }
 
     /// Hands the bytes so far to `sink` and starts empty, so a large digest streams.

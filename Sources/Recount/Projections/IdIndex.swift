@@ -215,6 +215,9 @@ package struct IdIndex: Sendable {
         return Key(user: stored.user, provider: stored.provider, id: id)
     }
 
+    /// The key numbered `number` as the table holds it.
+    func storedKey(number: Int) -> StoredKey { table.keys[number] }
+
     /// The key's user and provider without building its id.
     func owner(_ number: Int) -> (user: UInt32, provider: UInt32) {
         (table.keys[number].user, table.keys[number].provider)
@@ -437,7 +440,8 @@ package struct IdIndex: Sendable {
             stage: record.stage, source: record.source, position: record.position)
     }
 
-    private func string(_ interned: UInt32) -> String? { interned == 0 ? nil : strings[interned - 1] }
+    /// An interned string of a record (`nil` for 0: none).
+    func string(_ interned: UInt32) -> String? { interned == 0 ? nil : strings[interned - 1] }
 
     /// A string as a record holds it: interned + 1 (0: none).
     mutating func intern(_ string: String?) -> UInt32 { string.map { strings.intern($0) + 1 } ?? 0 }

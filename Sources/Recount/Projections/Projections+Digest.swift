@@ -10,9 +10,9 @@ extension Projections {
         out.append(zones.dataVersion)
 
         out.append("live")
-        for (key, entry) in sortedLive() {
-            writeKey(key, &out)
-            Self.writeEntry(entry, &out, sources: sources)
+        for number in sortedLiveNumbers() {
+            writeKey(index.key(number), &out)
+            Self.writeFields(index.record(number), of: index, sources: sources, &out)
             if out.bytes.count > 1 << 16 { flush() }
         }
 
@@ -46,18 +46,35 @@ extension Projections {
         return hash.finalize()
     }
 
-    /// The live entries in key order (user, provider, id as text). Keys are sorted with their
-    /// id numbers, and each entry is built from its number as the sequence is read.
-    package func sortedLive() -> LazyMapSequence<
-        [(key: IdIndex.Key, number: Int)], (key: IdIndex.Key, value: IdIndex.Entry)
-    > {
-        let index = index
-        let order = keyOrder
-        var keyed: [(key: IdIndex.Key, number: Int)] = []
-        keyed.reserveCapacity(index.liveCount)
-        index.forEachLiveNumber { keyed.append((index.key($0), $0)) }
-        keyed.sort { order($0.key, $1.key) }
-        return keyed.lazy.map { key, number in (key, index.entry(number: number, id: key.id)) }
+    /// The live ids' numbers in key order (user, provider, id text), sorted as plain integers:
+    /// UUIDs of one case order by their bits as their texts do, and only other ids compare texts.
+    func sortedLiveNumbers() -> [Int] {
+        let userRank = users.ranks()
+        let providerRank = providers.ranks()
+        var order: [LiveOrder] = []
+        order.reserveCapacity(index.liveCount)
+        index.forEachLiveNumber { number in
+            let key = index.storedKey(number: number)
+            order.append(
+                LiveOrder(
+                    owner: UInt64(userRank[Int(key.user)]) << 32 | UInt64(providerRank[Int(key.provider)]),
+                    high: key.high, low: key.low, kind: key.kind, number: UInt32(number)))
+        }
+        order.sort { a, b in
+            if a.owner != b.owner { return a.owner < b.owner }
+            if a.kind == b.kind && a.kind < 2 { return (a.high, a.low) < (b.high, b.low) }
+            return index.key(Int(a.number)).id.textPrecedes(index.key(Int(b.number)).id)
+        }
+        return order.map { Int($0.number) }
+    }
+
+    /// A live id's place in the digest's order: its owner's ranks, then its stored key.
+    private struct LiveOrder {
+        var owner: UInt64
+        var high: UInt64
+        var low: UInt64
+        var kind: UInt32
+        var number: UInt32
     }
 
     /// Orders keys by their strings: user, provider, id text. The users and providers are
@@ -72,36 +89,56 @@ extension Projections {
         }
     }
 
-    /// Writes a live entry's fields (all but its key), its source by origin and device (not by
-    /// its interned id). Static, with the sources passed in: a method would copy the projections.
-    static func writeEntry(_ entry: IdIndex.Entry, _ out: inout CanonicalBytes, sources: [Source]) {
-        let sample = entry.sample
-        out.append(sample.metric.rawValue)
-        out.append(sample.startMillis)
-        out.append(sample.startOffset)
-        out.append(sample.endMillis)
-        out.append(sample.endOffset)
-        out.append(sample.zone) { $0.append($1) }
-        out.append(sample.value) { $0.append($1) }
-        out.append(sample.stage) { $0.append($1.rawValue) }
-        let source = sources[Int(sample.source.rawValue)]
-        out.append(source.origin)
-        out.append(source.device) { $0.append($1) }
-        out.append(sample.position)
-        out.append(entry.receivedAt)
-        out.append(entry.lastModified) { $0.append($1) }
-        out.append(entry.syncIdentifier) { $0.append($1) }
-        out.append(entry.syncVersion) { $0.append($1) }
-        out.append(entry.unitSymbol) { $0.append($1) }
-        out.append(entry.originalValue) { $0.append($1) }
-        out.append(entry.activity) { $0.append($1.rawValue) }
-        out.append(entry.distance) { $0.append($1) }
-        out.append(entry.energy) { $0.append($1) }
+    /// Writes a live record's fields (all but its key) in one block: its strings by text, its
+    /// source by origin and device (not by interned id). Static, with the index and sources
+    /// passed in: a method would copy the projections.
+    static func writeFields(_ record: IdIndex.Record, of index: IdIndex, sources: [Source], _ out: inout CanonicalBytes)
+    {
+        typealias Block = CanonicalBytes.BlockWriter
+        let zone = index.string(record.zone)
+        let source = sources[Int(record.source.rawValue)]
+        let syncIdentifier = index.string(record.syncIdentifier)
+        let unitSymbol = index.string(record.unitSymbol)
+        let stage = record.stage?.rawValue
+        let activity = record.activity?.rawValue
+        let count =
+            1 + 8 + 4 + 8 + 4 + Block.size(of: zone) + Block.size(of: record.value) + Block.size(of: stage)
+            + Block.size(of: source.origin) + Block.size(of: source.device) + 8 + 8
+            + Block.size(of: record.lastModified) + Block.size(of: syncIdentifier) + Block.size(of: record.syncVersion)
+            + Block.size(of: unitSymbol) + Block.size(of: record.originalValue) + Block.size(of: activity)
+            + Block.size(of: record.distance) + Block.size(of: record.energy)
+        out.appendBlock(count: count) { block in
+            block.put(record.metric.rawValue)
+            block.put(record.startMillis)
+            block.put(record.startOffset)
+            block.put(record.endMillis)
+            block.put(record.endOffset)
+            block.put(zone)
+            block.put(record.value)
+            block.put(stage)
+            block.put(source.origin)
+            block.put(source.device)
+            block.put(record.position)
+            block.put(record.receivedAt)
+            block.put(record.lastModified)
+            block.put(syncIdentifier)
+            block.put(record.syncVersion)
+            block.put(unitSymbol)
+            block.put(record.originalValue)
+            block.put(activity)
+            block.put(record.distance)
+            block.put(record.energy)
+        }
     }
 
     private func writeKey(_ key: IdIndex.Key, _ out: inout CanonicalBytes) {
-        out.append(users[key.user])
-        out.append(providers[key.provider])
-        out.append(key.id)
+        typealias Block = CanonicalBytes.BlockWriter
+        let user = users[key.user]
+        let provider = providers[key.provider]
+        out.appendBlock(count: Block.size(of: user) + Block.size(of: provider) + Block.size(of: key.id)) { block in
+            block.put(user)
+            block.put(provider)
+            block.put(key.id)
+        }
     }
 }

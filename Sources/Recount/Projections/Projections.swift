@@ -324,7 +324,7 @@ package struct Projections {
         bare.position = 0
         bare.receivedAt = 0
         var out = CanonicalBytes()
-        Self.writeEntry(index.entry(bare, id: index.key(number).id), &out, sources: sources)
+        Self.writeFields(bare, of: index, sources: sources, &out)
         return out.bytes
     }
 
