@@ -64,16 +64,51 @@ struct RecordReader {
         return bytes[offset]
     }
 
+    /// An unsigned LEB128 varint. One byte (flags, table numbers, small deltas) is read inline;
+    /// longer ones in `longVarint`.
+    @inline(__always)
     mutating func varint() throws(EnvelopeCodecError) -> UInt64 {
+        if offset < bytes.count, bytes[offset] < 0x80 {
+            offset += 1
+            return UInt64(bytes[offset - 1])
+        }
+        return try longVarint()
+    }
+
+    private mutating func longVarint() throws(EnvelopeCodecError) -> UInt64 {
+        // Up to eight bytes (the record's times are mostly six or seven) from one load: the first
+        // byte without its high bit ends the varint, and its 7-bit groups are gathered by masks.
+        if bytes.count - offset >= 8 {
+            let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+            let ends = ~word & 0x8080_8080_8080_8080
+            if ends != 0 {
+                let length = ends.trailingZeroBitCount / 8 + 1
+                let groups = word & (UInt64.max >> (64 - 8 * length))
+                offset += length
+                var result: UInt64 = 0
+                for group in 0..<8 { result |= groups >> group & 0x7F << (7 * group) }
+                return result
+            }
+        }
         var result: UInt64 = 0
         var shift: UInt64 = 0
-        while true {
-            let next = try byte()
-            guard shift < 64, shift < 63 || next <= 1 else { throw malformed("varint overflows") }
+        var position = offset
+        while position < bytes.count {
+            let next = bytes[position]
+            position += 1
+            guard shift < 63 || next <= 1 else {
+                offset = position
+                throw malformed("varint overflows")
+            }
             result |= UInt64(next & 0x7F) << shift
-            if next < 0x80 { return result }
+            if next < 0x80 {
+                offset = position
+                return result
+            }
             shift += 7
         }
+        offset = position
+        throw malformed("record ends early")
     }
 
     mutating func signed() throws(EnvelopeCodecError) -> Int64 {
