@@ -111,11 +111,13 @@ struct RecordReader {
         throw malformed("record ends early")
     }
 
+    @inline(__always)
     mutating func signed() throws(EnvelopeCodecError) -> Int64 {
         let raw = try varint()
         return Int64(bitPattern: (raw >> 1) ^ (0 &- (raw & 1)))
     }
 
+    @inline(__always)
     mutating func count(limit: Int = 1 << 24) throws(EnvelopeCodecError) -> Int {
         let value = try varint()
         guard value <= UInt64(limit) else { throw malformed("count \(value) is out of range") }
@@ -135,9 +137,24 @@ struct RecordReader {
         let slice = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + length)])
         // ASCII (ids, origins, units, zones) cannot be invalid: decoding it needs no validation,
         // and `String(validating:)` cost a generic metadata lookup per string.
-        if !slice.contains(where: { $0 >= 0x80 }) { return String(decoding: slice, as: UTF8.self) }
+        if Self.isASCII(slice) { return String(decoding: slice, as: UTF8.self) }
         guard let text = String(validating: slice, as: UTF8.self) else { throw malformed("string is not UTF-8") }
         return text
+    }
+
+    /// Whether every byte is below 0x80, tested eight bytes at a time.
+    private static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var highBits: UInt64 = 0
+        var offset = 0
+        while bytes.count - offset >= 8 {
+            highBits |= bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            offset += 8
+        }
+        while offset < bytes.count {
+            highBits |= UInt64(bytes[offset])
+            offset += 1
+        }
+        return highBits & 0x8080_8080_8080_8080 == 0
     }
 
     /// A type name as `RecordWriter.metricName(_:)` wrote it: the metric comes from the code,

@@ -236,25 +236,40 @@ package struct SampleBlock: Sendable {
 
     /// Reads a block written by `write(_:)`.
     init(reading input: inout RecordReader) throws(EnvelopeCodecError) {
-        for _ in 0..<(try input.count()) { strings.append(try input.string()) }
-        for _ in 0..<(try input.count()) { types.append(try input.metricName()) }
-        for _ in 0..<(try input.count()) {
+        strings = try Self.readTable(&input) { input throws(EnvelopeCodecError) in try input.string() }
+        types = try Self.readTable(&input) { input throws(EnvelopeCodecError) in try input.metricName() }
+        units = try Self.readTable(&input) { input throws(EnvelopeCodecError) in
             let code = try input.byte()
             let unit = MeasureUnit(rawValue: code)
             guard unit != nil || code == 0 else { throw input.malformed("unknown unit code \(code)") }
-            units.append(UnitName(unit: unit, symbol: try input.string()))
+            return UnitName(unit: unit, symbol: try input.string())
         }
-        let count = try input.count()
-        // Every sample takes several bytes, so a count beyond the bytes left is damage.
-        guard count <= input.bytes.count - input.offset else {
-            throw input.malformed("\(count) samples in fewer bytes")
-        }
+        let count = try Self.count(&input)
         entries.reserveCapacity(count)
         var previousStart: Int64 = 0
         for _ in 0..<count {
             try readEntry(after: previousStart, &input)
             previousStart = entries[entries.count - 1].start.millis
         }
+    }
+
+    /// A count of table elements or samples. Each takes a byte or more, so a count beyond the
+    /// bytes left is damage (and is not reserved).
+    private static func count(_ input: inout RecordReader) throws(EnvelopeCodecError) -> Int {
+        let count = try input.count()
+        guard count <= input.bytes.count - input.offset else { throw input.malformed("\(count) items in fewer bytes") }
+        return count
+    }
+
+    /// A table: its count, then each element, their space reserved at once.
+    private static func readTable<Element>(
+        _ input: inout RecordReader, _ element: (inout RecordReader) throws(EnvelopeCodecError) -> Element
+    ) throws(EnvelopeCodecError) -> [Element] {
+        let count = try count(&input)
+        var table: [Element] = []
+        table.reserveCapacity(count)
+        for _ in 0..<count { table.append(try element(&input)) }
+        return table
     }
 
     /// Reads one sample and appends it; `previousStart` is the previous sample's start. (The

@@ -22,7 +22,13 @@ package struct CellMembers: Sendable {
     /// across midnight) is added once: its days come one after another, so it would be last.
     mutating func insert(_ sample: Int, into cell: Projections.CellKey) {
         let (number, inserted) = table.insert(cell)
-        if inserted { members.append([]) }
+        if inserted {
+            // Room for a few samples at once: growing from one by doubling reallocated each
+            // cell's list three or four times.
+            var list: [UInt32] = []
+            list.reserveCapacity(8)
+            members.append(list)
+        }
         let sample = UInt32(sample)
         if members[number].last != sample { members[number].append(sample) }
     }

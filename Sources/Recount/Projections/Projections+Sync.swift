@@ -35,12 +35,12 @@ extension Projections {
                     SyncKey(user: user, provider: providers.intern(provider), metric: metric), default: SyncState()])
         }
         func noteSamples(_ provider: String) {
-            // The few metrics of an envelope, in order of first appearance.
-            var metrics: [Metric] = []
-            for number in samples.entries.indices where !metrics.contains(samples.metric(of: number)) {
-                metrics.append(samples.metric(of: number))
-            }
-            for metric in metrics {
+            // The few metrics of an envelope, each once (a bit per metric code, no allocation).
+            var seen: UInt64 = 0
+            for number in samples.entries.indices {
+                let metric = samples.metric(of: number)
+                guard seen & 1 << metric.rawValue == 0 else { continue }
+                seen |= 1 << metric.rawValue
                 update(provider, metric) { $0.lastSampleAt = max($0.lastSampleAt ?? received, received) }
             }
         }
