@@ -121,30 +121,28 @@ package struct SampleBlock: Sendable {
         var distanceUnit: Int32 = 0, energyUnit: Int32 = 0
     }
 
-    /// The numbers given to the tables' strings so far.
+    /// The numberings of the tables so far.
     fileprivate struct Numbering {
-        var strings = StringTable()
-        var types = StringTable()
-        var units = StringTable()
+        var strings = TableNumbering()
+        var types = TableNumbering()
+        var units = TableNumbering()
     }
 
     /// The number of `string` in `strings`, added when new; `hint` is the number to try first.
     fileprivate mutating func number(_ string: String, hint: Int32, _ numbering: inout Numbering) -> Int32 {
-        let number = numbering.strings.index(adding: string, hint: hint)
-        if number == strings.count { strings.append(string) }
-        return number
+        numbering.strings.number(of: string, in: &strings, hint: hint, text: { $0 }) { $0.hasSameUTF8(as: string) }
     }
 
     fileprivate mutating func number(_ type: MetricName, hint: Int32, _ numbering: inout Numbering) -> Int32 {
-        let number = numbering.types.index(adding: type.name, code: type.metric.rawValue, hint: hint)
-        if number == types.count { types.append(type) }
-        return number
+        numbering.types.number(of: type, in: &types, hint: hint, text: \.name) {
+            $0.metric == type.metric && $0.name.hasSameUTF8(as: type.name)
+        }
     }
 
     fileprivate mutating func number(_ unit: UnitName, hint: Int32, _ numbering: inout Numbering) -> Int32 {
-        let number = numbering.units.index(adding: unit.symbol, code: unit.unit?.rawValue ?? 0, hint: hint)
-        if number == units.count { units.append(unit) }
-        return number
+        numbering.units.number(of: unit, in: &units, hint: hint, text: \.symbol) {
+            $0.unit == unit.unit && $0.symbol.hasSameUTF8(as: unit.symbol)
+        }
     }
 
     // MARK: Writing
