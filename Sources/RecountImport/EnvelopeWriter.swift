@@ -53,7 +53,7 @@ final class EnvelopeWriter {
     /// The line being emitted, its buffer reused from envelope to envelope.
     private var line: [UInt8] = []
     /// Ids in the envelope being built, to drop exact duplicates within it.
-    private var idsInBody: Set<SampleID> = []
+    private var idsInBody = IdSet()
     /// Samples written so far.
     private(set) var samplesWritten = 0
     /// Envelopes written so far.
@@ -102,7 +102,7 @@ final class EnvelopeWriter {
     ///   - line: its record's line (or index in `file`), for `rejections`.
     /// - Throws: whatever `emit` throws, or `ImportError.envelopeRejected`.
     func add(_ sample: Sample, type: String, file: String? = nil, line: Int) throws {
-        guard idsInBody.insert(sample.id).inserted else {
+        guard idsInBody.insert(sample.id) else {
             duplicatesDropped += 1
             return
         }
@@ -134,7 +134,7 @@ final class EnvelopeWriter {
             samplesJSON.removeAll(keepingCapacity: true)
             samplesInBody = 0
             samplesTaken = 0
-            idsInBody.removeAll(keepingCapacity: true)
+            idsInBody.removeAll()
         }
         guard count > 0 else { return }
         line.removeAll(keepingCapacity: true)
