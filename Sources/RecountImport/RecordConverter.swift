@@ -266,7 +266,8 @@ final class RecordConverter {
     /// address).
     private func normalizedDevice(_ raw: Range<Int>, of record: AppleHealthRecord) -> String? {
         record.withBytes(of: raw) { bytes in
-            let normalize = { DeviceName.normalize(String(decoding: bytes, as: UTF8.self)) }
+            // A local function, not a closure value: that would be allocated per record.
+            func normalize() -> String? { DeviceName.normalize(String(decoding: bytes, as: UTF8.self)) }
             guard let key = DeviceName.addressFreeKey(bytes) else { return otherDevices.value(for: bytes, normalize) }
             return describedDevices.value(for: key, normalize)
         }
