@@ -127,6 +127,13 @@ final class ExportReader: XMLStreamHandler {
     /// Converts the record just finished and writes it, or counts it as invalid.
     private func finishRecord() {
         guard emitFailure == nil else { return }
+        // Lent in place: read out of the stored property, the record would be copied (and its
+        // buffer retained and released) for every sample.
+        withUnsafePointer(to: &record) { finish($0.pointee) }
+    }
+
+    /// Converts a finished record and writes it, or counts it as invalid.
+    private func finish(_ record: AppleHealthRecord) {
         let sample: Sample
         do {
             sample = try converter.convert(record)
