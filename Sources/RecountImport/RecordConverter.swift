@@ -36,6 +36,9 @@ final class RecordConverter {
     private var fallbackSpan: (from: Int64, until: Int64, offset: Int32) = (0, 0, 0)
     /// How the zone of samples without `HKTimeZone` was decided; `nil` until decided.
     private var decision: Rezoning?
+    /// Whether `decision` is made: checked per sample, where testing `decision` itself copied it
+    /// (retaining and releasing its strings).
+    private var decided = false
     /// The counts of `rezoning`, kept apart from its strings.
     private var counts = (samplesWithoutZone: 0, rezoned: 0, movedDay: 0, keptOtherOffset: 0)
 
@@ -62,7 +65,8 @@ final class RecordConverter {
     /// when it is read, or with `nil` before the first record when there is none). Only the first
     /// call counts.
     func decideZone(exportDate: ExportTimestamp?) {
-        guard decision == nil else { return }
+        guard !decided else { return }
+        decided = true
         switch policy {
         case .asWritten:
             decision = Rezoning(how: "none", zone: nil, reason: "--time-zone as-written")
@@ -215,7 +219,7 @@ final class RecordConverter {
     /// The offsets of a sample without `HKTimeZone`: the fallback zone's at its instants, or the
     /// written ones; counted in `rezoning`.
     private func fallbackOffsets(start: ExportTimestamp, end: ExportTimestamp) -> (Int32, Int32) {
-        if decision == nil { decideZone(exportDate: nil) }
+        if !decided { decideZone(exportDate: nil) }
         counts.samplesWithoutZone += 1
         let written = (start.writtenOffsetSeconds, end.writtenOffsetSeconds)
         guard let onlyAtOffset = fallback.map({ $0.onlyAtOffset }) else { return written }
