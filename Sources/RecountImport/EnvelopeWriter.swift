@@ -39,21 +39,17 @@ final class EnvelopeWriter {
     private let batchSize: Int
     /// Where finished lines go, as UTF-8 bytes valid only during the call.
     private let emit: (UnsafeBufferPointer<UInt8>) throws -> Void
-    /// Ingest's sample rules, which every sample passes before it is written.
-    private var validator = SampleValidator()
     /// `receivedAt` of the envelopes to come (the export's `ExportDate`).
     var receivedAt: Instant?
 
-    /// The JSON of the samples accepted into the envelope being built, separated by commas.
-    private var samplesJSON: [UInt8] = []
+    /// The envelope being built.
+    private var body = Body()
     /// Samples accepted into the envelope being built.
     private var samplesInBody = 0
     /// Samples taken into the envelope being built, refused ones included (`batchSize` counts them).
     private var samplesTaken = 0
     /// The line being emitted, its buffer reused from envelope to envelope.
     private var line: [UInt8] = []
-    /// Ids in the envelope being built, to drop exact duplicates within it.
-    private var idsInBody = IdSet()
     /// Samples written so far.
     private(set) var samplesWritten = 0
     /// Envelopes written so far.
@@ -102,23 +98,20 @@ final class EnvelopeWriter {
     ///   - line: its record's line (or index in `file`), for `rejections`.
     /// - Throws: whatever `emit` throws, or `ImportError.envelopeRejected`.
     func add(_ sample: Sample, type: String, file: String? = nil, line: Int) throws {
-        guard idsInBody.insert(sample.id) else {
+        switch body.add(sample) {
+        case .duplicate:
             duplicatesDropped += 1
             return
-        }
-        samplesTaken += 1
-        do throws(IngestError) {
-            try validator.check(sample)
-            if samplesInBody > 0 { samplesJSON.append(UInt8(ascii: ",")) }
-            EnvelopeJSON.appendSample(sample, to: &samplesJSON)
+        case .accepted:
             samplesInBody += 1
-        } catch {
+        case .refused(let error):
             let field = error.path.drop { $0 != "." }.dropFirst()
             rejections.append(
                 Rejection(
                     type: type, file: file, line: line,
                     reason: "rejected by ingest (\(error.code)): \(field.isEmpty ? "sample" : field) \(error.reason)"))
         }
+        samplesTaken += 1
         if samplesTaken >= batchSize {
             try flush()
         }
@@ -131,21 +124,61 @@ final class EnvelopeWriter {
         guard samplesTaken > 0 else { return }
         let count = samplesInBody
         defer {
-            samplesJSON.removeAll(keepingCapacity: true)
+            body.removeAll()
             samplesInBody = 0
             samplesTaken = 0
-            idsInBody.removeAll()
         }
         guard count > 0 else { return }
         line.removeAll(keepingCapacity: true)
         EnvelopeJSON.appendSamplesUpsert(
-            user: user, receivedAt: receivedAt, provider: provider, samples: samplesJSON, to: &line)
+            user: user, receivedAt: receivedAt, provider: provider, samples: body.json, to: &line)
         if line.count > EnvelopeLimits.lineBytes || count > EnvelopeLimits.itemsPerArray, let error = check(line) {
             throw ImportError(code: .envelopeRejected, message: "an envelope of \(count) samples: \(error)")
         }
         try line.withUnsafeBufferPointer { try emit($0) }
         samplesWritten += count
         envelopesWritten += 1
+    }
+
+    /// The envelope being built: its ids, ingest's sample rules and its samples' JSON, in one
+    /// value, so that adding a sample is one access to the writer's state rather than one per
+    /// member (each access to a class's stored property is checked for exclusivity at run time).
+    private struct Body {
+        /// What `add(_:)` did with a sample.
+        enum Outcome {
+            /// Its id is in the envelope already: dropped.
+            case duplicate
+            /// Checked and written.
+            case accepted
+            /// Refused by ingest's rules: left out.
+            case refused(IngestError)
+        }
+
+        /// Ids in the envelope, to drop exact duplicates within it.
+        private var ids = IdSet()
+        /// Ingest's sample rules, which every sample passes before it is written.
+        private var validator = SampleValidator()
+        /// The JSON of the samples accepted into the envelope, separated by commas.
+        private(set) var json: [UInt8] = []
+
+        /// Checks a sample and writes it, unless its id is in the envelope already.
+        mutating func add(_ sample: Sample) -> Outcome {
+            guard ids.insert(sample.id) else { return .duplicate }
+            do throws(IngestError) {
+                try validator.check(sample)
+            } catch {
+                return .refused(error)
+            }
+            if !json.isEmpty { json.append(UInt8(ascii: ",")) }
+            EnvelopeJSON.appendSample(sample, to: &json)
+            return .accepted
+        }
+
+        /// Empties the envelope, keeping the buffers.
+        mutating func removeAll() {
+            ids.removeAll()
+            json.removeAll(keepingCapacity: true)
+        }
     }
 
     /// Whether samples were refused since the last `takeRejections()`.
