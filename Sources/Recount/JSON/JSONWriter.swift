@@ -115,20 +115,10 @@ package enum JSONWriter {
     ///   - out: room for `maximumStringLength(utf8Count:)` bytes.
     static func writeString(utf8 bytes: UnsafeBufferPointer<UInt8>, to out: inout ByteCursor) {
         out.write(0x22)
-        // Copied a byte at a time until one needs escaping (most strings have none).
-        var index = 0
-        out.write { room in
-            while index < bytes.count {
-                let byte = bytes[index]
-                if byte < 0x20 || byte == 0x22 || byte == 0x5C { break }
-                room[index] = byte
-                index += 1
-            }
-            return index
-        }
-        while index < bytes.count {
-            let byte = bytes[index]
-            index += 1
+        // Most strings need no escape at all: their bytes are found plain and copied at once.
+        let plain = plainPrefixCount(bytes)
+        out.write(UnsafeBufferPointer(rebasing: bytes[..<plain]))
+        for byte in bytes[plain...] {
             switch byte {
             case 0x22: out.write(#"\""#)
             case 0x5C: out.write(#"\\"#)
@@ -146,5 +136,29 @@ package enum JSONWriter {
             }
         }
         out.write(0x22)
+    }
+
+    /// How many bytes at the start of `bytes` need no escaping (none is below 0x20, a quote or
+    /// a backslash), tested eight at a time: a word is plain when no byte of it is below 0x20
+    /// and none equals 0x22 or 0x5C, which the "has a byte below n" and "has a zero byte" bit
+    /// tricks tell without a false negative (a word they flag is then read byte by byte).
+    private static func plainPrefixCount(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        guard let base = bytes.baseAddress else { return 0 }
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highBits: UInt64 = 0x8080_8080_8080_8080
+        func hasZeroByte(_ word: UInt64) -> Bool { (word &- ones) & ~word & highBits != 0 }
+        var index = 0
+        while index + 8 <= bytes.count {
+            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+            let control = (word &- 0x20 &* ones) & ~word & highBits != 0
+            if control || hasZeroByte(word ^ 0x22 &* ones) || hasZeroByte(word ^ 0x5C &* ones) { break }
+            index += 8
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte < 0x20 || byte == 0x22 || byte == 0x5C { break }
+            index += 1
+        }
+        return index
     }
 }
