@@ -14,7 +14,7 @@ import Recount
 /// `export_cda.xml`, a bare `<Workout>` fragment) stops the parse and is left in `foreignRoot`.
 final class ExportReader: XMLStreamHandler {
     /// Record validation and conversion.
-    private let converter: RecordConverter
+    private var converter: RecordConverter
     /// Envelope output and counts.
     private let session: ImportSession
     /// Called with `recordsSeen` every `progressInterval` records.
