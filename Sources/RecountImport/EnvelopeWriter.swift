@@ -43,13 +43,11 @@ final class EnvelopeWriter {
     var receivedAt: Instant?
 
     /// The envelope being built.
-    private var body = Body()
+    private var body: Body
     /// Samples accepted into the envelope being built.
     private var samplesInBody = 0
     /// Samples taken into the envelope being built, refused ones included (`batchSize` counts them).
     private var samplesTaken = 0
-    /// The line being emitted, its buffer reused from envelope to envelope.
-    private var line: [UInt8] = []
     /// Samples written so far.
     private(set) var samplesWritten = 0
     /// Envelopes written so far.
@@ -85,6 +83,9 @@ final class EnvelopeWriter {
         self.provider = provider
         self.batchSize = batchSize
         self.emit = emitUTF8
+        // Room for the head whatever `receivedAt` is: the head without one, plus the member.
+        let headWithoutDate = EnvelopeJSON.samplesUpsertHead(user: user, receivedAt: nil, provider: provider)
+        body = Body(headRoom: headWithoutDate.count + #","receivedAt":"""#.utf8.count + RFC3339.maximumLength)
     }
 
     /// Adds a sample, emitting the envelope when it is full.
@@ -129,13 +130,15 @@ final class EnvelopeWriter {
             samplesTaken = 0
         }
         guard count > 0 else { return }
-        line.removeAll(keepingCapacity: true)
-        EnvelopeJSON.appendSamplesUpsert(
-            user: user, receivedAt: receivedAt, provider: provider, samples: body.json, to: &line)
-        if line.count > EnvelopeLimits.lineBytes || count > EnvelopeLimits.itemsPerArray, let error = check(line) {
-            throw ImportError(code: .envelopeRejected, message: "an envelope of \(count) samples: \(error)")
+        let head = EnvelopeJSON.samplesUpsertHead(user: user, receivedAt: receivedAt, provider: provider)
+        try body.withLine(head: head) { line in
+            if line.count > EnvelopeLimits.lineBytes || count > EnvelopeLimits.itemsPerArray,
+                let error = Self.check(line)
+            {
+                throw ImportError(code: .envelopeRejected, message: "an envelope of \(count) samples: \(error)")
+            }
+            try emit(line)
         }
-        try line.withUnsafeBufferPointer { try emit($0) }
         samplesWritten += count
         envelopesWritten += 1
     }
@@ -158,8 +161,18 @@ final class EnvelopeWriter {
         private var ids = IdSet()
         /// Ingest's sample rules, which every sample passes before it is written.
         private var validator = SampleValidator()
-        /// The JSON of the samples accepted into the envelope, separated by commas.
-        private(set) var json: [UInt8] = []
+        /// Bytes kept free at the start of `line` for the envelope's head.
+        private let headRoom: Int
+        /// The envelope's line: `headRoom` bytes for its head (written when it is emitted, so
+        /// the line is never copied), then the JSON of the samples accepted, separated by commas.
+        private var line: [UInt8]
+
+        /// An empty envelope.
+        /// - Parameter headRoom: the most bytes the envelope's head takes.
+        init(headRoom: Int) {
+            self.headRoom = headRoom
+            line = Array(repeating: 0, count: headRoom)
+        }
 
         /// Checks a sample and writes it, unless its id is in the envelope already.
         mutating func add(_ sample: Sample) -> Outcome {
@@ -169,15 +182,27 @@ final class EnvelopeWriter {
             } catch {
                 return .refused(error)
             }
-            if !json.isEmpty { json.append(UInt8(ascii: ",")) }
-            EnvelopeJSON.appendSample(sample, to: &json)
+            if line.count > headRoom { line.append(UInt8(ascii: ",")) }
+            EnvelopeJSON.appendSample(sample, to: &line)
             return .accepted
+        }
+
+        /// Completes the line with its head and end and lends it to `body`.
+        /// - Parameters:
+        ///   - head: the envelope's members before its samples, at most `headRoom` bytes.
+        ///   - body: reads the line, valid only during the call.
+        mutating func withLine(head: [UInt8], _ body: (UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
+            precondition(head.count <= headRoom, "an envelope head of \(head.count) bytes in room for \(headRoom)")
+            let start = headRoom - head.count
+            line.replaceSubrange(start..<headRoom, with: head)
+            line.append(contentsOf: [0x5D, 0x7D])
+            try line.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[start...])) }
         }
 
         /// Empties the envelope, keeping the buffers.
         mutating func removeAll() {
             ids.removeAll()
-            json.removeAll(keepingCapacity: true)
+            line.removeSubrange(headRoom...)
         }
     }
 
@@ -191,14 +216,12 @@ final class EnvelopeWriter {
     }
 
     /// The decoder's verdict on a whole line: `nil` when ingest would append it.
-    private func check(_ line: [UInt8]) -> IngestError? {
-        line.withUnsafeBytes { bytes -> IngestError? in
-            do throws(IngestError) {
-                _ = try EnvelopeDecoder().decode(line: bytes, number: 1)
-                return nil
-            } catch {
-                return error
-            }
+    private static func check(_ line: UnsafeBufferPointer<UInt8>) -> IngestError? {
+        do throws(IngestError) {
+            _ = try EnvelopeDecoder().decode(line: UnsafeRawBufferPointer(line), number: 1)
+            return nil
+        } catch {
+            return error
         }
     }
 }

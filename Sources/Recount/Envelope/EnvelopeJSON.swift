@@ -10,26 +10,21 @@ package enum EnvelopeJSON {
         string(user: envelope.user, receivedAt: envelope.receivedAt, body: envelope.body)
     }
 
-    /// A `samples.upsert` envelope whose samples are written already, as `string(_:)` writes it,
-    /// appended to a byte buffer as UTF-8 (an importer hands the bytes on without making a
-    /// `String` of a line of hundreds of kilobytes).
+    /// The head of a `samples.upsert` envelope as `string(_:)` writes it, up to the `[` of its
+    /// `samples`: the sample objects (as `appendSample(_:to:)` writes them, separated by commas)
+    /// and `]}` complete the line. An importer writes the head in front of samples it has
+    /// written already, so a line of hundreds of kilobytes is never copied.
     /// - Parameters:
     ///   - user: the envelope's user.
     ///   - receivedAt: its `receivedAt`, if any.
     ///   - provider: its provider.
-    ///   - samples: the sample objects as `appendSample(_:to:)` writes them, separated by commas.
-    ///   - out: the buffer.
-    package static func appendSamplesUpsert(
-        user: String, receivedAt: Instant?, provider: String, samples: [UInt8], to out: inout [UInt8]
-    ) {
+    /// - Returns: the head's UTF-8 bytes.
+    package static func samplesUpsertHead(user: String, receivedAt: Instant?, provider: String) -> [UInt8] {
         var head = members(kind: .samplesUpsert, user: user, receivedAt: receivedAt)
         head.string("provider", provider)
         head.rawArray("samples", written: [])
         // The head ends with the empty array's `[]`: the samples go between the brackets.
-        let bytes = head.bytes
-        out.append(contentsOf: bytes[..<(bytes.count - 1)])
-        out.append(contentsOf: samples)
-        out.append(contentsOf: [0x5D, 0x7D])
+        return Array(head.bytes.dropLast())
     }
 
     /// An envelope's first members: `kind`, `user` and `receivedAt`.
