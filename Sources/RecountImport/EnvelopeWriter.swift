@@ -56,6 +56,10 @@ final class EnvelopeWriter {
     private(set) var duplicatesDropped = 0
     /// Samples the decoder refused since the last `takeRejections()`.
     private var rejections: [Rejection] = []
+    /// Whether samples were refused since the last `takeRejections()`: a flag beside the
+    /// array, so that the test after every sample is a plain load (reading the array is checked
+    /// for exclusivity at run time).
+    private(set) var hasRejections = false
 
     /// Creates a writer.
     /// - Parameters:
@@ -107,6 +111,7 @@ final class EnvelopeWriter {
             samplesInBody += 1
         case .refused(let error):
             let field = error.path.drop { $0 != "." }.dropFirst()
+            hasRejections = true
             rejections.append(
                 Rejection(
                     type: type, file: file, line: line,
@@ -206,12 +211,12 @@ final class EnvelopeWriter {
         }
     }
 
-    /// Whether samples were refused since the last `takeRejections()`.
-    var hasRejections: Bool { !rejections.isEmpty }
-
     /// The rejections since the last call, in the order they were found.
     func takeRejections() -> [Rejection] {
-        defer { rejections.removeAll() }
+        defer {
+            rejections.removeAll()
+            hasRejections = false
+        }
         return rejections
     }
 
