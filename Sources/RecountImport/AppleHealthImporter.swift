@@ -184,7 +184,7 @@ package struct AppleHealthImporter: Sendable {
                 defer { stream.close() }
                 var readFailure: (any Error)?
                 let input = ChunkedStreamReader(stream: stream)
-                let parser = XMLStreamParser { buffer in
+                let parser = XMLStreamParser(handler: reader) { buffer in
                     let count = input.read(into: buffer)
                     guard count >= 0 else {
                         readFailure = readFailure ?? stream.streamError ?? POSIXError(.EIO)
@@ -192,7 +192,7 @@ package struct AppleHealthImporter: Sendable {
                     }
                     return count
                 }
-                let outcome = parser.parse(handler: reader)
+                let outcome = parser.parse()
                 if let failure = reader.emitFailure { throw failure }
                 if let failure = zip?.failure {
                     throw ImportError(

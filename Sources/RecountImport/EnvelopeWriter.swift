@@ -39,21 +39,15 @@ final class EnvelopeWriter {
     private let batchSize: Int
     /// Where finished lines go, as UTF-8 bytes valid only during the call.
     private let emit: (UnsafeBufferPointer<UInt8>) throws -> Void
-    /// Ingest's sample rules, which every sample passes before it is written.
-    private var validator = SampleValidator()
     /// `receivedAt` of the envelopes to come (the export's `ExportDate`).
     var receivedAt: Instant?
 
-    /// The JSON of the samples accepted into the envelope being built, separated by commas.
-    private var samplesJSON: [UInt8] = []
+    /// The envelope being built.
+    private var body: Body
     /// Samples accepted into the envelope being built.
     private var samplesInBody = 0
     /// Samples taken into the envelope being built, refused ones included (`batchSize` counts them).
     private var samplesTaken = 0
-    /// The line being emitted, its buffer reused from envelope to envelope.
-    private var line: [UInt8] = []
-    /// Ids in the envelope being built, to drop exact duplicates within it.
-    private var idsInBody: Set<SampleID> = []
     /// Samples written so far.
     private(set) var samplesWritten = 0
     /// Envelopes written so far.
@@ -62,6 +56,10 @@ final class EnvelopeWriter {
     private(set) var duplicatesDropped = 0
     /// Samples the decoder refused since the last `takeRejections()`.
     private var rejections: [Rejection] = []
+    /// Whether samples were refused since the last `takeRejections()`: a flag beside the
+    /// array, so that the test after every sample is a plain load (reading the array is checked
+    /// for exclusivity at run time).
+    private(set) var hasRejections = false
 
     /// Creates a writer.
     /// - Parameters:
@@ -89,6 +87,9 @@ final class EnvelopeWriter {
         self.provider = provider
         self.batchSize = batchSize
         self.emit = emitUTF8
+        // Room for the head whatever `receivedAt` is: the head without one, plus the member.
+        let headWithoutDate = EnvelopeJSON.samplesUpsertHead(user: user, receivedAt: nil, provider: provider)
+        body = Body(headRoom: headWithoutDate.count + #","receivedAt":"""#.utf8.count + RFC3339.maximumLength)
     }
 
     /// Adds a sample, emitting the envelope when it is full.
@@ -102,23 +103,21 @@ final class EnvelopeWriter {
     ///   - line: its record's line (or index in `file`), for `rejections`.
     /// - Throws: whatever `emit` throws, or `ImportError.envelopeRejected`.
     func add(_ sample: Sample, type: String, file: String? = nil, line: Int) throws {
-        guard idsInBody.insert(sample.id).inserted else {
+        switch body.add(sample) {
+        case .duplicate:
             duplicatesDropped += 1
             return
-        }
-        samplesTaken += 1
-        do throws(IngestError) {
-            try validator.check(sample)
-            if samplesInBody > 0 { samplesJSON.append(UInt8(ascii: ",")) }
-            EnvelopeJSON.appendSample(sample, to: &samplesJSON)
+        case .accepted:
             samplesInBody += 1
-        } catch {
+        case .refused(let error):
             let field = error.path.drop { $0 != "." }.dropFirst()
+            hasRejections = true
             rejections.append(
                 Rejection(
                     type: type, file: file, line: line,
                     reason: "rejected by ingest (\(error.code)): \(field.isEmpty ? "sample" : field) \(error.reason)"))
         }
+        samplesTaken += 1
         if samplesTaken >= batchSize {
             try flush()
         }
@@ -131,41 +130,103 @@ final class EnvelopeWriter {
         guard samplesTaken > 0 else { return }
         let count = samplesInBody
         defer {
-            samplesJSON.removeAll(keepingCapacity: true)
+            body.removeAll()
             samplesInBody = 0
             samplesTaken = 0
-            idsInBody.removeAll(keepingCapacity: true)
         }
         guard count > 0 else { return }
-        line.removeAll(keepingCapacity: true)
-        EnvelopeJSON.appendSamplesUpsert(
-            user: user, receivedAt: receivedAt, provider: provider, samples: samplesJSON, to: &line)
-        if line.count > EnvelopeLimits.lineBytes || count > EnvelopeLimits.itemsPerArray, let error = check(line) {
-            throw ImportError(code: .envelopeRejected, message: "an envelope of \(count) samples: \(error)")
+        let head = EnvelopeJSON.samplesUpsertHead(user: user, receivedAt: receivedAt, provider: provider)
+        try body.withLine(head: head) { line in
+            if line.count > EnvelopeLimits.lineBytes || count > EnvelopeLimits.itemsPerArray,
+                let error = Self.check(line)
+            {
+                throw ImportError(code: .envelopeRejected, message: "an envelope of \(count) samples: \(error)")
+            }
+            try emit(line)
         }
-        try line.withUnsafeBufferPointer { try emit($0) }
         samplesWritten += count
         envelopesWritten += 1
     }
 
-    /// Whether samples were refused since the last `takeRejections()`.
-    var hasRejections: Bool { !rejections.isEmpty }
+    /// The envelope being built: its ids, ingest's sample rules and its samples' JSON, in one
+    /// value, so that adding a sample is one access to the writer's state rather than one per
+    /// member (each access to a class's stored property is checked for exclusivity at run time).
+    private struct Body {
+        /// What `add(_:)` did with a sample.
+        enum Outcome {
+            /// Its id is in the envelope already: dropped.
+            case duplicate
+            /// Checked and written.
+            case accepted
+            /// Refused by ingest's rules: left out.
+            case refused(IngestError)
+        }
+
+        /// Ids in the envelope, to drop exact duplicates within it.
+        private var ids = IdSet()
+        /// Ingest's sample rules, which every sample passes before it is written.
+        private var validator = SampleValidator()
+        /// Bytes kept free at the start of `line` for the envelope's head.
+        private let headRoom: Int
+        /// The envelope's line: `headRoom` bytes for its head (written when it is emitted, so
+        /// the line is never copied), then the JSON of the samples accepted, separated by commas.
+        private var line: [UInt8]
+
+        /// An empty envelope.
+        /// - Parameter headRoom: the most bytes the envelope's head takes.
+        init(headRoom: Int) {
+            self.headRoom = headRoom
+            line = Array(repeating: 0, count: headRoom)
+        }
+
+        /// Checks a sample and writes it, unless its id is in the envelope already.
+        mutating func add(_ sample: Sample) -> Outcome {
+            guard ids.insert(sample.id) else { return .duplicate }
+            do throws(IngestError) {
+                try validator.check(sample)
+            } catch {
+                return .refused(error)
+            }
+            if line.count > headRoom { line.append(UInt8(ascii: ",")) }
+            EnvelopeJSON.appendSample(sample, to: &line)
+            return .accepted
+        }
+
+        /// Completes the line with its head and end and lends it to `body`.
+        /// - Parameters:
+        ///   - head: the envelope's members before its samples, at most `headRoom` bytes.
+        ///   - body: reads the line, valid only during the call.
+        mutating func withLine(head: [UInt8], _ body: (UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
+            precondition(head.count <= headRoom, "an envelope head of \(head.count) bytes in room for \(headRoom)")
+            let start = headRoom - head.count
+            line.replaceSubrange(start..<headRoom, with: head)
+            line.append(contentsOf: [0x5D, 0x7D])
+            try line.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[start...])) }
+        }
+
+        /// Empties the envelope, keeping the buffers.
+        mutating func removeAll() {
+            ids.removeAll()
+            line.removeSubrange(headRoom...)
+        }
+    }
 
     /// The rejections since the last call, in the order they were found.
     func takeRejections() -> [Rejection] {
-        defer { rejections.removeAll() }
+        defer {
+            rejections.removeAll()
+            hasRejections = false
+        }
         return rejections
     }
 
     /// The decoder's verdict on a whole line: `nil` when ingest would append it.
-    private func check(_ line: [UInt8]) -> IngestError? {
-        line.withUnsafeBytes { bytes -> IngestError? in
-            do throws(IngestError) {
-                _ = try EnvelopeDecoder().decode(line: bytes, number: 1)
-                return nil
-            } catch {
-                return error
-            }
+    private static func check(_ line: UnsafeBufferPointer<UInt8>) -> IngestError? {
+        do throws(IngestError) {
+            _ = try EnvelopeDecoder().decode(line: UnsafeRawBufferPointer(line), number: 1)
+            return nil
+        } catch {
+            return error
         }
     }
 }

@@ -14,7 +14,7 @@ import Recount
 /// `export_cda.xml`, a bare `<Workout>` fragment) stops the parse and is left in `foreignRoot`.
 final class ExportReader: XMLStreamHandler {
     /// Record validation and conversion.
-    private let converter: RecordConverter
+    private var converter: RecordConverter
     /// Envelope output and counts.
     private let session: ImportSession
     /// Called with `recordsSeen` every `progressInterval` records.
@@ -127,6 +127,13 @@ final class ExportReader: XMLStreamHandler {
     /// Converts the record just finished and writes it, or counts it as invalid.
     private func finishRecord() {
         guard emitFailure == nil else { return }
+        // Lent in place: read out of the stored property, the record would be copied (and its
+        // buffer retained and released) for every sample.
+        withUnsafePointer(to: &record) { finish($0.pointee) }
+    }
+
+    /// Converts a finished record and writes it, or counts it as invalid.
+    private func finish(_ record: AppleHealthRecord) {
         let sample: Sample
         do {
             sample = try converter.convert(record)

@@ -11,9 +11,7 @@ final class ImportSession {
     /// Samples imported that `tally.imported` does not count yet, by type: an export has a few
     /// types, mostly interleaved, whose names are the same few strings sample after sample, so
     /// finding one here is an identity check rather than hashing the name per sample.
-    private var pending: [(type: String, count: Int)] = []
-    /// The most types `pending` holds before it is settled.
-    private static let pendingLimit = 16
+    private var pending = PendingCounts()
 
     /// Creates a session writing through `writer`.
     init(writer: EnvelopeWriter) {
@@ -74,17 +72,42 @@ final class ImportSession {
 
     /// Counts one sample of `type` as imported, in `pending`.
     private func countImported(_ type: String) {
-        for index in pending.indices where pending[index].type == type {
-            pending[index].count += 1
-            return
+        if !pending.add(type) {
+            settleImported()
+            _ = pending.add(type)
         }
-        if pending.count == Self.pendingLimit { settleImported() }
-        pending.append((type, 1))
     }
 
     /// Adds the pending samples to `tally.imported`.
     private func settleImported() {
-        for (type, count) in pending { tally.imported[type, default: 0] += count }
-        pending.removeAll(keepingCapacity: true)
+        for (type, count) in pending.counts { tally.imported[type, default: 0] += count }
+        pending.removeAll()
+    }
+
+    /// Samples counted per type, in one value: counting a sample is then one access to the
+    /// session's state (each is checked for exclusivity at run time).
+    private struct PendingCounts {
+        /// The most types held.
+        private static let limit = 16
+        /// The types met and their counts.
+        private(set) var counts: [(type: String, count: Int)] = []
+
+        /// Counts one sample of `type`.
+        /// - Returns: `false` when `type` is new and `limit` types are held already (nothing
+        ///   counted).
+        mutating func add(_ type: String) -> Bool {
+            for index in counts.indices where counts[index].type == type {
+                counts[index].count += 1
+                return true
+            }
+            guard counts.count < Self.limit else { return false }
+            counts.append((type, 1))
+            return true
+        }
+
+        /// Forgets every count.
+        mutating func removeAll() {
+            counts.removeAll(keepingCapacity: true)
+        }
     }
 }

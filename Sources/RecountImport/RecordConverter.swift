@@ -5,7 +5,7 @@ import Recount
 /// Holds the per-run caches (normalised origins, time zones) and the zone names it could not
 /// resolve. Deterministic: the output depends only on the record and the toolchain's time-zone
 /// database.
-final class RecordConverter {
+struct RecordConverter {
     /// Normalised origins by raw `sourceName` (exports use a handful of names).
     private var origins = RecentValues<String>()
     /// Normalised `HKDevice` descriptions by `DeviceName.addressFreeKey` of the raw attribute.
@@ -36,6 +36,9 @@ final class RecordConverter {
     private var fallbackSpan: (from: Int64, until: Int64, offset: Int32) = (0, 0, 0)
     /// How the zone of samples without `HKTimeZone` was decided; `nil` until decided.
     private var decision: Rezoning?
+    /// Whether `decision` is made: checked per sample, where testing `decision` itself copied it
+    /// (retaining and releasing its strings).
+    private var decided = false
     /// The counts of `rezoning`, kept apart from its strings.
     private var counts = (samplesWithoutZone: 0, rezoned: 0, movedDay: 0, keptOtherOffset: 0)
 
@@ -61,8 +64,9 @@ final class RecordConverter {
     /// Decides the zone of samples without `HKTimeZone`, given the export's `ExportDate` (called
     /// when it is read, or with `nil` before the first record when there is none). Only the first
     /// call counts.
-    func decideZone(exportDate: ExportTimestamp?) {
-        guard decision == nil else { return }
+    mutating func decideZone(exportDate: ExportTimestamp?) {
+        guard !decided else { return }
+        decided = true
         switch policy {
         case .asWritten:
             decision = Rezoning(how: "none", zone: nil, reason: "--time-zone as-written")
@@ -110,7 +114,7 @@ final class RecordConverter {
     /// - Throws: `RecordRejection` for a missing attribute, a malformed date, an end before the
     ///   start, a non-numeric or non-finite value, an empty unit or source name, an unknown sleep
     ///   value or a non-integer sync version.
-    func convert(_ record: AppleHealthRecord) throws(RecordRejection) -> Sample {
+    mutating func convert(_ record: AppleHealthRecord) throws(RecordRejection) -> Sample {
         let origin = normalizedOrigin(try Self.require(record.sourceName, "sourceName"), of: record)
         guard !origin.isEmpty else { throw RecordRejection("empty sourceName") }
         let start = try Self.timestamp(record.startDate, "startDate", of: record)
@@ -214,8 +218,8 @@ final class RecordConverter {
 
     /// The offsets of a sample without `HKTimeZone`: the fallback zone's at its instants, or the
     /// written ones; counted in `rezoning`.
-    private func fallbackOffsets(start: ExportTimestamp, end: ExportTimestamp) -> (Int32, Int32) {
-        if decision == nil { decideZone(exportDate: nil) }
+    private mutating func fallbackOffsets(start: ExportTimestamp, end: ExportTimestamp) -> (Int32, Int32) {
+        if !decided { decideZone(exportDate: nil) }
         counts.samplesWithoutZone += 1
         let written = (start.writtenOffsetSeconds, end.writtenOffsetSeconds)
         guard let onlyAtOffset = fallback.map({ $0.onlyAtOffset }) else { return written }
@@ -240,7 +244,7 @@ final class RecordConverter {
 
     /// The fallback zone's offset at an instant (there is a fallback zone): from the last span
     /// looked up when the instant is in it, else from `fallbackOffsets`.
-    private func fallbackOffset(atMillis millis: Int64) -> Int32? {
+    private mutating func fallbackOffset(atMillis millis: Int64) -> Int32? {
         if fallbackSpan.from <= millis, millis < fallbackSpan.until { return fallbackSpan.offset }
         guard let fallback,
             let (offset, until) = fallbackOffsets.offsetInterval(zone: fallback.zone, atMillis: millis)
@@ -256,7 +260,7 @@ final class RecordConverter {
     }
 
     /// The normalised origin of a record's raw source name, cached.
-    private func normalizedOrigin(_ raw: Range<Int>, of record: AppleHealthRecord) -> String {
+    private mutating func normalizedOrigin(_ raw: Range<Int>, of record: AppleHealthRecord) -> String {
         record.withBytes(of: raw) { bytes in
             origins.value(for: bytes) { SourceName.normalize(String(decoding: bytes, as: UTF8.self)) }
         }
@@ -264,16 +268,17 @@ final class RecordConverter {
 
     /// The normalised device of a record's raw `device` attribute, cached per device (not per
     /// address).
-    private func normalizedDevice(_ raw: Range<Int>, of record: AppleHealthRecord) -> String? {
+    private mutating func normalizedDevice(_ raw: Range<Int>, of record: AppleHealthRecord) -> String? {
         record.withBytes(of: raw) { bytes in
-            let normalize = { DeviceName.normalize(String(decoding: bytes, as: UTF8.self)) }
+            // A local function, not a closure value: that would be allocated per record.
+            func normalize() -> String? { DeviceName.normalize(String(decoding: bytes, as: UTF8.self)) }
             guard let key = DeviceName.addressFreeKey(bytes) else { return otherDevices.value(for: bytes, normalize) }
             return describedDevices.value(for: key, normalize)
         }
     }
 
     /// The `HKTimeZone` value of a record, cached.
-    private func zoneName(_ raw: Range<Int>, of record: AppleHealthRecord) -> String {
+    private mutating func zoneName(_ raw: Range<Int>, of record: AppleHealthRecord) -> String {
         record.withBytes(of: raw) { bytes in
             zoneNames.value(for: bytes) { String(decoding: bytes, as: UTF8.self) }
         }

@@ -127,9 +127,9 @@ final class XMLStreamParser {
 
     /// Bytes per read.
     private let read: (UnsafeMutableRawBufferPointer) -> Int
-    /// The handler during `parse`, not retained: `parse` holds it for the whole parse, and the
-    /// callbacks, once per element, then cost no retain and release.
-    private unowned(unsafe) var handler: (any XMLStreamHandler)?
+    /// Receives the events. A constant, so the callbacks, once per element, use it without
+    /// retaining and releasing it.
+    private let handler: any XMLStreamHandler
     /// The parser context during `parse`.
     private var context: xmlParserCtxtPtr?
     /// The first error.
@@ -138,25 +138,28 @@ final class XMLStreamParser {
     private var stopped = false
 
     /// Creates a parser.
-    /// - Parameter read: fills a buffer with the document's next bytes and returns how many it
-    ///   wrote; 0 at the end. A read error should be kept by the caller and reported as 0: the
-    ///   parse then fails with a premature end, which the caller replaces by the read error.
-    init(read: @escaping (UnsafeMutableRawBufferPointer) -> Int) {
+    /// - Parameters:
+    ///   - handler: receives the events.
+    ///   - read: fills a buffer with the document's next bytes and returns how many it wrote; 0
+    ///     at the end. A read error should be kept by the caller and reported as 0: the parse
+    ///     then fails with a premature end, which the caller replaces by the read error.
+    init(handler: any XMLStreamHandler, read: @escaping (UnsafeMutableRawBufferPointer) -> Int) {
+        self.handler = handler
         self.read = read
     }
 
-    /// Parses the whole document, reporting elements to `handler`.
-    /// - Parameter handler: receives the events; kept only during the call.
+    /// Parses the whole document, reporting elements to the handler.
     /// - Returns: how the parse ended.
-    func parse(handler: any XMLStreamHandler) -> Outcome {
+    func parse() -> Outcome {
         let me = Unmanaged.passUnretained(self).toOpaque()
         guard
             let context = xmlCreateIOParserCtxt(
                 nil, nil,
                 { me, buffer, length in
                     guard let me, let buffer, length > 0 else { return 0 }
-                    let parser = Unmanaged<XMLStreamParser>.fromOpaque(me).takeUnretainedValue()
-                    return Int32(parser.read(UnsafeMutableRawBufferPointer(start: buffer, count: Int(length))))
+                    return XMLStreamParser.borrowing(me) {
+                        Int32($0.read(UnsafeMutableRawBufferPointer(start: buffer, count: Int(length))))
+                    }
                 }, nil, me, XML_CHAR_ENCODING_NONE)
         else {
             return .failed(Failure(line: 1, column: 1, code: Int(XML_ERR_NO_MEMORY.rawValue)))
@@ -164,29 +167,26 @@ final class XMLStreamParser {
         defer {
             xmlFreeParserCtxt(context)
             self.context = nil
-            self.handler = nil
         }
         self.context = context
-        self.handler = handler
         failure = nil
         stopped = false
         recount_xml_use_handler(
             context, me,
             { me, localName, prefix, _, _, _, attributeCount, _, attributes in
                 guard let me, let localName else { return }
-                Unmanaged<XMLStreamParser>.fromOpaque(me).takeUnretainedValue().started(
-                    localName, prefix, attributes, Int(attributeCount))
+                XMLStreamParser.borrowing(me) { $0.started(localName, prefix, attributes, Int(attributeCount)) }
             },
             { me, _, _, _ in
                 guard let me else { return }
-                Unmanaged<XMLStreamParser>.fromOpaque(me).takeUnretainedValue().ended()
+                XMLStreamParser.borrowing(me) { $0.ended() }
             },
             { me, error in
                 guard let me, let error else { return }
-                Unmanaged<XMLStreamParser>.fromOpaque(me).takeUnretainedValue().failed(error.pointee)
+                XMLStreamParser.borrowing(me) { $0.failed(error.pointee) }
             })
         _ = xmlCtxtUseOptions(context, Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOENT.rawValue))
-        withExtendedLifetime(handler) { _ = xmlParseDocument(context) }
+        _ = xmlParseDocument(context)
         if stopped { return .stopped }
         if let failure { return .failed(failure) }
         guard recount_xml_well_formed(context) != 0 else {
@@ -198,12 +198,20 @@ final class XMLStreamParser {
         return .finished
     }
 
+    /// Runs `body` on the parser a callback's context pointer stands for, borrowed: the parser
+    /// outlives the parse, so a callback (two per element) need not retain and release it.
+    private static func borrowing<Result>(
+        _ me: UnsafeMutableRawPointer, _ body: (XMLStreamParser) -> Result
+    ) -> Result {
+        Unmanaged<XMLStreamParser>.fromOpaque(me)._withUnsafeGuaranteedRef(body)
+    }
+
     /// Hands a start tag to the handler; stops the parser when it asks to.
     private func started(
         _ localName: UnsafePointer<UInt8>, _ prefix: UnsafePointer<UInt8>?,
         _ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?, _ attributeCount: Int
     ) {
-        guard let handler, let context, !stopped else { return }
+        guard let context, !stopped else { return }
         let tag = XMLStartTag(
             localName: localName, prefix: prefix, attributes: attributes, attributeCount: attributeCount,
             line: recount_xml_line(context), column: recount_xml_column(context))
@@ -215,7 +223,7 @@ final class XMLStreamParser {
 
     /// Tells the handler an element ended; stops the parser when it asks to.
     private func ended() {
-        guard let handler, let context, !stopped else { return }
+        guard let context, !stopped else { return }
         if !handler.endElement() {
             stopped = true
             xmlStopParser(context)

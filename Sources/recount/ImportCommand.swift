@@ -81,6 +81,8 @@ enum ImportCommand {
 private final class LineOutput {
     /// Bytes not written yet.
     private var pending: [UInt8] = []
+    /// Pending bytes past which they are written out.
+    private static let bufferSize = 1 << 16
 
     /// Adds a line and its newline.
     func append(_ line: String) {
@@ -88,21 +90,34 @@ private final class LineOutput {
         added()
     }
 
-    /// Adds a line given as UTF-8 bytes, and its newline.
+    /// Adds a line given as UTF-8 bytes, and its newline. A line longer than the buffer (an
+    /// envelope of hundreds of kilobytes) is written straight from the caller's bytes, not
+    /// copied into it first.
     func append(_ line: UnsafeBufferPointer<UInt8>) {
-        pending.append(contentsOf: line)
+        if line.count > Self.bufferSize {
+            flush()
+            write(UnsafeRawBufferPointer(line))
+        } else {
+            pending.append(contentsOf: line)
+        }
         added()
     }
 
-    /// Writes what is pending.
+    /// Writes what is pending (from the buffer itself: no `Data` copy of it).
     func flush() {
-        FileHandle.standardOutput.write(Data(pending))
+        pending.withUnsafeBytes { write($0) }
         pending.removeAll(keepingCapacity: true)
+    }
+
+    /// Writes bytes to standard output; a failed write stops the process, as
+    /// `FileHandle.write(_:)` does.
+    private func write(_ bytes: UnsafeRawBufferPointer) {
+        try! FileHandle.standardOutput.write(contentsOf: bytes)
     }
 
     /// Ends the line just added; writes out when enough is pending.
     private func added() {
         pending.append(UInt8(ascii: "\n"))
-        if pending.count > 1 << 16 { flush() }
+        if pending.count > Self.bufferSize { flush() }
     }
 }

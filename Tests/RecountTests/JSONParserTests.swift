@@ -412,6 +412,18 @@ import Testing
                 == #"{"k\"":null}"#)
     }
 
+    @Test func escapesAtEveryPositionOfAWord() throws {
+        // The writer looks for bytes to escape eight at a time: put one at each offset.
+        for special in ["\"", "\\", "\n", "\u{1}", "\u{1F}"] {
+            for offset in 0..<20 {
+                let text = String(repeating: "a", count: offset) + special + String(repeating: "é~ ", count: 5)
+                var out: [UInt8] = []
+                JSONWriter.writeString(text, into: &out)
+                #expect(try JSONParser.parse(String(decoding: out, as: UTF8.self)) == .string(text))
+            }
+        }
+    }
+
     @Test func roundTripsGeneratedValues() throws {
         var random = SplitMix64(seed: Self.seed(for: "roundTripsGeneratedValues"))
         for _ in 0..<500 {

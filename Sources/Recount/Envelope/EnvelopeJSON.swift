@@ -10,26 +10,21 @@ package enum EnvelopeJSON {
         string(user: envelope.user, receivedAt: envelope.receivedAt, body: envelope.body)
     }
 
-    /// A `samples.upsert` envelope whose samples are written already, as `string(_:)` writes it,
-    /// appended to a byte buffer as UTF-8 (an importer hands the bytes on without making a
-    /// `String` of a line of hundreds of kilobytes).
+    /// The head of a `samples.upsert` envelope as `string(_:)` writes it, up to the `[` of its
+    /// `samples`: the sample objects (as `appendSample(_:to:)` writes them, separated by commas)
+    /// and `]}` complete the line. An importer writes the head in front of samples it has
+    /// written already, so a line of hundreds of kilobytes is never copied.
     /// - Parameters:
     ///   - user: the envelope's user.
     ///   - receivedAt: its `receivedAt`, if any.
     ///   - provider: its provider.
-    ///   - samples: the sample objects as `appendSample(_:to:)` writes them, separated by commas.
-    ///   - out: the buffer.
-    package static func appendSamplesUpsert(
-        user: String, receivedAt: Instant?, provider: String, samples: [UInt8], to out: inout [UInt8]
-    ) {
+    /// - Returns: the head's UTF-8 bytes.
+    package static func samplesUpsertHead(user: String, receivedAt: Instant?, provider: String) -> [UInt8] {
         var head = members(kind: .samplesUpsert, user: user, receivedAt: receivedAt)
         head.string("provider", provider)
         head.rawArray("samples", written: [])
         // The head ends with the empty array's `[]`: the samples go between the brackets.
-        let bytes = head.bytes
-        out.append(contentsOf: bytes[..<(bytes.count - 1)])
-        out.append(contentsOf: samples)
-        out.append(contentsOf: [0x5D, 0x7D])
+        return Array(head.bytes.dropLast())
     }
 
     /// An envelope's first members: `kind`, `user` and `receivedAt`.
@@ -117,37 +112,58 @@ package enum EnvelopeJSON {
 
     /// Appends one sample object's text to a byte buffer, as `sample(_:)` writes it.
     ///
-    /// Each member's key is appended with its comma, quotes and colon in one piece, and each
-    /// instant with its quotes, so a sample costs a few appends per member rather than one per
-    /// punctuation byte (the importers write every sample through here).
+    /// The object is written through a cursor into room made once for its longest possible
+    /// text, then appended in one piece (the importers write every sample through here).
     /// - Parameters:
     ///   - sample: the sample.
     ///   - out: the buffer.
     package static func appendSample(_ sample: Sample, to out: inout [UInt8]) {
-        /// `,"name":` (or `{"id":` for the first member), given whole.
-        func key(_ member: StaticString) {
-            member.withUTF8Buffer { out.append(contentsOf: $0) }
+        out.append(atMost: maximumLength(of: sample)) { writeSample(sample, to: &$0) }
+    }
+
+    /// The most bytes `writeSample(_:to:)` writes for `sample`: its strings with every byte
+    /// escaped, plus 1024 for the rest (keys and punctuation take under 260, the id 38, the
+    /// instants three `RFC3339.maximumLength` and their quotes, the numbers four times 24).
+    private static func maximumLength(of sample: Sample) -> Int {
+        var strings = sample.type.name.utf8.count + sample.origin.utf8.count
+        if sample.id.uuid == nil { strings += sample.id.text.utf8.count }
+        strings += sample.timeZone?.utf8.count ?? 0
+        strings += sample.unit?.symbol.utf8.count ?? 0
+        strings += sample.stage?.name.utf8.count ?? 0
+        strings += sample.device?.utf8.count ?? 0
+        strings += sample.syncIdentifier?.utf8.count ?? 0
+        if let workout = sample.workout {
+            strings += workout.activity?.name.utf8.count ?? 0
+            strings += workout.distance?.unit?.symbol.utf8.count ?? 0
+            strings += workout.energy?.unit?.symbol.utf8.count ?? 0
         }
+        return 1024 + JSONWriter.maximumStringLength(utf8Count: strings)
+    }
+
+    /// Writes one sample object's text at a cursor; each member's key is written with its comma,
+    /// quotes and colon in one piece.
+    private static func writeSample(_ sample: Sample, to out: inout ByteCursor) {
         func string(_ member: StaticString, _ value: String) {
-            key(member)
-            JSONWriter.writeString(value, into: &out)
+            out.write(member)
+            JSONWriter.writeString(value, to: &out)
         }
         func instant(_ member: StaticString, _ instant: Instant) {
-            key(member)
-            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: RFC3339.maximumLength + 2) { buffer in
-                let base = buffer.baseAddress!
-                base[0] = 0x22
-                let count = RFC3339.write(
+            out.write(member)
+            out.write(0x22)
+            out.write {
+                RFC3339.write(
                     millis: instant.millis, offsetSeconds: instant.offsetSeconds,
-                    offsetIsUnknown: instant.offsetIsUnknown, to: base + 1)
-                base[count + 1] = 0x22
-                out.append(contentsOf: UnsafeBufferPointer(start: base, count: count + 2))
+                    offsetIsUnknown: instant.offsetIsUnknown, to: $0)
             }
+            out.write(0x22)
         }
         if let (high, low, lowercase) = sample.id.uuid {
-            key(#"{"id":""#)
-            SampleID.appendUUIDText(high, low, lowercase: lowercase, to: &out)
-            out.append(0x22)
+            out.write(#"{"id":""#)
+            out.write {
+                SampleID.writeUUIDText(high, low, lowercase: lowercase, to: $0)
+                return 36
+            }
+            out.write(0x22)
         } else {
             string(#"{"id":"#, sample.id.text)
         }
@@ -156,8 +172,8 @@ package enum EnvelopeJSON {
         if let end = sample.end { instant(#","end":"#, end) }
         if let zone = sample.timeZone { string(#","timeZone":"#, zone) }
         if let value = sample.value {
-            key(#","value":"#)
-            appendNumber(value, to: &out)
+            out.write(#","value":"#)
+            writeNumber(value, to: &out)
         }
         if let unit = sample.unit { string(#","unit":"#, unit.symbol) }
         if let stage = sample.stage { string(#","stage":"#, stage.name) }
@@ -165,8 +181,8 @@ package enum EnvelopeJSON {
         if let device = sample.device { string(#","device":"#, device) }
         if let syncIdentifier = sample.syncIdentifier { string(#","syncIdentifier":"#, syncIdentifier) }
         if let syncVersion = sample.syncVersion {
-            key(#","syncVersion":"#)
-            out.append(contentsOf: String(syncVersion).utf8)
+            out.write(#","syncVersion":"#)
+            out.write(String(syncVersion))
         }
         if let lastModified = sample.lastModified { instant(#","lastModified":"#, lastModified) }
         if let workout = sample.workout {
@@ -174,24 +190,23 @@ package enum EnvelopeJSON {
             // A total is written back as it came: a bare number, or `{"value", "unit"}`.
             func total(_ member: StaticString, _ total: WorkoutTotal?) {
                 guard let total else { return }
-                key(member)
-                guard let unit = total.unit else { return appendNumber(total.value, to: &out) }
-                out.append(contentsOf: #"{"value":"#.utf8)
-                appendNumber(total.value, to: &out)
-                out.append(contentsOf: #","unit":"#.utf8)
-                JSONWriter.writeString(unit.symbol, into: &out)
-                out.append(0x7D)
+                out.write(member)
+                guard let unit = total.unit else { return writeNumber(total.value, to: &out) }
+                out.write(#"{"value":"#)
+                writeNumber(total.value, to: &out)
+                string(#","unit":"#, unit.symbol)
+                out.write(0x7D)
             }
             total(#","distance":"#, workout.distance)
             total(#","energy":"#, workout.energy)
         }
-        out.append(0x7D)
+        out.write(0x7D)
     }
 
-    /// Appends the text `number(_:)` returns; integral values are written digit by digit
-    /// without making a `String`.
-    private static func appendNumber(_ value: Double, to out: inout [UInt8]) {
-        guard value == value.rounded(), abs(value) < 1e15 else { return out.append(contentsOf: number(value).utf8) }
+    /// Writes the text `number(_:)` returns (at most 24 bytes); integral values are written digit
+    /// by digit without making a `String`.
+    private static func writeNumber(_ value: Double, to out: inout ByteCursor) {
+        guard value == value.rounded(), abs(value) < 1e15 else { return out.write(number(value)) }
         // At most 16 digits and a sign; digits are written last first.
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { buffer in
             var rest = Int64(value).magnitude
@@ -205,7 +220,7 @@ package enum EnvelopeJSON {
                 start -= 1
                 buffer[start] = UInt8(ascii: "-")
             }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[start...]))
+            out.write(UnsafeBufferPointer(rebasing: buffer[start...]))
         }
     }
 

@@ -50,7 +50,7 @@ package struct SampleID: Hashable, Sendable, CustomStringConvertible, Expressibl
         case .text(let text): return text
         case .uuid(let high, let low, let lowercase):
             return String(unsafeUninitializedCapacity: 36) { output in
-                Self.writeUUIDText(high, low, lowercase: lowercase, into: output)
+                Self.writeUUIDText(high, low, lowercase: lowercase, to: output.baseAddress!)
                 return 36
             }
         }
@@ -61,28 +61,35 @@ package struct SampleID: Hashable, Sendable, CustomStringConvertible, Expressibl
     /// Appends the 36 bytes of a UUID's text (as `text` spells it) to `bytes`.
     package static func appendUUIDText(_ high: UInt64, _ low: UInt64, lowercase: Bool, to bytes: inout [UInt8]) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 36) { text in
-            writeUUIDText(high, low, lowercase: lowercase, into: text)
+            writeUUIDText(high, low, lowercase: lowercase, to: text.baseAddress!)
             bytes.append(contentsOf: text)
         }
     }
 
-    /// Writes the 36 bytes of a UUID's text, hyphens at the canonical places, into `output`.
+    /// Writes the 36 bytes of a UUID's text, hyphens at the canonical places, to `output`.
     package static func writeUUIDText(
-        _ high: UInt64, _ low: UInt64, lowercase: Bool, into output: UnsafeMutableBufferPointer<UInt8>
+        _ high: UInt64, _ low: UInt64, lowercase: Bool, to output: UnsafeMutablePointer<UInt8>
     ) {
         let digits: StaticString = lowercase ? "0123456789abcdef" : "0123456789ABCDEF"
-        digits.withUTF8Buffer { digits in
-            var position = 0
-            for nibble in 0..<32 {
-                if nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20 {
-                    output[position] = UInt8(ascii: "-")
-                    position += 1
-                }
-                let word = nibble < 16 ? high : low
-                output[position] = digits[Int(word >> (60 - 4 * UInt64(nibble % 16)) & 0xF)]
-                position += 1
+        let hex = digits.utf8Start
+        /// Writes the hex digits of `word`'s bytes `first..<first + count` (0 the highest).
+        func writeBytes(_ word: UInt64, _ first: Int, _ count: Int, at position: Int) {
+            for index in 0..<count {
+                let byte = Int(truncatingIfNeeded: word >> (56 - 8 * UInt64(first + index))) & 0xFF
+                output[position + 2 * index] = hex[byte >> 4]
+                output[position + 2 * index + 1] = hex[byte & 0xF]
             }
         }
+        // 8-4-4-4-12 digits: bytes 0–3, 4–5, 6–7 of the high half, 0–1, 2–7 of the low one.
+        writeBytes(high, 0, 4, at: 0)
+        output[8] = UInt8(ascii: "-")
+        writeBytes(high, 4, 2, at: 9)
+        output[13] = UInt8(ascii: "-")
+        writeBytes(high, 6, 2, at: 14)
+        output[18] = UInt8(ascii: "-")
+        writeBytes(low, 0, 2, at: 19)
+        output[23] = UInt8(ascii: "-")
+        writeBytes(low, 2, 6, at: 24)
     }
 
     /// Whether this id's text orders before `other`'s (`text < other.text`). Two UUIDs in the

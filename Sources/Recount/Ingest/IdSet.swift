@@ -2,15 +2,19 @@
 ///
 /// A flat open-addressing table of id fingerprints, a match confirmed by comparing the ids:
 /// hashing ids through `Hasher` cost more than validating the sample. Nothing here leaves the
-/// process, so the table's order never matters.
-struct IdSet {
+/// process, so the table's order never matters. The importers' envelope writer keeps one per
+/// envelope too.
+package struct IdSet {
     private var ids: [SampleID] = []
     private var prints: [UInt64] = []
     /// Per slot: 1 + the index in `ids`, or 0 when empty. The count is a power of two.
     private var slots: [Int32] = Array(repeating: 0, count: 64)
 
+    /// An empty set.
+    package init() {}
+
     /// Adds `id`; `false` when it was already there.
-    mutating func insert(_ id: SampleID) -> Bool {
+    package mutating func insert(_ id: SampleID) -> Bool {
         let print = id.fingerprint
         let mask = slots.count - 1
         var slot = Int(truncatingIfNeeded: print) & mask
@@ -28,6 +32,13 @@ struct IdSet {
 
     /// Adds the id whose text is `text`; `false` when it was already there.
     mutating func insert(_ text: String) -> Bool { insert(SampleID(text)) }
+
+    /// Removes every id, keeping the table's size (the next envelope holds as many).
+    package mutating func removeAll() {
+        ids.removeAll(keepingCapacity: true)
+        prints.removeAll(keepingCapacity: true)
+        slots.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
+    }
 
     private mutating func grow() {
         slots = Array(repeating: 0, count: slots.count * 2)

@@ -90,28 +90,75 @@ package enum JSONWriter {
     ///   - bytes: valid UTF-8.
     ///   - out: the bytes to append to, quotes included.
     package static func writeString(utf8 bytes: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
-        out.append(0x22)
-        if !bytes.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
-            out.append(contentsOf: bytes)
-        } else {
-            for b in bytes {
-                switch b {
-                case 0x22: out.append(contentsOf: [0x5C, 0x22])
-                case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
-                case 0x08: out.append(contentsOf: [0x5C, 0x62])
-                case 0x0C: out.append(contentsOf: [0x5C, 0x66])
-                case 0x0A: out.append(contentsOf: [0x5C, 0x6E])
-                case 0x0D: out.append(contentsOf: [0x5C, 0x72])
-                case 0x09: out.append(contentsOf: [0x5C, 0x74])
-                case 0..<0x20:
-                    let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                    out.append(contentsOf: [
-                        0x5C, 0x75, 0x30, 0x30, hex[Int(b >> 4)], hex[Int(b & 0xF)],
-                    ])
-                default: out.append(b)
-                }
+        out.append(atMost: maximumStringLength(utf8Count: bytes.count)) { writeString(utf8: bytes, to: &$0) }
+    }
+
+    /// The most bytes the literal of a string of `utf8Count` bytes takes: every byte escaped as
+    /// `\u00xx`, and the quotes.
+    static func maximumStringLength(utf8Count: Int) -> Int { 6 * utf8Count + 2 }
+
+    /// Writes the JSON string literal of a string at a cursor, escaped as `writeString(_:into:)`
+    /// does (read in place when the string is contiguous UTF-8, as native strings are).
+    /// - Parameters:
+    ///   - text: the string.
+    ///   - out: room for `maximumStringLength(utf8Count:)` bytes.
+    static func writeString(_ text: String, to out: inout ByteCursor) {
+        if text.utf8.withContiguousStorageIfAvailable({ writeString(utf8: $0, to: &out) }) != nil { return }
+        var text = text
+        text.withUTF8 { writeString(utf8: $0, to: &out) }
+    }
+
+    /// Writes the JSON string literal of UTF-8 bytes at a cursor, escaped as
+    /// `writeString(_:into:)` does.
+    /// - Parameters:
+    ///   - bytes: valid UTF-8.
+    ///   - out: room for `maximumStringLength(utf8Count:)` bytes.
+    static func writeString(utf8 bytes: UnsafeBufferPointer<UInt8>, to out: inout ByteCursor) {
+        out.write(0x22)
+        // Most strings need no escape at all: their bytes are found plain and copied at once.
+        let plain = plainPrefixCount(bytes)
+        out.write(UnsafeBufferPointer(rebasing: bytes[..<plain]))
+        for byte in bytes[plain...] {
+            switch byte {
+            case 0x22: out.write(#"\""#)
+            case 0x5C: out.write(#"\\"#)
+            case 0x08: out.write(#"\b"#)
+            case 0x0C: out.write(#"\f"#)
+            case 0x0A: out.write(#"\n"#)
+            case 0x0D: out.write(#"\r"#)
+            case 0x09: out.write(#"\t"#)
+            case 0..<0x20:
+                let hex: StaticString = "0123456789abcdef"
+                out.write(#"\u00"#)
+                out.write(hex.utf8Start[Int(byte >> 4)])
+                out.write(hex.utf8Start[Int(byte & 0xF)])
+            default: out.write(byte)
             }
         }
-        out.append(0x22)
+        out.write(0x22)
+    }
+
+    /// How many bytes at the start of `bytes` need no escaping (none is below 0x20, a quote or
+    /// a backslash), tested eight at a time: a word is plain when no byte of it is below 0x20
+    /// and none equals 0x22 or 0x5C, which the "has a byte below n" and "has a zero byte" bit
+    /// tricks tell without a false negative (a word they flag is then read byte by byte).
+    private static func plainPrefixCount(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        guard let base = bytes.baseAddress else { return 0 }
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highBits: UInt64 = 0x8080_8080_8080_8080
+        func hasZeroByte(_ word: UInt64) -> Bool { (word &- ones) & ~word & highBits != 0 }
+        var index = 0
+        while index + 8 <= bytes.count {
+            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+            let control = (word &- 0x20 &* ones) & ~word & highBits != 0
+            if control || hasZeroByte(word ^ 0x22 &* ones) || hasZeroByte(word ^ 0x5C &* ones) { break }
+            index += 8
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte < 0x20 || byte == 0x22 || byte == 0x5C { break }
+            index += 1
+        }
+        return index
     }
 }

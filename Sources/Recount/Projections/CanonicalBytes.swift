@@ -95,8 +95,8 @@ package struct CanonicalBytes {
             guard let uuid = id.uuid else { return put(id.text) }
             put(UInt32(36))
             precondition(raw.count - offset >= 36)
-            let text = UnsafeMutableRawBufferPointer(rebasing: raw[offset..<offset + 36]).bindMemory(to: UInt8.self)
-            SampleID.writeUUIDText(uuid.high, uuid.low, lowercase: uuid.lowercase, into: text)
+            let text = (raw.baseAddress! + offset).assumingMemoryBound(to: UInt8.self)
+            SampleID.writeUUIDText(uuid.high, uuid.low, lowercase: uuid.lowercase, to: text)
             offset += 36
         }
 
