@@ -68,7 +68,9 @@ import Testing
         for a in ids {
             for b in ids { #expect(a.textPrecedes(b) == (a.text < b.text)) }
             var direct = CanonicalBytes()
-            direct.appendBlock(count: CanonicalBytes.BlockWriter.size(of: a)) { $0.put(a) }
+            var size = CanonicalBytes.BlockSize()
+            size.put(a)
+            direct.appendBlock(count: size.count) { $0.put(a) }
             var viaText = CanonicalBytes()
             viaText.append(a.text)
             #expect(direct.bytes == viaText.bytes)

@@ -99,28 +99,25 @@ package struct CanonicalBytes {
             SampleID.writeUUIDText(uuid.high, uuid.low, lowercase: uuid.lowercase, to: text)
             offset += 36
         }
+    }
 
-        /// An optional as `append(_:_:)` writes it: a presence byte, then the value.
-        package mutating func put<T: FixedWidthInteger>(_ value: T?) {
-            put(UInt8(value == nil ? 0 : 1))
-            if let value { put(value) }
+    /// Counts the bytes a block's fields take, so that one function lists them both to size the
+    /// block and to write it (`appendFields`).
+    package struct BlockSize: BlockFieldSink {
+        package private(set) var count = 0
+
+        package mutating func put<T: FixedWidthInteger>(_ value: T) { count += MemoryLayout<T>.size }
+        package mutating func put(_ string: String) { count += 4 + string.utf8.count }
+        package mutating func put(_ id: SampleID) {
+            if id.uuid == nil { put(id.text) } else { count += 40 }
         }
+    }
 
-        package mutating func put(_ value: Double?) { put(value?.bitPattern) }
-
-        package mutating func put(_ string: String?) {
-            put(UInt8(string == nil ? 0 : 1))
-            if let string { put(string) }
-        }
-
-        /// The bytes `put` writes for each kind of field, to size a block.
-        package static func size(of string: String) -> Int { 4 + string.utf8.count }
-        package static func size(of id: SampleID) -> Int { id.uuid == nil ? size(of: id.text) : 40 }
-        package static func size(of string: String?) -> Int { 1 + (string.map(size(of:)) ?? 0) }
-        package static func size<T: FixedWidthInteger>(of value: T?) -> Int {
-            1 + (value == nil ? 0 : MemoryLayout<T>.size)
-        }
-        package static func size(of value: Double?) -> Int { size(of: value?.bitPattern) }
+    /// Appends the block `fields` writes: once to size it, once to write it.
+    package mutating func appendFields(_ fields: some CanonicalFields) {
+        var size = BlockSize()
+        fields.write(to: &size)
+        appendBlock(count: size.count) { fields.write(to: &$0) }
     }
 
     /// Hands the bytes so far to `sink` and starts empty, so a large digest streams.
@@ -128,4 +125,33 @@ package struct CanonicalBytes {
         sink(&bytes)
         bytes.removeAll(keepingCapacity: true)
     }
+}
+
+/// Where a block's fields go: `BlockWriter` writes them, `BlockSize` counts their bytes.
+package protocol BlockFieldSink {
+    mutating func put<T: FixedWidthInteger>(_ value: T)
+    mutating func put(_ string: String)
+    mutating func put(_ id: SampleID)
+}
+
+extension BlockFieldSink {
+    /// An optional as `CanonicalBytes.append(_:_:)` writes it: a presence byte, then the value.
+    package mutating func put<T: FixedWidthInteger>(_ value: T?) {
+        put(UInt8(value == nil ? 0 : 1))
+        if let value { put(value) }
+    }
+
+    package mutating func put(_ value: Double?) { put(value?.bitPattern) }
+
+    package mutating func put(_ string: String?) {
+        put(UInt8(string == nil ? 0 : 1))
+        if let string { put(string) }
+    }
+}
+
+extension CanonicalBytes.BlockWriter: BlockFieldSink {}
+
+/// Fixed-size fields and strings that `CanonicalBytes.appendFields` writes as one block.
+package protocol CanonicalFields {
+    func write<Sink: BlockFieldSink>(to sink: inout Sink)
 }

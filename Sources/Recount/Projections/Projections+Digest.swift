@@ -94,51 +94,58 @@ extension Projections {
     /// passed in: a method would copy the projections.
     static func writeFields(_ record: IdIndex.Record, of index: IdIndex, sources: [Source], _ out: inout CanonicalBytes)
     {
-        typealias Block = CanonicalBytes.BlockWriter
-        let zone = index.string(record.zone)
-        let source = sources[Int(record.source.rawValue)]
-        let syncIdentifier = index.string(record.syncIdentifier)
-        let unitSymbol = index.string(record.unitSymbol)
-        let stage = record.stage?.rawValue
-        let activity = record.activity?.rawValue
-        let count =
-            1 + 8 + 4 + 8 + 4 + Block.size(of: zone) + Block.size(of: record.value) + Block.size(of: stage)
-            + Block.size(of: source.origin) + Block.size(of: source.device) + 8 + 8
-            + Block.size(of: record.lastModified) + Block.size(of: syncIdentifier) + Block.size(of: record.syncVersion)
-            + Block.size(of: unitSymbol) + Block.size(of: record.originalValue) + Block.size(of: activity)
-            + Block.size(of: record.distance) + Block.size(of: record.energy)
-        out.appendBlock(count: count) { block in
-            block.put(record.metric.rawValue)
-            block.put(record.startMillis)
-            block.put(record.startOffset)
-            block.put(record.endMillis)
-            block.put(record.endOffset)
-            block.put(zone)
-            block.put(record.value)
-            block.put(stage)
-            block.put(source.origin)
-            block.put(source.device)
-            block.put(record.position)
-            block.put(record.receivedAt)
-            block.put(record.lastModified)
-            block.put(syncIdentifier)
-            block.put(record.syncVersion)
-            block.put(unitSymbol)
-            block.put(record.originalValue)
-            block.put(activity)
-            block.put(record.distance)
-            block.put(record.energy)
+        out.appendFields(
+            LiveFields(
+                record: record, zone: index.string(record.zone), source: sources[Int(record.source.rawValue)],
+                syncIdentifier: index.string(record.syncIdentifier), unitSymbol: index.string(record.unitSymbol)))
+    }
+
+    /// A live record's fields in the digest's order, its strings looked up.
+    private struct LiveFields: CanonicalFields {
+        let record: IdIndex.Record
+        let zone: String?
+        let source: Source
+        let syncIdentifier: String?
+        let unitSymbol: String?
+
+        func write<Sink: BlockFieldSink>(to sink: inout Sink) {
+            sink.put(record.metric.rawValue)
+            sink.put(record.startMillis)
+            sink.put(record.startOffset)
+            sink.put(record.endMillis)
+            sink.put(record.endOffset)
+            sink.put(zone)
+            sink.put(record.value)
+            sink.put(record.stage?.rawValue)
+            sink.put(source.origin)
+            sink.put(source.device)
+            sink.put(record.position)
+            sink.put(record.receivedAt)
+            sink.put(record.lastModified)
+            sink.put(syncIdentifier)
+            sink.put(record.syncVersion)
+            sink.put(unitSymbol)
+            sink.put(record.originalValue)
+            sink.put(record.activity?.rawValue)
+            sink.put(record.distance)
+            sink.put(record.energy)
+        }
+    }
+
+    /// A key's user, provider and id text.
+    private struct KeyFields: CanonicalFields {
+        let user: String
+        let provider: String
+        let id: SampleID
+
+        func write<Sink: BlockFieldSink>(to sink: inout Sink) {
+            sink.put(user)
+            sink.put(provider)
+            sink.put(id)
         }
     }
 
     private func writeKey(_ key: IdIndex.Key, _ out: inout CanonicalBytes) {
-        typealias Block = CanonicalBytes.BlockWriter
-        let user = users[key.user]
-        let provider = providers[key.provider]
-        out.appendBlock(count: Block.size(of: user) + Block.size(of: provider) + Block.size(of: key.id)) { block in
-            block.put(user)
-            block.put(provider)
-            block.put(key.id)
-        }
+        out.appendFields(KeyFields(user: users[key.user], provider: providers[key.provider], id: key.id))
     }
 }
