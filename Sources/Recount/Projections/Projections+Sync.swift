@@ -24,76 +24,91 @@ extension Projections {
     /// that is still ordinary for an active user.
     package static let defaultCheckinSeconds: Int64 = 86_400
 
-    /// Folds what an envelope tells of its channels (contract §3 rules 9–10).
-    /// - Parameter samples: the envelope's samples.
-    mutating func foldSync(_ envelope: Envelope, samples: SampleBlock, _ effect: Effect) {
-        let received = envelope.receivedAt.millis
-        let user = users.intern(envelope.user)
-        func update(_ provider: String, _ metric: Metric, _ change: (inout SyncState) -> Void) {
-            change(
-                &syncStates[
-                    SyncKey(user: user, provider: providers.intern(provider), metric: metric), default: SyncState()])
+    /// The envelope whose sync facts are being folded: its user and `receivedAt`.
+    struct SyncFold {
+        let user: UInt32
+        let received: Int64
+    }
+
+    /// Changes the state of one channel of the envelope's user (contract §3 rules 9–10).
+    mutating func updateSync(
+        _ provider: String, _ metric: Metric, _ fold: SyncFold, _ change: (inout SyncState) -> Void
+    ) {
+        change(
+            &syncStates[
+                SyncKey(user: fold.user, provider: providers.intern(provider), metric: metric), default: SyncState()])
+    }
+
+    /// Notes the last sample of each metric an envelope's samples are of.
+    mutating func noteSamples(_ samples: SampleBlock, provider: String, _ fold: SyncFold) {
+        // The few metrics of an envelope, each once (a bit per metric code, no allocation).
+        var seen: UInt64 = 0
+        for number in samples.entries.indices {
+            let metric = samples.metric(of: number)
+            guard seen & 1 << metric.rawValue == 0 else { continue }
+            seen |= 1 << metric.rawValue
+            let received = fold.received
+            updateSync(provider, metric, fold) { $0.lastSampleAt = max($0.lastSampleAt ?? received, received) }
         }
-        func noteSamples(_ provider: String) {
-            // The few metrics of an envelope, each once (a bit per metric code, no allocation).
-            var seen: UInt64 = 0
-            for number in samples.entries.indices {
-                let metric = samples.metric(of: number)
-                guard seen & 1 << metric.rawValue == 0 else { continue }
-                seen |= 1 << metric.rawValue
-                update(provider, metric) { $0.lastSampleAt = max($0.lastSampleAt ?? received, received) }
+    }
+
+    /// A HealthKit delivery's anchor, check-in and re-delivery counts; `effect` is what its
+    /// samples did.
+    mutating func foldSync(_ delivery: HealthKitDelivery, samples: SampleBlock, _ effect: Effect, _ fold: SyncFold) {
+        let received = fold.received
+        updateSync("healthkit", delivery.type.metric, fold) { state in
+            let previous = state.cursor
+            state.offer(cursor: delivery.newAnchor, kind: .healthKitAnchor, receivedAt: received)
+            state.checkIn(at: received)
+            if delivery.anchor == nil {
+                state.fullRedeliveries += 1
+                state.lastFullRedelivery = (effect.newSamples, effect.knownSamples)
+                state.redeliveredSamples.new += effect.newSamples
+                state.redeliveredSamples.known += effect.knownSamples
             }
+            let allKnown = !samples.entries.isEmpty && effect.newSamples == 0 && effect.replacedSamples == 0
+            state.repeatedAllKnown = allKnown && delivery.anchor == previous ? state.repeatedAllKnown + 1 : 0
         }
-        switch envelope.body {
-        case .healthKitDelivery(let delivery):
-            update("healthkit", delivery.type.metric) { state in
-                let previous = state.cursor
-                state.offer(cursor: delivery.newAnchor, kind: .healthKitAnchor, receivedAt: received)
-                state.checkIn(at: received)
-                if delivery.anchor == nil {
-                    state.fullRedeliveries += 1
-                    state.lastFullRedelivery = (effect.newSamples, effect.knownSamples)
-                    state.redeliveredSamples.new += effect.newSamples
-                    state.redeliveredSamples.known += effect.knownSamples
+        noteSamples(samples, provider: "healthkit", fold)
+    }
+
+    /// A Health Connect changes page's token, expiry or check-in, for each of its record types.
+    mutating func foldSync(_ page: HealthConnectChanges, samples: SampleBlock, _ fold: SyncFold) {
+        let received = fold.received
+        for metric in Set(page.recordTypes.map(\.metric)) {
+            updateSync("health_connect", metric, fold) { state in
+                state.offer(cursor: page.nextChangesToken, kind: .healthConnectToken, receivedAt: received)
+                if page.changesTokenExpired {
+                    state.tokenExpired(at: received)
+                } else if !page.hasMore {
+                    state.checkIn(at: received)
                 }
-                let allKnown = !samples.entries.isEmpty && effect.newSamples == 0 && effect.replacedSamples == 0
-                state.repeatedAllKnown = allKnown && delivery.anchor == previous ? state.repeatedAllKnown + 1 : 0
             }
-            noteSamples("healthkit")
-        case .healthConnectChanges(let page):
-            for metric in Set(page.recordTypes.map(\.metric)) {
-                update("health_connect", metric) { state in
-                    state.offer(cursor: page.nextChangesToken, kind: .healthConnectToken, receivedAt: received)
-                    if page.changesTokenExpired {
-                        state.tokenExpired(at: received)
-                    } else if !page.hasMore {
-                        state.checkIn(at: received)
-                    }
-                }
-            }
-            noteSamples("health_connect")
-        case .samplesUpsert(let provider, _):
-            noteSamples(provider)
-        case .checkin(let provider, let metrics, let at):
-            for metric in metrics { update(provider, metric.metric) { $0.checkIn(at: at.millis) } }
-        case .reconcile(let reconcile):
-            update(reconcile.provider, reconcile.metric.metric) {
-                $0.reconciled(from: reconcile.from.millis, to: reconcile.to.millis, at: received)
-            }
-            noteSamples(reconcile.provider)
-        case .configProvider(let provider, let seconds, let cohort):
-            let key = ProviderKey(user: envelope.user, provider: provider)
-            let setting = ProviderSetting(expectedCheckinSeconds: seconds, cohort: cohort, receivedAt: received)
-            if let held = providerConfigs[key],
-                (held.receivedAt, held.expectedCheckinSeconds, held.cohort ?? "")
-                    >= (received, seconds, cohort ?? "")
-            {
-                break
-            }
-            providerConfigs[key] = setting
-        case .samplesDelete, .configSources, .configOwnOrigins:
-            break
         }
+        noteSamples(samples, provider: "health_connect", fold)
+    }
+
+    /// A reconcile's window, and its samples.
+    mutating func foldSync(_ reconcile: Reconcile, samples: SampleBlock, _ fold: SyncFold) {
+        let received = fold.received
+        updateSync(reconcile.provider, reconcile.metric.metric, fold) {
+            $0.reconciled(from: reconcile.from.millis, to: reconcile.to.millis, at: received)
+        }
+        noteSamples(samples, provider: reconcile.provider, fold)
+    }
+
+    /// A `config.provider` setting, kept when it is newer (or as new and greater) than the one held.
+    mutating func foldProviderSetting(
+        user: String, provider: String, seconds: Int64, cohort: String?, _ fold: SyncFold
+    ) {
+        let key = ProviderKey(user: user, provider: provider)
+        if let held = providerConfigs[key],
+            (held.receivedAt, held.expectedCheckinSeconds, held.cohort ?? "") >= (fold.received, seconds, cohort ?? "")
+        {
+            return
+        }
+        providerConfigs[key] = ProviderSetting(
+            expectedCheckinSeconds: seconds, cohort: cohort, receivedAt: fold.received)
     }
 
     /// The expected check-in interval and cohort of a user's provider: the user's own

@@ -118,16 +118,21 @@ package struct Projections {
         var effect = Effect()
         let received = envelope.receivedAt.millis
         let samples = block ?? SampleBlock(envelope.samples)
+        // Every envelope's user is interned, config ones too (`*` included): interning order is
+        // part of the checkpoint.
+        let user = users.intern(envelope.user)
+        let sync = SyncFold(user: user, received: received)
+        // One switch binds each payload once (a second switch copied it, retaining every field);
+        // each case folds its samples, then what it tells of its sync channels.
         switch envelope.body {
         case .healthKitDelivery(let delivery):
-            let user = users.intern(envelope.user)
             let provider = providers.intern("healthkit")
             upsert(samples, user: user, provider: provider, envelopeUser: envelope.user, received: received, &effect)
             for deletion in delivery.deleted {
                 delete(SampleID(deletion.uuid), user: user, provider: provider, &effect)
             }
+            foldSync(delivery, samples: samples, effect, sync)
         case .healthConnectChanges(let page):
-            let user = users.intern(envelope.user)
             let provider = providers.intern("health_connect")
             var upserts = SampleUpserts(samples, user: user, provider: provider, received: received)
             page.forEachChange { index, deletedId in
@@ -137,16 +142,17 @@ package struct Projections {
                     delete(SampleID(deletedId), user: user, provider: provider, &effect)
                 }
             }
+            foldSync(page, samples: samples, sync)
         case .samplesUpsert(let providerName, _):
-            let user = users.intern(envelope.user)
             let provider = providers.intern(providerName)
             upsert(samples, user: user, provider: provider, envelopeUser: envelope.user, received: received, &effect)
+            noteSamples(samples, provider: providerName, sync)
         case .samplesDelete(let providerName, let ids):
-            let user = users.intern(envelope.user)
             let provider = providers.intern(providerName)
             for id in ids { delete(SampleID(id), user: user, provider: provider, &effect) }
         case .reconcile(let reconcile):
             applyReconcile(reconcile, samples: samples, envelopeUser: envelope.user, received: received, &effect)
+            foldSync(reconcile, samples: samples, sync)
         case .configSources(let metric, let priority):
             let key = PriorityKey(user: envelope.user, metric: metric.metric)
             let setting = Configured(origins: priority, receivedAt: received)
@@ -158,10 +164,11 @@ package struct Projections {
         case .configOwnOrigins(let origins):
             let setting = Configured(origins: Array(Set(origins)).sorted(), receivedAt: received)
             if ownOrigins[envelope.user]?.isReplaced(by: setting) ?? true { ownOrigins[envelope.user] = setting }
-        case .checkin, .configProvider:
-            break  // sync state only
+        case .checkin(let provider, let metrics, let at):
+            for metric in metrics { updateSync(provider, metric.metric, sync) { $0.checkIn(at: at.millis) } }
+        case .configProvider(let provider, let seconds, let cohort):
+            foldProviderSetting(user: envelope.user, provider: provider, seconds: seconds, cohort: cohort, sync)
         }
-        foldSync(envelope, samples: samples, effect)
         return effect
     }
 
