@@ -58,14 +58,6 @@ package struct SampleID: Hashable, Sendable, CustomStringConvertible, Expressibl
 
     package var description: String { text }
 
-    /// Appends the 36 bytes of a UUID's text (as `text` spells it) to `bytes`.
-    package static func appendUUIDText(_ high: UInt64, _ low: UInt64, lowercase: Bool, to bytes: inout [UInt8]) {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 36) { text in
-            writeUUIDText(high, low, lowercase: lowercase, to: text.baseAddress!)
-            bytes.append(contentsOf: text)
-        }
-    }
-
     /// Writes the 36 bytes of a UUID's text, hyphens at the canonical places, to `output`.
     package static func writeUUIDText(
         _ high: UInt64, _ low: UInt64, lowercase: Bool, to output: UnsafeMutablePointer<UInt8>

@@ -271,9 +271,9 @@ package struct IdIndex: Sendable {
         }
     }
 
-    /// The deleted ids, in the order ids were first seen.
-    package var tombstones: [Key] {
-        records.indices.filter { records[$0].state == .deleted }.map(key)
+    /// The numbers of the ids in `state` (live or deleted), in the order ids were first seen.
+    func numbers(in state: Record.State) -> [Int] {
+        records.indices.filter { records[$0].state == state }
     }
 
     /// Live samples by key: a copy, for tests and small states.

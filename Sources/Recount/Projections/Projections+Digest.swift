@@ -10,15 +10,15 @@ extension Projections {
         out.append(zones.dataVersion)
 
         out.append("live")
-        for number in sortedLiveNumbers() {
+        for number in sortedByKey(index.numbers(in: .live)) {
             writeKey(index.key(number), &out)
             Self.writeFields(index.record(number), of: index, sources: sources, &out)
             if out.bytes.count > 1 << 16 { flush() }
         }
 
         out.append("tombstones")
-        for key in index.tombstones.sorted(by: keyOrder) {
-            writeKey(key, &out)
+        for number in sortedByKey(index.numbers(in: .deleted)) {
+            writeKey(index.key(number), &out)
             if out.bytes.count > 1 << 16 { flush() }
         }
 
@@ -46,19 +46,17 @@ extension Projections {
         return hash.finalize()
     }
 
-    /// The live ids' numbers in key order (user, provider, id text), sorted as plain integers:
-    /// UUIDs of one case order by their bits as their texts do, and only other ids compare texts.
-    func sortedLiveNumbers() -> [Int] {
+    /// Id numbers in key order (user, provider, id text), sorted as plain integers: the users
+    /// and providers are ranked by their strings once, UUIDs of one case order by their bits as
+    /// their texts do, and only other ids compare texts.
+    func sortedByKey(_ numbers: [Int]) -> [Int] {
         let userRank = users.ranks()
         let providerRank = providers.ranks()
-        var order: [LiveOrder] = []
-        order.reserveCapacity(index.liveCount)
-        index.forEachLiveNumber { number in
+        var order = numbers.map { number in
             let key = index.storedKey(number: number)
-            order.append(
-                LiveOrder(
-                    owner: UInt64(userRank[Int(key.user)]) << 32 | UInt64(providerRank[Int(key.provider)]),
-                    high: key.high, low: key.low, kind: key.kind, number: UInt32(number)))
+            return KeyOrder(
+                owner: UInt64(userRank[Int(key.user)]) << 32 | UInt64(providerRank[Int(key.provider)]),
+                high: key.high, low: key.low, kind: key.kind, number: UInt32(number))
         }
         order.sort { a, b in
             if a.owner != b.owner { return a.owner < b.owner }
@@ -68,25 +66,13 @@ extension Projections {
         return order.map { Int($0.number) }
     }
 
-    /// A live id's place in the digest's order: its owner's ranks, then its stored key.
-    private struct LiveOrder {
+    /// An id's place in the digest's order: its owner's ranks, then its stored key.
+    private struct KeyOrder {
         var owner: UInt64
         var high: UInt64
         var low: UInt64
         var kind: UInt32
         var number: UInt32
-    }
-
-    /// Orders keys by their strings: user, provider, id text. The users and providers are
-    /// ranked by their strings once, so sorting a million keys compares integers.
-    package var keyOrder: (IdIndex.Key, IdIndex.Key) -> Bool {
-        let userRank = users.ranks()
-        let providerRank = providers.ranks()
-        return { a, b in
-            if a.user != b.user { return userRank[Int(a.user)] < userRank[Int(b.user)] }
-            if a.provider != b.provider { return providerRank[Int(a.provider)] < providerRank[Int(b.provider)] }
-            return a.id.textPrecedes(b.id)
-        }
     }
 
     /// Writes a live record's fields (all but its key) in one block: its strings by text, its

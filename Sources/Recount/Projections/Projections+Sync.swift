@@ -42,12 +42,12 @@ extension Projections {
     /// Notes the last sample of each metric an envelope's samples are of.
     mutating func noteSamples(_ samples: SampleBlock, provider: String, _ fold: SyncFold) {
         // The few metrics of an envelope, each once (a bit per metric code, no allocation).
+        let received = fold.received
         var seen: UInt64 = 0
         for number in samples.entries.indices {
             let metric = samples.metric(of: number)
             guard seen & 1 << metric.rawValue == 0 else { continue }
             seen |= 1 << metric.rawValue
-            let received = fold.received
             updateSync(provider, metric, fold) { $0.lastSampleAt = max($0.lastSampleAt ?? received, received) }
         }
     }
