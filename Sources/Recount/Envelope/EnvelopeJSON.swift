@@ -150,7 +150,7 @@ package enum EnvelopeJSON {
         func instant(_ member: StaticString, _ instant: Instant) {
             out.write(member)
             out.write(0x22)
-            out.write {
+            out.write(atMost: RFC3339.maximumLength) {
                 RFC3339.write(
                     millis: instant.millis, offsetSeconds: instant.offsetSeconds,
                     offsetIsUnknown: instant.offsetIsUnknown, to: $0)
@@ -159,7 +159,7 @@ package enum EnvelopeJSON {
         }
         if let (high, low, lowercase) = sample.id.uuid {
             out.write(#"{"id":""#)
-            out.write {
+            out.write(atMost: 36) {
                 SampleID.writeUUIDText(high, low, lowercase: lowercase, to: $0)
                 return 36
             }
