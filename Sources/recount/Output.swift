@@ -111,10 +111,16 @@ enum Output {
         }
         for row in [header] + rows {
             let cells = row.enumerated().map { column, cell in
-                column == row.count - 1 ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+                column == row.count - 1 ? cell : padded(cell, to: widths[column])
             }
             print(cells.joined(separator: "  "))
         }
+    }
+
+    /// `text` followed by spaces up to `width` characters. (Foundation's `padding(toLength:)`
+    /// counts UTF-16 units, so it cut an emoji in a device name in half.)
+    static func padded(_ text: String, to width: Int) -> String {
+        text + String(repeating: " ", count: max(0, width - text.count))
     }
 
     /// One JSON object with `fields` in order.

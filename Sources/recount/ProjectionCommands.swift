@@ -217,7 +217,7 @@ enum ProjectionCommands {
             Output.jsonLine(fields)
         } else {
             for (name, value) in fields {
-                print(name.padding(toLength: 24, withPad: " ", startingAt: 0) + Output.encode(value))
+                print(Output.padded(name, to: 24) + Output.encode(value))
             }
         }
         return .success

@@ -399,6 +399,26 @@ import Testing
         }
     }
 
+    /// Tables keep non-ASCII text whole: a device named with an emoji (two UTF-16 units) is
+    /// printed as written, and its column is padded by characters.
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
+    func tablesPrintNonASCIINamesWhole() throws {
+        try withTemporaryDirectory { directory in
+            let envelope = #"""
+                {"kind":"samples.upsert","user":"u1","receivedAt":"2026-07-14T10:00:00Z","provider":"fitbit","samples":[{"id":"a","type":"steps","start":"2026-07-13T10:00:00Z","value":5,"unit":"count","origin":"app.é","device":"Pixel 😀"},{"id":"b","type":"steps","start":"2026-07-13T11:00:00Z","value":6,"unit":"count","origin":"app.longer.name","device":"Pixel"}]}
+                """#
+            let ingested = try Self.recount(["--data", directory, "ingest", "-"], input: Data((envelope + "\n").utf8))
+            #expect(ingested.status == 0, "\(ingested.errors)")
+            let listed = try Self.recount(
+                ["--data", directory, "samples", "--user", "u1", "--metric", "steps", "--day", "2026-07-13"])
+            let rows = listed.output.split(separator: "\n").map(String.init)
+            #expect(rows.count == 3)
+            #expect(rows.contains { $0.contains("app.é            Pixel 😀  fitbit") }, "\(listed.output)")
+        }
+    }
+
     /// With `--json`, errors, rejections and recovery notices are JSON lines on standard error.
     @Test(
         .enabled(
