@@ -200,5 +200,6 @@ import Testing
             report.fractions.map { "\($0.provider)/\($0.cohort ?? "-") \($0.staleUsers)/\($0.users)" } == [
                 "fitbit/- 1/2", "fitbit/weekly 1/2",
             ])
+        #expect(projections.stats().users == 4, "the `*` of the config defaults is not a user")
     }
 }

@@ -269,6 +269,7 @@ public struct EngineStats: Sendable, Equatable {
 
     /// The last log position folded.
     public var position: UInt64
+    /// The users the folded envelopes name (`*`, the config defaults' user, is not one).
     public var users: Int
     public var liveSamples: Int
     /// Ids deleted (tombstones).

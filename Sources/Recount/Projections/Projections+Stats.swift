@@ -21,8 +21,9 @@ extension Projections {
             row.users = usersByProvider[row.provider]?.count ?? 0
             return row
         }.sorted { $0.provider < $1.provider }
+        let defaultsUser = users.id(of: "*") == nil ? 0 : 1
         return EngineStats(
-            position: position, users: users.strings.count, liveSamples: index.liveCount,
+            position: position, users: users.strings.count - defaultsUser, liveSamples: index.liveCount,
             deletedIds: index.tombstoneCount, rollups: rollups.count, dirtyDays: dirty.count, providers: providerRows)
     }
 }
