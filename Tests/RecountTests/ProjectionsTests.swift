@@ -284,7 +284,8 @@ import Testing
                     ], into: &projections)
             }
         }
-        let keys = projections.sortedByKey(projections.index.numbers(in: .live)).map { projections.index.key($0) }
+        var keys: [IdIndex.Key] = []
+        projections.forEachIdInKeyOrder(.live) { key, _ in keys.append(key) }
         let texts = keys.map { [projections.users[$0.user], projections.providers[$0.provider], $0.id.text] }
         #expect(keys.count > 200)
         let misordered = zip(texts, texts.dropFirst()).first { $1.lexicographicallyPrecedes($0) }

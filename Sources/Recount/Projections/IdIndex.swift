@@ -205,8 +205,10 @@ package struct IdIndex: Sendable {
     }
 
     /// The key numbered `number`.
-    package func key(_ number: Int) -> Key {
-        let stored = table.keys[number]
+    package func key(_ number: Int) -> Key { key(table.keys[number]) }
+
+    /// A key as the table holds it, its id built.
+    func key(_ stored: StoredKey) -> Key {
         let id =
             switch stored.kind {
             case 0, 1: SampleID(uuid: stored.high, stored.low, lowercase: stored.kind == 1)
@@ -252,12 +254,6 @@ package struct IdIndex: Sendable {
         sample(records[number], id: key(number).id)
     }
 
-    /// Calls `body` with the number of each live sample of `user`, in the order first seen.
-    func forEachLiveNumber(ofUser user: UInt32, _ body: (Int) -> Void) {
-        guard Int(user) < numbersByUser.count else { return }
-        for number in numbersByUser[Int(user)] where records[Int(number)].state == .live { body(Int(number)) }
-    }
-
     /// Calls `body` with each live sample's number, in the order ids were first seen.
     func forEachLiveNumber(_ body: (Int) -> Void) {
         for number in records.indices where records[number].state == .live { body(number) }
@@ -271,9 +267,11 @@ package struct IdIndex: Sendable {
         }
     }
 
-    /// The numbers of the ids in `state` (live or deleted), in the order ids were first seen.
-    func numbers(in state: Record.State) -> [Int] {
-        records.indices.filter { records[$0].state == state }
+    /// Calls `body` with the number of each of `user`'s ids in `state` (live or deleted), in
+    /// the order ids were first seen.
+    func forEachNumber(ofUser user: UInt32, in state: Record.State, _ body: (Int) -> Void) {
+        guard Int(user) < numbersByUser.count else { return }
+        for number in numbersByUser[Int(user)] where records[Int(number)].state == state { body(Int(number)) }
     }
 
     /// Live samples by key: a copy, for tests and small states.

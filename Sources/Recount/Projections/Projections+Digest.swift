@@ -10,15 +10,15 @@ extension Projections {
         out.append(zones.dataVersion)
 
         out.append("live")
-        for number in sortedByKey(index.numbers(in: .live)) {
-            writeKey(index.key(number), &out)
-            Self.writeFields(index.record(number), of: index, sources: sources, &out)
+        forEachIdInKeyOrder(.live) { key, record in
+            writeKey(key, &out)
+            Self.writeFields(record, of: index, sources: sources, &out)
             if out.bytes.count > 1 << 16 { flush() }
         }
 
         out.append("tombstones")
-        for number in sortedByKey(index.numbers(in: .deleted)) {
-            writeKey(index.key(number), &out)
+        forEachIdInKeyOrder(.deleted) { key, _ in
+            writeKey(key, &out)
             if out.bytes.count > 1 << 16 { flush() }
         }
 
@@ -46,32 +46,56 @@ extension Projections {
         return hash.finalize()
     }
 
-    /// Id numbers in key order (user, provider, id text), sorted as plain integers: the users
-    /// and providers are ranked by their strings once, UUIDs of one case order by their bits as
-    /// their texts do, and only other ids compare texts.
-    func sortedByKey(_ numbers: [Int]) -> [Int] {
-        let userRank = users.ranks()
+    /// Calls `body` with the key and record of each id in `state` (live or deleted), in key
+    /// order: user by user in the order of their strings, and within a user by provider, then
+    /// id text. Ids are sorted as plain integers: providers are ranked by their strings once,
+    /// UUIDs of one case order by their bits as their texts do, and only other ids compare
+    /// texts. Sorting one user's ids at a time keeps each sort in cache.
+    func forEachIdInKeyOrder(_ state: IdIndex.Record.State, _ body: (IdIndex.Key, IdIndex.Record) -> Void) {
         let providerRank = providers.ranks()
-        var order = numbers.map { number in
-            let key = index.storedKey(number: number)
-            return KeyOrder(
-                owner: UInt64(userRank[Int(key.user)]) << 32 | UInt64(providerRank[Int(key.provider)]),
-                high: key.high, low: key.low, kind: key.kind, number: UInt32(number))
+        let userRank = users.ranks()
+        var usersByRank = [UInt32](repeating: 0, count: userRank.count)
+        for (user, rank) in userRank.enumerated() { usersByRank[Int(rank)] = UInt32(user) }
+        var order: [KeyOrder] = []
+        var gathered: [(key: IdIndex.StoredKey, record: IdIndex.Record)] = []
+        gathered.reserveCapacity(Self.gatherBatch)
+        for user in usersByRank {
+            order.removeAll(keepingCapacity: true)
+            index.forEachNumber(ofUser: user, in: state) { number in
+                let key = index.storedKey(number: number)
+                order.append(
+                    KeyOrder(
+                        provider: providerRank[Int(key.provider)], kind: key.kind, high: key.high, low: key.low,
+                        number: UInt32(number)))
+            }
+            order.sort { a, b in
+                if a.provider != b.provider { return a.provider < b.provider }
+                if a.kind == b.kind && a.kind < 2 { return (a.high, a.low) < (b.high, b.low) }
+                return index.key(Int(a.number)).id.textPrecedes(index.key(Int(b.number)).id)
+            }
+            // A batch's records are read first, in a loop of loads only, so that their cache
+            // misses overlap; writing each entry in between left one miss at a time.
+            for start in stride(from: 0, to: order.count, by: Self.gatherBatch) {
+                gathered.removeAll(keepingCapacity: true)
+                for place in start..<min(order.count, start + Self.gatherBatch) {
+                    let number = Int(order[place].number)
+                    gathered.append((index.storedKey(number: number), index.record(number)))
+                }
+                for (key, record) in gathered { body(index.key(key), record) }
+            }
         }
-        order.sort { a, b in
-            if a.owner != b.owner { return a.owner < b.owner }
-            if a.kind == b.kind && a.kind < 2 { return (a.high, a.low) < (b.high, b.low) }
-            return index.key(Int(a.number)).id.textPrecedes(index.key(Int(b.number)).id)
-        }
-        return order.map { Int($0.number) }
     }
 
-    /// An id's place in the digest's order: its owner's ranks, then its stored key.
+    /// How many records `forEachIdInKeyOrder` reads ahead of writing them.
+    private static let gatherBatch = 64
+
+    /// An id's place in its user's part of the digest's order: its provider's rank, then its
+    /// stored key.
     private struct KeyOrder {
-        var owner: UInt64
+        var provider: UInt32
+        var kind: UInt32
         var high: UInt64
         var low: UInt64
-        var kind: UInt32
         var number: UInt32
     }
 

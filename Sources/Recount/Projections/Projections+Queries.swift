@@ -72,7 +72,7 @@ extension Projections {
     /// days end (contract §3 rule 8); 0 (UTC) when there is none.
     func latestOffset(user: UInt32) -> Int32 {
         var latest: (millis: Int64, offset: Int32)? = nil
-        index.forEachLiveNumber(ofUser: user) { number in
+        index.forEachNumber(ofUser: user, in: .live) { number in
             let sample = index.record(number)
             if let held = latest, (held.millis, held.offset) >= (sample.startMillis, sample.startOffset) { return }
             latest = (sample.startMillis, sample.startOffset)

@@ -355,7 +355,7 @@ package struct Projections {
         let to = reconcile.to.millis
         // Sorted, so deletions dirty days in the same order in every process.
         var stale: [IdIndex.Key] = []
-        index.forEachLiveNumber(ofUser: user) { number in
+        index.forEachNumber(ofUser: user, in: .live) { number in
             let record = index.record(number)
             guard index.owner(number).provider == provider, record.metric == reconcile.metric.metric,
                 record.startMillis >= from, record.startMillis < to, record.receivedAt < received
@@ -416,7 +416,7 @@ package struct Projections {
             // One user's cells are the days of the user's live samples (`insertLive`): found
             // from the user's ids, without walking every user's cells.
             let userID = users.intern(user)
-            index.forEachLiveNumber(ofUser: userID) { number in
+            index.forEachNumber(ofUser: userID, in: .live) { number in
                 let record = index.record(number)
                 guard record.metric == metric else { return }
                 let provider = index.owner(number).provider
