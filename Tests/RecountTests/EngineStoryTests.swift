@@ -129,6 +129,34 @@ import Testing
         }
     }
 
+    /// The feed replays only the users whose cells moved, with the `*` defaults: another
+    /// user's later samples leave a user out of it, and a default changed for everyone brings
+    /// every user in, each with the figures it had before.
+    @Test func theChangesFeedGivesEachMovedUsersOldFigures() throws {
+        func upsert(_ user: String, _ id: String, _ value: Int) -> String {
+            #"{"kind":"samples.upsert","user":"\#(user)","receivedAt":"2026-07-14T20:00:00Z","provider":"fitbit","samples":[{"id":"\#(id)","type":"steps","start":"2026-07-14T09:00:00Z","end":"2026-07-14T10:00:00Z","value":\#(value),"unit":"count","origin":"com.fitbit"}]}"#
+        }
+        try withTemporaryDirectory { directory in
+            let engine = try RecountEngine(directory: directory)
+            try Self.ingest(engine, [upsert("alice", "a1", 100), upsert("bob", "b1", 200)])
+            try Self.ingest(engine, [upsert("bob", "b2", 50)])
+            func feed(since version: UInt64) throws -> [String] {
+                try engine.changes(since: version).map {
+                    "\($0.user) v\($0.version) \($0.old?.first?.value ?? -1) → \($0.new.first?.value ?? -1)"
+                }
+            }
+            #expect(try feed(since: 2) == ["bob v3 200.0 → 250.0"])
+            try Self.ingest(
+                engine,
+                [
+                    #"{"kind":"config.sources","user":"*","receivedAt":"2026-07-15T00:00:00Z","metric":"steps","priority":["com.fitbit"]}"#
+                ])
+            #expect(try feed(since: 3) == ["alice v4 100.0 → 100.0", "bob v4 250.0 → 250.0"])
+            #expect(try feed(since: 1) == ["alice v4 100.0 → 100.0", "bob v4 -1.0 → 250.0"], "bob had no cell at 1")
+            try engine.close()
+        }
+    }
+
     /// A workout keeps what makes it a workout: `samples` shows its activity and totals, and a
     /// later write of the same id with another distance replaces it.
     @Test func aWorkoutShowsItsActivityAndTotalsAndARevisionReplacesThem() throws {

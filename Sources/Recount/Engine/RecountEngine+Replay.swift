@@ -46,7 +46,7 @@ extension RecountEngine {
     ) throws -> ReplayResult {
         var projections = Projections()
         let folded = try ProjectionReplay.fold(
-            reader, into: &projections, until: until ?? .max, user: user,
+            reader, into: &projections, until: until ?? .max, users: user.map { [$0] },
             progress: progress.map { report in { report($0.samples) } })
         projections.recompute()
         return ReplayResult(

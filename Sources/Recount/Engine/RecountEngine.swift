@@ -274,12 +274,17 @@ public final class RecountEngine: Sendable {
 
     /// Every cell whose version moved after `version` (a log position), with its figures then
     /// and now: the feed a backend follows to push updated days to its clients. Dirty days are
-    /// recomputed first; the figures then come from a replay of the log up to `version`.
+    /// recomputed first; the figures then come from a replay of the log up to `version` of the
+    /// users whose cells moved (a user's rollups depend on the user's envelopes and the `*`
+    /// config defaults alone), so a feed polled often replays few users.
     public func changes(since version: UInt64, user: String? = nil) throws -> [CellChangeRow] {
         try recompute()
+        let moved = projections.withLock { $0.usersWithChanges(since: version, user: user) }
         var before = Projections()
-        _ = try ProjectionReplay.fold(logReader(), into: &before, until: version &+ 1, user: user)
-        before.recompute()
+        if !moved.isEmpty {
+            _ = try ProjectionReplay.fold(logReader(), into: &before, until: version &+ 1, users: moved)
+            before.recompute()
+        }
         let figures = before.rollupFigures()
         return projections.withLock { $0.changes(since: version, before: figures, user: user) }
     }

@@ -92,9 +92,14 @@ package enum EnvelopeCodec {
     /// per-user replay skips other users' records without decoding them. A record too damaged
     /// to tell counts as the user's, so decoding it reports the damage.
     package static func record(_ bytes: UnsafeRawBufferPointer, isFor user: String) -> Bool {
+        Self.user(ofRecord: bytes)?.hasSameUTF8(as: user) ?? true
+    }
+
+    /// The user of the record's envelope, read from its first fields only; `nil` when the
+    /// record is too damaged to tell.
+    package static func user(ofRecord bytes: UnsafeRawBufferPointer) -> String? {
         var input = RecordReader(bytes)
-        guard let header = try? readHeader(&input) else { return true }
-        return header.user.hasSameUTF8(as: user)
+        return try? readHeader(&input).user
     }
 
     /// Reads the fields every record starts with: the format, the envelope kind and the user.

@@ -15,27 +15,29 @@ package enum ProjectionReplay {
         package var effect = Projections.Effect()
     }
 
-    /// Whether a record bears on `user`'s projections: one of the user's envelopes, or a `*`
-    /// config default (other users' records are told apart without being decoded).
-    package static func concerns(_ record: UnsafeRawBufferPointer, user: String) -> Bool {
-        EnvelopeCodec.record(record, isFor: user) || EnvelopeCodec.record(record, isFor: "*")
+    /// Whether a record bears on the projections of any of `users`: one of their envelopes, or
+    /// a `*` config default (other users' records are told apart without being decoded; a
+    /// record too damaged to tell counts, so decoding it reports the damage).
+    package static func concerns(_ record: UnsafeRawBufferPointer, users: Set<String>) -> Bool {
+        guard let user = EnvelopeCodec.user(ofRecord: record) else { return true }
+        return user == "*" || users.contains(user)
     }
 
     /// Folds every record of `reader` (from its start up to `until`, exclusive) into `projections`.
     ///
     /// - Parameters:
-    ///   - user: fold only this user's envelopes and the `*` config defaults (an auditor's
+    ///   - users: fold only these users' envelopes and the `*` config defaults (an auditor's
     ///     replay of one user; other users' records are skipped without being decoded).
     ///   - progress: called about every million samples with the summary so far.
     /// - Throws: `LogError` for damage, `EnvelopeCodecError` for a record that is not an envelope.
     package static func fold(
-        _ reader: LogReader, into projections: inout Projections, until: UInt64 = .max, user: String? = nil,
+        _ reader: LogReader, into projections: inout Projections, until: UInt64 = .max, users: Set<String>? = nil,
         progress: ((Summary) -> Void)? = nil
     ) throws -> Summary {
         var summary = Summary()
         var reported = 0
         try reader.forEach(from: max(reader.snapshot.startPosition, projections.position + 1), to: until) { record in
-            if let user, !concerns(record.bytes, user: user) { return }
+            if let users, !concerns(record.bytes, users: users) { return }
             let (envelope, samples) = try EnvelopeCodec.decodeBlock(record.bytes)
             summary.effect += projections.apply(envelope, samples: samples, at: record.position)
             summary.records += 1

@@ -14,6 +14,13 @@ extension Projections {
             })
     }
 
+    /// The users (or only `user`) with a cell whose version is above `version`.
+    package func usersWithChanges(since version: UInt64, user: String?) -> Set<String> {
+        var moved = Set<UInt32>()
+        for (key, stored) in rollups where stored.version > version { moved.insert(key.user) }
+        return Set(moved.map { users[$0] }.filter { user == nil || $0 == user })
+    }
+
     /// The cells whose version is above `version`, with their figures in `before` (the
     /// projections folded up to `version`) and now, ordered by user, metric and day.
     package func changes(since version: UInt64, before: [NamedCell: [RollupRow.Value]], user: String?)
