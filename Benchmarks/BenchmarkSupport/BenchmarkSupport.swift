@@ -8,11 +8,13 @@ public struct BenchmarkRun: Sendable {
     /// Timed repetitions after the warm-up.
     public let runs: Int
     private let name: String
+    private let arguments: [String]
 
     /// Reads `--smoke` from the command line, refuses to time a debug build, and prints the
     /// run's metadata (`RunMetadata`) as its first JSON line.
     public init(name: String, arguments: [String] = CommandLine.arguments) {
         self.name = name
+        self.arguments = arguments
         smoke = arguments.contains("--smoke")
         runs = smoke ? 1 : 5
         #if DEBUG
@@ -23,6 +25,11 @@ public struct BenchmarkRun: Sendable {
             }
         #endif
         RunMetadata.current().emit(program: name, mode: smoke ? "smoke" : "full", runs: runs)
+    }
+
+    /// The argument after `option` (`--only NAME` gives `NAME`), when given.
+    public func value(of option: String) -> String? {
+        arguments.firstIndex(of: option).flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil }
     }
 
     /// One run of `body`, without a warm-up; returns its stopwatch.

@@ -10,13 +10,8 @@ import BenchmarkSupport
 import Foundation
 
 let run = BenchmarkRun(name: "ImportBenchmark")
-let arguments = CommandLine.arguments
-let keepDirectory = arguments.firstIndex(of: "--keep-input").flatMap {
-    arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil
-}
-let only = arguments.firstIndex(of: "--only").flatMap {
-    arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil
-}
+let keepDirectory = run.value(of: "--keep-input")
+let only = run.value(of: "--only")
 if let only, !ImporterCase.all.contains(where: { $0.name == only }) {
     run.check(false, "--only \(only): expected one of \(ImporterCase.all.map(\.name).joined(separator: ", "))")
 }

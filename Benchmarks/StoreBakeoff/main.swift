@@ -5,6 +5,9 @@
 //
 //   swift run -j 1 -c release StoreBakeoff     full run (refuses a debug build)
 //   swift run StoreBakeoff --smoke             tiny run that checks counts, reports no times
+//   ... --samples-per-transaction N            N samples a write transaction (default 10,000)
+//   ... --only NAME                            runs one store (lmdb, sqlite-wal, packed-cells)
+//   ... --sort-batches                         applies each transaction's samples in id-key order
 import BenchmarkSupport
 import Foundation
 import TestSupport
@@ -13,7 +16,12 @@ let run = BenchmarkRun(name: "StoreBakeoff")
 let smoke = run.smoke
 let workload =
     smoke ? Workload(users: 4, days: 6, samples: 270) : Workload(users: 1_000, days: 90, samples: 1_000_000)
-let batchSize = smoke ? 50 : 10_000
+let batchSize = run.value(of: "--samples-per-transaction").flatMap { Int($0) } ?? (smoke ? 50 : 10_000)
+run.check(batchSize > 0, "--samples-per-transaction needs a positive number")
+let only = run.value(of: "--only")
+let sortBatches = CommandLine.arguments.contains("--sort-batches")
+let storeNames = [LMDBStore.name, SQLiteStore.name, PackedCellStore.name]
+run.check(only.map(storeNames.contains) ?? true, "--only: expected one of \(storeNames.joined(separator: ", "))")
 let cellReads = smoke ? 60 : 120_000
 /// Each store runs this many times from an empty directory, taking turns; each phase reports its best.
 let repetitions = smoke ? 1 : 2
@@ -40,7 +48,8 @@ defer { try? FileManager.default.removeItem(atPath: scratch) }
 
 emitJSONLine([
     ("benchmark", "workload"), ("users", workload.users), ("days", workload.days), ("samples", workload.samples),
-    ("cells", workload.cells), ("samplesPerTransaction", batchSize), ("redeliveries", redelivered.count),
+    ("cells", workload.cells), ("samplesPerTransaction", batchSize), ("sortedBatches", sortBatches),
+    ("redeliveries", redelivered.count),
     ("cellReads", cellReads), ("recordBytes", SampleRecord.size), ("idKeyBytes", IDKey.size),
     ("repetitions", repetitions),
 ])
@@ -61,6 +70,11 @@ struct Figures {
     var peakReset = false
 }
 
+/// Whether `a`'s id key sorts before `b`'s (their bytes, big-endian, are key order).
+func keyPrecedes(_ a: BakeoffSample, _ b: BakeoffSample) -> Bool {
+    withBytes(of: a.key) { a in withBytes(of: b.key) { b in memcmp(a.baseAddress!, b.baseAddress!, IDKey.size) < 0 } }
+}
+
 /// Applies the samples numbered by `indices` to `store`, `batchSize` a transaction, timing only
 /// the stores' work; returns how many were new.
 func apply(_ indices: some Collection<Int>, to store: some CandidateStore, _ stopwatch: inout Stopwatch) throws -> Int {
@@ -72,7 +86,11 @@ func apply(_ indices: some Collection<Int>, to store: some CandidateStore, _ sto
         batch.removeAll(keepingCapacity: true)
         for index in rest.prefix(batchSize) { batch.append(workload.sample(index)) }
         rest = rest.dropFirst(batchSize)
-        added += try stopwatch.time { try store.apply(batch) }
+        added += try stopwatch.time {
+            // In key order (timed too), a transaction walks the id index's B+tree leaf by leaf.
+            if sortBatches { batch.sort(by: keyPrecedes) }
+            return try store.apply(batch)
+        }
     }
     return added
 }
@@ -116,9 +134,9 @@ var lmdb = Figures()
 var sqlite = Figures()
 var packed = Figures()
 for _ in 0..<repetitions {
-    try measure(LMDBStore.self, into: &lmdb)
-    try measure(SQLiteStore.self, into: &sqlite)
-    try measure(PackedCellStore.self, into: &packed)
+    if only == nil || only == LMDBStore.name { try measure(LMDBStore.self, into: &lmdb) }
+    if only == nil || only == SQLiteStore.name { try measure(SQLiteStore.self, into: &sqlite) }
+    if only == nil || only == PackedCellStore.name { try measure(PackedCellStore.self, into: &packed) }
 }
 
 if smoke {
@@ -130,7 +148,7 @@ if smoke {
     exit(0)
 }
 
-for (name, figures) in [(LMDBStore.name, lmdb), (SQLiteStore.name, sqlite), (PackedCellStore.name, packed)] {
+for (name, figures) in zip(storeNames, [lmdb, sqlite, packed]) where only == nil || only == name {
     emitJSONLine([
         ("benchmark", "store"), ("store", name),
         ("samplesPerSecWritten", Double(workload.samples) / figures.write),
