@@ -167,7 +167,9 @@ import Testing
             // expired Health Connect token.
             let stats = try Self.recount(["--data", directory, "--json", "stats"])
             #expect(stats.status == 0)
-            #expect(stats.output.contains(#"{"position":134,"users":8,"liveSamples":237"#))
+            #expect(
+                stats.output.contains(#"{"position":134,"users":7,"liveSamples":237"#),
+                "seven users, and the * defaults")
             #expect(stats.output.contains(#""provider":"healthkit","channels":10,"users":5"#))
             #expect(stats.output.contains(#""fullRedeliveries":11,"redeliveredNew":23,"redeliveredKnown":22}"#))
             #expect(stats.output.contains(#""provider":"health_connect","channels":2,"users":2,"needsRecovery":1"#))
