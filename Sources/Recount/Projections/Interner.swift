@@ -49,9 +49,12 @@ package struct Interner: Sendable {
     /// `self[a] < self[b]`.
     package func ranks() -> [UInt32] {
         var ranks = [UInt32](repeating: 0, count: strings.count)
-        for (rank, id) in strings.indices.sorted(by: { strings[$0] < strings[$1] }).enumerated() {
-            ranks[id] = UInt32(rank)
-        }
+        for (rank, id) in idsInStringOrder().enumerated() { ranks[Int(id)] = UInt32(rank) }
         return ranks
+    }
+
+    /// The ids in the `<` order of their strings.
+    package func idsInStringOrder() -> [UInt32] {
+        strings.indices.sorted { strings[$0] < strings[$1] }.map(UInt32.init)
     }
 }

@@ -53,13 +53,10 @@ extension Projections {
     /// texts. Sorting one user's ids at a time keeps each sort in cache.
     func forEachIdInKeyOrder(_ state: IdIndex.Record.State, _ body: (IdIndex.Key, IdIndex.Record) -> Void) {
         let providerRank = providers.ranks()
-        let userRank = users.ranks()
-        var usersByRank = [UInt32](repeating: 0, count: userRank.count)
-        for (user, rank) in userRank.enumerated() { usersByRank[Int(rank)] = UInt32(user) }
         var order: [KeyOrder] = []
         var gathered: [(key: IdIndex.StoredKey, record: IdIndex.Record)] = []
         gathered.reserveCapacity(Self.gatherBatch)
-        for user in usersByRank {
+        for user in users.idsInStringOrder() {
             order.removeAll(keepingCapacity: true)
             index.forEachNumber(ofUser: user, in: state) { number in
                 let key = index.storedKey(number: number)
