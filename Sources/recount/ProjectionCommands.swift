@@ -13,7 +13,7 @@ enum ProjectionCommands {
     ) throws -> T {
         let engine: RecountEngine
         if writing {
-            _ = try LogReader(directory: invocation.logDirectory)
+            try requireLog(invocation)
             engine = try RecountEngine(directory: invocation.dataDirectory)
         } else {
             engine = try RecountEngine(readingDirectory: invocation.dataDirectory, recompute: recompute)
@@ -21,6 +21,12 @@ enum ProjectionCommands {
         let result = try body(engine)
         try engine.close()
         return result
+    }
+
+    /// Throws `LogError(.noLog)` when the data directory has no log: a command that writes
+    /// must not create one there.
+    static func requireLog(_ invocation: Invocation) throws {
+        _ = try LogReader(directory: invocation.logDirectory)
     }
 
     static func recompute(_ invocation: Invocation) throws -> ExitStatus {
@@ -373,7 +379,8 @@ enum ProjectionCommands {
 
     static func verify(_ invocation: Invocation) throws -> ExitStatus {
         try invocation.allowOnly([])
-        let result = try withEngine(invocation, writing: true) { try $0.verify(progress: progress(invocation)) }
+        try requireLog(invocation)
+        let result = try RecountEngine.verify(directory: invocation.dataDirectory, progress: progress(invocation))
         if invocation.json {
             Output.jsonLine(
                 [

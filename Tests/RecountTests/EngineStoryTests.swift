@@ -320,6 +320,13 @@ import Testing
             #expect(engine.digest() == digest)
             #expect(try engine.verify().matches)
             try engine.close()
+
+            // Verifying a directory opens its engine for writing and closes it before the
+            // replay: the digests agree and the directory is free again.
+            let verified = try RecountEngine.verify(directory: directory)
+            #expect(verified.matches && verified.stored == digest && verified.replay.records == 60)
+            engine = try RecountEngine(directory: directory)
+            try engine.close()
         }
     }
 

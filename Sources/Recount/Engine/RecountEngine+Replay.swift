@@ -66,9 +66,32 @@ extension RecountEngine {
     /// Checks every log frame, recomputes the engine's dirty days, replays the log from scratch
     /// into memory and compares the two digests.
     public func verify(progress: ((Int) -> Void)? = nil) throws -> VerifyResult {
+        let stored = try storedDigest()
+        return VerifyResult(
+            log: stored.log, stored: stored.digest, replay: try Self.replay(stored.reader, progress: progress))
+    }
+
+    /// `verify` of the data directory `directory`, whose engine is opened for writing (so no
+    /// record is appended meanwhile) and closed before the replay: its projections and the
+    /// replay's are never in memory together, and the replay reads the log as the engine saw it.
+    /// - Throws: `LogError` when the log is locked by another writer, damaged or unreadable.
+    public static func verify(directory: String, progress: ((Int) -> Void)? = nil) throws -> VerifyResult {
+        let stored = try {
+            let engine = try RecountEngine(directory: directory)
+            let stored = try engine.storedDigest()
+            try engine.close()
+            return stored
+        }()
+        return VerifyResult(
+            log: stored.log, stored: stored.digest, replay: try replay(stored.reader, progress: progress))
+    }
+
+    /// Checks every log frame and recomputes the dirty days; the projections' digest, with the
+    /// log snapshot they cover.
+    private func storedDigest() throws -> (log: LogStats, digest: String, reader: LogReader) {
         let reader = try logReader()
         let stats = try reader.check()
         try recompute()
-        return VerifyResult(log: stats, stored: digest(), replay: try Self.replay(reader, progress: progress))
+        return (stats, digest(), reader)
     }
 }
