@@ -23,15 +23,25 @@ package enum Rollup {
         metric: Metric, day: CivilDay, samples: [LiveSample], priority: SourcePriority,
         zones: ZoneOffsets
     ) -> RollupCell {
+        var scratch = MergeScratch()
+        return compute(metric: metric, day: day, samples: samples, priority: priority, zones: zones, &scratch)
+    }
+
+    /// Rebuilds a cell, as `compute(metric:day:samples:priority:zones:)` does, reusing the
+    /// arrays of `scratch` (a recompute passes the same one for every cell).
+    static func compute(
+        metric: Metric, day: CivilDay, samples: [LiveSample], priority: SourcePriority,
+        zones: ZoneOffsets, _ scratch: inout MergeScratch
+    ) -> RollupCell {
         let order = canonicalOrder(of: samples, metric: metric)
         switch metric {
         case .steps, .distance, .activeEnergy:
             return mergeSum(
                 metric: metric, day: day, samples: samples, order: order, priority: priority,
-                zones: zones)
+                zones: zones, &scratch)
         case .sleep:
             return mergeSleep(
-                day: day, samples: samples, order: order, priority: priority, zones: zones)
+                day: day, samples: samples, order: order, priority: priority, zones: zones, &scratch)
         case .heartRate, .bloodGlucose, .weight:
             return statistics(
                 metric: metric, day: day, samples: samples, order: order, zones: zones)
