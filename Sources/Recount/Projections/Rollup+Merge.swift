@@ -354,11 +354,13 @@ extension Rollup {
     }
 }
 
-/// Arrays the merges reuse from one cell to the next, so that a recompute allocates almost
+/// Arrays a rollup's computation reuses from one cell to the next, so that a recompute allocates almost
 /// none per cell: allocating an array cost a generic metadata lookup as well as `malloc`, and
 /// those were a sixth of a recompute's instructions. Nothing carries over: each merge empties
 /// or refills what it takes.
 struct MergeScratch {
+    var order: [Int] = []
+    var keys: [UInt64] = []
     fileprivate var events: [UInt64] = []
     fileprivate var later: [UInt64] = []
     fileprivate var pieces: [(from: Int64, to: Int64)] = []
@@ -379,7 +381,7 @@ struct MergeScratch {
 
 extension Array {
     /// This array's storage, emptied, for reuse; the array itself is left empty.
-    fileprivate mutating func takeEmptied() -> [Element] {
+    mutating func takeEmptied() -> [Element] {
         var taken: [Element] = []
         swap(&taken, &self)
         taken.removeAll(keepingCapacity: true)

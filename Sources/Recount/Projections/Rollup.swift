@@ -33,7 +33,9 @@ package enum Rollup {
         metric: Metric, day: CivilDay, samples: [LiveSample], priority: SourcePriority,
         zones: ZoneOffsets, _ scratch: inout MergeScratch
     ) -> RollupCell {
-        let order = canonicalOrder(of: samples, metric: metric)
+        var order = scratch.order.takeEmptied()
+        defer { scratch.order = order }
+        canonicalOrder(of: samples, metric: metric, into: &order, &scratch)
         switch metric {
         case .steps, .distance, .activeEnergy:
             return mergeSum(
@@ -56,7 +58,9 @@ package enum Rollup {
     /// The usual case sorts plain integers (the start relative to the earliest, then the index)
     /// and then sorts each run of equal starts by the whole order; huge inputs or spans fall back
     /// to sorting by the whole order at once.
-    static func canonicalOrder(of samples: [LiveSample], metric: Metric) -> [Int] {
+    static func canonicalOrder(
+        of samples: [LiveSample], metric: Metric, into order: inout [Int], _ scratch: inout MergeScratch
+    ) {
         let precedes = { (a: Int, b: Int) -> Bool in
             let x = samples[a]
             let y = samples[b]
@@ -71,20 +75,22 @@ package enum Rollup {
             earliest = min(earliest, samples[index].startMillis)
             latest = max(latest, samples[index].startMillis)
         }
-        guard earliest <= latest else { return [] }
+        guard earliest <= latest else { return }
         let indexBits = 20
         let span = latest.subtractingReportingOverflow(earliest)
         guard samples.count < 1 << indexBits, !span.overflow, span.partialValue < 1 << (63 - indexBits)
         else {
-            return samples.indices.filter { samples[$0].metric == metric }.sorted(by: precedes)
+            order.append(contentsOf: samples.indices.filter { samples[$0].metric == metric })
+            order.sort(by: precedes)
+            return
         }
-        var keys: [UInt64] = []
-        keys.reserveCapacity(samples.count)
+        var keys = scratch.keys.takeEmptied()
+        defer { scratch.keys = keys }
         for index in samples.indices where samples[index].metric == metric {
             keys.append(UInt64(samples[index].startMillis - earliest) << indexBits | UInt64(index))
         }
         keys.sort()
-        var order = keys.map { Int($0 & (1 << indexBits - 1)) }
+        for key in keys { order.append(Int(key & (1 << indexBits - 1))) }
         var runStart = 0
         while runStart < order.count {
             let start = samples[order[runStart]].startMillis
@@ -93,7 +99,6 @@ package enum Rollup {
             if runEnd - runStart > 1 { order[runStart..<runEnd].sort(by: precedes) }
             runStart = runEnd
         }
-        return order
     }
 
     /// The local date of a sample's start (`.startDay`).
