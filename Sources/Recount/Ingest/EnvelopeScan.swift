@@ -53,6 +53,9 @@ package struct EnvelopeScan {
         reader.skipWhitespace()
         guard reader.next(is: 0x7B) else { return nil }  // {
         var scan = EnvelopeScan(bytes: reader.bytes)
+        // Room for an envelope's usual members at once: growing from one by doubling copied
+        // them three or four times.
+        scan.root.members.reserveCapacity(8)
         reader.skipWhitespace()
         if !reader.next(is: 0x7D) {  // }
             repeat {
@@ -87,6 +90,8 @@ package struct EnvelopeScan {
     private static func scanSamples(_ reader: inout JSONReader) throws(JSONReadFailure) -> [SampleFields]? {
         reader.index &+= 1  // [
         var samples: [SampleFields] = []
+        // As for the root's members: most envelopes hold a few samples.
+        samples.reserveCapacity(8)
         var order = SampleFields.MemberOrder()
         reader.skipWhitespace()
         if reader.next(is: 0x5D) { return samples }  // ]
