@@ -5,9 +5,6 @@
 package struct CellMembers: Sendable {
     private var table = FlatTable<Projections.CellKey>()
     private var members: [[UInt32]] = []
-    /// The cell `insert` found last and its number (a cache: an envelope's samples mostly
-    /// share a cell, and the table's buckets are a cache miss each in a large table).
-    private var lastInserted: (cell: Projections.CellKey, number: Int)?
 
     package init() {}
 
@@ -24,9 +21,7 @@ package struct CellMembers: Sendable {
     /// Adds a sample to a cell. A sample counting twice towards one day (a clock turned back
     /// across midnight) is added once: its days come one after another, so it would be last.
     mutating func insert(_ sample: Int, into cell: Projections.CellKey) {
-        let (number, inserted) =
-            if let last = lastInserted, last.cell == cell { (last.number, false) } else { table.insert(cell) }
-        lastInserted = (cell, number)
+        let (number, inserted) = table.insert(cell)
         if inserted {
             // Room for a few samples at once: growing from one by doubling reallocated each
             // cell's list three or four times.

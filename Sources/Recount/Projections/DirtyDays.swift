@@ -18,9 +18,6 @@ package struct DirtyDays: Sendable {
     private var table = FlatTable<Key>()
     /// The position of the last change of each day, by the day's number in `table`.
     private var positions: [UInt64] = []
-    /// The day `mark` found last and its number (a cache: an envelope's samples mostly fall on
-    /// one day, and the table's buckets are a cache miss each in a large set).
-    private var lastMarked: (key: Key, number: Int)?
 
     package init() {}
 
@@ -39,9 +36,7 @@ package struct DirtyDays: Sendable {
     /// - Returns: whether the day was clean before.
     @discardableResult
     package mutating func mark(_ key: Key, at position: UInt64) -> Bool {
-        let (number, inserted) =
-            if let last = lastMarked, last.key == key { (last.number, false) } else { table.insert(key) }
-        lastMarked = (key, number)
+        let (number, inserted) = table.insert(key)
         if inserted {
             positions.append(position)
         } else if position > positions[number] {
@@ -55,7 +50,6 @@ package struct DirtyDays: Sendable {
         defer {
             table.removeAll()
             positions.removeAll(keepingCapacity: true)
-            lastMarked = nil
         }
         return days
     }

@@ -30,16 +30,11 @@ extension Projections {
         // Cells come by user and metric, and a user's cells mostly share their sources: the
         // ranking of the cell before is reused when it ranked the same sources.
         var ranked: (user: UInt32, metric: Metric, sources: [SourceID], priority: SourcePriority)?
-        var scratch = MergeScratch()
-        var samples: [LiveSample] = []
-        var involved: [SourceID] = []
         for (place, (key, version)) in dirtied.enumerated() where place == 0 || dirtied[place - 1].cell != key {
             let old = rollups[key]
             guard version >= (old?.version ?? 0) else { continue }
-            // Both arrays keep their storage from cell to cell.
-            samples.removeAll(keepingCapacity: true)
-            for member in cells.members(of: key) { samples.append(index.liveSample(Int(member))) }
-            involved.removeAll(keepingCapacity: true)
+            let samples = cells.members(of: key).map { index.liveSample(Int($0)) }
+            var involved: [SourceID] = []
             for sample in samples where !involved.contains(sample.source) { involved.append(sample.source) }
             involved.sort()
             let priority: SourcePriority
@@ -52,7 +47,7 @@ extension Projections {
             let new = StoredRollup(
                 cell: Rollup.compute(
                     metric: key.metric, day: key.day, samples: samples, priority: priority,
-                    zones: zones, &scratch),
+                    zones: zones),
                 version: version)
             store(new, at: key)
             changes.append(CellChange(key: key, old: old, new: new))

@@ -48,21 +48,13 @@ extension Rollup {
         }
     }
 
-    /// The sources present, highest priority first; each sample's local rank among them goes
-    /// into `rank` (by place in `order`).
+    /// The sources present, highest priority first, and each sample's local rank among them.
     private static func localRanks(
-        samples: [LiveSample], order: [Int], priority: SourcePriority, rank: inout [Int],
-        _ scratch: inout MergeScratch
-    ) -> [SourceID] {
-        var distinct = scratch.distinct.takeEmptied()
-        var slot = scratch.slot.takeEmptied()
-        var byPriority = scratch.byPriority.takeEmptied()
-        var rankOfSlot = scratch.rankOfSlot.takeEmptied()
-        defer {
-            (scratch.distinct, scratch.slot, scratch.byPriority, scratch.rankOfSlot) = (
-                distinct, slot, byPriority, rankOfSlot
-            )
-        }
+        samples: [LiveSample], order: [Int], priority: SourcePriority
+    ) -> (sources: [SourceID], rank: [Int]) {
+        var distinct: [SourceID] = []
+        var slot: [Int] = []
+        slot.reserveCapacity(order.count)
         var last = -1
         for index in order {
             let source = samples[index].source
@@ -75,13 +67,12 @@ extension Rollup {
             }
             slot.append(last)
         }
-        byPriority.append(contentsOf: distinct.indices)
-        byPriority.sort { priority.key(of: distinct[$0]) < priority.key(of: distinct[$1]) }
-        rankOfSlot.reset(count: distinct.count, to: 0)
+        let byPriority = distinct.indices.sorted {
+            priority.key(of: distinct[$0]) < priority.key(of: distinct[$1])
+        }
+        var rankOfSlot = [Int](repeating: 0, count: distinct.count)
         for (rank, slot) in byPriority.enumerated() { rankOfSlot[slot] = rank }
-        rank.removeAll(keepingCapacity: true)
-        for place in slot { rank.append(rankOfSlot[place]) }
-        return byPriority.map { distinct[$0] }
+        return (byPriority.map { distinct[$0] }, slot.map { rankOfSlot[$0] })
     }
 
     /// The winning rank among covering counters: the first with a positive count, or `-1`.
@@ -96,38 +87,25 @@ extension Rollup {
     /// source covers its instant.
     static func mergeSum(
         metric: Metric, day: CivilDay, samples: [LiveSample], order: [Int], priority: SourcePriority,
-        zones: ZoneOffsets, _ scratch: inout MergeScratch
+        zones: ZoneOffsets
     ) -> RollupCell {
         let n = order.count
         precondition(n < 1 << (payloadBits - 1), "too many samples in one rollup cell")
-        var rank = scratch.rank.takeEmptied()
-        let sources = localRanks(samples: samples, order: order, priority: priority, rank: &rank, &scratch)
+        let (sources, rank) = localRanks(samples: samples, order: order, priority: priority)
         let k = sources.count
-        var events = scratch.events.takeEmptied()
-        var later = scratch.later.takeEmptied()
-        var pieces = scratch.pieces.takeEmptied()
-        var duration = scratch.duration.takeEmptied()
-        var rows = scratch.rows.takeEmptied()
-        var instantWinner = scratch.instantWinner.takeEmptied()
-        var cover = scratch.cover.takeEmptied()
-        var won = scratch.won.takeEmptied()
-        var tally = scratch.tally
-        scratch.tally = Tally()
-        defer {
-            (scratch.rank, scratch.events, scratch.later, scratch.pieces) = (rank, events, later, pieces)
-            (scratch.duration, scratch.rows, scratch.instantWinner) = (duration, rows, instantWinner)
-            (scratch.cover, scratch.won, scratch.tally) = (cover, won, tally)
-        }
         // Any part of the day lies within a day of its local midnight read as UTC.
         let window = Window(around: day, daysBefore: 2, daysAfter: 3)
 
         // Events, and each sample's whole (capped) duration; 0 marks an instantaneous sample.
         // Cover starts come in canonical order, already sorted; the ends and the rest are kept
         // apart and appended after them, so the sort mostly merges a few sorted runs.
+        var events: [UInt64] = []
         events.reserveCapacity(2 * n)
+        var later: [UInt64] = []
         later.reserveCapacity(n)
+        var pieces: [(from: Int64, to: Int64)] = []
         var pieceCount = 0
-        duration.reset(count: n, to: 0)
+        var duration = [Int64](repeating: 0, count: n)
         for place in 0..<n {
             let sample = samples[order[place]]
             guard sample.endMillis > sample.startMillis else {
@@ -178,11 +156,11 @@ extension Rollup {
         events.sort()
 
         // rows[place * k + w]: the milliseconds of the sample's day parts that source `w` won.
-        rows.reset(count: n * k, to: 0)
+        var rows = [Int64](repeating: 0, count: n * k)
         // The winning rank at each instantaneous sample, -1 when it is not on the day.
-        instantWinner.reset(count: n, to: -1)
-        cover.reset(count: k, to: 0)
-        won.reset(count: k, to: 0)
+        var instantWinner = [Int](repeating: -1, count: n)
+        var cover = [Int32](repeating: 0, count: k)
+        var won = [Int64](repeating: 0, count: k)
         cover.withUnsafeMutableBufferPointer { cover in
             won.withUnsafeMutableBufferPointer { won in
                 rows.withUnsafeMutableBufferPointer { rows in
@@ -232,7 +210,7 @@ extension Rollup {
         }
 
         // Amounts, sample by sample in canonical order.
-        tally.reset(sources: sources)
+        var tally = Tally(sources: sources)
         var total = 0.0
         var count = 0
         for place in 0..<n {
@@ -270,34 +248,24 @@ extension Rollup {
     /// instant the highest-priority source with any sleep sample covering it decides.
     static func mergeSleep(
         day: CivilDay, samples: [LiveSample], order: [Int], priority: SourcePriority,
-        zones: ZoneOffsets, _ scratch: inout MergeScratch
+        zones: ZoneOffsets
     ) -> RollupCell {
         let n = order.count
         precondition(n < 1 << payloadBits, "too many samples in one rollup cell")
-        var rank = scratch.rank.takeEmptied()
-        let sources = localRanks(samples: samples, order: order, priority: priority, rank: &rank, &scratch)
+        let (sources, rank) = localRanks(samples: samples, order: order, priority: priority)
         let k = sources.count
-        var events = scratch.events.takeEmptied()
-        var ends = scratch.later.takeEmptied()
-        var countsAsleep = scratch.countsAsleep.takeEmptied()
-        var cover = scratch.cover.takeEmptied()
-        var asleep = scratch.asleep.takeEmptied()
-        var tally = scratch.tally
-        scratch.tally = Tally()
-        defer {
-            (scratch.rank, scratch.events, scratch.later, scratch.countsAsleep) = (rank, events, ends, countsAsleep)
-            (scratch.cover, scratch.asleep, scratch.tally) = (cover, asleep, tally)
-        }
         // A sleep sample of the day ends within a day or so of it and lasts at most 366 days.
         let window = Window(around: day, daysBefore: 369, daysAfter: 3)
 
         // Starts in canonical order (a sorted run), then the ends, as in `mergeSum`.
+        var events: [UInt64] = []
         events.reserveCapacity(2 * n)
+        var ends: [UInt64] = []
         ends.reserveCapacity(n)
         // Whether each sample is asleep and on the day.
-        countsAsleep.reset(count: n, to: false)
+        var countsAsleep = [Bool](repeating: false, count: n)
         var count = 0
-        tally.reset(sources: sources)
+        var tally = Tally(sources: sources)
         for place in 0..<n {
             let sample = samples[order[place]]
             if sleepDay(of: sample, zones: zones) == day {
@@ -316,8 +284,8 @@ extension Rollup {
         events.append(contentsOf: ends)
         events.sort()
 
-        cover.reset(count: k, to: 0)
-        asleep.reset(count: k, to: 0)
+        var cover = [Int32](repeating: 0, count: k)
+        var asleep = [Int32](repeating: 0, count: k)
         var previous = events.first.map(window.time) ?? 0
         cover.withUnsafeMutableBufferPointer { cover in
             asleep.withUnsafeMutableBufferPointer { asleep in
@@ -354,75 +322,28 @@ extension Rollup {
     }
 }
 
-/// Arrays a rollup's computation reuses from one cell to the next, so that a recompute allocates almost
-/// none per cell: allocating an array cost a generic metadata lookup as well as `malloc`, and
-/// those were a sixth of a recompute's instructions. Nothing carries over: each merge empties
-/// or refills what it takes.
-struct MergeScratch {
-    var order: [Int] = []
-    var keys: [UInt64] = []
-    fileprivate var events: [UInt64] = []
-    fileprivate var later: [UInt64] = []
-    fileprivate var pieces: [(from: Int64, to: Int64)] = []
-    fileprivate var duration: [Int64] = []
-    fileprivate var rows: [Int64] = []
-    fileprivate var instantWinner: [Int] = []
-    fileprivate var cover: [Int32] = []
-    fileprivate var won: [Int64] = []
-    fileprivate var asleep: [Int32] = []
-    fileprivate var countsAsleep: [Bool] = []
-    fileprivate var rank: [Int] = []
-    fileprivate var distinct: [SourceID] = []
-    fileprivate var slot: [Int] = []
-    fileprivate var byPriority: [Int] = []
-    fileprivate var rankOfSlot: [Int] = []
-    fileprivate var tally = Tally()
-}
-
-extension Array {
-    /// This array's storage, emptied, for reuse; the array itself is left empty.
-    mutating func takeEmptied() -> [Element] {
-        var taken: [Element] = []
-        swap(&taken, &self)
-        taken.removeAll(keepingCapacity: true)
-        return taken
-    }
-
-    /// Empties the array, keeping its storage, and fills it with `count` copies of `value`.
-    fileprivate mutating func reset(count: Int, to value: Element) {
-        // Cells in a row mostly have as many sources as the one before: fill in place then.
-        if self.count != count {
-            removeAll(keepingCapacity: true)
-            append(contentsOf: repeatElement(value, count: count))
-        } else {
-            withUnsafeMutableBufferPointer { $0.update(repeating: value) }
-        }
-    }
-}
-
 /// Per-source counted and suppressed amounts of one merge, indexed by local rank.
 private struct Tally {
-    var sources: [SourceID] = []
-    var samples: [Int] = []
-    var counted: [Double] = []
-    var countedMillis: [Int64] = []
-    var suppressed: [Double] = []
-    var suppressedMillis: [Int64] = []
+    var sources: [SourceID]
+    var samples: [Int]
+    var counted: [Double]
+    var countedMillis: [Int64]
+    var suppressed: [Double]
+    var suppressedMillis: [Int64]
     /// `[source * k + winner]`: what `winner` suppressed of `source`, and how often.
-    var suppressedAmount: [Double] = []
-    var suppressedTimes: [Int] = []
+    var suppressedAmount: [Double]
+    var suppressedTimes: [Int]
 
-    /// Zeroes every figure for `sources`, keeping the arrays' storage.
-    mutating func reset(sources: [SourceID]) {
+    init(sources: [SourceID]) {
         let k = sources.count
         self.sources = sources
-        samples.reset(count: k, to: 0)
-        counted.reset(count: k, to: 0)
-        countedMillis.reset(count: k, to: 0)
-        suppressed.reset(count: k, to: 0)
-        suppressedMillis.reset(count: k, to: 0)
-        suppressedAmount.reset(count: k * k, to: 0)
-        suppressedTimes.reset(count: k * k, to: 0)
+        samples = [Int](repeating: 0, count: k)
+        counted = [Double](repeating: 0, count: k)
+        countedMillis = [Int64](repeating: 0, count: k)
+        suppressed = [Double](repeating: 0, count: k)
+        suppressedMillis = [Int64](repeating: 0, count: k)
+        suppressedAmount = [Double](repeating: 0, count: k * k)
+        suppressedTimes = [Int](repeating: 0, count: k * k)
     }
 
     /// Adds what source `source` had where `winner` decided.

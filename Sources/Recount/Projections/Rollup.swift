@@ -23,27 +23,15 @@ package enum Rollup {
         metric: Metric, day: CivilDay, samples: [LiveSample], priority: SourcePriority,
         zones: ZoneOffsets
     ) -> RollupCell {
-        var scratch = MergeScratch()
-        return compute(metric: metric, day: day, samples: samples, priority: priority, zones: zones, &scratch)
-    }
-
-    /// Rebuilds a cell, as `compute(metric:day:samples:priority:zones:)` does, reusing the
-    /// arrays of `scratch` (a recompute passes the same one for every cell).
-    static func compute(
-        metric: Metric, day: CivilDay, samples: [LiveSample], priority: SourcePriority,
-        zones: ZoneOffsets, _ scratch: inout MergeScratch
-    ) -> RollupCell {
-        var order = scratch.order.takeEmptied()
-        defer { scratch.order = order }
-        canonicalOrder(of: samples, metric: metric, into: &order, &scratch)
+        let order = canonicalOrder(of: samples, metric: metric)
         switch metric {
         case .steps, .distance, .activeEnergy:
             return mergeSum(
                 metric: metric, day: day, samples: samples, order: order, priority: priority,
-                zones: zones, &scratch)
+                zones: zones)
         case .sleep:
             return mergeSleep(
-                day: day, samples: samples, order: order, priority: priority, zones: zones, &scratch)
+                day: day, samples: samples, order: order, priority: priority, zones: zones)
         case .heartRate, .bloodGlucose, .weight:
             return statistics(
                 metric: metric, day: day, samples: samples, order: order, zones: zones)
@@ -58,9 +46,7 @@ package enum Rollup {
     /// The usual case sorts plain integers (the start relative to the earliest, then the index)
     /// and then sorts each run of equal starts by the whole order; huge inputs or spans fall back
     /// to sorting by the whole order at once.
-    static func canonicalOrder(
-        of samples: [LiveSample], metric: Metric, into order: inout [Int], _ scratch: inout MergeScratch
-    ) {
+    static func canonicalOrder(of samples: [LiveSample], metric: Metric) -> [Int] {
         let precedes = { (a: Int, b: Int) -> Bool in
             let x = samples[a]
             let y = samples[b]
@@ -75,22 +61,20 @@ package enum Rollup {
             earliest = min(earliest, samples[index].startMillis)
             latest = max(latest, samples[index].startMillis)
         }
-        guard earliest <= latest else { return }
+        guard earliest <= latest else { return [] }
         let indexBits = 20
         let span = latest.subtractingReportingOverflow(earliest)
         guard samples.count < 1 << indexBits, !span.overflow, span.partialValue < 1 << (63 - indexBits)
         else {
-            order.append(contentsOf: samples.indices.filter { samples[$0].metric == metric })
-            order.sort(by: precedes)
-            return
+            return samples.indices.filter { samples[$0].metric == metric }.sorted(by: precedes)
         }
-        var keys = scratch.keys.takeEmptied()
-        defer { scratch.keys = keys }
+        var keys: [UInt64] = []
+        keys.reserveCapacity(samples.count)
         for index in samples.indices where samples[index].metric == metric {
             keys.append(UInt64(samples[index].startMillis - earliest) << indexBits | UInt64(index))
         }
         keys.sort()
-        for key in keys { order.append(Int(key & (1 << indexBits - 1))) }
+        var order = keys.map { Int($0 & (1 << indexBits - 1)) }
         var runStart = 0
         while runStart < order.count {
             let start = samples[order[runStart]].startMillis
@@ -99,6 +83,7 @@ package enum Rollup {
             if runEnd - runStart > 1 { order[runStart..<runEnd].sort(by: precedes) }
             runStart = runEnd
         }
+        return order
     }
 
     /// The local date of a sample's start (`.startDay`).
