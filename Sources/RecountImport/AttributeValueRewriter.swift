@@ -50,8 +50,11 @@ struct AttributeValueRewriter {
     private var rewritten: [Rewritten] = []
     /// The first value of `rewritten` not taken.
     private var next = 0
-    /// The decoded bytes of the values in `rewritten`.
+    /// The decoded bytes of the values in `rewritten`, in its first `decodedCount` bytes (the
+    /// others are room for the next values).
     fileprivate(set) var decoded: [UInt8] = []
+    /// How many bytes of `decoded` are used.
+    fileprivate var decodedCount = 0
 
     /// Creates a rewriter for a document, from its first byte.
     /// - Parameter enabled: `false` to pass every byte through unchanged.
@@ -89,11 +92,14 @@ struct AttributeValueRewriter {
         guard next > 0 else { return }
         if next == rewritten.count {
             rewritten.removeAll(keepingCapacity: true)
-            decoded.removeAll(keepingCapacity: true)
+            decodedCount = 0
         } else {
             let shift = rewritten[next].decoded.lowerBound
             rewritten.removeSubrange(0..<next)
-            decoded.removeSubrange(0..<shift)
+            decoded.withUnsafeMutableBufferPointer { decoded in
+                _ = memmove(decoded.baseAddress!, decoded.baseAddress! + shift, decodedCount - shift)
+            }
+            decodedCount -= shift
             for index in rewritten.indices {
                 let range = rewritten[index].decoded
                 rewritten[index].decoded = (range.lowerBound - shift)..<(range.upperBound - shift)
@@ -137,16 +143,17 @@ struct AttributeValueRewriter {
         return (lexer.read, lexer.written)
     }
 
-    /// Keeps a value rewritten at an offset of the rewritten stream, whose decoded bytes
-    /// start at `start` in `decoded`.
-    fileprivate mutating func keep(offset: Int, decodedFrom start: Int) {
-        rewritten.append(Rewritten(offset: offset, decoded: start..<start))
+    /// Makes room in `decoded` for `count` more bytes.
+    fileprivate mutating func reserveDecoded(_ count: Int) {
+        guard decodedCount + count > decoded.count else { return }
+        decoded.append(contentsOf: repeatElement(0, count: max(count, decoded.count, 4096)))
     }
 
-    /// Ends the decoded bytes of the value kept last at `end`.
-    fileprivate mutating func finishDecoded(at end: Int) {
-        decoded.removeSubrange(end...)
-        rewritten[rewritten.count - 1].decoded = rewritten[rewritten.count - 1].decoded.lowerBound..<end
+    /// Keeps a value rewritten at an offset of the rewritten stream, whose decoded bytes were
+    /// written to `decoded` from `decodedCount` to `end`.
+    fileprivate mutating func keep(offset: Int, decodedUpTo end: Int) {
+        rewritten.append(Rewritten(offset: offset, decoded: decodedCount..<end))
+        decodedCount = end
     }
 }
 
@@ -325,6 +332,13 @@ private struct Lexer {
     /// - Returns: `false` when there is none, or the buffer ends in it.
     func name(_ index: inout Int, prefixed: inout Bool) -> Bool {
         let start = index
+        // Eight bytes at once while none is below `?`: everything that ends a name is.
+        while index + 8 <= count {
+            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            guard (word &- 0x3F &* ones) & ~word & (0x80 &* ones) == 0 else { break }
+            index += 8
+        }
         while index < count {
             let byte = base[index]
             // Letters, `_` and non-ASCII bytes; everything that ends a name is below `A`.
@@ -347,14 +361,20 @@ private struct Lexer {
         return false
     }
 
-    /// Whether eight bytes may hold one that libxml2 decodes: non-ASCII, a control character,
-    /// `&` or `<` (never `false` when one does).
-    static func mayNeedDecoding(_ word: UInt64) -> Bool {
+    /// The bytes libxml2 would decode among eight (the first at the lowest address): non-ASCII,
+    /// control characters, `&` and `<`. The lowest byte flagged (bit 7 set) is the first such;
+    /// bytes after it may be flagged without being one.
+    static func decodedBytes(_ word: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
-        func hasZeroByte(_ word: UInt64) -> UInt64 { (word &- ones) & ~word & highs }
+        func zeroBytes(_ word: UInt64) -> UInt64 { (word &- ones) & ~word & highs }
         let controls = (word &- 0x20 &* ones) & ~word & highs
-        return (word & highs) | controls | hasZeroByte(word ^ (0x26 &* ones)) | hasZeroByte(word ^ (0x3C &* ones)) != 0
+        return (word & highs) | controls | zeroBytes(word ^ (0x26 &* ones)) | zeroBytes(word ^ (0x3C &* ones))
+    }
+
+    /// The eight bytes at `index`, the first as the lowest.
+    func word(at index: Int) -> UInt64 {
+        UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
     }
 
     /// Lexes an attribute value and rewrites it when it is plain text that libxml2 would decode.
@@ -372,9 +392,13 @@ private struct Lexer {
         // Bytes the value loses once rewritten: all but one of each non-ASCII character's.
         var shrinkage = 0
         while index < end {
-            if index + 8 <= end, !Self.mayNeedDecoding(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)) {
-                index += 8
-                continue
+            if index + 8 <= end {
+                let decoded = Self.decodedBytes(word(at: index))
+                guard decoded != 0 else {
+                    index += 8
+                    continue
+                }
+                index += decoded.trailingZeroBitCount >> 3
             }
             let byte = base[index]
             if byte >= 0x20 && byte < 0x80 && byte != UInt8(ascii: "&") && byte != UInt8(ascii: "<") {
@@ -405,9 +429,9 @@ private struct Lexer {
     /// with each entity reference replaced by its character.
     mutating func rewrite(_ range: Range<Int>, into rewriter: inout AttributeValueRewriter) {
         copy(upTo: range.lowerBound)
-        let decodedStart = rewriter.decoded.count
-        rewriter.decoded.append(contentsOf: UnsafeBufferPointer(start: base + range.lowerBound, count: range.count))
-        rewriter.keep(offset: streamOffset + written, decodedFrom: decodedStart)
+        let offset = streamOffset + written
+        rewriter.reserveDecoded(range.count)
+        let decodedStart = rewriter.decodedCount
         let base = self.base
         let end = range.upperBound
         var index = range.lowerBound
@@ -417,16 +441,23 @@ private struct Lexer {
             var decodedEnd = decodedStart
             while index < end {
                 if index + 8 <= end {
-                    // Eight plain bytes at once: read before either write, which ends at or before `index + 8`.
-                    let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
-                    if !Self.mayNeedDecoding(word) {
-                        UnsafeMutableRawPointer(base + output).storeBytes(of: word, as: UInt64.self)
-                        UnsafeMutableRawPointer(decoded + decodedEnd).storeBytes(of: word, as: UInt64.self)
-                        index += 8
-                        output += 8
-                        decodedEnd += 8
-                        continue
+                    // Eight plain bytes at once (read before either write, which ends at or before
+                    // `index + 8`), else the plain ones before the first byte to decode.
+                    let word = word(at: index)
+                    let plain = Self.decodedBytes(word).trailingZeroBitCount >> 3
+                    if plain == 8 {
+                        UnsafeMutableRawPointer(base + output).storeBytes(of: word.littleEndian, as: UInt64.self)
+                        UnsafeMutableRawPointer(decoded + decodedEnd).storeBytes(of: word.littleEndian, as: UInt64.self)
+                    } else {
+                        for offset in 0..<plain {
+                            decoded[decodedEnd + offset] = base[index + offset]
+                            base[output + offset] = base[index + offset]
+                        }
                     }
+                    index += plain
+                    output += plain
+                    decodedEnd += plain
+                    if plain == 8 { continue }
                 }
                 let byte = base[index]
                 if byte < 0x80 {
@@ -458,7 +489,7 @@ private struct Lexer {
         }
         read = end
         written = output
-        rewriter.finishDecoded(at: decodedEnd)
+        rewriter.keep(offset: offset, decodedUpTo: decodedEnd)
     }
 
     /// The predefined entity reference at `bytes` (`&lt;`, `&gt;`, `&amp;`, `&quot;`, `&apos;`):
