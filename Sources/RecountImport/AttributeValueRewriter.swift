@@ -55,6 +55,10 @@ struct AttributeValueRewriter {
     fileprivate(set) var decoded: [UInt8] = []
     /// How many bytes of `decoded` are used.
     fileprivate var decodedCount = 0
+    /// The attributes of the start tag being restored, five pointers each, as libxml2's.
+    private var restoredAttributes: [UnsafePointer<UInt8>?] = []
+    /// Its values restored: attribute index and decoded bytes.
+    private var restoredValues: [(index: Int, decoded: Range<Int>)] = []
 
     /// Creates a rewriter for a document, from its first byte.
     /// - Parameter enabled: `false` to pass every byte through unchanged.
@@ -71,6 +75,43 @@ struct AttributeValueRewriter {
     /// Whether values rewritten are waiting to be taken.
     var hasRewrittenValues: Bool { next < rewritten.count }
 
+    /// Lends `body` a start tag's attributes with the values rewritten replaced by their decoded
+    /// bytes (the values are taken).
+    /// - Parameters:
+    ///   - attributes: the tag's attributes as libxml2 hands them over, five pointers each (local
+    ///     name, prefix, URI, value start, value end).
+    ///   - count: how many attributes.
+    ///   - offset: the offset in the rewritten stream of a pointer into libxml2's input, or -1
+    ///     when it points elsewhere (a value libxml2 decoded into a copy).
+    ///   - tagEnd: the offset of the tag's end in the rewritten stream.
+    ///   - body: reads the attributes, valid only during the call.
+    /// - Returns: what `body` returned; `nil`, without calling it, when a value rewritten before
+    ///   the tag's end is not one of its values or an earlier tag's: libxml2 handed it over as a
+    ///   copy, and the `x`s it read would be reported.
+    mutating func restoringValues<Result>(
+        of attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>, count: Int,
+        offset: (UnsafePointer<UInt8>?) -> Int, tagEnd: () -> Int,
+        _ body: (UnsafeMutablePointer<UnsafePointer<UInt8>?>) -> Result
+    ) -> Result? {
+        guard hasRewrittenValues else { return body(attributes) }
+        restoredValues.removeAll(keepingCapacity: true)
+        for index in 0..<count {
+            let start = offset(attributes[5 &* index &+ 3])
+            if start >= 0, let decoded = takeValue(at: start) { restoredValues.append((index, decoded)) }
+        }
+        if next < rewritten.count, rewritten[next].offset < tagEnd() { return nil }
+        guard !restoredValues.isEmpty else { return body(attributes) }
+        restoredAttributes.removeAll(keepingCapacity: true)
+        restoredAttributes.append(contentsOf: UnsafeBufferPointer(start: attributes, count: 5 &* count))
+        return decoded.withUnsafeBufferPointer { decoded in
+            for (index, range) in restoredValues {
+                restoredAttributes[5 &* index &+ 3] = decoded.baseAddress! + range.lowerBound
+                restoredAttributes[5 &* index &+ 4] = decoded.baseAddress! + range.upperBound
+            }
+            return restoredAttributes.withUnsafeMutableBufferPointer { body($0.baseAddress!) }
+        }
+    }
+
     /// Takes the decoded bytes of the value at an offset in the rewritten stream, if it was
     /// rewritten; values at lower offsets, which libxml2 did not report, are dropped.
     /// - Parameter offset: where the value starts in the rewritten stream; asked in increasing order.
@@ -80,11 +121,6 @@ struct AttributeValueRewriter {
         guard next < rewritten.count, rewritten[next].offset == offset else { return nil }
         next += 1
         return rewritten[next - 1].decoded
-    }
-
-    /// Whether a value rewritten before an offset of the rewritten stream was not taken.
-    func hasValueNotTaken(before offset: Int) -> Bool {
-        next < rewritten.count && rewritten[next].offset < offset
     }
 
     /// Forgets the values taken, so their decoded bytes need no room (between two reads of libxml2).

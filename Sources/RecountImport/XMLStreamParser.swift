@@ -156,11 +156,6 @@ final class XMLStreamParser {
     private var reachedEnd = false
     /// Where `staging` starts in the rewritten document libxml2 reads.
     private var stagingOffset = 0
-    /// The attributes of the start tag being reported, with rewritten values replaced by their
-    /// decoded bytes: five pointers per attribute, as libxml2 hands them over.
-    private var restoredAttributes: [UnsafePointer<UInt8>?] = []
-    /// The rewritten values of the start tag being reported: attribute index and decoded bytes.
-    private var restoredValues: [(index: Int, decoded: Range<Int>)] = []
 
     /// Creates a parser.
     /// - Parameters:
@@ -291,39 +286,22 @@ final class XMLStreamParser {
         guard let context, !stopped else { return }
         let line = recount_xml_line(context)
         let column = recount_xml_column(context)
-        if rewriter.hasRewrittenValues, let attributes {
-            restoredValues.removeAll(keepingCapacity: true)
-            for index in 0..<attributeCount {
-                let offset = recount_xml_input_offset(context, attributes[5 &* index &+ 3])
-                if offset >= 0, let decoded = rewriter.takeValue(at: offset) {
-                    restoredValues.append((index, decoded))
-                }
+        if let attributes {
+            // One access to the rewriter for the whole tag (each is checked at run time).
+            let reported: Void? = rewriter.restoringValues(
+                of: attributes, count: attributeCount, offset: { recount_xml_input_offset(context, $0) },
+                tagEnd: { Int(xmlByteConsumed(context)) }
+            ) { restored in
+                report(
+                    XMLStartTag(
+                        localName: localName, prefix: prefix, attributes: restored, attributeCount: attributeCount,
+                        line: line, column: column))
             }
-            // Every value rewritten before the tag's end must be one of its values or an earlier
-            // tag's: one libxml2 handed over as a copy would be reported with the `x`s it read.
-            guard !rewriter.hasValueNotTaken(before: Int(xmlByteConsumed(context))) else {
+            if reported == nil {
                 failure = Failure(line: line, column: column, code: Int(XML_ERR_INTERNAL_ERROR.rawValue))
                 xmlStopParser(context)
-                return
             }
-            if !restoredValues.isEmpty {
-                restoredAttributes.removeAll(keepingCapacity: true)
-                restoredAttributes.append(
-                    contentsOf: UnsafeBufferPointer(start: attributes, count: 5 &* attributeCount))
-                rewriter.decoded.withUnsafeBufferPointer { decoded in
-                    for (index, range) in restoredValues {
-                        restoredAttributes[5 &* index &+ 3] = decoded.baseAddress! + range.lowerBound
-                        restoredAttributes[5 &* index &+ 4] = decoded.baseAddress! + range.upperBound
-                    }
-                    restoredAttributes.withUnsafeMutableBufferPointer { restored in
-                        report(
-                            XMLStartTag(
-                                localName: localName, prefix: prefix, attributes: restored.baseAddress,
-                                attributeCount: attributeCount, line: line, column: column))
-                    }
-                }
-                return
-            }
+            return
         }
         report(
             XMLStartTag(
