@@ -93,16 +93,24 @@ struct AttributeValueRewriter {
         offset: (UnsafePointer<UInt8>?) -> Int, tagEnd: () -> Int,
         _ body: (UnsafeMutablePointer<UnsafePointer<UInt8>?>) -> Result
     ) -> Result? {
-        guard hasRewrittenValues else { return body(attributes) }
-        restoredValues.removeAll(keepingCapacity: true)
+        // Most tags (a record's metadata) have no value rewritten.
+        let end = tagEnd()
+        guard next < rewritten.count, rewritten[next].offset < end else { return body(attributes) }
+        if !restoredValues.isEmpty { restoredValues.removeAll(keepingCapacity: true) }
         for index in 0..<count {
             let start = offset(attributes[5 &* index &+ 3])
-            if start >= 0, let decoded = takeValue(at: start) { restoredValues.append((index, decoded)) }
+            guard start >= 0 else { continue }
+            // A value rewritten before this one and not taken was handed over as a copy.
+            if next < rewritten.count, rewritten[next].offset < start { return nil }
+            if let decoded = takeValue(at: start) { restoredValues.append((index, decoded)) }
         }
-        if next < rewritten.count, rewritten[next].offset < tagEnd() { return nil }
-        guard !restoredValues.isEmpty else { return body(attributes) }
-        restoredAttributes.removeAll(keepingCapacity: true)
-        restoredAttributes.append(contentsOf: UnsafeBufferPointer(start: attributes, count: 5 &* count))
+        if next < rewritten.count, rewritten[next].offset < end { return nil }
+        if restoredAttributes.count < 5 &* count {
+            restoredAttributes.append(contentsOf: repeatElement(nil, count: 5 &* count - restoredAttributes.count))
+        }
+        restoredAttributes.withUnsafeMutableBufferPointer {
+            $0.baseAddress!.update(from: attributes, count: 5 &* count)
+        }
         return decoded.withUnsafeBufferPointer { decoded in
             for (index, range) in restoredValues {
                 restoredAttributes[5 &* index &+ 3] = decoded.baseAddress! + range.lowerBound
@@ -112,12 +120,12 @@ struct AttributeValueRewriter {
         }
     }
 
-    /// Takes the decoded bytes of the value at an offset in the rewritten stream, if it was
-    /// rewritten; values at lower offsets, which libxml2 did not report, are dropped.
-    /// - Parameter offset: where the value starts in the rewritten stream; asked in increasing order.
-    /// - Returns: its decoded bytes' range in `decoded`, or `nil` when it was not rewritten.
+    /// Takes the decoded bytes of the value at an offset in the rewritten stream, if it is the
+    /// next value rewritten.
+    /// - Parameter offset: where the value starts in the rewritten stream.
+    /// - Returns: its decoded bytes' range in `decoded`, or `nil` when it is not the next value
+    ///   rewritten.
     mutating func takeValue(at offset: Int) -> Range<Int>? {
-        while next < rewritten.count, rewritten[next].offset < offset { next += 1 }
         guard next < rewritten.count, rewritten[next].offset == offset else { return nil }
         next += 1
         return rewritten[next - 1].decoded

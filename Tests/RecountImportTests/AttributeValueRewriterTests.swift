@@ -146,4 +146,40 @@ import Testing
         #expect(third.map { String(decoding: rewriter.decoded[$0], as: UTF8.self) } == "é&")
         #expect(!rewriter.hasRewrittenValues)
     }
+
+    /// The handler gets the decoded values; a value libxml2 would hand over as a copy (not in its
+    /// input buffer, so not found by offset) stops the restoration instead of reporting `x`s.
+    @Test(arguments: [false, true])
+    func restoresTheValuesOfATag(firstValueCopied: Bool) throws {
+        var bytes = Array("<?xml version=\"1.0\"?>\n<r a=\"&lt;\" b=\"é\"/>".utf8)
+        var rewriter = AttributeValueRewriter()
+        let (_, written) = bytes.withUnsafeMutableBufferPointer { rewriter.rewrite($0, atEnd: true, offset: 0) }
+        #expect(
+            String(decoding: bytes[0..<written], as: UTF8.self) == "<?xml version=\"1.0\"?>\n<r a=\"xxxx\" b=\"x\"/>")
+        let values: [String]? = bytes.withUnsafeBufferPointer { bytes in
+            let base = bytes.baseAddress!
+            // Local name, prefix, URI, value start and end of `a` (at 28) and `b` (at 37).
+            var attributes: [UnsafePointer<UInt8>?] = [
+                base + 23, nil, nil, base + 28, base + 32, base + 34, nil, nil, base + 37, base + 38,
+            ]
+            return attributes.withUnsafeMutableBufferPointer { attributes in
+                rewriter.restoringValues(
+                    of: attributes.baseAddress!, count: 2,
+                    offset: { pointer in
+                        let offset = base.distance(to: pointer!)
+                        return firstValueCopied && offset == 28 ? -1 : offset
+                    },
+                    tagEnd: { written - 2 }
+                ) { restored in
+                    (0..<2).map {
+                        String(
+                            decoding: UnsafeBufferPointer(
+                                start: restored[5 * $0 + 3]!, count: restored[5 * $0 + 4]! - restored[5 * $0 + 3]!),
+                            as: UTF8.self)
+                    }
+                }
+            }
+        }
+        #expect(values == (firstValueCopied ? nil : ["<", "é"]))
+    }
 }
