@@ -95,16 +95,16 @@ struct AttributeValueRewriter {
     ) -> Result? {
         // Most tags (a record's metadata) have no value rewritten.
         let end = tagEnd()
-        guard next < rewritten.count, rewritten[next].offset < end else { return body(attributes) }
+        guard hasRewrittenValues, rewritten[next].offset < end else { return body(attributes) }
         if !restoredValues.isEmpty { restoredValues.removeAll(keepingCapacity: true) }
         for index in 0..<count {
             let start = offset(attributes[5 &* index &+ 3])
             guard start >= 0 else { continue }
             // A value rewritten before this one and not taken was handed over as a copy.
-            if next < rewritten.count, rewritten[next].offset < start { return nil }
+            if hasRewrittenValues, rewritten[next].offset < start { return nil }
             if let decoded = takeValue(at: start) { restoredValues.append((index, decoded)) }
         }
-        if next < rewritten.count, rewritten[next].offset < end { return nil }
+        if hasRewrittenValues, rewritten[next].offset < end { return nil }
         if restoredAttributes.count < 5 &* count {
             restoredAttributes.append(contentsOf: repeatElement(nil, count: 5 &* count - restoredAttributes.count))
         }
@@ -126,7 +126,7 @@ struct AttributeValueRewriter {
     /// - Returns: its decoded bytes' range in `decoded`, or `nil` when it is not the next value
     ///   rewritten.
     mutating func takeValue(at offset: Int) -> Range<Int>? {
-        guard next < rewritten.count, rewritten[next].offset == offset else { return nil }
+        guard hasRewrittenValues, rewritten[next].offset == offset else { return nil }
         next += 1
         return rewritten[next - 1].decoded
     }
