@@ -183,9 +183,9 @@ package struct AppleHealthImporter: Sendable {
                 stream.open()
                 defer { stream.close() }
                 var readFailure: (any Error)?
-                let input = ChunkedStreamReader(stream: stream)
                 let parser = XMLStreamParser(handler: reader) { buffer in
-                    let count = input.read(into: buffer)
+                    let count = stream.read(
+                        buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), maxLength: buffer.count)
                     guard count >= 0 else {
                         readFailure = readFailure ?? stream.streamError ?? POSIXError(.EIO)
                         return 0

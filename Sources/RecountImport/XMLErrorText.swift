@@ -5,6 +5,7 @@
 enum XMLErrorText {
     /// libxml2 error numbers (`xmlerror.h`) of the errors a damaged export can produce.
     private static let names: [Int: String] = [
+        1: "internal error",
         4: "document is empty",
         5: "premature end of document",
         9: "invalid character",

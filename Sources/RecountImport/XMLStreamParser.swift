@@ -1,4 +1,5 @@
 internal import CXML2
+internal import Glibc
 
 /// Receives the element events of an `XMLStreamParser`, in document order.
 protocol XMLStreamHandler: AnyObject {
@@ -93,9 +94,11 @@ struct XMLStartTag {
 
 /// A streaming XML parser over libxml2's SAX2 interface: the only door to libxml2.
 ///
-/// Bytes come from a read closure (a file, standard input, a zip entry) in the parser's own
-/// small reads; the parser keeps only its input window, so memory stays flat however large the
-/// document. Only element starts and ends are reported: no tree is built, text is skipped, DTD
+/// Bytes come from a read closure (a file, standard input, a zip entry) a megabyte at a time and
+/// are handed to libxml2 in its own small reads, after `AttributeValueRewriter` has made the
+/// attribute values libxml2 would decode slowly ASCII (the values reported are the decoded ones,
+/// as libxml2 would have made them); the parser keeps only that megabyte and libxml2 its input
+/// window, so memory stays flat however large the document. Only element starts and ends are reported: no tree is built, text is skipped, DTD
 /// declarations are neither stored nor applied, no external entity or DTD is ever loaded
 /// (`XML_PARSE_NONET`, no entity substitution), and an entity reference the document does not
 /// declare is a well-formedness error. Line and column numbers are libxml2's parser position,
@@ -125,7 +128,10 @@ final class XMLStreamParser {
         case failed(Failure)
     }
 
-    /// Bytes per read.
+    /// Bytes of the document read at a time.
+    static let stagingSize = 1 << 20
+
+    /// Reads the document's next bytes.
     private let read: (UnsafeMutableRawBufferPointer) -> Int
     /// Receives the events. A constant, so the callbacks, once per element, use it without
     /// retaining and releasing it.
@@ -136,15 +142,36 @@ final class XMLStreamParser {
     private var failure: Failure?
     /// Whether the handler stopped the parse.
     private var stopped = false
+    /// Whether attribute values are rewritten on their way to libxml2.
+    private let rewritesAttributeValues: Bool
+    /// Rewrites the bytes read and keeps the values it rewrote.
+    private var rewriter = AttributeValueRewriter()
+    /// Bytes read: rewritten ones, then ones not lexed yet.
+    private var staging: [UInt8] = []
+    /// The rewritten bytes of `staging` not yet handed to libxml2.
+    private var ready = 0..<0
+    /// The bytes of `staging` not lexed yet (a construct that may go on in the next bytes).
+    private var pending = 0..<0
+    /// Whether `read` reported the end.
+    private var reachedEnd = false
+    /// Where `staging` starts in the rewritten document libxml2 reads.
+    private var stagingOffset = 0
 
     /// Creates a parser.
     /// - Parameters:
     ///   - handler: receives the events.
-    ///   - read: fills a buffer with the document's next bytes and returns how many it wrote; 0
-    ///     at the end. A read error should be kept by the caller and reported as 0: the parse
-    ///     then fails with a premature end, which the caller replaces by the read error.
-    init(handler: any XMLStreamHandler, read: @escaping (UnsafeMutableRawBufferPointer) -> Int) {
+    ///   - rewritesAttributeValues: `false` to hand libxml2 the bytes as read (for tests that
+    ///     compare the two).
+    ///   - read: fills a buffer (of up to `stagingSize` bytes) with the document's next bytes and
+    ///     returns how many it wrote; 0 at the end. A read error should be kept by the caller and
+    ///     reported as 0: the parse then fails with a premature end, which the caller replaces by
+    ///     the read error.
+    init(
+        handler: any XMLStreamHandler, rewritesAttributeValues: Bool = true,
+        read: @escaping (UnsafeMutableRawBufferPointer) -> Int
+    ) {
         self.handler = handler
+        self.rewritesAttributeValues = rewritesAttributeValues
         self.read = read
     }
 
@@ -158,7 +185,7 @@ final class XMLStreamParser {
                 { me, buffer, length in
                     guard let me, let buffer, length > 0 else { return 0 }
                     return XMLStreamParser.borrowing(me) {
-                        Int32($0.read(UnsafeMutableRawBufferPointer(start: buffer, count: Int(length))))
+                        Int32($0.supply(UnsafeMutableRawBufferPointer(start: buffer, count: Int(length))))
                     }
                 }, nil, me, XML_CHAR_ENCODING_NONE)
         else {
@@ -171,6 +198,15 @@ final class XMLStreamParser {
         self.context = context
         failure = nil
         stopped = false
+        rewriter = AttributeValueRewriter(
+            enabled: rewritesAttributeValues
+                && AttributeValueRewriter.supports(libxml2Version: Int(recount_xml_runtime_version())))
+        staging = [UInt8](repeating: 0, count: Self.stagingSize)
+        defer { staging = [] }
+        ready = 0..<0
+        pending = 0..<0
+        reachedEnd = false
+        stagingOffset = 0
         recount_xml_use_handler(
             context, me,
             { me, localName, prefix, _, _, _, attributeCount, _, attributes in
@@ -206,15 +242,76 @@ final class XMLStreamParser {
         Unmanaged<XMLStreamParser>.fromOpaque(me)._withUnsafeGuaranteedRef(body)
     }
 
-    /// Hands a start tag to the handler; stops the parser when it asks to.
+    /// Fills libxml2's buffer with the document's next rewritten bytes.
+    /// - Returns: how many bytes were written; 0 at the end.
+    private func supply(_ buffer: UnsafeMutableRawBufferPointer) -> Int {
+        while ready.isEmpty {
+            if reachedEnd && pending.isEmpty { return 0 }
+            stage()
+        }
+        let count = min(buffer.count, ready.count)
+        staging.withUnsafeBytes { staging in
+            buffer.baseAddress!.copyMemory(from: staging.baseAddress! + ready.lowerBound, byteCount: count)
+        }
+        ready = (ready.lowerBound + count)..<ready.upperBound
+        return count
+    }
+
+    /// Reads the document's next bytes after the pending ones and rewrites what can be.
+    private func stage() {
+        stagingOffset += ready.upperBound
+        let kept = pending.count
+        let filled = staging.withUnsafeMutableBufferPointer { staging in
+            let base = staging.baseAddress!
+            memmove(base, base + pending.lowerBound, kept)
+            guard !reachedEnd else { return kept }
+            let count = read(UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: staging[kept...])))
+            if count <= 0 { reachedEnd = true }
+            return kept + max(0, count)
+        }
+        let (lexed, written) = staging.withUnsafeMutableBufferPointer { staging in
+            rewriter.rewrite(
+                UnsafeMutableBufferPointer(rebasing: staging[0..<filled]), atEnd: reachedEnd, offset: stagingOffset)
+        }
+        ready = 0..<written
+        pending = lexed..<filled
+    }
+
+    /// Hands a start tag to the handler, with the decoded bytes of its rewritten values; stops
+    /// the parser when the handler asks to.
     private func started(
         _ localName: UnsafePointer<UInt8>, _ prefix: UnsafePointer<UInt8>?,
         _ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?, _ attributeCount: Int
     ) {
         guard let context, !stopped else { return }
-        let tag = XMLStartTag(
-            localName: localName, prefix: prefix, attributes: attributes, attributeCount: attributeCount,
-            line: recount_xml_line(context), column: recount_xml_column(context))
+        let line = recount_xml_line(context)
+        let column = recount_xml_column(context)
+        if let attributes {
+            // One access to the rewriter for the whole tag (each is checked at run time).
+            let reported: Void? = rewriter.restoringValues(
+                of: attributes, count: attributeCount, offset: { recount_xml_input_offset(context, $0) },
+                tagEnd: { Int(xmlByteConsumed(context)) }
+            ) { restored in
+                report(
+                    XMLStartTag(
+                        localName: localName, prefix: prefix, attributes: restored, attributeCount: attributeCount,
+                        line: line, column: column))
+            }
+            if reported == nil {
+                failure = Failure(line: line, column: column, code: Int(XML_ERR_INTERNAL_ERROR.rawValue))
+                xmlStopParser(context)
+            }
+            return
+        }
+        report(
+            XMLStartTag(
+                localName: localName, prefix: prefix, attributes: attributes, attributeCount: attributeCount,
+                line: line, column: column))
+    }
+
+    /// Hands a start tag to the handler; stops the parser when it asks to.
+    private func report(_ tag: XMLStartTag) {
+        guard let context else { return }
         if !handler.startElement(tag) {
             stopped = true
             xmlStopParser(context)
