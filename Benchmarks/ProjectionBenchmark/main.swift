@@ -178,12 +178,9 @@ try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirecto
 defer { try? FileManager.default.removeItem(atPath: scratch) }
 /// Where the workload's NDJSON is written: `--keep-input DIR`, else the scratch directory.
 let inputDirectory: String = {
-    let arguments = CommandLine.arguments
-    guard let flag = arguments.firstIndex(of: "--keep-input"), arguments.indices.contains(flag + 1) else {
-        return scratch
-    }
-    try? FileManager.default.createDirectory(atPath: arguments[flag + 1], withIntermediateDirectories: true)
-    return arguments[flag + 1]
+    guard let kept = run.value(of: "--keep-input") else { return scratch }
+    try? FileManager.default.createDirectory(atPath: kept, withIntermediateDirectories: true)
+    return kept
 }()
 
 /// Appends the NDJSON file `path` to the log at `directory` without folding it.

@@ -66,9 +66,7 @@ extension RecountEngine {
     /// Checks every log frame, recomputes the engine's dirty days, replays the log from scratch
     /// into memory and compares the two digests.
     public func verify(progress: ((Int) -> Void)? = nil) throws -> VerifyResult {
-        let stored = try storedDigest()
-        return VerifyResult(
-            log: stored.log, stored: stored.digest, replay: try Self.replay(stored.reader, progress: progress))
+        try Self.compare(storedDigest(), progress: progress)
     }
 
     /// `verify` of the data directory `directory`, whose engine is opened for writing (so no
@@ -82,8 +80,14 @@ extension RecountEngine {
             try engine.close()
             return stored
         }()
-        return VerifyResult(
-            log: stored.log, stored: stored.digest, replay: try replay(stored.reader, progress: progress))
+        return try compare(stored, progress: progress)
+    }
+
+    /// `verify`'s result: the stored digest against a replay from scratch of the same log snapshot.
+    private static func compare(
+        _ stored: (log: LogStats, digest: String, reader: LogReader), progress: ((Int) -> Void)?
+    ) throws -> VerifyResult {
+        VerifyResult(log: stored.log, stored: stored.digest, replay: try replay(stored.reader, progress: progress))
     }
 
     /// Checks every log frame and recomputes the dirty days; the projections' digest, with the

@@ -109,7 +109,7 @@ extension Projections {
     /// The live samples of one user's metric on one day, in time order.
     package func sampleRows(user: String, metric: Metric, day: CivilDay) -> [SampleRow] {
         guard let userID = users.id(of: user) else { return [] }
-        // The digest's key order (`sortedByKey`) for keys of one user, without ranking every user.
+        // The digest's key order within one user (`forEachIdInKeyOrder`), without ranking every user.
         let order = { (a: IdIndex.Key, b: IdIndex.Key) in
             a.provider != b.provider ? providers[a.provider] < providers[b.provider] : a.id.textPrecedes(b.id)
         }

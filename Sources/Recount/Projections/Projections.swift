@@ -151,7 +151,8 @@ package struct Projections {
             let provider = providers.intern(providerName)
             for id in ids { delete(SampleID(id), user: user, provider: provider, &effect) }
         case .reconcile(let reconcile):
-            applyReconcile(reconcile, samples: samples, envelopeUser: envelope.user, received: received, &effect)
+            applyReconcile(
+                reconcile, samples: samples, user: user, envelopeUser: envelope.user, received: received, &effect)
             foldSync(reconcile, samples: samples, sync)
         case .configSources(let metric, let priority):
             let key = PriorityKey(user: envelope.user, metric: metric.metric)
@@ -346,9 +347,9 @@ package struct Projections {
     }
 
     private mutating func applyReconcile(
-        _ reconcile: Reconcile, samples: SampleBlock, envelopeUser: String, received: Int64, _ effect: inout Effect
+        _ reconcile: Reconcile, samples: SampleBlock, user: UInt32, envelopeUser: String, received: Int64,
+        _ effect: inout Effect
     ) {
-        let user = users.intern(envelopeUser)
         let provider = providers.intern(reconcile.provider)
         let present = Set(samples.entries.map(\.id))
         let from = reconcile.from.millis
