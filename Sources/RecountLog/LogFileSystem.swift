@@ -106,6 +106,18 @@ package struct PosixFileSystem: LogFileSystem {
     package func remove(_ path: String) throws(LogError) {
         guard unlink(path) == 0 else { throw posixError("cannot remove", path: path) }
     }
+
+    /// A new, empty file for scratch data in `directory`, readable and writable, removed from
+    /// the directory at once: it has no name, and goes away when closed, even after a crash.
+    package func scratchFile(in directory: String) throws(LogError) -> any LogFile {
+        var template = Array((directory + "/recount-scratch-XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        let path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        guard fd >= 0 else { throw posixError("cannot create a scratch file", path: path) }
+        let file = PosixFile(fd: fd, path: path)
+        try remove(path)
+        return file
+    }
 }
 
 /// A `LogError` for the failed call that just set `errno`.

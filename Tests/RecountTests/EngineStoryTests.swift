@@ -397,6 +397,51 @@ import Testing
 }
 
 extension EngineStoryTests {
+    /// A replay folding a few users at a time, to bound its memory, gives the digest of a
+    /// replay of every user at once: with `*` defaults of every config kind, users' own
+    /// config, tombstones and sync channels, and sources met in another order in each group
+    /// (the digest names them, never numbers them).
+    @Test(arguments: [UInt64(21), 22])
+    func aReplayInGroupsOfUsersGivesTheWholeReplaysDigest(seed: UInt64) throws {
+        var workload = RandomWorkload(seed: testSeed(seed))
+        var lines = workload.lines(count: 150)
+        for (index, user) in ["emile", "Emile", "zoe.b", "*", "bob"].enumerated() {
+            let received = "2026-07-21T0\(index):00:00Z"
+            lines.insert(
+                #"{"kind":"samples.upsert","user":"\#(user == "*" ? "dora" : user)","receivedAt":"\#(received)","provider":"fitbit","samples":[{"id":"s-\#(index)","type":"steps","start":"2026-07-11T08:00:00Z","end":"2026-07-11T08:30:00Z","value":\#(100 + index),"unit":"count","origin":"com.phone"}]}"#,
+                at: index * 20)
+            lines.append(
+                #"{"kind":"config.ownOrigins","user":"\#(user)","receivedAt":"\#(received)","origins":["com.example.\#(index)"]}"#
+            )
+            lines.append(
+                #"{"kind":"config.provider","user":"\#(user)","receivedAt":"\#(received)","provider":"fitbit","expectedCheckinSeconds":\#(3600 * (index + 1))}"#
+            )
+        }
+        try withTemporaryDirectory { directory in
+            let engine = try RecountEngine(directory: directory)
+            try Self.ingest(engine, lines)
+            let digest = engine.digest()
+            try engine.close()
+            let reader = try LogReader(directory: directory + "/log")
+            let whole = try RecountEngine.replay(reader)
+            #expect(whole.digest == digest)
+            for groupBytes in [1, 3_000, 20_000] {
+                let grouped = try RecountEngine.replay(reader, groupBytes: groupBytes)
+                #expect(grouped.digest == digest, "groups of \(groupBytes) bytes")
+                #expect(
+                    (grouped.records, grouped.samples, grouped.lastPosition)
+                        == (whole.records, whole.samples, whole.lastPosition), "groups of \(groupBytes) bytes")
+                let until = whole.lastPosition / 2
+                #expect(
+                    try RecountEngine.replay(reader, until: until, groupBytes: groupBytes).digest
+                        == RecountEngine.replay(reader, until: until).digest, "until \(until)")
+            }
+            #expect(
+                ProjectionReplay.groups(of: try ProjectionReplay.weighUsers(reader, until: .max).users, holding: 1)
+                    .count == 8, "alice, bob, carol, dora, emile, Emile, zoe.b and *: one group each")
+        }
+    }
+
     /// What the sync state and the audit answer for the random workload's users: every step
     /// day's state as of a fixed instant, every day's audit with its history, the cursors and
     /// the stale report, as text (the rows hold arrays, never dictionaries, so the text is

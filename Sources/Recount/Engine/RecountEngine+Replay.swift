@@ -41,17 +41,29 @@ extension RecountEngine {
         try replay(LogReader(directory: directory + "/log"), user: user, until: until, progress: progress)
     }
 
+    /// A replay of `reader`: of one user in memory, or of every user with memory bounded by
+    /// `groupBytes` of records (`ProjectionReplay.digest`).
     static func replay(
-        _ reader: LogReader, user: String? = nil, until: UInt64? = nil, progress: ((Int) -> Void)? = nil
+        _ reader: LogReader, user: String? = nil, until: UInt64? = nil,
+        groupBytes: Int = ProjectionReplay.defaultGroupBytes, progress: ((Int) -> Void)? = nil
     ) throws -> ReplayResult {
-        var projections = Projections()
-        let folded = try ProjectionReplay.fold(
-            reader, into: &projections, until: until ?? .max, users: user.map { [$0] },
-            progress: progress.map { report in { report($0.samples) } })
-        projections.recompute()
+        let replayed: ProjectionReplay.Digested
+        if let user {
+            var projections = Projections()
+            let summary = try ProjectionReplay.fold(
+                reader, into: &projections, until: until ?? .max, users: [user],
+                progress: progress.map { report in { report($0.samples) } })
+            projections.recompute()
+            replayed = ProjectionReplay.Digested(
+                summary: summary, digest: projections.digest(), zoneDataVersion: projections.zones.dataVersion)
+        } else {
+            replayed = try ProjectionReplay.digest(
+                reader, until: until ?? .max, groupBytes: groupBytes, progress: progress)
+        }
         return ReplayResult(
-            records: folded.records, samples: folded.samples, lastPosition: folded.lastPosition,
-            digest: SHA256.hex(projections.digest()), zoneDataVersion: projections.zones.dataVersion)
+            records: replayed.summary.records, samples: replayed.summary.samples,
+            lastPosition: replayed.summary.lastPosition, digest: SHA256.hex(replayed.digest),
+            zoneDataVersion: replayed.zoneDataVersion)
     }
 
     /// Cuts the damaged log of the data directory `directory` back to its last good frame

@@ -58,4 +58,30 @@ package struct Source: Hashable, Sendable {
         self.origin = origin
         self.device = device
     }
+
+    /// Whether this source's name orders before `other`'s: by origin, then device (none
+    /// first), strings compared by their UTF-8 bytes.
+    package func namePrecedes(_ other: Source) -> Bool {
+        let origin = compareBytes(self.origin, other.origin)
+        if origin != 0 { return origin < 0 }
+        switch (device, other.device) {
+        case (nil, .some): return true
+        case (.some(let x), .some(let y)): return compareBytes(x, y) < 0
+        case (.some, nil), (nil, nil): return false
+        }
+    }
+}
+
+/// Compares two strings by their UTF-8 bytes: negative, zero or positive.
+private func compareBytes(_ a: String, _ b: String) -> Int {
+    var x = a.utf8.makeIterator()
+    var y = b.utf8.makeIterator()
+    while true {
+        switch (x.next(), y.next()) {
+        case (nil, nil): return 0
+        case (nil, .some): return -1
+        case (.some, nil): return 1
+        case (.some(let p), .some(let q)): if p != q { return p < q ? -1 : 1 }
+        }
+    }
 }

@@ -31,8 +31,10 @@ extension Projections {
             out.append(key.day.daysSinceEpoch)
             out.append(version)
         }
-        writeConfig(&out)
-        writeSync(&out, counters: true)
+        writeCounted(.priorities, &out) { writePriorityEntries(of: nil, &$0) }
+        writeCounted(.ownOrigins, &out) { writeOwnOriginEntries(of: nil, &$0) }
+        writeCounted(.syncStates, &out) { writeSyncStateEntries(of: nil, counters: true, &$0) }
+        writeCounted(.providerSettings, &out) { writeProviderSettingEntries(of: nil, &$0) }
         writeRollupCheckpoint(&out)
     }
 
@@ -84,27 +86,43 @@ extension Projections {
         guard input.isAtEnd else { throw CheckpointReader.Malformed() }
     }
 
-    /// Writes the config in key order.
-    func writeConfig(_ out: inout CanonicalBytes) {
-        func write(_ setting: Configured) {
-            out.append(setting.receivedAt)
-            out.append(UInt32(setting.origins.count))
-            for origin in setting.origins { out.append(origin) }
-        }
-        let sortedPriorities = priorities.sorted {
+    /// Writes `part` as the checkpoint holds it (as the digest does): its count, then the
+    /// entries `write` writes and counts.
+    private func writeCounted(_ part: DigestPart, _ out: inout CanonicalBytes, _ write: (inout CanonicalBytes) -> Int) {
+        var entries = CanonicalBytes()
+        part.writeCount(write(&entries), &out)
+        out.appendBytes(entries.bytes)
+    }
+
+    /// Writes the `config.sources` settings of the users in `kept` (all when `nil`) in key
+    /// order; returns how many.
+    func writePriorityEntries(of kept: Set<String>?, _ out: inout CanonicalBytes) -> Int {
+        let sorted = priorities.filter { kept?.contains($0.key.user) ?? true }.sorted {
             ($0.key.user, $0.key.metric.rawValue) < ($1.key.user, $1.key.metric.rawValue)
         }
-        out.append(UInt32(sortedPriorities.count))
-        for (key, setting) in sortedPriorities {
+        for (key, setting) in sorted {
             out.append(key.user)
             out.append(key.metric.rawValue)
-            write(setting)
+            Self.write(setting, &out)
         }
-        out.append(UInt32(ownOrigins.count))
-        for (user, setting) in ownOrigins.sorted(by: { $0.key < $1.key }) {
+        return sorted.count
+    }
+
+    /// Writes the `config.ownOrigins` settings of the users in `kept` (all when `nil`) by user;
+    /// returns how many.
+    func writeOwnOriginEntries(of kept: Set<String>?, _ out: inout CanonicalBytes) -> Int {
+        let sorted = ownOrigins.filter { kept?.contains($0.key) ?? true }.sorted { $0.key < $1.key }
+        for (user, setting) in sorted {
             out.append(user)
-            write(setting)
+            Self.write(setting, &out)
         }
+        return sorted.count
+    }
+
+    private static func write(_ setting: Configured, _ out: inout CanonicalBytes) {
+        out.append(setting.receivedAt)
+        out.append(UInt32(setting.origins.count))
+        for origin in setting.origins { out.append(origin) }
     }
 
     private static func readConfigured(_ input: inout CheckpointReader) throws(CheckpointReader.Malformed) -> Configured

@@ -75,11 +75,13 @@ extension Projections {
         return SourcePriority(configured: configured, sources: sources)
     }
 
-    /// Writes the rollups in cell order into the digest's canonical bytes, cells named by
-    /// their user's string; `flush` is handed the bytes whenever they pass 64 KiB.
-    func writeRollups(_ out: inout CanonicalBytes, flush: (inout CanonicalBytes) -> Void) {
-        out.append("rollups")
-        let ordered = rollups.sorted { a, b in
+    /// Writes the rollups of the users in `kept` (all when `nil`) in cell order into the
+    /// digest's canonical bytes, cells named by their user's string; `flush` is handed the
+    /// bytes whenever they pass 64 KiB. Returns how many.
+    func writeRollups(of kept: Set<String>?, _ out: inout CanonicalBytes, flush: (inout CanonicalBytes) -> Void) -> Int
+    {
+        let keptUsers = users.strings.map { kept?.contains($0) ?? true }
+        let ordered = rollups.lazy.filter { keptUsers[Int($0.key.user)] }.sorted { a, b in
             a.key.user == b.key.user ? a.key < b.key : users[a.key.user] < users[b.key.user]
         }
         var cellBytes: [UInt8] = []
@@ -87,11 +89,12 @@ extension Projections {
             out.append(users[key.user])
             out.append(stored.version)
             cellBytes.removeAll(keepingCapacity: true)
-            stored.cell.write(into: &cellBytes)
+            stored.cell.write(into: &cellBytes, naming: sources)
             out.append(UInt32(cellBytes.count))
             out.appendBytes(cellBytes)
             if out.bytes.count > 1 << 16 { flush(&out) }
         }
+        return ordered.count
     }
 
     func writeRollupCheckpoint(_ out: inout CanonicalBytes) {

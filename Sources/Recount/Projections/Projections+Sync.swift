@@ -130,12 +130,12 @@ extension Projections {
         }
     }
 
-    /// Writes the sync channels and provider settings by name. The delivery counters (full
-    /// re-deliveries, repeats) are written only when `counters`: they count envelopes, so the
-    /// digest, which folding an envelope twice must not change, leaves them out.
-    func writeSync(_ out: inout CanonicalBytes, counters: Bool) {
-        let states = sortedSyncStates()
-        out.append(UInt64(states.count))
+    /// Writes the sync channels of the users in `kept` (all when `nil`) by name; returns how
+    /// many. The delivery counters (full re-deliveries, repeats) are written only when
+    /// `counters`: they count envelopes, so the digest, which folding an envelope twice must
+    /// not change, leaves them out.
+    func writeSyncStateEntries(of kept: Set<String>?, counters: Bool, _ out: inout CanonicalBytes) -> Int {
+        let states = sortedSyncStates().filter { kept?.contains(users[$0.key.user]) ?? true }
         for (key, state) in states {
             out.append(users[key.user])
             out.append(providers[key.provider])
@@ -169,8 +169,15 @@ extension Projections {
                 out.append(UInt64(state.redeliveredSamples.known))
             }
         }
-        let settings = providerConfigs.sorted { ($0.key.user, $0.key.provider) < ($1.key.user, $1.key.provider) }
-        out.append(UInt64(settings.count))
+        return states.count
+    }
+
+    /// Writes the `config.provider` settings of the users in `kept` (all when `nil`) by user
+    /// and provider; returns how many.
+    func writeProviderSettingEntries(of kept: Set<String>?, _ out: inout CanonicalBytes) -> Int {
+        let settings = providerConfigs.filter { kept?.contains($0.key.user) ?? true }.sorted {
+            ($0.key.user, $0.key.provider) < ($1.key.user, $1.key.provider)
+        }
         for (key, setting) in settings {
             out.append(key.user)
             out.append(key.provider)
@@ -178,9 +185,11 @@ extension Projections {
             out.append(setting.cohort) { $0.append($1) }
             out.append(setting.receivedAt)
         }
+        return settings.count
     }
 
-    /// Reads what `writeSync(_:counters: true)` wrote.
+    /// Reads what the checkpoint's sync channels (with their counters) and provider settings
+    /// hold.
     mutating func readSync(_ input: inout CheckpointReader) throws(CheckpointReader.Malformed) {
         typealias Malformed = CheckpointReader.Malformed
         func int64(_ r: inout CheckpointReader) throws(Malformed) -> Int64 { try r.integer() }

@@ -77,8 +77,10 @@ package struct RollupCell: Equatable, Sendable, CustomStringConvertible {
 
     /// The version of `write(into:)`'s layout; a change of layout takes a new one.
     package static let layoutVersion: UInt8 = 1
+    /// The version of `write(into:naming:)`'s layout.
+    package static let namedLayoutVersion: UInt8 = 2
 
-    /// Appends the cell's canonical bytes, the input of projection digests.
+    /// Appends the cell's canonical bytes, as the checkpoint holds them.
     ///
     /// Layout (integers little-endian, doubles as their IEEE 754 bit patterns little-endian):
     /// layout version `u8`, metric code `u8`, day `i32` (days since 1970-01-01), count `u64`,
@@ -88,7 +90,44 @@ package struct RollupCell: Equatable, Sendable, CustomStringConvertible {
     /// has-suppressor `u8`, suppressor id `u32` (0 when none).
     /// - Parameter bytes: the buffer to append to.
     package func write(into bytes: inout [UInt8]) {
-        bytes.append(RollupCell.layoutVersion)
+        writeHead(version: Self.layoutVersion, into: &bytes)
+        for share in sources {
+            append(share.source.rawValue, to: &bytes)
+            writeAmounts(of: share, into: &bytes)
+            bytes.append(share.suppressedBy == nil ? 0 : 1)
+            append(share.suppressedBy?.rawValue ?? 0, to: &bytes)
+        }
+    }
+
+    /// Appends the cell's bytes as the digest holds them: `write(into:)`'s layout (version 2),
+    /// but with each source named, not numbered (source ids are given in the order the fold
+    /// first met the sources, which a digest must not depend on), and the sources in the order
+    /// of their names (`Source.namePrecedes`). A name is its origin, then a presence byte and its
+    /// device, strings as a `u32` length and their UTF-8 bytes; the suppressor is a presence
+    /// byte and a name.
+    /// - Parameters:
+    ///   - bytes: the buffer to append to.
+    ///   - names: the sources by id.
+    package func write(into bytes: inout [UInt8], naming names: [Source]) {
+        writeHead(version: Self.namedLayoutVersion, into: &bytes)
+        func write(_ source: SourceID) {
+            let name = names[Int(source.rawValue)]
+            appendString(name.origin, to: &bytes)
+            bytes.append(name.device == nil ? 0 : 1)
+            if let device = name.device { appendString(device, to: &bytes) }
+        }
+        let named = sources.sorted { names[Int($0.source.rawValue)].namePrecedes(names[Int($1.source.rawValue)]) }
+        for share in named {
+            write(share.source)
+            writeAmounts(of: share, into: &bytes)
+            bytes.append(share.suppressedBy == nil ? 0 : 1)
+            if let by = share.suppressedBy { write(by) }
+        }
+    }
+
+    /// The fields both layouts start with, up to the source count.
+    private func writeHead(version: UInt8, into bytes: inout [UInt8]) {
+        bytes.append(version)
         bytes.append(metric.rawValue)
         append(UInt32(bitPattern: day.daysSinceEpoch), to: &bytes)
         append(UInt64(count), to: &bytes)
@@ -99,16 +138,15 @@ package struct RollupCell: Equatable, Sendable, CustomStringConvertible {
             append(field?.bitPattern ?? 0, to: &bytes)
         }
         append(UInt32(sources.count), to: &bytes)
-        for share in sources {
-            append(share.source.rawValue, to: &bytes)
-            append(UInt64(share.samples), to: &bytes)
-            append(share.counted.bitPattern, to: &bytes)
-            append(UInt64(bitPattern: share.countedMillis), to: &bytes)
-            append(share.suppressed.bitPattern, to: &bytes)
-            append(UInt64(bitPattern: share.suppressedMillis), to: &bytes)
-            bytes.append(share.suppressedBy == nil ? 0 : 1)
-            append(share.suppressedBy?.rawValue ?? 0, to: &bytes)
-        }
+    }
+
+    /// A share's samples, amounts and times, as both layouts hold them.
+    private func writeAmounts(of share: SourceShare, into bytes: inout [UInt8]) {
+        append(UInt64(share.samples), to: &bytes)
+        append(share.counted.bitPattern, to: &bytes)
+        append(UInt64(bitPattern: share.countedMillis), to: &bytes)
+        append(share.suppressed.bitPattern, to: &bytes)
+        append(UInt64(bitPattern: share.suppressedMillis), to: &bytes)
     }
 
     /// The canonical bytes of `write(into:)` as a new array.
@@ -198,4 +236,10 @@ package struct RollupCell: Equatable, Sendable, CustomStringConvertible {
 private func append<T: FixedWidthInteger>(_ value: T, to bytes: inout [UInt8]) {
     var little = value.littleEndian
     withUnsafeBytes(of: &little) { bytes.append(contentsOf: $0) }
+}
+
+/// Appends a string as its UTF-8 length (`u32`) and bytes.
+private func appendString(_ string: String, to bytes: inout [UInt8]) {
+    append(UInt32(string.utf8.count), to: &bytes)
+    bytes.append(contentsOf: string.utf8)
 }

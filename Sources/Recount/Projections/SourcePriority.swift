@@ -62,16 +62,8 @@ package struct SourcePriority: Sendable {
         let ordered = keyed.sorted { a, b in
             if a.tier != b.tier { return a.tier < b.tier }
             if a.defaultClass != b.defaultClass { return a.defaultClass < b.defaultClass }
-            let origin = compareBytes(a.source.origin, b.source.origin)
-            if origin != 0 { return origin < 0 }
-            switch (a.source.device, b.source.device) {
-            case (nil, .some): return true
-            case (.some, nil): return false
-            case (.some(let x), .some(let y)):
-                let device = compareBytes(x, y)
-                if device != 0 { return device < 0 }
-            case (nil, nil): break
-            }
+            if a.source.namePrecedes(b.source) { return true }
+            if b.source.namePrecedes(a.source) { return false }
             return a.id < b.id
         }
         var ranks: [SourceID: UInt32] = [:]
@@ -94,20 +86,6 @@ package struct SourcePriority: Sendable {
     ///   - b: another source.
     package func ranks(_ a: SourceID, above b: SourceID) -> Bool {
         key(of: a) < key(of: b)
-    }
-}
-
-/// Compares two strings by their UTF-8 bytes: negative, zero or positive.
-private func compareBytes(_ a: String, _ b: String) -> Int {
-    var x = a.utf8.makeIterator()
-    var y = b.utf8.makeIterator()
-    while true {
-        switch (x.next(), y.next()) {
-        case (nil, nil): return 0
-        case (nil, .some): return -1
-        case (.some, nil): return 1
-        case (.some(let p), .some(let q)): if p != q { return p < q ? -1 : 1 }
-        }
     }
 }
 
