@@ -278,6 +278,13 @@ let fullReplayTime = try run.once { stopwatch in
 let peakKB = procStatusKB("VmHWM") ?? 0
 run.check(fullReplay?.digest == storedDigest, "the replay's digest differs from the engine's")
 run.check(fullReplay?.summary.samples == totalSamples, "the replay folded \(fullReplay?.summary.samples ?? 0) samples")
+// The baseline: the same replay with every user in one group.
+let wholePeakReset = resetPeakRSS()
+let wholeReplayTime = try run.once { stopwatch in
+    let whole = try stopwatch.time { try ProjectionReplay.digest(logReader, groupBytes: .max) }
+    run.check(whole.digest == storedDigest && whole.userGroups == 1, "the replay in one group differs")
+}.seconds
+let wholePeakKB = procStatusKB("VmHWM") ?? 0
 
 var replayed = Projections()
 _ = try ProjectionReplay.fold(logReader, into: &replayed)
@@ -462,5 +469,7 @@ emit(
     "replay.peakRSS",
     [
         ("MiB", Double(peakKB) / 1024), ("rssBeforeMiB", Double(rssBefore) / 1024), ("seconds", fullReplayTime),
-        ("userGroups", fullReplay?.userGroups ?? 0),
-    ], figure: Double(peakKB) / 1024, goal: 512, atLeast: false, [("peakReset", peakReset)])
+        ("userGroups", fullReplay?.userGroups ?? 0), ("oneGroupMiB", Double(wholePeakKB) / 1024),
+        ("oneGroupSeconds", wholeReplayTime),
+    ], figure: Double(peakKB) / 1024, goal: 512, atLeast: false,
+    [("peakReset", peakReset && wholePeakReset)])

@@ -25,16 +25,16 @@ package struct DigestSpool {
         for (number, part) in DigestPart.allCases.enumerated() {
             var entries = CanonicalBytes()
             func write(_ entries: inout CanonicalBytes) {
-                guard failure == nil else { return }
-                do {
-                    let file = parts[number].file
-                    let offset = parts[number].length
-                    try entries.bytes.withUnsafeBytes { try file.write($0, at: offset) }
-                    parts[number].length += Int64(entries.bytes.count)
-                } catch {
-                    failure = error
+                entries.flush { bytes in
+                    guard failure == nil else { return }
+                    do {
+                        let (file, offset) = (parts[number].file, parts[number].length)
+                        try bytes.withUnsafeBytes { try file.write($0, at: offset) }
+                        parts[number].length += Int64(bytes.count)
+                    } catch {
+                        failure = error
+                    }
                 }
-                entries.flush { _ in }
             }
             parts[number].count += projections.writeDigestEntries(part, of: users, &entries, flush: write)
             write(&entries)
