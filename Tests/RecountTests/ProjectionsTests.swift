@@ -226,14 +226,25 @@ import Testing
         #expect(throws: CheckpointReader.Malformed.self) { try Projections(checkpoint: damaged) }
     }
 
-    /// The checkpoint file holds its payload in LZ4 chunks: many small chunks load back to the
-    /// same projections, and a damaged file (a flipped bit, a cut, another version) is refused.
+    /// The checkpoint file holds its payload in LZ4 chunks, read one at a time: many small
+    /// chunks (down to a field each, so rollup cells and their lengths fall in different ones)
+    /// load back to the same projections, and a damaged file (a flipped bit, a cut, another
+    /// version) is refused.
     @Test func aCheckpointFileInManyChunksLoadsBackAndDamageIsRefused() throws {
         var projections = Projections()
         _ = try Self.fold(
             [Self.delivery(anchor: nil, added: (0..<120).map { Self.heartRate($0) })], into: &projections)
         _ = projections.recompute()
+        var mixed = Projections()
+        _ = try Self.fold(RandomWorkload.lines(seed: testSeed(31), count: 150), into: &mixed)
+        _ = mixed.recompute()
         try withTemporaryDirectory { directory in
+            for (chunkBytes, state) in [(1, mixed), (256, mixed), (7, projections)] {
+                let file = CheckpointFile(dataDirectory: directory, chunkBytes: chunkBytes)
+                try file.save(state)
+                let loaded = try file.load().get()
+                #expect(loaded.checkpoint() == state.checkpoint(), "chunks of \(chunkBytes) bytes")
+            }
             let file = CheckpointFile(dataDirectory: directory, chunkBytes: 256)
             try file.save(projections)
             let loaded = try file.load().get()

@@ -33,7 +33,8 @@ package struct CheckpointFile {
     /// Loads the projections, or says why the checkpoint cannot be used.
     ///
     /// The file is mapped, not read (a writer replaces it by renaming a new file over it, so the
-    /// mapped one never changes), and its chunks are inflated straight into the payload.
+    /// mapped one never changes), and its chunks are inflated one at a time as the projections
+    /// are read from them, so the payload is never held whole.
     package func load() -> Result<Projections, Unusable> {
         guard let file = try? fileSystem.open(path, writable: false, create: false) else { return .failure(.missing) }
         guard let size = try? file.size(), size >= Self.headerSize, let mapped = file.map(length: Int(size)) else {
@@ -56,27 +57,32 @@ package struct CheckpointFile {
             rawLength <= UInt64(Int.max / 2),
             Checksum.xxh3(UnsafeRawBufferPointer(rebasing: stored[Self.headerSize...])) == field(24, UInt64.self)
         else { return .failure(.damaged) }
-        var whole = false
-        // Uninitialized: every byte is written by a chunk, or the payload is not used.
-        let payload = [UInt8](unsafeUninitializedCapacity: Int(rawLength)) { buffer, initialized in
-            let payload = UnsafeMutableRawBufferPointer(buffer)
-            var (offset, filled) = (Self.headerSize, 0)
-            while offset < stored.count {
-                guard stored.count - offset >= Self.chunkHeaderSize else { return }
-                let raw = Int(UInt32(littleEndian: stored.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
-                let size = Int(UInt32(littleEndian: stored.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)))
-                offset += Self.chunkHeaderSize
-                guard stored.count - offset >= size, payload.count - filled >= raw,
-                    LZ4Block.decompress(
-                        UnsafeRawBufferPointer(rebasing: stored[offset..<(offset + size)]),
-                        into: UnsafeMutableRawBufferPointer(rebasing: payload[filled..<(filled + raw)]))
-                else { return }
-                (offset, filled) = (offset + size, filled + raw)
-                initialized = filled
+        // Each chunk is inflated when the reader reaches it, and released when it moves on.
+        var (offset, inflated) = (Self.headerSize, UInt64(0))
+        var input = CheckpointReader { chunk throws(CheckpointReader.Malformed) in
+            guard offset < stored.count else { return false }
+            guard stored.count - offset >= Self.chunkHeaderSize else { throw CheckpointReader.Malformed() }
+            let raw = Int(UInt32(littleEndian: stored.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+            let size = Int(UInt32(littleEndian: stored.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)))
+            offset += Self.chunkHeaderSize
+            guard raw > 0, stored.count - offset >= size, rawLength - inflated >= UInt64(raw) else {
+                throw CheckpointReader.Malformed()
             }
-            whole = filled == payload.count
+            // Uninitialized: the block fills every byte, or the chunk is not used.
+            var whole = false
+            chunk = [UInt8](unsafeUninitializedCapacity: raw) { buffer, initialized in
+                whole = LZ4Block.decompress(
+                    UnsafeRawBufferPointer(rebasing: stored[offset..<(offset + size)]),
+                    into: UnsafeMutableRawBufferPointer(buffer))
+                initialized = whole ? raw : 0
+            }
+            guard whole else { throw CheckpointReader.Malformed() }
+            (offset, inflated) = (offset + size, inflated + UInt64(raw))
+            return true
         }
-        guard whole, let projections = try? Projections(checkpoint: payload) else { return .failure(.damaged) }
+        guard let projections = try? Projections(checkpoint: &input), inflated == rawLength else {
+            return .failure(.damaged)
+        }
         return .success(projections)
     }
 

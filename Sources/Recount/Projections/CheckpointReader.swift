@@ -1,19 +1,57 @@
 /// Reads what `CanonicalBytes` wrote, checking every length: a checkpoint from disk never traps.
+///
+/// The bytes come whole, or a chunk at a time from `nextChunk` (a checkpoint file's chunks,
+/// inflated as they are reached, so the payload is never held whole). A writer streaming into
+/// chunks closes a chunk only between fields, so a read that runs past its chunk is damage,
+/// unless the chunk is used up and the read is the next chunk's first.
 package struct CheckpointReader {
-    private let bytes: [UInt8]
-    /// How many bytes have been read.
-    package private(set) var offset = 0
+    /// The bytes at hand: all of them, or the current chunk.
+    private var bytes: [UInt8]
+    /// Where the bytes at hand are read up to.
+    private var offset = 0
+    /// The bytes of the chunks before the current one.
+    private var earlierChunks = 0
+    /// Replaces its argument with the next chunk; returns `false` after the last one.
+    private let nextChunk: ((inout [UInt8]) throws(Malformed) -> Bool)?
 
-    package init(_ bytes: [UInt8]) { self.bytes = bytes }
+    package init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+        nextChunk = nil
+    }
 
-    package var isAtEnd: Bool { offset == bytes.count }
+    /// A reader of the chunks `nextChunk` hands over one after another.
+    package init(chunks nextChunk: @escaping (inout [UInt8]) throws(Malformed) -> Bool) {
+        bytes = []
+        self.nextChunk = nextChunk
+    }
+
+    /// Whether every byte was read (the next chunk, if any, is taken to tell).
+    package mutating func isAtEnd() throws(Malformed) -> Bool {
+        try available(1) == false
+    }
+
+    /// Whether `count` bytes are at hand, taking the next chunk when the current one is used up.
+    private mutating func available(_ count: Int) throws(Malformed) -> Bool {
+        while offset == bytes.count, let nextChunk {
+            earlierChunks += bytes.count
+            offset = 0
+            guard try nextChunk(&bytes) else {
+                bytes = []
+                return false
+            }
+        }
+        return bytes.count - offset >= count
+    }
+
+    /// How many bytes have been read, over every chunk.
+    package var position: Int { earlierChunks + offset }
 
     /// A damaged or foreign checkpoint.
     package struct Malformed: Error {}
 
     package mutating func integer<T: FixedWidthInteger>(_: T.Type = T.self) throws(Malformed) -> T {
         let size = MemoryLayout<T>.size
-        guard bytes.count - offset >= size else { throw Malformed() }
+        guard try available(size) else { throw Malformed() }
         defer { offset += size }
         return bytes.withUnsafeBytes { T(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: T.self)) }
     }
@@ -30,7 +68,7 @@ package struct CheckpointReader {
 
     package mutating func string() throws(Malformed) -> String {
         let count = Int(try integer(UInt32.self))
-        guard bytes.count - offset >= count else { throw Malformed() }
+        guard count == 0 || bytes.count - offset >= count else { throw Malformed() }
         defer { offset += count }
         return String(decoding: bytes[offset..<(offset + count)], as: UTF8.self)
     }
@@ -38,7 +76,7 @@ package struct CheckpointReader {
     /// A sample id written as a string, read without building the text of a UUID.
     package mutating func sampleID() throws(Malformed) -> SampleID {
         let count = Int(try integer(UInt32.self))
-        guard bytes.count - offset >= count else { throw Malformed() }
+        guard count == 0 || bytes.count - offset >= count else { throw Malformed() }
         defer { offset += count }
         return bytes.withUnsafeBytes { SampleID(utf8: UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + count)])) }
     }
@@ -47,7 +85,8 @@ package struct CheckpointReader {
     package mutating func block<T>(
         count: Int, _ read: (inout BlockReader) throws(Malformed) -> T
     ) throws(Malformed) -> T {
-        guard count >= 0, bytes.count - offset >= count else { throw Malformed() }
+        guard count >= 0 else { throw Malformed() }
+        if count > 0 { guard try available(count) else { throw Malformed() } }
         defer { offset += count }
         // `withUnsafeBytes` rethrows untyped errors: the typed one comes out as a `Result`.
         return try bytes.withUnsafeBytes { raw in

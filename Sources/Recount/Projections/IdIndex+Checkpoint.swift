@@ -1,6 +1,8 @@
 extension IdIndex {
     /// The bytes of one id in a checkpoint: its key, then its record.
     private static let checkpointEntrySize = 28 + Record.checkpointSize
+    /// How many entries one block of the checkpoint holds.
+    private static let checkpointBlockEntries = 1 << 16
 
     /// Writes the index in number order, interning order kept, so that reading it back gives
     /// the same numbers (and so the same cells, in the same order). The keys and records are
@@ -11,9 +13,10 @@ extension IdIndex {
             for string in interner.strings { out.append(string) }
         }
         out.append(UInt64(records.count))
-        // In blocks of 65,536 entries (9 MB), so that a streaming checkpoint spills between them.
-        for start in stride(from: 0, to: records.count, by: 1 << 16) {
-            let numbers = start..<min(records.count, start + 1 << 16)
+        // In blocks of `checkpointBlockEntries` (9 MB), so that a streaming checkpoint spills
+        // between them, and a chunked reader reads each from one chunk.
+        for start in stride(from: 0, to: records.count, by: Self.checkpointBlockEntries) {
+            let numbers = start..<min(records.count, start + Self.checkpointBlockEntries)
             out.appendBlock(count: numbers.count * Self.checkpointEntrySize) { block in
                 for number in numbers {
                     let key = table.keys[number]
@@ -45,17 +48,21 @@ extension IdIndex {
         table = FlatTable(capacity: count)
         records.reserveCapacity(count)
         let (texts, interned) = (UInt32(textIDs.strings.count), UInt32(strings.strings.count))
-        try input.block(count: count * Self.checkpointEntrySize) { block throws(CheckpointReader.Malformed) in
-            for number in 0..<count {
-                let key = StoredKey(
-                    user: block.take(), provider: block.take(), high: block.take(), low: block.take(),
-                    kind: block.take())
-                guard key.user < users, key.provider < providers, key.kind < texts + 2,
-                    table.insert(key) == (number, true), let record = Record(reading: &block),
-                    record.zone <= interned, record.syncIdentifier <= interned, record.unitSymbol <= interned,
-                    record.source.rawValue < sources
-                else { throw CheckpointReader.Malformed() }
-                appendLoaded(record)
+        for start in stride(from: 0, to: count, by: Self.checkpointBlockEntries) {
+            let numbers = start..<min(count, start + Self.checkpointBlockEntries)
+            try input.block(count: numbers.count * Self.checkpointEntrySize) {
+                block throws(CheckpointReader.Malformed) in
+                for number in numbers {
+                    let key = StoredKey(
+                        user: block.take(), provider: block.take(), high: block.take(), low: block.take(),
+                        kind: block.take())
+                    guard key.user < users, key.provider < providers, key.kind < texts + 2,
+                        table.insert(key) == (number, true), let record = Record(reading: &block),
+                        record.zone <= interned, record.syncIdentifier <= interned, record.unitSymbol <= interned,
+                        record.source.rawValue < sources
+                    else { throw CheckpointReader.Malformed() }
+                    appendLoaded(record)
+                }
             }
         }
     }

@@ -40,8 +40,14 @@ extension Projections {
 
     /// Loads a checkpoint, or throws when it is damaged, foreign, or from other zone data.
     package init(checkpoint bytes: [UInt8]) throws(CheckpointReader.Malformed) {
-        self.init()
         var input = CheckpointReader(bytes)
+        try self.init(checkpoint: &input)
+    }
+
+    /// Loads a checkpoint from `input` (its payload whole, or its chunks as they come), or
+    /// throws when it is damaged, foreign, or from other zone data.
+    package init(checkpoint input: inout CheckpointReader) throws(CheckpointReader.Malformed) {
+        self.init()
         try input.expect("recount checkpoint v2")
         position = try input.integer()
         guard try input.string() == zones.dataVersion else { throw CheckpointReader.Malformed() }
@@ -83,7 +89,7 @@ extension Projections {
         }
         try readSync(&input)
         try readRollupCheckpoint(&input)
-        guard input.isAtEnd else { throw CheckpointReader.Malformed() }
+        guard try input.isAtEnd() else { throw CheckpointReader.Malformed() }
     }
 
     /// Writes `part` as the checkpoint holds it (as the digest does): its count, then the

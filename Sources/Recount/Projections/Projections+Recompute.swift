@@ -129,7 +129,7 @@ extension Projections {
 extension RollupCell {
     /// Reads what `write(into:)` wrote (`length` bytes), checking it.
     init(reading input: inout CheckpointReader, length: Int, sources: UInt32) throws(CheckpointReader.Malformed) {
-        let start = input.offset
+        let start = input.position
         guard try input.integer(UInt8.self) == RollupCell.layoutVersion,
             let metric = Metric(rawValue: try input.integer())
         else { throw CheckpointReader.Malformed() }
@@ -158,7 +158,7 @@ extension RollupCell {
                     suppressed: suppressed, suppressedMillis: suppressedMillis,
                     suppressedBy: hasSuppressor ? SourceID(suppressor) : nil))
         }
-        guard input.offset - start == length else { throw CheckpointReader.Malformed() }
+        guard input.position - start == length else { throw CheckpointReader.Malformed() }
         self.init(
             metric: metric, day: day, count: count, value: fields[0], minimum: fields[1], maximum: fields[2],
             sources: shares)
