@@ -38,10 +38,10 @@ enum Commands {
             default: throw UsageError(message: "unknown command '\(invocation.words.joined(separator: " "))'")
             }
         } catch let error as UsageError {
-            Output.failure(error.message, status: .usage, json: invocation.json)
+            Output.usageFailure(error.message, command: invocation.words, json: invocation.json)
             return .usage
         } catch let error as QueryError {
-            Output.failure(error.message, status: .usage, json: invocation.json)
+            Output.usageFailure(error.message, command: invocation.words, json: invocation.json)
             return .usage
         } catch let error as LogError where error.isDamage {
             Output.failure(

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A usage mistake: exit status 2 with the usage text.
+/// A usage mistake: exit status 2, with the usage of the command it was made in.
 struct UsageError: Error {
     var message: String
 }
@@ -54,6 +54,30 @@ struct Invocation {
         With --json, results are JSON lines on standard output, and errors, rejections and notices
         JSON lines on standard error.
         """
+
+    /// What a usage error shows after its message: the entries of `usage` for the command that
+    /// `words` name (or begin: `log` shows every `log` command), else the first two lines; then
+    /// where the rest is.
+    static func usage(for words: [String]) -> String {
+        var shown: [Substring] = []
+        var inEntry = false
+        for line in usage.split(separator: "\n") {
+            if line.hasPrefix("  ") && !line.hasPrefix("   ") {
+                let synopsis = line.dropFirst(2).components(separatedBy: "  ")[0]
+                let commandWords = synopsis.split(separator: " ").prefix {
+                    $0.allSatisfy { $0 == "-" || ("a"..."z").contains($0) } && !$0.hasPrefix("-")
+                }.map(String.init)
+                inEntry =
+                    !words.isEmpty && !commandWords.isEmpty && commandWords != ["help"]
+                    && (words.starts(with: commandWords) || commandWords.starts(with: words))
+            } else if !line.hasPrefix("   ") {
+                inEntry = false
+            }
+            if inEntry { shown.append(line) }
+        }
+        let lines = shown.isEmpty ? usage.split(separator: "\n").prefix(2) : ["usage:"] + shown
+        return lines.joined(separator: "\n") + "\nrun `recount help` for every command and option"
+    }
 
     /// Whether an option takes a value.
     private enum Arity { case flag, value }

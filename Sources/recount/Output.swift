@@ -41,8 +41,15 @@ enum Output {
                 message, event: "error", [("message", .string(message)), ("exit", .int(Int64(status.rawValue)))],
                 json: true)
         } else {
-            standardError("recount: \(message)\n" + (status == .usage ? "\n\(Invocation.usage)\n" : ""))
+            standardError("recount: \(message)\n")
         }
+    }
+
+    /// Reports a usage mistake in the command `words` name: the message, then (as text) that
+    /// command's usage lines.
+    static func usageFailure(_ message: String, command words: [String], json: Bool) {
+        failure(message, status: .usage, json: json)
+        if !json { standardError("\n\(Invocation.usage(for: words))\n") }
     }
 
     /// Reports a rejected input line as it is found, on standard error.

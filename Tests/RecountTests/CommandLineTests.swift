@@ -336,6 +336,31 @@ import Testing
         }
     }
 
+    /// A usage mistake shows the usage of the command it was made in, not the whole help: its
+    /// own lines, or every `log` command's for `log`, or the first two lines for no command.
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
+    func aUsageMistakeShowsThatCommandsUsage() throws {
+        for (arguments, shown, notShown) in [
+            (
+                ["rollups", "--user", "u1"], ["needs --metric", "rollups --user U --metric M", "known, partial"],
+                ["dump"]
+            ),
+            (["import", "fitbit", "x"], ["import fitbit DIR|ZIP", "its local times"], ["apple-health", "rollups"]),
+            (["log"], ["log dump", "log check", "log stats", "log repair"], ["rollups", "demo"]),
+            (["frobnicate"], ["unknown command 'frobnicate'", "usage: recount [--data DIR]"], ["commands:", "dump"]),
+            (["--frob"], ["unknown option --frob", "usage: recount [--data DIR]"], ["commands:"]),
+        ] {
+            let run = try Self.recount(arguments)
+            #expect(run.status == 2 && run.errors.hasSuffix("run `recount help` for every command and option\n"))
+            for text in shown { #expect(run.errors.contains(text), "\(arguments) shows \(text): \(run.errors)") }
+            for text in notShown {
+                #expect(!run.errors.contains(text), "\(arguments) hides \(text): \(run.errors)")
+            }
+        }
+    }
+
     /// `--durability` chooses when appended envelopes are fsynced; every mode appends them all.
     @Test(
         .enabled(
