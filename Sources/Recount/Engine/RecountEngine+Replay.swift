@@ -55,7 +55,8 @@ extension RecountEngine {
                 progress: progress.map { report in { report($0.samples) } })
             projections.recompute()
             replayed = ProjectionReplay.Digested(
-                summary: summary, digest: projections.digest(), zoneDataVersion: projections.zones.dataVersion)
+                summary: summary, digest: projections.digest(), zoneDataVersion: projections.zones.dataVersion,
+                userGroups: 1)
         } else {
             replayed = try ProjectionReplay.digest(
                 reader, until: until ?? .max, groupBytes: groupBytes, progress: progress)

@@ -276,16 +276,25 @@ public final class RecountEngine: Sendable {
     /// and now: the feed a backend follows to push updated days to its clients. Dirty days are
     /// recomputed first; the figures then come from a replay of the log up to `version` of the
     /// users whose cells moved (a user's rollups depend on the user's envelopes and the `*`
-    /// config defaults alone), so a feed polled often replays few users.
+    /// config defaults alone), so a feed polled often replays few users, and many users are
+    /// replayed a group at a time (`ProjectionReplay.foldInGroups`), so memory stays bounded.
     public func changes(since version: UInt64, user: String? = nil) throws -> [CellChangeRow] {
+        try changes(since: version, user: user, groupBytes: ProjectionReplay.defaultGroupBytes)
+    }
+
+    /// `changes`, its replay folding at most about `groupBytes` of records at a time.
+    func changes(since version: UInt64, user: String?, groupBytes: Int) throws -> [CellChangeRow] {
         try recompute()
         let moved = projections.withLock { $0.usersWithChanges(since: version, user: user) }
-        var before = Projections()
+        // Their figures then, from a replay up to `version` a group of users at a time.
+        var figures: [Projections.NamedCell: [RollupRow.Value]] = [:]
         if !moved.isEmpty {
-            _ = try ProjectionReplay.fold(logReader(), into: &before, until: version &+ 1, users: moved)
-            before.recompute()
+            _ = try ProjectionReplay.foldInGroups(
+                logReader(), users: moved, until: version &+ 1, groupBytes: groupBytes
+            ) { before, _ in
+                figures.merge(before.rollupFigures()) { held, _ in held }
+            }
         }
-        let figures = before.rollupFigures()
         return projections.withLock { $0.changes(since: version, before: figures, user: user) }
     }
 

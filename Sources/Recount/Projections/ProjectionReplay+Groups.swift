@@ -13,73 +13,98 @@ extension ProjectionReplay {
         package var digest: [UInt8]
         package var zoneDataVersion: String
         /// How many groups of users were folded one after another (1: the log at once).
-        package var userGroups = 1
+        package var userGroups: Int
     }
 
     /// Replays `reader` from scratch (up to `until`, exclusive), recomputes every dirty day and
     /// digests the result, holding the projections of at most about `groupBytes` of records at
-    /// a time.
-    ///
-    /// A log whose records fit is folded whole. A larger one is read once to weigh each user's
-    /// records, its users are split into groups contiguous in their string order, and each
-    /// group is folded on its own (with the `*` config defaults, as a one-user replay is) and
-    /// its part of the digest written to scratch files in `scratchDirectory`: a user's
-    /// projections depend only on the user's envelopes and the defaults, so the digest is the
-    /// one a single replay gives. One user whose records pass `groupBytes` is a group alone.
+    /// a time (`foldInGroups`). Each group's part of the digest is written to scratch files in
+    /// `scratchDirectory`; every part is ordered by user first, so hashing the parts in order
+    /// gives the digest a single replay gives.
     ///
     /// - Parameter progress: called about every million samples with the samples folded so far.
     package static func digest(
         _ reader: LogReader, until: UInt64 = .max, groupBytes: Int = defaultGroupBytes,
         scratchDirectory: String = NSTemporaryDirectory(), progress: ((Int) -> Void)? = nil
     ) throws -> Digested {
+        var whole: [UInt8]?
+        var spool: DigestSpool?
+        var zoneDataVersion = ""
+        let folded = try foldInGroups(reader, until: until, groupBytes: groupBytes, progress: progress) {
+            projections, group in
+            zoneDataVersion = projections.zones.dataVersion
+            guard let group else { return whole = projections.digest() }
+            if spool == nil { spool = try DigestSpool(directory: scratchDirectory) }
+            try spool?.append(projections, users: group)
+        }
+        guard let digest = try whole ?? spool?.digest(zoneDataVersion: zoneDataVersion) else {
+            preconditionFailure("a replay of every user folds at least one group")
+        }
+        return Digested(
+            summary: folded.summary, digest: digest, zoneDataVersion: zoneDataVersion, userGroups: folded.groups)
+    }
+
+    /// Folds the records of `reader` up to `until` (exclusive) from scratch, the envelopes of
+    /// `users` (every user's when `nil`) and the `*` config defaults, with the projections of
+    /// at most about `groupBytes` of records in memory at a time; `body` gets each group's
+    /// projections, recomputed, and its users (`nil`: every user of the log, folded at once).
+    ///
+    /// A log whose records fit (`LogStats.rawBytes`) is folded in one go. A larger one is read
+    /// once to weigh each user's records by their headers; its users are split, in their string
+    /// order, into groups of at most `groupBytes` (one user over it is a group alone), and each
+    /// group is folded on its own, skipping the others' records by their header. A user's
+    /// projections depend only on the user's envelopes and the defaults, so each group's are
+    /// what a fold of every user holds for its users.
+    ///
+    /// - Returns: what was read (each record counted once; the effects of the `*` defaults
+    ///   once per group) and how many groups there were.
+    package static func foldInGroups(
+        _ reader: LogReader, users: Set<String>? = nil, until: UInt64 = .max, groupBytes: Int = defaultGroupBytes,
+        progress: ((Int) -> Void)? = nil, _ body: (Projections, Set<String>?) throws -> Void
+    ) throws -> (summary: Summary, groups: Int) {
         /// `progress` for a fold that starts after `before` samples.
         func reporting(after before: Int) -> ((Summary) -> Void)? {
             progress.map { report in { report(before + $0.samples) } }
         }
         if try reader.stats().rawBytes <= UInt64(groupBytes) {
             var projections = Projections()
-            let summary = try fold(reader, into: &projections, until: until, progress: reporting(after: 0))
+            let summary = try fold(
+                reader, into: &projections, until: until, users: users, progress: reporting(after: 0))
             projections.recompute()
-            return Digested(
-                summary: summary, digest: projections.digest(), zoneDataVersion: projections.zones.dataVersion)
+            try body(projections, users)
+            return (summary, 1)
         }
-        let weighed = try weighUsers(reader, until: until)
-        var spool = try DigestSpool(directory: scratchDirectory)
+        let weights = try weighUsers(reader, until: until)
+        let groups = groups(
+            of: weights.filter { users?.contains($0.key) ?? true }.mapValues(\.bytes), holding: groupBytes)
         var total = Summary()
-        var zoneDataVersion = ""
-        let groups = groups(of: weighed.users, holding: groupBytes)
         for group in groups {
             var projections = Projections()
             let folded = try fold(
                 reader, into: &projections, until: until, users: group, progress: reporting(after: total.samples))
             projections.recompute()
-            try spool.append(projections, users: group)
+            try body(projections, group)
             total.samples += folded.samples
             total.effect += folded.effect
-            zoneDataVersion = projections.zones.dataVersion
+            total.lastPosition = max(total.lastPosition, folded.lastPosition)
         }
-        total.records = weighed.records
-        total.lastPosition = weighed.lastPosition
-        return Digested(
-            summary: total, digest: try spool.digest(zoneDataVersion: zoneDataVersion),
-            zoneDataVersion: zoneDataVersion, userGroups: groups.count)
+        // Every group folds the `*` records: they count once, with each group's users' own.
+        let folded = Set(groups.joined()).union(["*"])
+        total.records = weights.filter { folded.contains($0.key) }.values.reduce(0) { $0 + $1.records }
+        return (total, groups.count)
     }
 
-    /// The bytes of each user's records before `until` (the `*` defaults' under `*`), how many
-    /// records there are and the last one's position. Records are told apart by their first
-    /// fields only; one too damaged for that is decoded, which reports the damage.
-    static func weighUsers(_ reader: LogReader, until: UInt64) throws -> (
-        users: [String: Int], records: Int, lastPosition: UInt64
-    ) {
-        var users: [String: Int] = [:]
-        var (records, lastPosition) = (0, UInt64(0))
+    /// The bytes and the number of each user's records before `until` (the `*` defaults' under
+    /// `*`). Records are told apart by their first fields only; one too damaged for that is
+    /// decoded, which reports the damage.
+    static func weighUsers(_ reader: LogReader, until: UInt64) throws -> [String: (bytes: Int, records: Int)] {
+        var users: [String: (bytes: Int, records: Int)] = [:]
         try reader.forEach(from: reader.snapshot.startPosition, to: until) { record in
             let user = try EnvelopeCodec.user(ofRecord: record.bytes) ?? EnvelopeCodec.decode(record.bytes).user
-            users[user, default: 0] += record.bytes.count
-            records += 1
-            lastPosition = record.position
+            users[user, default: (0, 0)].bytes += record.bytes.count
+            users[user, default: (0, 0)].records += 1
         }
-        return (users, records, lastPosition)
+        return users
     }
 
     /// `users` split, in their string order, into groups of at most `bytes` together (a user
