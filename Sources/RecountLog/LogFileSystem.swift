@@ -110,6 +110,7 @@ package struct PosixFileSystem: LogFileSystem {
     /// A new, empty file for scratch data in `directory`, readable and writable, removed from
     /// the directory at once: it has no name, and goes away when closed, even after a crash.
     package func scratchFile(in directory: String) throws(LogError) -> any LogFile {
+        let directory = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory
         var template = Array((directory + "/recount-scratch-XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         let path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }

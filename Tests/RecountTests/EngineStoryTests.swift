@@ -441,6 +441,12 @@ extension EngineStoryTests {
                     try RecountEngine.replay(reader, until: until, groupBytes: groupBytes).digest
                         == RecountEngine.replay(reader, until: until).digest, "until \(until)")
             }
+            let unwritable = directory + "/missing"
+            #expect {
+                try ProjectionReplay.digest(reader, groupBytes: 1, scratchDirectory: unwritable)
+            } throws: { error in
+                (error as? LogError)?.message.contains("scratch files in $TMPDIR") == true
+            }
             #expect(
                 ProjectionReplay.groups(
                     of: try ProjectionReplay.weighUsers(reader, until: .max).mapValues(\.bytes), holding: 1

@@ -11,10 +11,17 @@ package struct DigestSpool {
 
     /// A spool whose files are made in `directory` (they have no name there, and go away with
     /// the spool).
+    /// - Throws: `LogError` when they cannot be made there (the message says to set `TMPDIR`).
     package init(directory: String) throws(LogError) {
         parts = []
         for _ in DigestPart.allCases {
-            parts.append((try PosixFileSystem().scratchFile(in: directory), 0, 0))
+            do {
+                parts.append((try PosixFileSystem().scratchFile(in: directory), 0, 0))
+            } catch {
+                var error = error
+                error.message += "; a replay of a large log writes scratch files in $TMPDIR (else /tmp)"
+                throw error
+            }
         }
     }
 
