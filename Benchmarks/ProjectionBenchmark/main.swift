@@ -291,6 +291,12 @@ _ = try ProjectionReplay.fold(logReader, into: &replayed)
 let replayedCells = replayed.recompute().count
 run.check(replayedCells == expectedRollups, "the replay recomputed \(replayedCells) cells")
 
+// MARK: - The digest of the whole projections (as `recount digest`, and each side of `verify`)
+
+var replayedDigest: [UInt8] = []
+let digestTime = run.best(runs: 2) { stopwatch in replayedDigest = stopwatch.time { replayed.digest() } }
+run.check(replayedDigest == storedDigest, "the digest of the replayed projections differs from the engine's")
+
 // MARK: - Checkpoint save and load
 
 let checkpointDirectory = scratch + "/checkpoint"
@@ -465,6 +471,10 @@ emit(
         ("bytesPerLiveSample", Double(logBytes + checkpointBytes) / Double(expectedLive)),
         ("logBytes", logBytes), ("checkpointBytes", checkpointBytes),
     ], figure: Double(logBytes + checkpointBytes) / Double(expectedLive), goal: 150, atLeast: false)
+emitJSONLine([
+    ("benchmark", "digest"), ("seconds", digestTime), ("liveSamplesPerSec", Double(expectedLive) / digestTime),
+    ("liveSamples", expectedLive), ("rollups", expectedRollups),
+])
 emit(
     "replay.peakRSS",
     [
