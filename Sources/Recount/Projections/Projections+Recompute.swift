@@ -136,13 +136,16 @@ extension RollupCell {
         let day = CivilDay(daysSinceEpoch: Int32(bitPattern: try input.integer(UInt32.self)))
         let count = Int(try input.integer(UInt64.self))
         let presence: UInt8 = try input.integer()
-        var fields: [Double?] = []
-        for bit: UInt8 in [1, 2, 4] {
+        func field(_ bit: UInt8) throws(CheckpointReader.Malformed) -> Double? {
             let value = try input.double()
-            fields.append(presence & bit != 0 ? value : nil)
+            return presence & bit != 0 ? value : nil
         }
+        let (value, minimum, maximum) = (try field(1), try field(2), try field(4))
+        let shareCount = Int(try input.integer(UInt32.self))
+        // One allocation per cell (none for cells without sources), not one per doubling.
         var shares: [SourceShare] = []
-        for _ in 0..<(try input.integer(UInt32.self)) {
+        shares.reserveCapacity(min(shareCount, length))
+        for _ in 0..<shareCount {
             let source: UInt32 = try input.integer()
             let samples = Int(try input.integer(UInt64.self))
             let counted = try input.double()
@@ -160,7 +163,6 @@ extension RollupCell {
         }
         guard input.position - start == length else { throw CheckpointReader.Malformed() }
         self.init(
-            metric: metric, day: day, count: count, value: fields[0], minimum: fields[1], maximum: fields[2],
-            sources: shares)
+            metric: metric, day: day, count: count, value: value, minimum: minimum, maximum: maximum, sources: shares)
     }
 }
