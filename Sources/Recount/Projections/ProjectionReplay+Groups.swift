@@ -38,7 +38,7 @@ extension ProjectionReplay {
             try spool?.append(projections, users: group)
         }
         guard let digest = try whole ?? spool?.digest(zoneDataVersion: zoneDataVersion) else {
-            preconditionFailure("a replay of every user folds at least one group")
+            preconditionFailure("foldInGroups calls its body at least once")
         }
         return Digested(
             summary: folded.summary, digest: digest, zoneDataVersion: zoneDataVersion, userGroups: folded.groups)
@@ -77,6 +77,11 @@ extension ProjectionReplay {
         let weights = try weighUsers(reader, until: until)
         let groups = groups(
             of: weights.filter { users?.contains($0.key) ?? true }.mapValues(\.bytes), holding: groupBytes)
+        // Nothing before `until` (or none of `users`' records): the projections are empty.
+        guard !groups.isEmpty else {
+            try body(Projections(), users)
+            return (Summary(), 1)
+        }
         var total = Summary()
         for group in groups {
             var projections = Projections()
