@@ -372,7 +372,9 @@ enum ProjectionCommands {
         } else {
             print(
                 "replayed \(result.records) records (\(result.samples) samples) up to position \(result.lastPosition) "
-                    + "with tz data \(result.zoneDataVersion)\ndigest \(result.digest)")
+                    + "with tz data \(result.zoneDataVersion)"
+                    + (result.userGroups > 1 ? ", \(result.userGroups) groups of users one after another" : "")
+                    + "\ndigest \(result.digest)")
         }
         return .success
     }
@@ -401,7 +403,7 @@ enum ProjectionCommands {
         [
             ("records", .int(Int64(result.records))), ("samples", .int(Int64(result.samples))),
             ("lastPosition", .int(Int64(result.lastPosition))), ("digest", .string(result.digest)),
-            ("tzdata", .string(result.zoneDataVersion)),
+            ("tzdata", .string(result.zoneDataVersion)), ("userGroups", .int(Int64(result.userGroups))),
         ]
     }
 

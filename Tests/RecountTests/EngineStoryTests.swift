@@ -429,7 +429,8 @@ extension EngineStoryTests {
             try engine.close()
             let reader = try LogReader(directory: directory + "/log")
             let whole = try RecountEngine.replay(reader)
-            #expect(whole.digest == digest)
+            #expect(whole.digest == digest && whole.userGroups == 1)
+            #expect(try RecountEngine.replay(reader, groupBytes: 1).userGroups == 8, "a group for each user and *")
             for groupBytes in [1, 3_000, 20_000] {
                 let grouped = try RecountEngine.replay(reader, groupBytes: groupBytes)
                 #expect(grouped.digest == digest, "groups of \(groupBytes) bytes")

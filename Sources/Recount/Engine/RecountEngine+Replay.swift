@@ -12,6 +12,8 @@ public struct ReplayResult: Sendable {
     public var digest: String
     /// The tz data version the civil days came from.
     public var zoneDataVersion: String
+    /// How many groups of users were folded one after another to bound memory (1: all at once).
+    public var userGroups: Int
 }
 
 /// What `verify` compared.
@@ -64,7 +66,7 @@ extension RecountEngine {
         return ReplayResult(
             records: replayed.summary.records, samples: replayed.summary.samples,
             lastPosition: replayed.summary.lastPosition, digest: SHA256.hex(replayed.digest),
-            zoneDataVersion: replayed.zoneDataVersion)
+            zoneDataVersion: replayed.zoneDataVersion, userGroups: replayed.userGroups)
     }
 
     /// Cuts the damaged log of the data directory `directory` back to its last good frame
