@@ -65,9 +65,10 @@ package struct CheckpointFile {
             let raw = Int(UInt32(littleEndian: stored.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
             let size = Int(UInt32(littleEndian: stored.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)))
             offset += Self.chunkHeaderSize
-            guard raw > 0, stored.count - offset >= size, rawLength - inflated >= UInt64(raw) else {
-                throw CheckpointReader.Malformed()
-            }
+            // LZ4 inflates a block at most 255-fold: a larger claim is damage, refused before
+            // anything that size is allocated.
+            guard raw > 0, stored.count - offset >= size, rawLength - inflated >= UInt64(raw), raw / 255 <= size
+            else { throw CheckpointReader.Malformed() }
             // Uninitialized: the block fills every byte, or the chunk is not used.
             var whole = false
             chunk = [UInt8](unsafeUninitializedCapacity: raw) { buffer, initialized in
