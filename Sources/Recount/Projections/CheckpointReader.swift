@@ -68,7 +68,7 @@ package struct CheckpointReader {
 
     package mutating func string() throws(Malformed) -> String {
         let count = Int(try integer(UInt32.self))
-        guard count == 0 || bytes.count - offset >= count else { throw Malformed() }
+        guard bytes.count - offset >= count else { throw Malformed() }
         defer { offset += count }
         return String(decoding: bytes[offset..<(offset + count)], as: UTF8.self)
     }
@@ -76,7 +76,7 @@ package struct CheckpointReader {
     /// A sample id written as a string, read without building the text of a UUID.
     package mutating func sampleID() throws(Malformed) -> SampleID {
         let count = Int(try integer(UInt32.self))
-        guard count == 0 || bytes.count - offset >= count else { throw Malformed() }
+        guard bytes.count - offset >= count else { throw Malformed() }
         defer { offset += count }
         return bytes.withUnsafeBytes { SampleID(utf8: UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + count)])) }
     }
@@ -85,8 +85,7 @@ package struct CheckpointReader {
     package mutating func block<T>(
         count: Int, _ read: (inout BlockReader) throws(Malformed) -> T
     ) throws(Malformed) -> T {
-        guard count >= 0 else { throw Malformed() }
-        if count > 0 { guard try available(count) else { throw Malformed() } }
+        guard count >= 0, try available(count) else { throw Malformed() }
         defer { offset += count }
         // `withUnsafeBytes` rethrows untyped errors: the typed one comes out as a `Result`.
         return try bytes.withUnsafeBytes { raw in
