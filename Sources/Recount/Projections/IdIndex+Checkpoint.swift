@@ -3,6 +3,8 @@ extension IdIndex {
     private static let checkpointEntrySize = 28 + Record.checkpointSize
     /// How many entries one block of the checkpoint holds.
     private static let checkpointBlockEntries = 1 << 16
+    /// How many keys' table buckets loading reads at once.
+    private static let checkpointPrefetchBatch = 16
 
     /// Writes the index in number order, interning order kept, so that reading it back gives
     /// the same numbers (and so the same cells, in the same order). The keys and records are
@@ -53,9 +55,18 @@ extension IdIndex {
             try input.block(count: numbers.count * Self.checkpointEntrySize) {
                 block throws(CheckpointReader.Malformed) in
                 for number in numbers {
-                    let key = StoredKey(
-                        user: block.take(), provider: block.take(), high: block.take(), low: block.take(),
-                        kind: block.take())
+                    // The buckets of the next few keys are read together before the first is
+                    // inserted: in a table of millions of keys each is a cache miss, and misses
+                    // issued together are waited for together (see `prefetch`).
+                    if (number - start) % Self.checkpointPrefetchBatch == 0 {
+                        var ahead = block
+                        for _ in 0..<min(Self.checkpointPrefetchBatch, numbers.upperBound - number) {
+                            var key = ahead
+                            prefetched ^= table.firstBucket(of: StoredKey(reading: &key))
+                            ahead = ahead.ahead(Self.checkpointEntrySize) ?? ahead
+                        }
+                    }
+                    let key = StoredKey(reading: &block)
                     guard key.user < users, key.provider < providers, key.kind < texts + 2,
                         table.insert(key) == (number, true), let record = Record(reading: &block),
                         record.zone <= interned, record.syncIdentifier <= interned, record.unitSymbol <= interned,
@@ -65,5 +76,12 @@ extension IdIndex {
                 }
             }
         }
+    }
+}
+
+extension IdIndex.StoredKey {
+    /// Reads a key as `IdIndex.writeCheckpoint` writes it.
+    fileprivate init(reading block: inout CheckpointReader.BlockReader) {
+        self.init(user: block.take(), provider: block.take(), high: block.take(), low: block.take(), kind: block.take())
     }
 }

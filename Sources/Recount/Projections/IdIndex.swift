@@ -152,7 +152,7 @@ package struct IdIndex: Sendable {
     /// reconcile of one user walks, instead of every id of every user.
     private var numbersByUser: [[UInt32]] = []
     /// What `prefetch` read last: kept only so that its reads happen.
-    private var prefetched: UInt64 = 0
+    var prefetched: UInt64 = 0
     package private(set) var liveCount = 0
     package private(set) var tombstoneCount = 0
 
