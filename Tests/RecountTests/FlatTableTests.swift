@@ -41,6 +41,32 @@ import Testing
         }
     }
 
+    /// A `FlatMap` answers as a dictionary does, stores through `default`, and iterates in the
+    /// order keys were first stored.
+    @Test func aFlatMapIsADictionaryInInsertionOrder() {
+        var random = SplitMix64(seed: testSeed(22))
+        var map = FlatMap<CollidingKey, Int>()
+        var model: [UInt64: Int] = [:]
+        var order: [UInt64] = []
+        for _ in 0..<5_000 {
+            let value = random.next() % 3_000
+            let key = CollidingKey(value: value, bucket: value % 64)
+            if model[value] == nil { order.append(value) }
+            if value % 2 == 0 {
+                map[key] = Int(value)
+                model[value] = Int(value)
+            } else {
+                map[key, default: 0] += 1
+                model[value, default: 0] += 1
+            }
+            #expect(map[key] == model[value])
+        }
+        #expect(map.count == model.count)
+        #expect(map.map(\.key.value) == order)
+        #expect(map.allSatisfy { model[$0.key.value] == $0.value })
+        #expect(map[CollidingKey(value: 99_999, bucket: 3)] == nil)
+    }
+
     /// The id index's records stay at 112 bytes: 1.5 million live samples take 168 MB.
     @Test func anIdIndexRecordIs112Bytes() {
         #expect(MemoryLayout<IdIndex.Record>.stride == 112)

@@ -26,7 +26,6 @@ extension Projections {
         dirtied.sort { $0.cell == $1.cell ? $0.version > $1.version : $0.cell < $1.cell }
         var changes: [CellChange] = []
         changes.reserveCapacity(dirtied.count)
-        rollups.reserveCapacity(rollups.count + dirtied.count)
         // Cells come by user and metric, and a user's cells mostly share their sources: the
         // ranking of the cell before is reused when it ranked the same sources.
         var ranked: (user: UInt32, metric: Metric, sources: [SourceID], priority: SourcePriority)?
@@ -112,8 +111,8 @@ extension Projections {
 
     mutating func readRollupCheckpoint(_ input: inout CheckpointReader) throws(CheckpointReader.Malformed) {
         let count = Int(try input.integer(UInt64.self))
-        // Sized once: growing a dictionary of 270,000 cells rehashed it a dozen times.
-        rollups.reserveCapacity(min(count, 1 << 24))
+        // Sized once: growing a table of 270,000 cells placed them all again a dozen times.
+        rollups = FlatMap(capacity: min(count, 1 << 24))
         for _ in 0..<count {
             let user: UInt32 = try input.integer()
             let version: UInt64 = try input.integer()

@@ -1,9 +1,13 @@
 extension Projections {
     /// One sync channel: a user's provider for one metric.
-    package struct SyncKey: Hashable, Sendable {
+    package struct SyncKey: Hashable, Sendable, FlatKey {
         package var user: UInt32
         package var provider: UInt32
         package var metric: Metric
+
+        package var flatHash: UInt64 {
+            FlatHash.mix(UInt64(user) << 32 | UInt64(provider), UInt64(metric.rawValue))
+        }
     }
 
     /// `config.provider` for a user (or `*`) and provider.

@@ -71,22 +71,24 @@ package struct Projections {
         }
     }
     /// What is known of each (user, provider, metric) sync channel.
-    package internal(set) var syncStates: [SyncKey: SyncState] = [:]
+    package internal(set) var syncStates = FlatMap<SyncKey, SyncState>()
     /// `config.provider` settings.
     package internal(set) var providerConfigs: [ProviderKey: ProviderSetting] = [:]
     /// The rollups by cell.
-    package internal(set) var rollups: [CellKey: StoredRollup] = [:]
+    package internal(set) var rollups = FlatMap<CellKey, StoredRollup>()
     /// The first and last day with a rollup of each user's metric (rollups are never removed,
     /// so a span only widens): the days a query without a range answers for.
-    package internal(set) var rollupSpans: [UserMetric: ClosedRange<CivilDay>] = [:]
+    package internal(set) var rollupSpans = FlatMap<UserMetric, ClosedRange<CivilDay>>()
     /// The last position applied.
     package internal(set) var position: UInt64 = 0
     let zones = ZoneOffsets()
 
     /// A user's metric, across its days.
-    package struct UserMetric: Hashable, Sendable {
+    package struct UserMetric: Hashable, Sendable, FlatKey {
         package var user: UInt32
         package var metric: Metric
+
+        package var flatHash: UInt64 { FlatHash.mix(UInt64(user), UInt64(metric.rawValue)) }
     }
 
     package struct PriorityKey: Hashable, Sendable {

@@ -1,0 +1,44 @@
+/// A dictionary over a `FlatTable`: each key's value at the key's number, so a lookup hashes
+/// with the key's own `flatHash` (no per-process seed, no `Hasher`), and iteration goes in the
+/// order keys were first stored, the same in every process. Keys are never removed.
+package struct FlatMap<Key: FlatKey, Value: Sendable>: Sequence, Sendable {
+    private var table = FlatTable<Key>()
+    private var values: [Value] = []
+
+    package init() {}
+
+    /// An empty map sized for `capacity` keys before it grows.
+    package init(capacity: Int) {
+        table = FlatTable(capacity: capacity)
+        values.reserveCapacity(capacity)
+    }
+
+    package var count: Int { values.count }
+    package var isEmpty: Bool { values.isEmpty }
+
+    /// The value of `key`; setting one stores it (setting `nil` is not allowed: keys stay).
+    package subscript(key: Key) -> Value? {
+        get { table.number(of: key).map { values[$0] } }
+        set {
+            guard let newValue else { preconditionFailure("a FlatMap keeps its keys") }
+            self[key, default: newValue] = newValue
+        }
+    }
+
+    /// The value of `key`, `defaultValue` stored first when it has none.
+    package subscript(key: Key, default defaultValue: @autoclosure () -> Value) -> Value {
+        get { table.number(of: key).map { values[$0] } ?? defaultValue() }
+        _modify {
+            let (number, inserted) = table.insert(key)
+            if inserted { values.append(defaultValue()) }
+            yield &values[number]
+        }
+    }
+
+    /// The keys and values in the order the keys were first stored.
+    package func makeIterator() -> some IteratorProtocol<(key: Key, value: Value)> {
+        zip(table.keys, values).lazy.map { (key: $0, value: $1) }.makeIterator()
+    }
+
+    package var underestimatedCount: Int { values.count }
+}
