@@ -7,14 +7,18 @@ import RecountLog
 enum ProjectionCommands {
     /// Runs `body` on the engine of an existing data directory (a mistyped `--data` is "no log
     /// at", not a new log), and closes it. Queries open it read-only, so they answer while
-    /// another process ingests; `writing` takes the writer's lock.
+    /// another process ingests, and a query about one `user` folds only that user's records
+    /// rather than loading every user's projections; `writing` takes the writer's lock.
     static func withEngine<T>(
-        _ invocation: Invocation, writing: Bool = false, recompute: Bool = true, _ body: (RecountEngine) throws -> T
+        _ invocation: Invocation, writing: Bool = false, recompute: Bool = true, user: String? = nil,
+        _ body: (RecountEngine) throws -> T
     ) throws -> T {
         let engine: RecountEngine
         if writing {
             try requireLog(invocation)
             engine = try RecountEngine(directory: invocation.dataDirectory)
+        } else if let user {
+            engine = try RecountEngine(readingDirectory: invocation.dataDirectory, user: user)
         } else {
             engine = try RecountEngine(readingDirectory: invocation.dataDirectory, recompute: recompute)
         }
@@ -44,7 +48,7 @@ enum ProjectionCommands {
         try invocation.allowOnly(["user", "metric", "from", "to", "as-of"])
         let user = try invocation.require("user")
         let metric = try invocation.require("metric")
-        let rows = try withEngine(invocation) {
+        let rows = try withEngine(invocation, user: user) {
             try $0.rollups(
                 user: user, metric: metric, from: invocation.options["from"], to: invocation.options["to"],
                 asOf: invocation.options["as-of"])
@@ -94,7 +98,7 @@ enum ProjectionCommands {
         let (user, metric, day) = (
             try invocation.require("user"), try invocation.require("metric"), try invocation.require("day")
         )
-        let rows = try withEngine(invocation) { try $0.samples(user: user, metric: metric, day: day) }
+        let rows = try withEngine(invocation, user: user) { try $0.samples(user: user, metric: metric, day: day) }
         if invocation.json {
             for row in rows {
                 Output.jsonLine([
@@ -133,7 +137,7 @@ enum ProjectionCommands {
         let (user, metric, day) = (
             try invocation.require("user"), try invocation.require("metric"), try invocation.require("day")
         )
-        let audit = try withEngine(invocation) { try $0.audit(user: user, metric: metric, day: day) }
+        let audit = try withEngine(invocation, user: user) { try $0.audit(user: user, metric: metric, day: day) }
         guard let audit else {
             Output.failure("no rollup for that day: nothing arrived for it", status: .failure, json: invocation.json)
             return .failure
@@ -199,7 +203,9 @@ enum ProjectionCommands {
         let (user, provider, metric) = (
             try invocation.require("user"), try invocation.require("provider"), try invocation.require("metric")
         )
-        let row = try withEngine(invocation) { try $0.cursor(user: user, provider: provider, metric: metric) }
+        let row = try withEngine(invocation, user: user) {
+            try $0.cursor(user: user, provider: provider, metric: metric)
+        }
         guard let row else {
             Output.failure(
                 "no cursor: that provider never synced that metric for that user", status: .failure,

@@ -461,19 +461,53 @@ extension EngineStoryTests {
     /// day's state as of a fixed instant, every day's audit with its history, the cursors and
     /// the stale report, as text (the rows hold arrays, never dictionaries, so the text is
     /// deterministic).
-    static func answers(_ engine: RecountEngine) throws -> String {
+    static func answers(_ engine: RecountEngine, users: [String] = ["alice", "bob", "carol"], stale: Bool = true)
+        throws -> String
+    {
         var text = ""
-        for user in ["alice", "bob", "carol"] {
+        for user in users {
             let rows = try engine.rollups(user: user, metric: "steps", asOf: "2026-07-22T12:00:00Z")
             text += "\(rows)\n"
             for row in rows {
                 text += "\(try engine.audit(user: user, metric: "steps", day: row.date) as Any)\n"
+                text += "\(try engine.samples(user: user, metric: "steps", day: row.date))\n"
             }
             for provider in ["healthkit", "health_connect"] {
                 text += "\(try engine.cursor(user: user, provider: provider, metric: "steps") as Any)\n"
             }
         }
-        return text + "\(try engine.stale(asOf: "2026-07-22T12:00:00Z"))"
+        return stale ? text + "\(try engine.stale(asOf: "2026-07-22T12:00:00Z"))" : text
+    }
+
+    /// An engine opened for one user's queries folds that user's records and the defaults
+    /// alone, and answers as the engine of every user does: the random workload's users meet
+    /// their sources in other orders than the whole log does. It refuses another user's query,
+    /// and its `verify` replays that user.
+    @Test func anEngineOfOneUserAnswersAsTheWholeStore() throws {
+        var lines = RandomWorkload.lines(seed: testSeed(41), count: 200)
+        lines.append(
+            #"{"kind":"config.sources","user":"*","receivedAt":"2026-07-21T00:00:00Z","metric":"steps","priority":["com.watch"]}"#
+        )
+        try withTemporaryDirectory { directory in
+            let whole = try RecountEngine(directory: directory)
+            try Self.ingest(whole, lines)
+            for user in ["alice", "bob", "carol"] {
+                let one = try RecountEngine(readingDirectory: directory, user: user)
+                #expect(one.onlyUser == user)
+                #expect(one.recordsFoldedOnOpen < lines.count, "\(user)'s records and the defaults only")
+                let answers = try Self.answers(one, users: [user], stale: false)
+                #expect(answers.contains("counted"), "\(user)'s audits name their sources")
+                #expect(answers == (try Self.answers(whole, users: [user], stale: false)), "\(user)")
+                #expect(try one.verify().matches)
+                let other = user == "alice" ? "bob" : "alice"
+                #expect {
+                    try one.samples(user: other, metric: "steps", day: "2026-07-11")
+                } throws: { error in
+                    (error as? QueryError)?.code == .otherUser
+                }
+            }
+            try whole.close()
+        }
     }
 }
 

@@ -84,7 +84,7 @@ import Testing
         #expect(watch.suppressedBy == nil)
         #expect(cell.sources.map(\.source) == [Self.watch, Self.phone])
         #expect(
-            cell.describe(naming: Self.name)
+            cell.describe(naming: Self.name, ordering: <)
                 == "steps 2026-07-14: 3,500 from 2 samples; Apple Watch 2,000 counted; "
                 + "iPhone 1,500 counted, 1,500 suppressed by Apple Watch")
     }
@@ -211,7 +211,8 @@ import Testing
         ]
         let second = Self.compute(.sleep, "2026-07-14", revised)
         #expect(second.value == Double(6 * 3600 + 55 * 60))
-        #expect(second.describe(naming: Self.name).hasPrefix("sleep 2026-07-14: 6h 55m asleep from 5 samples"))
+        #expect(
+            second.describe(naming: Self.name, ordering: <).hasPrefix("sleep 2026-07-14: 6h 55m asleep from 5 samples"))
         // Ending before 18:00 local, the night belongs to the 14th, not the 13th.
         #expect(Self.compute(.sleep, "2026-07-13", revised).value == 0)
     }

@@ -79,9 +79,10 @@ extension RecountEngine {
     }
 
     /// Checks every log frame, recomputes the engine's dirty days, replays the log from scratch
-    /// into memory and compares the two digests.
+    /// into memory (only `onlyUser`'s records when the engine holds one user's) and compares
+    /// the two digests.
     public func verify(progress: ((Int) -> Void)? = nil) throws -> VerifyResult {
-        try Self.compare(storedDigest(), progress: progress)
+        try Self.compare(storedDigest(), user: onlyUser, progress: progress)
     }
 
     /// `verify` of the data directory `directory`, whose engine is opened for writing (so no
@@ -95,14 +96,16 @@ extension RecountEngine {
             try engine.close()
             return stored
         }()
-        return try compare(stored, progress: progress)
+        return try compare(stored, user: nil, progress: progress)
     }
 
-    /// `verify`'s result: the stored digest against a replay from scratch of the same log snapshot.
+    /// `verify`'s result: the stored digest against a replay from scratch of the same log
+    /// snapshot (of `user`'s records alone when given).
     private static func compare(
-        _ stored: (log: LogStats, digest: String, reader: LogReader), progress: ((Int) -> Void)?
+        _ stored: (log: LogStats, digest: String, reader: LogReader), user: String?, progress: ((Int) -> Void)?
     ) throws -> VerifyResult {
-        VerifyResult(log: stored.log, stored: stored.digest, replay: try replay(stored.reader, progress: progress))
+        VerifyResult(
+            log: stored.log, stored: stored.digest, replay: try replay(stored.reader, user: user, progress: progress))
     }
 
     /// Checks every log frame and recomputes the dirty days; the projections' digest, with the

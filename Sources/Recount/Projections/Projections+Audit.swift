@@ -19,6 +19,9 @@ extension Projections {
         return CellAudit(
             user: user, metric: metric.name, date: "\(day)", values: Self.values(of: stored.cell),
             unit: metric.canonicalUnit, version: stored.version, sources: shares,
-            summary: stored.cell.describe { id in name(id).device ?? name(id).origin }, history: [])
+            summary: stored.cell.describe(
+                naming: { name($0).device ?? name($0).origin },
+                ordering: { sources[Int($0.rawValue)].namePrecedes(sources[Int($1.rawValue)]) }),
+            history: [])
     }
 }

@@ -158,13 +158,18 @@ package struct RollupCell: Equatable, Sendable, CustomStringConvertible {
 
     /// A one-line summary naming sources by id (`source #3`).
     package var description: String {
-        describe { "source #\($0.rawValue)" }
+        describe(naming: { "source #\($0.rawValue)" }, ordering: <)
     }
 
     /// A one-line summary for people, such as
     /// `steps 2026-07-14: 13,013 from 42 samples; iPhone 9,912 counted, 3,101 suppressed by Apple Watch`.
-    /// - Parameter name: names a source (for example its device, else its origin).
-    package func describe(naming name: (SourceID) -> String) -> String {
+    /// - Parameters:
+    ///   - name: names a source (for example its device, else its origin).
+    ///   - precedes: the order sources are listed in (by name, so that the summary does not
+    ///     depend on the order a fold first met them).
+    package func describe(naming name: (SourceID) -> String, ordering precedes: (SourceID, SourceID) -> Bool)
+        -> String
+    {
         // "3,500 from 2 samples" for steps reads better than "3,500 count".
         let unit = metric.canonicalUnit == "count" ? "" : " " + metric.canonicalUnit
         var text = "\(metric.name) \(day): "
@@ -183,7 +188,7 @@ package struct RollupCell: Equatable, Sendable, CustomStringConvertible {
                 + "max \(RollupCell.format(maximum)) from \(count) samples"
         }
         let isSleep = metric == .sleep
-        for share in sources {
+        for share in sources.sorted(by: { precedes($0.source, $1.source) }) {
             let counted =
                 isSleep ? RollupCell.duration(share.counted) : RollupCell.format(share.counted)
             text += "; \(name(share.source)) \(counted) counted"
