@@ -1,7 +1,7 @@
 // The projections against issue 8's goals (one core), as JSON lines: replay into memory and
 // into the durable store, recompute, checkpoint save and load, opening an engine over a
 // million-sample tail, the whole path NDJSON → log → projections → rollups, bytes on disk per
-// live sample and peak memory. Each measure carries its goal and the ratio to it.
+// live sample, peak memory, and a query about one user against one through the checkpoint. Each measure carries its goal and the ratio to it.
 //
 //   swift run -c release ProjectionBenchmark        full run (refuses a debug build)
 //   swift run ProjectionBenchmark --smoke           tiny run that checks counts, reports no times
@@ -400,6 +400,24 @@ let (rollupQueriesPerSec, sampleQueriesPerSec, queryUsers): (Double, Double, Int
     return (Double(queried) / rollupTime, Double(queried) / sampleTime, queried)
 }()
 
+// MARK: - A query about one user: folding that user's records from the log, against loading
+// every user's projections from the checkpoint (what the CLI's one-user queries did before)
+
+let (oneUserSeconds, wholeStoreSeconds): (Double, Double) = try {
+    let user = "user-\(users / 2)"
+    func rollupsQuery(_ open: () throws -> RecountEngine) throws {
+        let rows = try open().rollups(user: user, metric: "steps")
+        run.check(rows.count == days, "\(rows.count) rollup rows for \(user)")
+    }
+    let oneUser = try run.best(runs: 3) { stopwatch in
+        try stopwatch.time { try rollupsQuery { try RecountEngine(readingDirectory: endToEndDirectory, user: user) } }
+    }
+    let wholeStore = try run.best(runs: 3) { stopwatch in
+        try stopwatch.time { try rollupsQuery { try RecountEngine(readingDirectory: endToEndDirectory) } }
+    }
+    return (oneUser, wholeStore)
+}()
+
 // MARK: - Recompute at ~300 samples a day
 
 let decoder = EnvelopeDecoder()
@@ -464,6 +482,10 @@ emitJSONLine([
 emitJSONLine([
     ("benchmark", "queries"), ("rollupsPerSec", rollupQueriesPerSec), ("samplesPerSec", sampleQueriesPerSec),
     ("users", queryUsers), ("daysPerRollupsQuery", days), ("storedUsers", users), ("liveSamples", expectedLive),
+])
+emitJSONLine([
+    ("benchmark", "query.oneUser"), ("seconds", oneUserSeconds), ("wholeStoreSeconds", wholeStoreSeconds),
+    ("speedup", wholeStoreSeconds / oneUserSeconds), ("storedUsers", users), ("liveSamples", expectedLive),
 ])
 emit(
     "disk",

@@ -317,7 +317,8 @@ enum ProjectionCommands {
         guard let since = UInt64(try invocation.require("since")) else {
             throw UsageError(message: "--since needs a version (a log position)")
         }
-        let rows = try withEngine(invocation) { try $0.changes(since: since, user: invocation.options["user"]) }
+        let user = invocation.options["user"]
+        let rows = try withEngine(invocation, user: user) { try $0.changes(since: since, user: user) }
         func text(_ values: [RollupRow.Value]?) -> String {
             values.map { $0.map { "\($0.name) \(Output.text(of: $0.value))" }.joined(separator: ", ") } ?? "none"
         }
