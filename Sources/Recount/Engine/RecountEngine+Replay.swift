@@ -51,11 +51,9 @@ extension RecountEngine {
     ) throws -> ReplayResult {
         let replayed: ProjectionReplay.Digested
         if let user {
-            var projections = Projections()
-            let summary = try ProjectionReplay.fold(
-                reader, into: &projections, until: until ?? .max, users: [user],
-                progress: progress.map { report in { report($0.samples) } })
-            projections.recompute()
+            let (projections, summary) = try ProjectionReplay.recomputed(
+                reader, users: [user], until: until ?? .max, progress: progress.map { report in { report($0.samples) } }
+            )
             replayed = ProjectionReplay.Digested(
                 summary: summary, digest: projections.digest(), zoneDataVersion: projections.zones.dataVersion,
                 userGroups: 1)

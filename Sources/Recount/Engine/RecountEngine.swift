@@ -95,10 +95,7 @@ public final class RecountEngine: Sendable {
         self.directory = directory
         log = nil
         checkpoint = CheckpointFile(dataDirectory: directory)
-        var state = Projections()
-        let folded = try ProjectionReplay.fold(
-            LogReader(directory: directory + "/log"), into: &state, users: [user])
-        state.recompute()
+        let (state, folded) = try ProjectionReplay.recomputed(LogReader(directory: directory + "/log"), users: [user])
         recordsFoldedOnOpen = folded.records
         uncheckpointed = Atomic(0)
         checkpointInterval = .max

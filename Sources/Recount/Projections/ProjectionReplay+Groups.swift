@@ -67,10 +67,8 @@ extension ProjectionReplay {
             progress.map { report in { report(before + $0.samples) } }
         }
         if try reader.stats().rawBytes <= UInt64(groupBytes) {
-            var projections = Projections()
-            let summary = try fold(
-                reader, into: &projections, until: until, users: users, progress: reporting(after: 0))
-            projections.recompute()
+            let (projections, summary) = try recomputed(
+                reader, users: users, until: until, progress: reporting(after: 0))
             try body(projections, users)
             return (summary, 1)
         }
@@ -84,10 +82,8 @@ extension ProjectionReplay {
         }
         var total = Summary()
         for group in groups {
-            var projections = Projections()
-            let folded = try fold(
-                reader, into: &projections, until: until, users: group, progress: reporting(after: total.samples))
-            projections.recompute()
+            let (projections, folded) = try recomputed(
+                reader, users: group, until: until, progress: reporting(after: total.samples))
             try body(projections, group)
             total.samples += folded.samples
             total.effect += folded.effect

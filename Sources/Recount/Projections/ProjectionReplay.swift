@@ -23,6 +23,18 @@ package enum ProjectionReplay {
         return user == "*" || users.contains(user)
     }
 
+    /// The projections of `reader`'s records up to `until` (exclusive), folded from scratch
+    /// (only `users`' envelopes and the `*` config defaults when given) and recomputed; and
+    /// what was folded.
+    package static func recomputed(
+        _ reader: LogReader, users: Set<String>? = nil, until: UInt64 = .max, progress: ((Summary) -> Void)? = nil
+    ) throws -> (projections: Projections, summary: Summary) {
+        var projections = Projections()
+        let summary = try fold(reader, into: &projections, until: until, users: users, progress: progress)
+        projections.recompute()
+        return (projections, summary)
+    }
+
     /// Folds every record of `reader` (from its start up to `until`, exclusive) into `projections`.
     ///
     /// - Parameters:
