@@ -481,8 +481,8 @@ extension EngineStoryTests {
 
     /// An engine opened for one user's queries folds that user's records and the defaults
     /// alone, and answers as the engine of every user does: the random workload's users meet
-    /// their sources in other orders than the whole log does. It refuses another user's query,
-    /// and its `verify` replays that user.
+    /// their sources in other orders than the whole log does (`changes` included). It refuses
+    /// another user's query, and its `verify` replays that user.
     @Test func anEngineOfOneUserAnswersAsTheWholeStore() throws {
         var lines = RandomWorkload.lines(seed: testSeed(41), count: 200)
         lines.append(
@@ -498,6 +498,11 @@ extension EngineStoryTests {
                 let answers = try Self.answers(one, users: [user], stale: false)
                 #expect(answers.contains("counted"), "\(user)'s audits name their sources")
                 #expect(answers == (try Self.answers(whole, users: [user], stale: false)), "\(user)")
+                for version in [0, UInt64(lines.count / 2)] {
+                    let moved = try one.changes(since: version, user: user)
+                    let expected = try whole.changes(since: version, user: user)
+                    #expect(!moved.isEmpty && moved == expected, "\(user) since \(version)")
+                }
                 #expect(try one.verify().matches)
                 let other = user == "alice" ? "bob" : "alice"
                 #expect {
