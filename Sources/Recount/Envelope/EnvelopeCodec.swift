@@ -102,16 +102,29 @@ package enum EnvelopeCodec {
         return try? readHeader(&input).user
     }
 
+    /// The user of the record's envelope as its bytes (not checked to be UTF-8), read from its
+    /// first fields only; `nil` when the record is too damaged to tell.
+    package static func userBytes(ofRecord bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+        var input = RecordReader(bytes)
+        guard (try? readFormatAndKind(&input)) != nil else { return nil }
+        return try? input.stringBytes()
+    }
+
     /// Reads the fields every record starts with: the format, the envelope kind and the user.
     private static func readHeader(_ input: inout RecordReader) throws(EnvelopeCodecError) -> (kind: Kind, user: String)
     {
+        (try readFormatAndKind(&input), try input.string())
+    }
+
+    /// Reads a record's format (kept in `input`) and its envelope kind.
+    private static func readFormatAndKind(_ input: inout RecordReader) throws(EnvelopeCodecError) -> Kind {
         let version = try input.byte()
         guard readableVersions.contains(version) else {
             throw input.malformed("unknown record format \(version)", code: .unknownFormat)
         }
         input.version = version
         guard let kind = Kind(rawValue: try input.byte()) else { throw input.malformed("unknown envelope kind") }
-        return (kind, try input.string())
+        return kind
     }
 
     /// Decodes a record written by `encode`.

@@ -131,19 +131,27 @@ struct RecordReader {
     }
 
     mutating func string() throws(EnvelopeCodecError) -> String {
-        let length = try count()
-        guard bytes.count - offset >= length else { throw malformed("string runs past the record") }
-        defer { offset += length }
-        let slice = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + length)])
+        let slice = try stringBytes()
         // ASCII (ids, origins, units, zones) cannot be invalid: decoding it needs no validation,
         // and `String(validating:)` cost a generic metadata lookup per string.
         if Self.isASCII(slice) { return String(decoding: slice, as: UTF8.self) }
-        guard let text = String(validating: slice, as: UTF8.self) else { throw malformed("string is not UTF-8") }
+        guard let text = String(validating: slice, as: UTF8.self) else {
+            offset -= slice.count
+            throw malformed("string is not UTF-8")
+        }
         return text
     }
 
+    /// A string's bytes, not checked to be UTF-8.
+    mutating func stringBytes() throws(EnvelopeCodecError) -> UnsafeRawBufferPointer {
+        let length = try count()
+        guard bytes.count - offset >= length else { throw malformed("string runs past the record") }
+        defer { offset += length }
+        return UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + length)])
+    }
+
     /// Whether every byte is below 0x80, tested eight bytes at a time.
-    private static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
         var highBits: UInt64 = 0
         var offset = 0
         while bytes.count - offset >= 8 {

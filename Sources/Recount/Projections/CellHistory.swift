@@ -10,9 +10,9 @@ package enum CellHistory {
     ) throws -> [CellAudit.Version] {
         var projections = Projections()
         var versions: [CellAudit.Version] = []
-        let concerned: Set = [user]
+        let concerned = UserFilter([user])
         try reader.forEach { record in
-            guard ProjectionReplay.concerns(record.bytes, users: concerned) else { return }
+            guard concerned.concerns(record.bytes) else { return }
             let envelope = try EnvelopeCodec.decode(record.bytes)
             let before = projections.members(user: user, metric: metric, day: day)
             _ = projections.apply(envelope, at: record.position)

@@ -15,14 +15,6 @@ package enum ProjectionReplay {
         package var effect = Projections.Effect()
     }
 
-    /// Whether a record bears on the projections of any of `users`: one of their envelopes, or
-    /// a `*` config default (other users' records are told apart without being decoded; a
-    /// record too damaged to tell counts, so decoding it reports the damage).
-    package static func concerns(_ record: UnsafeRawBufferPointer, users: Set<String>) -> Bool {
-        guard let user = EnvelopeCodec.user(ofRecord: record) else { return true }
-        return user == "*" || users.contains(user)
-    }
-
     /// The projections of `reader`'s records up to `until` (exclusive), folded from scratch
     /// (only `users`' envelopes and the `*` config defaults when given) and recomputed; and
     /// what was folded.
@@ -48,8 +40,11 @@ package enum ProjectionReplay {
     ) throws -> Summary {
         var summary = Summary()
         var reported = 0
+        let filter = users.map(UserFilter.init)
         try reader.forEach(from: max(reader.snapshot.startPosition, projections.position + 1), to: until) { record in
-            if let users, !concerns(record.bytes, users: users) { return }
+            // Optional chaining reads the filter in place: binding it with `if let` copied it,
+            // retaining its arrays, for every record.
+            if filter?.concerns(record.bytes) == false { return }
             let (envelope, samples) = try EnvelopeCodec.decodeBlock(record.bytes)
             summary.effect += projections.apply(envelope, samples: samples, at: record.position)
             summary.records += 1
