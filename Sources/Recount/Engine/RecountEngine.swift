@@ -66,17 +66,11 @@ public final class RecountEngine: Sendable {
     /// - Parameter recompute: rebuild the dirty days (in memory) after folding, so rollups
     ///   answer for every committed record; `false` keeps the dirty set as the writer left it.
     /// - Throws: `LogError` (`.noLog` when there is no log there) or a record that does not decode.
-    public init(readingDirectory directory: String, recompute: Bool = true) throws {
-        self.directory = directory
-        log = nil
-        checkpoint = CheckpointFile(dataDirectory: directory)
-        var (state, folded) = try Self.load(checkpoint, reader: LogReader(directory: directory + "/log"))
-        recordsFoldedOnOpen = folded.records
-        uncheckpointed = Atomic(0)
-        checkpointInterval = .max
-        onlyUser = nil
+    public convenience init(readingDirectory directory: String, recompute: Bool = true) throws {
+        var (state, folded) = try Self.load(
+            CheckpointFile(dataDirectory: directory), reader: LogReader(directory: directory + "/log"))
         if recompute { state.recompute() }
-        projections = Mutex(state)
+        self.init(readingDirectory: directory, state, recordsFolded: folded.records, onlyUser: nil)
     }
 
     /// Opens the data directory for queries about one user: that user's records and the `*`
@@ -91,15 +85,22 @@ public final class RecountEngine: Sendable {
     /// another user throws `QueryError(.otherUser)`; `stats`, `stale`, `dirtyDays`, `digest`,
     /// `changes` and `verify` answer for this user (and the defaults) alone.
     /// - Throws: `LogError` (`.noLog` when there is no log there) or a record that does not decode.
-    public init(readingDirectory directory: String, user: String) throws {
+    public convenience init(readingDirectory directory: String, user: String) throws {
+        let (state, folded) = try ProjectionReplay.recomputed(LogReader(directory: directory + "/log"), users: [user])
+        self.init(readingDirectory: directory, state, recordsFolded: folded.records, onlyUser: user)
+    }
+
+    /// A read-only engine over `state`, folded from the data directory `directory`.
+    private init(
+        readingDirectory directory: String, _ state: sending Projections, recordsFolded: Int, onlyUser: String?
+    ) {
         self.directory = directory
         log = nil
         checkpoint = CheckpointFile(dataDirectory: directory)
-        let (state, folded) = try ProjectionReplay.recomputed(LogReader(directory: directory + "/log"), users: [user])
-        recordsFoldedOnOpen = folded.records
+        recordsFoldedOnOpen = recordsFolded
         uncheckpointed = Atomic(0)
         checkpointInterval = .max
-        onlyUser = user
+        self.onlyUser = onlyUser
         projections = Mutex(state)
     }
 

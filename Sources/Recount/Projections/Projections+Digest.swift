@@ -133,9 +133,10 @@ extension Projections {
 
     /// Calls `body` with the key and record of each id in `state` (live or deleted) of the
     /// users in `kept` (every user's when `nil`), in key order: user by user in the order of
-    /// their strings, and within a user by provider, then id text. Ids are sorted as plain integers: providers are ranked by their strings once,
-    /// UUIDs of one case order by their bits as their texts do, and only other ids compare
-    /// texts. Sorting one user's ids at a time keeps each sort in cache.
+    /// their strings, and within a user by provider, then id text. Ids are sorted as plain
+    /// integers: providers are ranked by their strings once, UUIDs of one case order by their
+    /// bits as their texts do, and only other ids compare texts. Sorting one user's ids at a
+    /// time keeps each sort in cache.
     func forEachIdInKeyOrder(
         _ state: IdIndex.Record.State, of kept: Set<String>? = nil, _ body: (IdIndex.Key, IdIndex.Record) -> Void
     ) {
