@@ -84,13 +84,13 @@ enum DumpCommand {
                 guard let value = UInt64(text) else { throw UsageError(message: "--from needs a log position") }
                 return value
             } ?? Log.firstPosition
-        let user = invocation.options["user"]
+        let user = invocation.options["user"].map { UserFilter([$0]) }
         let reader = try LogReader(directory: invocation.logDirectory)
         var out = ""
         // Records read before damage are printed before the damage is reported.
         defer { FileHandle.standardOutput.write(Data(out.utf8)) }
         try reader.forEach(from: max(from, reader.snapshot.startPosition)) { record in
-            if let user, !EnvelopeCodec.record(record.bytes, isFor: user) { return }
+            if let user, !user.holds(record.bytes) { return }
             let envelope: Envelope
             do { envelope = try EnvelopeCodec.decode(record.bytes) } catch {
                 throw DumpError(position: record.position, reason: "\(error)")

@@ -22,9 +22,11 @@ import Testing
         for record in try Self.records() {
             let user = try record.withUnsafeBytes { try EnvelopeCodec.decode($0) }.user
             for candidate in [user, user + "0", String(user.dropLast()), "*", "someone-else"] {
-                #expect(record.withUnsafeBytes { EnvelopeCodec.record($0, isFor: candidate) } == (candidate == user))
+                #expect(record.withUnsafeBytes { UserFilter([candidate]).holds($0) } == (candidate == user))
+                #expect(
+                    record.withUnsafeBytes { UserFilter([candidate]).concerns($0) } == (candidate == user || user == "*"))
             }
-            #expect(record.prefix(3).withUnsafeBytes { EnvelopeCodec.record($0, isFor: "someone-else") })
+            #expect(record.prefix(3).withUnsafeBytes { UserFilter(["someone-else"]).holds($0) })
         }
     }
 

@@ -88,13 +88,6 @@ package enum EnvelopeCodec {
         return block
     }
 
-    /// Whether the record is an envelope of `user`, read from its first fields only, so a
-    /// per-user replay skips other users' records without decoding them. A record too damaged
-    /// to tell counts as the user's, so decoding it reports the damage.
-    package static func record(_ bytes: UnsafeRawBufferPointer, isFor user: String) -> Bool {
-        Self.user(ofRecord: bytes)?.hasSameUTF8(as: user) ?? true
-    }
-
     /// The user of the record's envelope, read from its first fields only; `nil` when the
     /// record is too damaged to tell.
     package static func user(ofRecord bytes: UnsafeRawBufferPointer) -> String? {

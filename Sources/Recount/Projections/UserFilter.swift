@@ -1,6 +1,6 @@
 import RecountLog
 
-/// The users a replay folds, matched against each record's user as bytes: a skipped record
+/// The users a replay folds (or `log dump --user` prints), matched against each record's user as bytes: a skipped record
 /// costs a hash of its user's bytes and no string. (Building a `String` and looking it up in a
 /// `Set` was about half of a one-user replay's scan of a large log.)
 package struct UserFilter: Sendable {
@@ -35,6 +35,13 @@ package struct UserFilter: Sendable {
     package func concerns(_ record: UnsafeRawBufferPointer) -> Bool {
         guard let user = EnvelopeCodec.userBytes(ofRecord: record) else { return true }
         return (user.count == 1 && user[0] == UInt8(ascii: "*")) || (contains(user) ?? true)
+    }
+
+    /// Whether a record is an envelope of one of the users themselves (a `*` default is not):
+    /// what `recount log dump --user` prints. A record too damaged to tell counts.
+    package func holds(_ record: UnsafeRawBufferPointer) -> Bool {
+        guard let user = EnvelopeCodec.userBytes(ofRecord: record) else { return true }
+        return contains(user) ?? true
     }
 
     /// Whether `user` (an envelope's user as its UTF-8 bytes) is one of the users; `nil` when
