@@ -24,7 +24,8 @@ import Testing
             for candidate in [user, user + "0", String(user.dropLast()), "*", "someone-else"] {
                 #expect(record.withUnsafeBytes { UserFilter([candidate]).holds($0) } == (candidate == user))
                 #expect(
-                    record.withUnsafeBytes { UserFilter([candidate]).concerns($0) } == (candidate == user || user == "*"))
+                    record.withUnsafeBytes { UserFilter([candidate]).concerns($0) }
+                        == (candidate == user || user == "*"))
             }
             #expect(record.prefix(3).withUnsafeBytes { UserFilter(["someone-else"]).holds($0) })
         }
