@@ -1,8 +1,9 @@
 import RecountLog
 
-/// The users a replay folds (or `log dump --user` prints), matched against each record's user as bytes: a skipped record
-/// costs a hash of its user's bytes and no string. (Building a `String` and looking it up in a
-/// `Set` was about half of a one-user replay's scan of a large log.)
+/// The users a replay folds (or `log dump --user` prints), matched against each record's user
+/// as bytes: a skipped record costs a hash of its user's bytes and no string. (Building a
+/// `String` and looking it up in a `Set` was about half of a one-user replay's scan of a large
+/// log.)
 package struct UserFilter: Sendable {
     /// A user's XXH3, as a table key.
     private struct Hashed: FlatKey {
@@ -37,11 +38,12 @@ package struct UserFilter: Sendable {
         return (user.count == 1 && user[0] == UInt8(ascii: "*")) || (contains(user) ?? true)
     }
 
-    /// Whether a record is an envelope of one of the users themselves (a `*` default is not):
-    /// what `recount log dump --user` prints. A record too damaged to tell counts.
+    /// Whether a record is an envelope of one of the users themselves, byte for byte as the
+    /// projections tell users apart (a `*` default is not one, nor a canonically equivalent
+    /// spelling): what `recount log dump --user` prints. A record too damaged to tell counts.
     package func holds(_ record: UnsafeRawBufferPointer) -> Bool {
         guard let user = EnvelopeCodec.userBytes(ofRecord: record) else { return true }
-        return contains(user) ?? true
+        return isOne(user)
     }
 
     /// Whether `user` (an envelope's user as its UTF-8 bytes) is one of the users; `nil` when
@@ -50,6 +52,11 @@ package struct UserFilter: Sendable {
         guard isASCII, RecordReader.isASCII(user) else {
             return String(validating: user, as: UTF8.self).map(strings.contains)
         }
+        return isOne(user)
+    }
+
+    /// Whether `user` is the UTF-8 of one of the users, byte for byte.
+    private func isOne(_ user: UnsafeRawBufferPointer) -> Bool {
         guard let number = table.number(of: Hashed(hash: Checksum.xxh3(user))) else { return false }
         return names[number].contains { $0.elementsEqual(user) }
     }
