@@ -10,7 +10,9 @@ enum IngestCommand {
         guard !inputs.isEmpty else { throw UsageError(message: "ingest needs FILE... or - for standard input") }
         let durability = try Self.durability(invocation.options["durability"] ?? "every-batch")
         try invocation.createLogDirectory()
-        let engine = try RecountEngine(directory: invocation.dataDirectory, durability: durability)
+        let engine = try RecountEngine(
+            directory: invocation.dataDirectory, durability: durability,
+            progress: ProjectionCommands.progress(invocation))
         if let torn = engine.recovery { Output.recovery(torn, json: invocation.json) }
         var reported = 0
         var report: IngestReport

@@ -14,13 +14,15 @@ enum ProjectionCommands {
         _ body: (RecountEngine) throws -> T
     ) throws -> T {
         let engine: RecountEngine
+        let progress = progress(invocation)
         if writing {
             try requireLog(invocation)
-            engine = try RecountEngine(directory: invocation.dataDirectory)
+            engine = try RecountEngine(directory: invocation.dataDirectory, progress: progress)
         } else if let user {
-            engine = try RecountEngine(readingDirectory: invocation.dataDirectory, user: user)
+            engine = try RecountEngine(readingDirectory: invocation.dataDirectory, user: user, progress: progress)
         } else {
-            engine = try RecountEngine(readingDirectory: invocation.dataDirectory, recompute: recompute)
+            engine = try RecountEngine(
+                readingDirectory: invocation.dataDirectory, recompute: recompute, progress: progress)
         }
         let result = try body(engine)
         try engine.close()
@@ -414,12 +416,15 @@ enum ProjectionCommands {
         ]
     }
 
-    /// A progress line on standard error every million samples, when it is a terminal.
-    static func progress(_ invocation: Invocation) -> ((Int) -> Void)? {
+    /// A progress line on standard error for each million records read or samples folded from
+    /// the log (opening an engine over a long tail, a replay, a query about one user), when it
+    /// is a terminal.
+    static func progress(_ invocation: Invocation) -> (@Sendable (ReplayProgress) -> Void)? {
         guard isatty(2) != 0 else { return nil }
-        return { samples in
+        return { sofar in
             Output.notice(
-                "replayed \(samples) samples", event: "progress", [("samples", .int(Int64(samples)))],
+                "read \(sofar.records) log records, folded \(sofar.samples) samples", event: "progress",
+                [("records", .int(Int64(sofar.records))), ("samples", .int(Int64(sofar.samples)))],
                 json: invocation.json)
         }
     }

@@ -479,6 +479,29 @@ extension EngineStoryTests {
         return stale ? text + "\(try engine.stale(asOf: "2026-07-22T12:00:00Z"))" : text
     }
 
+    /// A fold reports progress by the records it reads as well as the samples it folds: a
+    /// replay of one user reads every record and folds few, and must still show it moves.
+    @Test func aFoldOfOneUserReportsTheRecordsItReads() throws {
+        let lines = RandomWorkload.lines(seed: testSeed(43), count: 200)
+        try withTemporaryDirectory { directory in
+            let engine = try RecountEngine(directory: directory)
+            let appended = try Self.ingest(engine, lines).appended
+            try engine.close()
+            var projections = Projections()
+            var reports: [ProjectionReplay.Summary] = []
+            let summary = try ProjectionReplay.fold(
+                LogReader(directory: directory + "/log"), into: &projections, users: ["alice"],
+                progress: { reports.append($0) }, progressStep: 20)
+            #expect(summary.read == appended)
+            #expect(summary.records > 0 && summary.records < summary.read / 2)
+            // A report each time either count passes another 20: at least one for each 20
+            // records read, however few samples were folded.
+            #expect(reports.count >= summary.read / 20 && reports.count <= summary.steps(of: 20))
+            #expect(reports.map(\.read) == reports.map(\.read).sorted())
+            #expect(zip(reports, reports.dropFirst()).allSatisfy { $0.steps(of: 20) < $1.steps(of: 20) })
+        }
+    }
+
     /// An engine opened for one user's queries folds that user's records and the defaults
     /// alone, and answers as the engine of every user does: the random workload's users meet
     /// their sources in other orders than the whole log does (`changes` included). It refuses

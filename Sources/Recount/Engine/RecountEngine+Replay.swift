@@ -16,6 +16,16 @@ public struct ReplayResult: Sendable {
     public var userGroups: Int
 }
 
+/// How far a fold of the log has got: an engine opening over its log's tail, a replay, the
+/// replay of `verify`.
+public struct ReplayProgress: Sendable, Equatable {
+    /// Log records read so far, those of users the fold skips included (a replay of one user
+    /// reads every record and folds few).
+    public var records: Int
+    /// Samples folded so far.
+    public var samples: Int
+}
+
 /// What `verify` compared.
 public struct VerifyResult: Sendable {
     /// The log's counts; every frame and record was checked.
@@ -35,10 +45,12 @@ extension RecountEngine {
     /// - Parameters:
     ///   - user: replay only this user's envelopes (and the `*` config defaults).
     ///   - until: stop before this log position.
-    ///   - progress: called about every million samples with the samples folded so far.
+    ///   - progress: called each time the samples folded or the records read pass another
+    ///     million.
     /// - Throws: `LogError` (`.noLog` when there is no log there), or a record that does not decode.
     public static func replay(
-        directory: String, user: String? = nil, until: UInt64? = nil, progress: ((Int) -> Void)? = nil
+        directory: String, user: String? = nil, until: UInt64? = nil,
+        progress: (@Sendable (ReplayProgress) -> Void)? = nil
     ) throws -> ReplayResult {
         try replay(LogReader(directory: directory + "/log"), user: user, until: until, progress: progress)
     }
@@ -47,12 +59,13 @@ extension RecountEngine {
     /// `groupBytes` of records (`ProjectionReplay.digest`).
     static func replay(
         _ reader: LogReader, user: String? = nil, until: UInt64? = nil,
-        groupBytes: Int = ProjectionReplay.defaultGroupBytes, progress: ((Int) -> Void)? = nil
+        groupBytes: Int = ProjectionReplay.defaultGroupBytes, progress: (@Sendable (ReplayProgress) -> Void)? = nil
     ) throws -> ReplayResult {
         let replayed: ProjectionReplay.Digested
         if let user {
             let (projections, summary) = try ProjectionReplay.recomputed(
-                reader, users: [user], until: until ?? .max, progress: progress.map { report in { report($0.samples) } }
+                reader, users: [user], until: until ?? .max,
+                progress: progress.map { report in { report($0.progress) } }
             )
             replayed = ProjectionReplay.Digested(
                 summary: summary, digest: projections.digest(), zoneDataVersion: projections.zones.dataVersion,
@@ -79,7 +92,7 @@ extension RecountEngine {
     /// Checks every log frame, recomputes the engine's dirty days, replays the log from scratch
     /// into memory (only `onlyUser`'s records when the engine holds one user's) and compares
     /// the two digests.
-    public func verify(progress: ((Int) -> Void)? = nil) throws -> VerifyResult {
+    public func verify(progress: (@Sendable (ReplayProgress) -> Void)? = nil) throws -> VerifyResult {
         try Self.compare(storedDigest(), user: onlyUser, progress: progress)
     }
 
@@ -87,9 +100,11 @@ extension RecountEngine {
     /// record is appended meanwhile) and closed before the replay: its projections and the
     /// replay's are never in memory together, and the replay reads the log as the engine saw it.
     /// - Throws: `LogError` when the log is locked by another writer, damaged or unreadable.
-    public static func verify(directory: String, progress: ((Int) -> Void)? = nil) throws -> VerifyResult {
+    public static func verify(directory: String, progress: (@Sendable (ReplayProgress) -> Void)? = nil) throws
+        -> VerifyResult
+    {
         let stored = try {
-            let engine = try RecountEngine(directory: directory)
+            let engine = try RecountEngine(directory: directory, progress: progress)
             let stored = try engine.storedDigest()
             try engine.close()
             return stored
@@ -100,7 +115,8 @@ extension RecountEngine {
     /// `verify`'s result: the stored digest against a replay from scratch of the same log
     /// snapshot (of `user`'s records alone when given).
     private static func compare(
-        _ stored: (log: LogStats, digest: String, reader: LogReader), user: String?, progress: ((Int) -> Void)?
+        _ stored: (log: LogStats, digest: String, reader: LogReader), user: String?,
+        progress: (@Sendable (ReplayProgress) -> Void)?
     ) throws -> VerifyResult {
         VerifyResult(
             log: stored.log, stored: stored.digest, replay: try replay(stored.reader, user: user, progress: progress))

@@ -42,16 +42,19 @@ public final class RecountEngine: Sendable {
     ///   - checkpointInterval: the work between checkpoints (default 250,000: a quarter of a
     ///     second of folding when the engine next opens after a crash); 1 checkpoints after
     ///     every ingest.
+    ///   - progress: called each time the samples folded or the records read from the log's
+    ///     tail pass another million (a lost checkpoint means folding the whole log).
     /// - Throws: `LogError` when the log is locked by another writer, damaged, or unreadable.
     public init(
-        directory: String, durability: LogConfiguration.Durability = .everyBatch, checkpointInterval: Int = 250_000
+        directory: String, durability: LogConfiguration.Durability = .everyBatch, checkpointInterval: Int = 250_000,
+        progress: (@Sendable (ReplayProgress) -> Void)? = nil
     ) throws {
         self.directory = directory
         self.checkpointInterval = max(1, checkpointInterval)
         let log = try Log(directory: directory + "/log", configuration: LogConfiguration(durability: durability))
         self.log = log
         checkpoint = CheckpointFile(dataDirectory: directory)
-        let (state, folded) = try Self.load(checkpoint, reader: log.reader())
+        let (state, folded) = try Self.load(checkpoint, reader: log.reader(), progress: progress)
         recordsFoldedOnOpen = folded.records
         uncheckpointed = Atomic(folded.records + folded.samples)
         onlyUser = nil
@@ -63,12 +66,18 @@ public final class RecountEngine: Sendable {
     /// It takes no lock and writes nothing: `ingest` and `sync` throw `LogError(.readOnly)`,
     /// and `recompute` rebuilds the dirty days in memory only.
     ///
-    /// - Parameter recompute: rebuild the dirty days (in memory) after folding, so rollups
-    ///   answer for every committed record; `false` keeps the dirty set as the writer left it.
+    /// - Parameters:
+    ///   - recompute: rebuild the dirty days (in memory) after folding, so rollups answer for
+    ///     every committed record; `false` keeps the dirty set as the writer left it.
+    ///   - progress: as `init(directory:)`'s.
     /// - Throws: `LogError` (`.noLog` when there is no log there) or a record that does not decode.
-    public convenience init(readingDirectory directory: String, recompute: Bool = true) throws {
+    public convenience init(
+        readingDirectory directory: String, recompute: Bool = true,
+        progress: (@Sendable (ReplayProgress) -> Void)? = nil
+    ) throws {
         var (state, folded) = try Self.load(
-            CheckpointFile(dataDirectory: directory), reader: LogReader(directory: directory + "/log"))
+            CheckpointFile(dataDirectory: directory), reader: LogReader(directory: directory + "/log"),
+            progress: progress)
         if recompute { state.recompute() }
         self.init(readingDirectory: directory, state, recordsFolded: folded.records, onlyUser: nil)
     }
@@ -84,9 +93,17 @@ public final class RecountEngine: Sendable {
     /// Like `init(readingDirectory:)` it takes no lock and writes nothing. A query about
     /// another user throws `QueryError(.otherUser)`; `stats`, `stale`, `dirtyDays`, `digest`,
     /// `changes` and `verify` answer for this user (and the defaults) alone.
+    /// - Parameter progress: called each time the records read (or, rarely, the user's samples
+    ///   folded) pass another million.
     /// - Throws: `LogError` (`.noLog` when there is no log there) or a record that does not decode.
-    public convenience init(readingDirectory directory: String, user: String) throws {
-        let (state, folded) = try ProjectionReplay.recomputed(LogReader(directory: directory + "/log"), users: [user])
+    public convenience init(
+        readingDirectory directory: String, user: String, progress: (@Sendable (ReplayProgress) -> Void)? = nil
+    ) throws {
+        let (state, folded) = try ProjectionReplay.recomputed(
+            LogReader(directory: directory + "/log"), users: [user],
+            progress: progress.map { report in
+                { report($0.progress) }
+            })
         self.init(readingDirectory: directory, state, recordsFolded: folded.records, onlyUser: user)
     }
 
@@ -113,11 +130,12 @@ public final class RecountEngine: Sendable {
     /// The checkpoint's projections (fresh ones when it is missing, damaged, or ahead of the
     /// log) with the records of `reader` after it folded in; and what was folded.
     private static func load(
-        _ checkpoint: CheckpointFile, reader: LogReader
+        _ checkpoint: CheckpointFile, reader: LogReader, progress: (@Sendable (ReplayProgress) -> Void)?
     ) throws -> (Projections, ProjectionReplay.Summary) {
         var state = (try? checkpoint.load().get()) ?? Projections()
         if state.position >= reader.endPosition { state = Projections() }
-        let folded = try ProjectionReplay.fold(reader, into: &state)
+        let folded = try ProjectionReplay.fold(
+            reader, into: &state, progress: progress.map { report in { report($0.progress) } })
         return (state, folded)
     }
 

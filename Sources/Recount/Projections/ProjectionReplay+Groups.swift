@@ -22,10 +22,11 @@ extension ProjectionReplay {
     /// `scratchDirectory`; every part is ordered by user first, so hashing the parts in order
     /// gives the digest a single replay gives.
     ///
-    /// - Parameter progress: called about every million samples with the samples folded so far.
+    /// - Parameter progress: called each time the samples folded or the records read pass
+    ///   another million, with both so far.
     package static func digest(
         _ reader: LogReader, until: UInt64 = .max, groupBytes: Int = defaultGroupBytes,
-        scratchDirectory: String = NSTemporaryDirectory(), progress: ((Int) -> Void)? = nil
+        scratchDirectory: String = NSTemporaryDirectory(), progress: (@Sendable (ReplayProgress) -> Void)? = nil
     ) throws -> Digested {
         var whole: [UInt8]?
         var spool: DigestSpool?
@@ -60,19 +61,25 @@ extension ProjectionReplay {
     ///   once per group) and how many groups there were.
     package static func foldInGroups(
         _ reader: LogReader, users: Set<String>? = nil, until: UInt64 = .max, groupBytes: Int = defaultGroupBytes,
-        progress: ((Int) -> Void)? = nil, _ body: (Projections, Set<String>?) throws -> Void
+        progress: (@Sendable (ReplayProgress) -> Void)? = nil, _ body: (Projections, Set<String>?) throws -> Void
     ) throws -> (summary: Summary, groups: Int) {
-        /// `progress` for a fold that starts after `before` samples.
-        func reporting(after before: Int) -> ((Summary) -> Void)? {
-            progress.map { report in { report(before + $0.samples) } }
+        /// `progress` for a fold that starts after the records read and samples folded `before`.
+        func reporting(after before: Summary) -> ((Summary) -> Void)? {
+            progress.map { report in
+                { report(ReplayProgress(records: before.read + $0.read, samples: before.samples + $0.samples)) }
+            }
         }
         if try reader.stats().rawBytes <= UInt64(groupBytes) {
             let (projections, summary) = try recomputed(
-                reader, users: users, until: until, progress: reporting(after: 0))
+                reader, users: users, until: until, progress: reporting(after: Summary()))
             try body(projections, users)
             return (summary, 1)
         }
-        let weights = try weighUsers(reader, until: until)
+        var total = Summary()
+        let weights = try weighUsers(reader, until: until) { read in
+            total.read = read
+            if read % 1_000_000 == 0 { progress?(total.progress) }
+        }
         let groups = groups(
             of: weights.filter { users?.contains($0.key) ?? true }.mapValues(\.bytes), holding: groupBytes)
         // Nothing before `until` (or none of `users`' records): the projections are empty.
@@ -80,11 +87,11 @@ extension ProjectionReplay {
             try body(Projections(), users)
             return (Summary(), 1)
         }
-        var total = Summary()
         for group in groups {
             let (projections, folded) = try recomputed(
-                reader, users: group, until: until, progress: reporting(after: total.samples))
+                reader, users: group, until: until, progress: reporting(after: total))
             try body(projections, group)
+            total.read += folded.read
             total.samples += folded.samples
             total.effect += folded.effect
             total.lastPosition = max(total.lastPosition, folded.lastPosition)
@@ -98,12 +105,19 @@ extension ProjectionReplay {
     /// The bytes and the number of each user's records before `until` (the `*` defaults' under
     /// `*`). Records are told apart by their first fields only; one too damaged for that is
     /// decoded, which reports the damage.
-    static func weighUsers(_ reader: LogReader, until: UInt64) throws -> [String: (bytes: Int, records: Int)] {
+    ///
+    /// - Parameter read: called after each record with the number read so far.
+    static func weighUsers(
+        _ reader: LogReader, until: UInt64, read: (Int) -> Void = { _ in }
+    ) throws -> [String: (bytes: Int, records: Int)] {
         var users: [String: (bytes: Int, records: Int)] = [:]
+        var count = 0
         try reader.forEach(from: reader.snapshot.startPosition, to: until) { record in
             let user = try EnvelopeCodec.user(ofRecord: record.bytes) ?? EnvelopeCodec.decode(record.bytes).user
             users[user, default: (0, 0)].bytes += record.bytes.count
             users[user, default: (0, 0)].records += 1
+            count += 1
+            read(count)
         }
         return users
     }

@@ -5,6 +5,8 @@ package import RecountLog
 package enum ProjectionReplay {
     /// What a replay read.
     package struct Summary: Sendable {
+        /// Records read, other users' records skipped unread included.
+        package var read = 0
         /// Records folded.
         package var records = 0
         /// Samples in them.
@@ -13,6 +15,13 @@ package enum ProjectionReplay {
         package var lastPosition: UInt64 = 0
         /// What the folded envelopes changed.
         package var effect = Projections.Effect()
+
+        /// The steps of `step` samples folded and of `step` records read, together: progress is
+        /// reported each time they grow.
+        func steps(of step: Int) -> Int { samples / step + read / step }
+
+        /// How far the fold has got, for a public progress callback.
+        var progress: ReplayProgress { ReplayProgress(records: read, samples: samples) }
     }
 
     /// The projections of `reader`'s records up to `until` (exclusive), folded from scratch
@@ -32,26 +41,29 @@ package enum ProjectionReplay {
     /// - Parameters:
     ///   - users: fold only these users' envelopes and the `*` config defaults (an auditor's
     ///     replay of one user; other users' records are skipped without being decoded).
-    ///   - progress: called about every million samples with the summary so far.
+    ///   - progress: called with the summary so far each time the samples folded or the records
+    ///     read pass another `progressStep` (a replay of one user reads far more than it folds).
     /// - Throws: `LogError` for damage, `EnvelopeCodecError` for a record that is not an envelope.
     package static func fold(
         _ reader: LogReader, into projections: inout Projections, until: UInt64 = .max, users: Set<String>? = nil,
-        progress: ((Summary) -> Void)? = nil
+        progress: ((Summary) -> Void)? = nil, progressStep: Int = 1_000_000
     ) throws -> Summary {
         var summary = Summary()
         var reported = 0
         let filter = users.map(UserFilter.init)
         try reader.forEach(from: max(reader.snapshot.startPosition, projections.position + 1), to: until) { record in
+            summary.read += 1
             // Optional chaining reads the filter in place: binding it with `if let` copied it,
             // retaining its arrays, for every record.
-            if filter?.concerns(record.bytes) == false { return }
-            let (envelope, samples) = try EnvelopeCodec.decodeBlock(record.bytes)
-            summary.effect += projections.apply(envelope, samples: samples, at: record.position)
-            summary.records += 1
-            summary.samples += samples?.entries.count ?? 0
-            summary.lastPosition = record.position
-            if let progress, summary.samples / 1_000_000 > reported {
-                reported = summary.samples / 1_000_000
+            if filter?.concerns(record.bytes) != false {
+                let (envelope, samples) = try EnvelopeCodec.decodeBlock(record.bytes)
+                summary.effect += projections.apply(envelope, samples: samples, at: record.position)
+                summary.records += 1
+                summary.samples += samples?.entries.count ?? 0
+                summary.lastPosition = record.position
+            }
+            if let progress, summary.steps(of: progressStep) > reported {
+                reported = summary.steps(of: progressStep)
                 progress(summary)
             }
         }
