@@ -171,7 +171,7 @@ import Testing
                 stats.output.contains(#"{"position":134,"users":7,"liveSamples":237"#),
                 "seven users, and the * defaults")
             #expect(stats.output.contains(#""provider":"healthkit","channels":10,"users":5"#))
-            #expect(stats.output.contains(#""fullRedeliveries":11,"redeliveredNew":23,"redeliveredKnown":22}"#))
+            #expect(stats.output.contains(#""fullRedeliveries":2,"redeliveredNew":4,"redeliveredKnown":22}"#))
             #expect(stats.output.contains(#""provider":"health_connect","channels":2,"users":2,"needsRecovery":1"#))
         }
     }

@@ -26,14 +26,15 @@ import Testing
     }
 
     static func delivery(
-        anchor: String?, added: [String], deleted: [String] = [], received: String = "2026-07-14T20:00:00Z"
+        anchor: String?, added: [String], deleted: [String] = [], received: String = "2026-07-14T20:00:00Z",
+        type: String = "heart_rate"
     )
         -> String
     {
         let anchorJSON = anchor.map { "\"\($0)\"" } ?? "null"
         let deletions = deleted.map { #"{"uuid":"\#($0)"}"# }.joined(separator: ",")
         return
-            #"{"kind":"healthkit.delivery","user":"alice","receivedAt":"\#(received)","type":"heart_rate","anchor":\#(anchorJSON),"newAnchor":"YQ==","added":[\#(added.joined(separator: ","))],"deleted":[\#(deletions)]}"#
+            #"{"kind":"healthkit.delivery","user":"alice","receivedAt":"\#(received)","type":"\#(type)","anchor":\#(anchorJSON),"newAnchor":"YQ==","added":[\#(added.joined(separator: ","))],"deleted":[\#(deletions)]}"#
     }
 
     @Test func aFullReDeliveryAfterANilAnchorIsANoOp() throws {
@@ -85,6 +86,22 @@ import Testing
         #expect(projections.index.live.count == 1)
         #expect(projections.index.live.values.first?.syncVersion == 3)
         #expect(projections.index.live.keys.first?.id == "v3")
+    }
+
+    /// A sync identity belongs to one metric: a heart rate under the identifier of a steps
+    /// sample, with a higher version, is another sample and replaces nothing.
+    @Test func aSyncIdentifierIsOneMetrics() throws {
+        func sample(_ id: String, type: String, version: Int) -> String {
+            #"{"id":"\#(id)","type":"\#(type)","start":"2026-07-14T10:00:00-07:00","end":"2026-07-14T10:30:00-07:00","value":\#(60 + version),"unit":"\#(type == "steps" ? "count" : "bpm")","origin":"com.example.app","syncIdentifier":"s-1","syncVersion":\#(version)}"#
+        }
+        var projections = Projections()
+        _ = try Self.fold(
+            [
+                Self.delivery(anchor: nil, added: [sample("steps-1", type: "steps", version: 1)], type: "steps"),
+                Self.delivery(anchor: "YQ==", added: [sample("hr-2", type: "heart_rate", version: 2)]),
+                Self.delivery(anchor: "YQ==", added: [sample("steps-3", type: "steps", version: 3)], type: "steps"),
+            ], into: &projections)
+        #expect(projections.index.live.keys.map(\.id).sorted { $0.textPrecedes($1) } == ["hr-2", "steps-3"])
     }
 
     @Test func ownWritesReadBackAreIgnored() throws {
@@ -383,7 +400,7 @@ import Testing
             if let identifier = entry.syncIdentifier {
                 #expect(
                     index.strings.id(of: identifier).flatMap {
-                        index.holder(ofSyncIdentifier: $0 + 1, user: key.user, provider: key.provider)
+                        index.holder(ofSyncIdentifier: $0 + 1, user: key.user, provider: key.provider, metric: .steps)
                     }.map(index.key) == key)
             }
         }

@@ -59,6 +59,28 @@ import Testing
         }
     }
 
+    /// A check-in whose `at` runs ahead of its arrival (a phone's clock set forward) counts at
+    /// its `receivedAt`: days that had not ended when it arrived stay unknown, never a zero.
+    @Test func aCheckInFromTheFutureCountsWhenItArrived() throws {
+        try withTemporaryDirectory { directory in
+            let engine = try RecountEngine(directory: directory)
+            _ = try engine.ingest(
+                ndjson: Array(
+                    (Self.delivery(
+                        received: "2026-07-14T20:00:00Z",
+                        added: [Self.steps("mon", "2026-07-13T09:00:00-07:00", "2026-07-13T10:00:00-07:00", 500)])
+                        + "\n"
+                        + #"{"kind":"checkin","user":"alice","receivedAt":"2026-07-14T21:00:00Z","provider":"healthkit","metrics":["steps"],"at":"2026-07-20T12:00:00Z"}"#)
+                        .utf8), source: "clock ahead")
+            let days = try engine.rollups(user: "alice", metric: "steps", from: "2026-07-13", to: "2026-07-16")
+            #expect(days.map(\.state) == [.known, .unknown, .unknown, .unknown])
+            #expect(days[0].reading == .known([RollupRow.Value(name: "value", value: 500)]))
+            let cursor = try #require(try engine.cursor(user: "alice", provider: "healthkit", metric: "steps"))
+            #expect(cursor.lastCheckinAt == "2026-07-14T21:00:00Z")
+            try engine.close()
+        }
+    }
+
     /// An expired Health Connect token opens a recovery window; the day in it is not known
     /// until a reconcile covering the window arrives, which deletes the record the client no
     /// longer has.
@@ -126,7 +148,8 @@ import Testing
     }
 
     /// A reinstall's nil-anchor re-delivery is reported as such, with zero new samples, and a
-    /// client re-sending the same all-known delivery is flagged as stuck.
+    /// client re-sending the same all-known delivery is flagged as stuck. The first sync, nil
+    /// anchored as every first sync is, is not a re-delivery.
     @Test func aFullReDeliveryIsReportedAndARepeatingClientIsFlagged() throws {
         try withTemporaryDirectory { directory in
             let engine = try RecountEngine(directory: directory)
@@ -134,7 +157,10 @@ import Testing
                 Self.steps("s\($0)", "2026-07-14T0\($0):00:00-07:00", "2026-07-14T0\($0):30:00-07:00", 100)
             }
             _ = try engine.ingest(
-                ndjson: Array(Self.delivery(received: "2026-07-14T20:00:00Z", added: samples).utf8), source: "1")
+                ndjson: Array(Self.delivery(received: "2026-07-14T20:00:00Z", anchor: nil, added: samples).utf8),
+                source: "1")
+            let first = try #require(try engine.cursor(user: "alice", provider: "healthkit", metric: "steps"))
+            #expect(first.fullRedeliveries == 0 && first.lastFullRedelivery == nil)
             let again = try engine.ingest(
                 ndjson: Array(Self.delivery(received: "2026-07-15T20:00:00Z", anchor: nil, added: samples).utf8),
                 source: "2")

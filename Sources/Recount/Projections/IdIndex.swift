@@ -146,7 +146,7 @@ package struct IdIndex: Sendable {
     var textIDs = Interner()
     /// Zones, sync identifiers and unit symbols.
     var strings = Interner()
-    /// The number of the record holding each (user, provider, sync identifier).
+    /// The number of the record holding each (user, provider, metric, sync identifier).
     private var bySyncIdentifier: [SyncKey: Int] = [:]
     /// Each user's id numbers (by interned user), in the order first seen: what a query or a
     /// reconcile of one user walks, instead of every id of every user.
@@ -156,9 +156,11 @@ package struct IdIndex: Sendable {
     package private(set) var liveCount = 0
     package private(set) var tombstoneCount = 0
 
+    /// A sync identity is a metric's: a sample of another metric never replaces it.
     struct SyncKey: Hashable, Sendable {
         var user: UInt32
         var provider: UInt32
+        var metric: Metric
         var identifier: UInt32
     }
 
@@ -283,9 +285,9 @@ package struct IdIndex: Sendable {
 
     /// The number of the record holding a sync identifier now, if any.
     /// - Parameter identifier: the identifier as a record holds it (interned + 1).
-    func holder(ofSyncIdentifier identifier: UInt32, user: UInt32, provider: UInt32) -> Int? {
+    func holder(ofSyncIdentifier identifier: UInt32, user: UInt32, provider: UInt32, metric: Metric) -> Int? {
         bySyncIdentifier.isEmpty
-            ? nil : bySyncIdentifier[SyncKey(user: user, provider: provider, identifier: identifier)]
+            ? nil : bySyncIdentifier[SyncKey(user: user, provider: provider, metric: metric, identifier: identifier)]
     }
 
     /// A record of entry `number` of `samples`, whose zone, unit symbol and source the caller
@@ -356,7 +358,8 @@ package struct IdIndex: Sendable {
         if old.state == .deleted { tombstoneCount -= 1 }
         let (user, provider) = owner(number)
         if old.syncIdentifier != 0 {
-            bySyncIdentifier[SyncKey(user: user, provider: provider, identifier: old.syncIdentifier)] = nil
+            bySyncIdentifier[
+                SyncKey(user: user, provider: provider, metric: old.metric, identifier: old.syncIdentifier)] = nil
         }
         records[number] = record
         noteLive(number, record)
@@ -367,7 +370,9 @@ package struct IdIndex: Sendable {
         liveCount += 1
         if record.syncIdentifier != 0 {
             let (user, provider) = owner(number)
-            bySyncIdentifier[SyncKey(user: user, provider: provider, identifier: record.syncIdentifier)] = number
+            bySyncIdentifier[
+                SyncKey(user: user, provider: provider, metric: record.metric, identifier: record.syncIdentifier)] =
+                number
         }
     }
 
@@ -405,7 +410,8 @@ package struct IdIndex: Sendable {
             liveCount -= 1
             if old.syncIdentifier != 0 {
                 let (user, provider) = owner(number)
-                let syncKey = SyncKey(user: user, provider: provider, identifier: old.syncIdentifier)
+                let syncKey = SyncKey(
+                    user: user, provider: provider, metric: old.metric, identifier: old.syncIdentifier)
                 if bySyncIdentifier[syncKey] == number { bySyncIdentifier[syncKey] = nil }
             }
         }

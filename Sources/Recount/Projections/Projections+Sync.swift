@@ -64,7 +64,9 @@ extension Projections {
             let previous = state.cursor
             state.offer(cursor: delivery.newAnchor, kind: .healthKitAnchor, receivedAt: received)
             state.checkIn(at: received)
-            if delivery.anchor == nil {
+            // A nil anchor where one was handed out before: the client lost it (a reinstall) and
+            // reads everything again. A channel's first delivery is its first sync.
+            if delivery.anchor == nil && previous != nil {
                 state.fullRedeliveries += 1
                 state.lastFullRedelivery = (effect.newSamples, effect.knownSamples)
                 state.redeliveredSamples.new += effect.newSamples

@@ -168,7 +168,10 @@ package struct Projections {
             let setting = Configured(origins: Array(Set(origins)).sorted(), receivedAt: received)
             if ownOrigins[envelope.user]?.isReplaced(by: setting) ?? true { ownOrigins[envelope.user] = setting }
         case .checkin(let provider, let metrics, let at):
-            for metric in metrics { updateSync(provider, metric.metric, sync) { $0.checkIn(at: at.millis) } }
+            // A device cannot have synced after the envelope was received: a clock running
+            // ahead must not make days that have not ended known.
+            let checkedIn = min(at.millis, received)
+            for metric in metrics { updateSync(provider, metric.metric, sync) { $0.checkIn(at: checkedIn) } }
         case .configProvider(let provider, let seconds, let cohort):
             foldProviderSetting(user: envelope.user, provider: provider, seconds: seconds, cohort: cohort, sync)
         }
@@ -280,7 +283,8 @@ package struct Projections {
         var record = record(entryNumber, of: samples, &upserts)
         // HealthKit sync identity: a higher version replaces the sample holding the identifier.
         if record.syncIdentifier != 0,
-            let holder = index.holder(ofSyncIdentifier: record.syncIdentifier, user: user, provider: provider),
+            let holder = index.holder(
+                ofSyncIdentifier: record.syncIdentifier, user: user, provider: provider, metric: record.metric),
             holder != number
         {
             let held = index.record(holder)

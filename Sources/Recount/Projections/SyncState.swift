@@ -41,8 +41,8 @@ package struct SyncState: Equatable, Sendable {
     /// When a token expired more than 30 days after the last successful read, the part of the
     /// window the client can no longer read (epoch millis): its days stay unknown.
     package var lost: Range<Int64>?
-    /// Full re-deliveries (a nil HealthKit anchor) seen, and the samples of the last one that
-    /// were new and already known.
+    /// Full re-deliveries (a nil HealthKit anchor on a channel that had been given one) seen,
+    /// and the samples of the last one that were new and already known.
     package var fullRedeliveries = 0
     package var lastFullRedelivery: (new: Int, known: Int)?
     /// The samples of every full re-delivery, new and already known: a replay storm is a high
