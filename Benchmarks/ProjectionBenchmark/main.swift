@@ -301,7 +301,10 @@ run.check(replayedDigest == storedDigest, "the digest of the replayed projection
 
 let checkpointDirectory = scratch + "/checkpoint"
 let checkpointFile = CheckpointFile(dataDirectory: checkpointDirectory)
-let saveTime = try run.best(runs: 2) { stopwatch in try stopwatch.time { try checkpointFile.save(replayed) } }
+let replayedRecord = try CheckpointFile.fingerprint(of: logReader, at: replayed.position) ?? 0
+let saveTime = try run.best(runs: 2) { stopwatch in
+    try stopwatch.time { try checkpointFile.save(replayed, record: replayedRecord) }
+}
 let checkpointMB = Double(diskBytes(checkpointDirectory)) / 1e6
 var loadedLive = 0
 let loadTime = run.best(runs: 2) { stopwatch in

@@ -335,6 +335,35 @@ import Testing
         }
     }
 
+    /// A checkpoint copied from another store (as many records, so not ahead of this log) is
+    /// not this log's fold: the record at its position differs, so it is ignored and the
+    /// projections are rebuilt from the log.
+    @Test func aCheckpointOfAnotherLogIsRebuilt() throws {
+        try withTemporaryDirectory { directory in
+            let (mine, other) = (directory + "/mine", directory + "/other")
+            var digests: [String] = []
+            for (store, seed) in [(mine, testSeed(45)), (other, testSeed(46))] {
+                let engine = try RecountEngine(directory: store)
+                try Self.ingest(engine, RandomWorkload.lines(seed: seed, count: 40))
+                digests.append(engine.digest())
+                try engine.close()
+            }
+            #expect(digests[0] != digests[1])
+            let checkpoint = "/projections/checkpoint"
+            try FileManager.default.removeItem(atPath: mine + checkpoint)
+            try FileManager.default.copyItem(atPath: other + checkpoint, toPath: mine + checkpoint)
+            let engine = try RecountEngine(directory: mine)
+            #expect(engine.recordsFoldedOnOpen == 40, "rebuilt from the log")
+            try engine.recompute()
+            #expect(engine.digest() == digests[0])
+            try engine.close()
+            // The checkpoint written on close is this log's: reopening folds nothing.
+            let reopened = try RecountEngine(directory: mine)
+            #expect(reopened.recordsFoldedOnOpen == 0 && reopened.digest() == digests[0])
+            try reopened.close()
+        }
+    }
+
     /// An ingest writes the checkpoint once `checkpointInterval` of work waits, and `close`
     /// writes the rest: a reader opened beside the writer folds what the checkpoint does not
     /// cover yet.

@@ -258,12 +258,12 @@ import Testing
         try withTemporaryDirectory { directory in
             for (chunkBytes, state) in [(1, mixed), (256, mixed), (7, projections)] {
                 let file = CheckpointFile(dataDirectory: directory, chunkBytes: chunkBytes)
-                try file.save(state)
+                try file.save(state, record: 0)
                 let loaded = try file.load().get()
                 #expect(loaded.checkpoint() == state.checkpoint(), "chunks of \(chunkBytes) bytes")
             }
             let file = CheckpointFile(dataDirectory: directory, chunkBytes: 256)
-            try file.save(projections)
+            try file.save(projections, record: 0)
             let loaded = try file.load().get()
             #expect(loaded.digest() == projections.digest() && loaded.position == projections.position)
             let saved = try #require(FileManager.default.contents(atPath: file.path))

@@ -127,13 +127,12 @@ public final class RecountEngine: Sendable {
         throw QueryError(.otherUser, "the engine was opened for \(onlyUser)'s queries only, not \(user)'s")
     }
 
-    /// The checkpoint's projections (fresh ones when it is missing, damaged, or ahead of the
-    /// log) with the records of `reader` after it folded in; and what was folded.
+    /// The checkpoint's projections (fresh ones when it is missing, damaged, ahead of the log
+    /// or another log's) with the records of `reader` after it folded in; and what was folded.
     private static func load(
         _ checkpoint: CheckpointFile, reader: LogReader, progress: (@Sendable (ReplayProgress) -> Void)?
     ) throws -> (Projections, ProjectionReplay.Summary) {
-        var state = (try? checkpoint.load().get()) ?? Projections()
-        if state.position >= reader.endPosition { state = Projections() }
+        var state = (try? checkpoint.load(folding: reader).get()) ?? Projections()
         let folded = try ProjectionReplay.fold(
             reader, into: &state, progress: progress.map { report in { report($0.progress) } })
         return (state, folded)
@@ -401,7 +400,8 @@ public final class RecountEngine: Sendable {
     /// never covers a record the log could still lose.
     private func save(_ projections: Projections, log: Log) throws {
         try log.sync()
-        try checkpoint.save(projections)
+        let record = try CheckpointFile.fingerprint(of: log.reader(), at: projections.position) ?? 0
+        try checkpoint.save(projections, record: record)
         uncheckpointed.store(0, ordering: .relaxed)
     }
 

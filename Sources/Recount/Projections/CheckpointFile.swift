@@ -4,23 +4,26 @@ package import RecountLog
 /// The durable copy of the projections: `DIR/projections/checkpoint`, the whole state at one
 /// log position, replaced atomically (temporary file, fsync, rename, fsync of the directory).
 ///
-/// Layout: magic `RCPJ`, version (`UInt32`, 3), payload length (`UInt64`), stored length
-/// (`UInt64`), XXH3-64 of the stored bytes, then the payload (`Projections.checkpoint()`, which
+/// Layout: magic `RCPJ`, version (`UInt32`, 4), payload length (`UInt64`), stored length
+/// (`UInt64`), XXH3-64 of the stored bytes, the XXH3-64 of the log record at the position the
+/// checkpoint covers (0: none; it ties the checkpoint to its log), then the payload (`Projections.checkpoint()`, which
 /// starts with the log position it covers and the tz data version) in chunks of about
 /// `chunkBytes` (a chunk closes at the first field past it): each a raw length and a stored
 /// length (`UInt32`), then its LZ4 block (about a quarter of its size: ids, names and times
 /// repeat). Chunks put no limit on the payload (one LZ4 block holds at most 2 GB, about 14
 /// million samples), and the payload streams into them as it is written.
-/// A checkpoint that is missing, damaged, from an older version, from other zone data or ahead
-/// of the log is ignored, and the projections are rebuilt from the log.
+/// A checkpoint that is missing, damaged, from an older version, from other zone data, ahead of
+/// the log or of another log (its record differs from the log's at that position) is ignored,
+/// and the projections are rebuilt from the log. (Version 4 also marks projection rules that
+/// changed: a checkpoint folded under older ones is rebuilt.)
 package struct CheckpointFile {
     package let path: String
     /// The payload bytes after which a chunk closes.
     private let chunkBytes: Int
     private let fileSystem = PosixFileSystem()
     private static let magic: UInt32 = 0x4A50_4352  // "RCPJ" read little-endian
-    private static let version: UInt32 = 3
-    private static let headerSize = 32
+    private static let version: UInt32 = 4
+    private static let headerSize = 40
     private static let chunkHeaderSize = 8
 
     /// The checkpoint of the data directory `directory`.
@@ -36,6 +39,33 @@ package struct CheckpointFile {
     /// mapped one never changes), and its chunks are inflated one at a time as the projections
     /// are read from them, so the payload is never held whole.
     package func load() -> Result<Projections, Unusable> {
+        loadWithRecord().map(\.projections)
+    }
+
+    /// Loads the projections when they are a fold of `reader`'s log: not ahead of it, and the
+    /// record at the position they cover is the one the checkpoint was saved after.
+    package func load(folding reader: LogReader) -> Result<Projections, Unusable> {
+        loadWithRecord().flatMap { loaded in
+            guard loaded.projections.position < reader.endPosition else { return .failure(.otherLog) }
+            // A record the log no longer starts at cannot be compared; the tail still folds.
+            guard let record = try? Self.fingerprint(of: reader, at: loaded.projections.position),
+                record != loaded.record
+            else { return .success(loaded.projections) }
+            return .failure(.otherLog)
+        }
+    }
+
+    /// The XXH3-64 of the log record at `position` (0 for position 0, before any record), or
+    /// `nil` when the log does not hold it.
+    package static func fingerprint(of reader: LogReader, at position: UInt64) throws -> UInt64? {
+        guard position > 0 else { return 0 }
+        guard position >= reader.snapshot.startPosition else { return nil }
+        var hash: UInt64?
+        try reader.forEach(from: position, to: position + 1) { hash = Checksum.xxh3($0.bytes) }
+        return hash
+    }
+
+    private func loadWithRecord() -> Result<(projections: Projections, record: UInt64), Unusable> {
         guard let file = try? fileSystem.open(path, writable: false, create: false) else { return .failure(.missing) }
         guard let size = try? file.size(), size >= Self.headerSize, let mapped = file.map(length: Int(size)) else {
             return .failure(.damaged)
@@ -44,8 +74,10 @@ package struct CheckpointFile {
         return withExtendedLifetime(mapped) { Self.decode(mapped.bytes) }
     }
 
-    /// The projections a checkpoint file's bytes hold.
-    private static func decode(_ stored: UnsafeRawBufferPointer) -> Result<Projections, Unusable> {
+    /// The projections a checkpoint file's bytes hold, and the fingerprint of their last record.
+    private static func decode(
+        _ stored: UnsafeRawBufferPointer
+    ) -> Result<(projections: Projections, record: UInt64), Unusable> {
         func field<T: FixedWidthInteger>(_ offset: Int, _: T.Type) -> T {
             T(littleEndian: stored.loadUnaligned(fromByteOffset: offset, as: T.self))
         }
@@ -84,18 +116,22 @@ package struct CheckpointFile {
         guard let projections = try? Projections(checkpoint: &input), inflated == rawLength else {
             return .failure(.damaged)
         }
-        return .success(projections)
+        return .success((projections, field(32, UInt64.self)))
     }
 
     /// Why a checkpoint was not used.
     package enum Unusable: Error, Equatable {
         case missing
         case damaged
+        /// Ahead of the log, or its last record is not the log's record at that position.
+        case otherLog
     }
 
     /// Writes `projections` as the checkpoint, atomically and durably. The payload streams
     /// into chunks as it is written, so only one chunk of it is held uncompressed at a time.
-    package func save(_ projections: Projections) throws(LogError) {
+    /// - Parameter record: `fingerprint(of:at:)` of the log the projections fold, at their
+    ///   position.
+    package func save(_ projections: Projections, record: UInt64) throws(LogError) {
         var bytes = [UInt8](repeating: 0, count: Self.headerSize)
         var payloadLength = 0
         var compressed: [UInt8] = []
@@ -124,6 +160,7 @@ package struct CheckpointFile {
             header.storeBytes(of: UInt64(payloadLength).littleEndian, toByteOffset: 8, as: UInt64.self)
             header.storeBytes(of: UInt64(storedLength).littleEndian, toByteOffset: 16, as: UInt64.self)
             header.storeBytes(of: check.littleEndian, toByteOffset: 24, as: UInt64.self)
+            header.storeBytes(of: record.littleEndian, toByteOffset: 32, as: UInt64.self)
         }
         try fileSystem.createDirectories(parentDirectory(of: path))
         try fileSystem.replace(path, with: bytes)
