@@ -3,6 +3,9 @@ import Foundation
 /// A usage mistake: exit status 2, with the usage of the command it was made in.
 struct UsageError: Error {
     var message: String
+    /// The command words read before the mistake, whose usage lines it shows (the
+    /// invocation's words when it was read whole).
+    var command: [String] = []
 }
 
 /// The parsed command line: the command words and the options, wherever they were given.
@@ -110,19 +113,27 @@ struct Invocation {
                 continue
             }
             let spelled = argument == "-h" ? "--help" : argument
-            guard spelled.hasPrefix("--") else { throw UsageError(message: "unknown option \(argument)") }
+            guard spelled.hasPrefix("--") else {
+                throw UsageError(message: "unknown option \(argument)", command: words)
+            }
             let text = spelled.dropFirst(2)
             let name = String(text.prefix { $0 != "=" })
             let inline = text.firstIndex(of: "=").map { String(text[text.index(after: $0)...]) }
-            guard let arity = Self.options[name] else { throw UsageError(message: "unknown option --\(name)") }
-            guard options[name] == nil else { throw UsageError(message: "option --\(name) is given twice") }
+            guard let arity = Self.options[name] else {
+                throw UsageError(message: "unknown option --\(name)", command: words)
+            }
+            guard options[name] == nil else {
+                throw UsageError(message: "option --\(name) is given twice", command: words)
+            }
             switch arity {
             case .flag:
-                guard inline == nil else { throw UsageError(message: "option --\(name) takes no value") }
+                guard inline == nil else {
+                    throw UsageError(message: "option --\(name) takes no value", command: words)
+                }
                 options[name] = ""
             case .value:
                 guard let value = inline ?? iterator.next() else {
-                    throw UsageError(message: "option --\(name) needs a value")
+                    throw UsageError(message: "option --\(name) needs a value", command: words)
                 }
                 options[name] = value
             }

@@ -6,6 +6,6 @@ do {
     exit(Commands.run(try Invocation(arguments)).rawValue)
 } catch {
     // The options could not be read, so `--json` is looked for among the arguments themselves.
-    Output.usageFailure(error.message, command: [], json: arguments.prefix { $0 != "--" }.contains("--json"))
+    Output.usageFailure(error.message, command: error.command, json: arguments.prefix { $0 != "--" }.contains("--json"))
     exit(ExitStatus.usage.rawValue)
 }

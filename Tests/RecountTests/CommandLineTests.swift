@@ -351,6 +351,14 @@ import Testing
             (["log"], ["log dump", "log check", "log stats", "log repair"], ["rollups", "demo"]),
             (["frobnicate"], ["unknown command 'frobnicate'", "usage: recount [--data DIR]"], ["commands:", "dump"]),
             (["--frob"], ["unknown option --frob", "usage: recount [--data DIR]"], ["commands:"]),
+            // Mistakes found while reading the options show the command read so far.
+            (
+                ["rollups", "--metric", "steps", "--metric", "steps"],
+                ["option --metric is given twice", "rollups --user U --metric M"], ["dump", "COMMAND ..."]
+            ),
+            (
+                ["samples", "--bogus", "x"], ["unknown option --bogus", "samples --user U"], ["rollups", "COMMAND ..."]
+            ),
         ] {
             let run = try Self.recount(arguments)
             #expect(run.status == 2 && run.errors.hasSuffix("run `recount help` for every command and option\n"))
