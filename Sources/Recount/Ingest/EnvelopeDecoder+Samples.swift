@@ -60,6 +60,20 @@ extension EnvelopeDecoder {
         return try result.get()
     }
 
+    /// The instants a sample may start and end at: a day from each end of the years 0001–9999,
+    /// so that every civil day it counts towards (in any zone, sleep's six hours included) has a
+    /// `YYYY-MM-DD` name a query can ask for.
+    static let nameableMillis: ClosedRange<Int64> = -62_135_510_400_000...253_402_128_000_000
+
+    /// Throws `outOfRange` for a sample instant outside `nameableMillis`.
+    static func checkDaysNameable(_ instant: Instant, path: @autoclosure () -> String) throws(FieldError) {
+        guard nameableMillis.contains(instant.millis) else {
+            throw FieldError(
+                .outOfRange, path: path(), reason: "is out of range (samples lie between 0001-01-02 and 9999-12-30 UTC)"
+            )
+        }
+    }
+
     /// One sample (contract §1 "Samples"): every rule a sample must meet, read from a sample
     /// object's JSON (returning the `Sample`) or from a `Sample` built outside ingest (returning
     /// nothing: it is checked in place).
@@ -74,9 +88,11 @@ extension EnvelopeDecoder {
             try metricName(value, path: input.path(.type))
         }
         let start = try input.instant(try input.required(.start), .start)
+        try Self.checkDaysNameable(start, path: input.path(.start))
         var end: Instant? = nil
         if let span = try input.optional(.end) {
             let instant = try input.instant(span, .end)
+            try Self.checkDaysNameable(instant, path: input.path(.end))
             guard instant.millis >= start.millis else {
                 throw FieldError(.endBeforeStart, path: input.path(.end), reason: "is before start")
             }
