@@ -81,6 +81,23 @@ import Testing
         }
     }
 
+    /// The user's days end at midnight in the local offset of the latest sample, and a sample's
+    /// `timeZone` decides it as it decides the sample's day: written at -07:00 in Asia/Tokyo,
+    /// the day ends at Tokyo's midnight, so a delivery an hour later makes it known.
+    @Test func theLatestSamplesZoneDecidesWhenTheDayEnds() throws {
+        try withTemporaryDirectory { directory in
+            let engine = try RecountEngine(directory: directory)
+            let sample =
+                #"{"id":"tokyo","type":"HKQuantityTypeIdentifierStepCount","start":"2026-07-14T10:00:00-07:00","end":"2026-07-14T10:30:00-07:00","timeZone":"Asia/Tokyo","value":300,"unit":"count","origin":"com.apple.health","device":"iPhone"}"#
+            _ = try engine.ingest(
+                ndjson: Array(Self.delivery(received: "2026-07-15T16:00:00Z", added: [sample]).utf8), source: "tokyo")
+            let day = try #require(
+                try engine.rollups(user: "alice", metric: "steps", from: "2026-07-15", to: "2026-07-15").first)
+            #expect(day.reading == .known([RollupRow.Value(name: "value", value: 300)]))
+            try engine.close()
+        }
+    }
+
     /// An expired Health Connect token opens a recovery window; the day in it is not known
     /// until a reconcile covering the window arrives, which deletes the record the client no
     /// longer has.

@@ -68,16 +68,25 @@ extension Projections {
         return found
     }
 
-    /// The offset (seconds) of the user's live sample with the latest start: where the user's
-    /// days end (contract §3 rule 8); 0 (UTC) when there is none.
+    /// The local offset (seconds) of the user's live sample with the latest start: where the
+    /// user's days end (contract §3 rule 8); 0 (UTC) when there is none.
     func latestOffset(user: UInt32) -> Int32 {
         var latest: (millis: Int64, offset: Int32)? = nil
         index.forEachNumber(ofUser: user, in: .live) { number in
             let sample = index.record(number)
-            if let held = latest, (held.millis, held.offset) >= (sample.startMillis, sample.startOffset) { return }
-            latest = (sample.startMillis, sample.startOffset)
+            if let held = latest, held.millis > sample.startMillis { return }
+            let offset = localOffset(of: sample)
+            if let held = latest, (held.millis, held.offset) >= (sample.startMillis, offset) { return }
+            latest = (sample.startMillis, offset)
         }
         return latest?.offset ?? 0
+    }
+
+    /// A sample's local offset at its start: its `timeZone`'s when it names one (which decides
+    /// its day, contract §3 rule 3), else the offset written.
+    private func localOffset(of record: IdIndex.Record) -> Int32 {
+        index.zone(of: record).flatMap { zones.offsetSeconds(zone: $0, atMillis: record.startMillis) }
+            ?? record.startOffset
     }
 
     /// The figures of a cell in the contract's order.
