@@ -18,8 +18,9 @@ public final class RecountEngine: Sendable {
     /// The work done since the stored checkpoint: log records and samples folded, and days
     /// recomputed. Changed only under the projections' lock.
     private let uncheckpointed: Atomic<Int>
-    /// How much work (see `uncheckpointed`) an ingest or recompute leaves before it checkpoints.
-    public let checkpointInterval: Int
+    /// How much work (see `uncheckpointed`) an ingest or recompute leaves before it checkpoints;
+    /// `nil`: 250,000 or half the ids the projections hold, whichever is larger.
+    public let checkpointInterval: Int?
     /// Log records folded when the engine opened: those after the stored checkpoint (all of
     /// them when there was none, or it was damaged or ahead of the log).
     public let recordsFoldedOnOpen: Int
@@ -32,25 +33,27 @@ public final class RecountEngine: Sendable {
     ///
     /// The checkpoint is rewritten whole, so it is not written per call: an ingest or
     /// recompute writes it once the records and samples folded and the days recomputed since
-    /// the last one reach `checkpointInterval`, and `close` writes what is left. Opening does
-    /// not write it: it returns as soon as the engine can answer. Whatever a crash leaves
-    /// unwritten is folded again from the log when the engine next opens.
+    /// the last one reach `checkpointInterval`, and `close` writes what is left. By default
+    /// the interval grows with the projections (half their ids), so that rewriting a checkpoint,
+    /// whose cost grows with them too, stays a fixed share of the work. Opening does not write
+    /// it: it returns as soon as the engine can answer. Whatever a crash leaves unwritten is
+    /// folded again from the log when the engine next opens.
     ///
     /// - Parameters:
     ///   - directory: the data directory; the log is kept in its `log` folder.
     ///   - durability: when appended envelopes reach the disk (`.everyBatch` by default).
-    ///   - checkpointInterval: the work between checkpoints (default 250,000: a quarter of a
-    ///     second of folding when the engine next opens after a crash); 1 checkpoints after
-    ///     every ingest.
+    ///   - checkpointInterval: the work between checkpoints; by default (`nil`) 250,000 (a
+    ///     quarter of a second of folding when the engine next opens after a crash) or half the
+    ///     ids the projections hold, whichever is larger; 1 checkpoints after every ingest.
     ///   - progress: called each time the samples folded or the records read from the log's
     ///     tail pass another million (a lost checkpoint means folding the whole log).
     /// - Throws: `LogError` when the log is locked by another writer, damaged, or unreadable.
     public init(
-        directory: String, durability: LogConfiguration.Durability = .everyBatch, checkpointInterval: Int = 250_000,
+        directory: String, durability: LogConfiguration.Durability = .everyBatch, checkpointInterval: Int? = nil,
         progress: (@Sendable (ReplayProgress) -> Void)? = nil
     ) throws {
         self.directory = directory
-        self.checkpointInterval = max(1, checkpointInterval)
+        self.checkpointInterval = checkpointInterval.map { max(1, $0) }
         let log = try Log(directory: directory + "/log", configuration: LogConfiguration(durability: durability))
         self.log = log
         checkpoint = CheckpointFile(dataDirectory: directory)
@@ -116,7 +119,7 @@ public final class RecountEngine: Sendable {
         checkpoint = CheckpointFile(dataDirectory: directory)
         recordsFoldedOnOpen = recordsFolded
         uncheckpointed = Atomic(0)
-        checkpointInterval = .max
+        checkpointInterval = nil
         self.onlyUser = onlyUser
         projections = Mutex(state)
     }
@@ -244,7 +247,7 @@ public final class RecountEngine: Sendable {
                     report.daysRecomputed += days
                     addWork(days)
                 }
-                if work >= checkpointInterval { try save(projections, log: log) }
+                if checkpointIsDue(projections) { try save(projections, log: log) }
             }
         } catch {
             throw IngestFailure(report: report, error: error)
@@ -259,7 +262,7 @@ public final class RecountEngine: Sendable {
         try projections.withLock { projections in
             let count = projections.recompute().count
             addWork(count)
-            if let log, work >= checkpointInterval { try save(projections, log: log) }
+            if let log, checkpointIsDue(projections) { try save(projections, log: log) }
             return count
         }
     }
@@ -394,6 +397,12 @@ public final class RecountEngine: Sendable {
     /// Counts work done since the stored checkpoint (under the projections' lock).
     private func addWork(_ amount: Int) {
         uncheckpointed.add(amount, ordering: .relaxed)
+    }
+
+    /// Whether the work since the stored checkpoint reaches the interval (under the
+    /// projections' lock).
+    private func checkpointIsDue(_ projections: Projections) -> Bool {
+        work >= checkpointInterval ?? max(250_000, (projections.index.liveCount + projections.index.tombstoneCount) / 2)
     }
 
     /// Checkpoints the projections (under their lock), after syncing the log: a checkpoint
