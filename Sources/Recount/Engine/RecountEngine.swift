@@ -157,6 +157,8 @@ public final class RecountEngine: Sendable {
     ///
     /// Every file is opened before anything is appended, so a missing one changes nothing.
     /// A slow input's envelopes are appended within about a second (see `docs/ingest.md`).
+    /// What was appended is as durable as the engine's `durability` makes it (with
+    /// `.everyBatch`, durable when this returns); `sync()` or `close()` makes all of it durable.
     ///
     /// - Parameters:
     ///   - paths: the files, or `-`.
@@ -186,7 +188,8 @@ public final class RecountEngine: Sendable {
         return report
     }
 
-    /// Appends the valid envelopes of NDJSON text held in memory.
+    /// Appends the valid envelopes of NDJSON text held in memory (durable as `ingest(files:)`
+    /// says).
     ///
     /// - Parameters:
     ///   - ndjson: the envelopes, one per line.
@@ -231,13 +234,14 @@ public final class RecountEngine: Sendable {
         }
     }
 
-    /// Makes the appended records durable, folds them, recomputes the dirty days when asked,
-    /// and checkpoints the projections once `checkpointInterval` of work waits (a checkpoint
-    /// never covers a record that could be lost).
+    /// Folds the appended records not folded yet, recomputes the dirty days when asked, and
+    /// checkpoints the projections once `checkpointInterval` of work waits (syncing the log
+    /// first: a checkpoint never covers a record that could be lost). It does not sync
+    /// otherwise: the engine's `durability` decides when appended records reach the disk (a
+    /// sync per call would undo group commit).
     private func foldAppended(into report: inout IngestReport, recompute: Bool) throws(IngestFailure) {
         do {
             let log = try writer()
-            try log.sync()
             try projections.withLock { projections in
                 let folded = try ProjectionReplay.fold(log.reader(), into: &projections)
                 report.note(folded.effect)
