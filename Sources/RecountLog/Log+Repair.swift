@@ -90,14 +90,16 @@ struct LogSurvey {
         self.fileSystem = fileSystem
         let files = try Segment.list(in: directory)
         var sealed: [UInt64: LogManifest.Entry] = [:]
-        var commit: CommitPoint? = nil
+        // Read first and on its own: when only the manifest is damaged, the commit record still
+        // says how far positions were handed out.
+        let commit = try? CommitPoint.load(directory: directory, fileSystem: fileSystem)
         do throws(LogError) {
             guard let manifest = try LogManifest.load(directory: directory, fileSystem: fileSystem) else {
                 throw LogError(
                     .corruptManifest, "the log has no manifest", path: directory + "/" + LogManifest.fileName)
             }
-            commit = try CommitPoint.load(directory: directory, fileSystem: fileSystem)
-            guard commit != nil else {
+            // A damaged commit record throws here, as it did when read first.
+            guard try CommitPoint.load(directory: directory, fileSystem: fileSystem) != nil else {
                 throw LogError(.corruptManifest, "the log has no commit record", path: directory + "/COMMIT")
             }
             for entry in manifest.entries {
@@ -139,15 +141,40 @@ struct LogSurvey {
         }
     }
 
-    /// Scans every segment until the first damage, recording each one's good extent.
+    /// Scans every segment until the first damage, recording each one's good extent; the
+    /// segments after the damage are read only for the positions they held (which the cut
+    /// loses, and which are never given again).
     private mutating func survey(sealed: [UInt64: LogManifest.Entry], commit: CommitPoint?) throws(LogError) {
+        try surveyUntilDamage(sealed: sealed, commit: commit)
+        guard let cut else { return }
+        for segment in segments[(cut.segment + 1)...] {
+            committedEnd = max(committedEnd, segment.firstPosition + 1)
+            guard let file = try? fileSystem.open(segment.path, writable: false, create: false),
+                let fileLength = try? file.size()
+            else { continue }
+            var whole = segment
+            whole.length = fileLength
+            if let tail = try? SegmentScanner(segment: whole, file: file, map: false).scanTail(
+                from: 0, position: segment.firstPosition, fileLength: fileLength, { _, _ in })
+            {
+                committedEnd = max(committedEnd, tail.position)
+            }
+        }
+    }
+
+    private mutating func surveyUntilDamage(
+        sealed: [UInt64: LogManifest.Entry], commit: CommitPoint?
+    ) throws(LogError) {
         var expected = segments.first?.firstPosition ?? Log.firstPosition
         for index in segments.indices {
             let segment = segments[index]
-            if rebuildManifest, segment.firstPosition != expected {
+            // Segments rebuilt from the files may leave gaps: a writer that crashed had
+            // reserved positions it never wrote, and the next one started after them. Only
+            // segments that overlap are damage.
+            if rebuildManifest, segment.firstPosition < expected {
                 return found(
                     LogError(
-                        .corruptSegment, "positions \(expected)..<\(segment.firstPosition) have no segment",
+                        .corruptSegment, "the segment starts at \(segment.firstPosition), inside the one before",
                         path: segment.path),
                     at: Cut(segment: index, offset: 0, position: segment.firstPosition))
             }
