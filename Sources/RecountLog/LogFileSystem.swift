@@ -55,9 +55,15 @@ extension LogFileSystem {
     package func replace(_ path: String, with bytes: [UInt8]) throws(LogError) {
         let temporary = path + ".tmp"
         let file = try open(temporary, writable: true, create: true)
-        try file.truncate(to: 0)
-        try file.write(bytes, at: 0)
-        try file.sync()
+        do {
+            try file.truncate(to: 0)
+            try file.write(bytes, at: 0)
+            try file.sync()
+        } catch {
+            // A partial file would hold the space a full disk needs back.
+            try? remove(temporary)
+            throw error
+        }
         try rename(temporary, to: path)
         try syncDirectory(parentDirectory(of: path))
     }

@@ -364,6 +364,31 @@ import Testing
         }
     }
 
+    /// A checkpoint that cannot be written (here its temporary file's name is taken by a
+    /// directory; a full disk fails the same way) fails neither the ingest nor `close`: the
+    /// log holds every envelope, the engine says why, and the next one folds them again.
+    @Test func aCheckpointThatCannotBeWrittenLosesNothing() throws {
+        let lines = RandomWorkload.lines(seed: testSeed(47), count: 30)
+        try withTemporaryDirectory { directory in
+            try FileManager.default.createDirectory(
+                atPath: directory + "/projections/checkpoint.tmp", withIntermediateDirectories: true)
+            let engine = try RecountEngine(directory: directory, checkpointInterval: 1)
+            let report = try Self.ingest(engine, lines)
+            #expect(report.appended == 30)
+            #expect(engine.checkpointFailure != nil)
+            let digest = engine.digest()
+            try engine.close()
+            #expect(!FileManager.default.fileExists(atPath: directory + "/projections/checkpoint"))
+            try FileManager.default.removeItem(atPath: directory + "/projections/checkpoint.tmp")
+            let reopened = try RecountEngine(directory: directory)
+            #expect(reopened.recordsFoldedOnOpen == 30 && reopened.checkpointFailure == nil)
+            try reopened.recompute()
+            #expect(reopened.digest() == digest)
+            try reopened.close()
+            #expect(FileManager.default.fileExists(atPath: directory + "/projections/checkpoint"))
+        }
+    }
+
     /// An ingest writes the checkpoint once `checkpointInterval` of work waits, and `close`
     /// writes the rest: a reader opened beside the writer folds what the checkpoint does not
     /// cover yet.

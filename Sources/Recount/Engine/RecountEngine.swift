@@ -18,6 +18,8 @@ public final class RecountEngine: Sendable {
     /// The work done since the stored checkpoint: log records and samples folded, and days
     /// recomputed. Changed only under the projections' lock.
     private let uncheckpointed: Atomic<Int>
+    /// `checkpointFailure`.
+    private let failedCheckpoint = Mutex<(any Error)?>(nil)
     /// How much work (see `uncheckpointed`) an ingest or recompute leaves before it checkpoints;
     /// `nil`: 250,000 or half the ids the projections hold, whichever is larger.
     public let checkpointInterval: Int?
@@ -410,16 +412,29 @@ public final class RecountEngine: Sendable {
     }
 
     /// Checkpoints the projections (under their lock), after syncing the log: a checkpoint
-    /// never covers a record the log could still lose.
+    /// never covers a record the log could still lose. A log that cannot be synced throws; a
+    /// checkpoint that cannot be written (a full disk) only costs the next engine a longer
+    /// fold, so it is kept in `checkpointFailure` and the call goes on.
     private func save(_ projections: Projections, log: Log) throws {
         try log.sync()
-        let record = try CheckpointFile.fingerprint(of: log.reader(), at: projections.position) ?? 0
-        try checkpoint.save(projections, record: record)
+        do {
+            let record = try CheckpointFile.fingerprint(of: log.reader(), at: projections.position) ?? 0
+            try checkpoint.save(projections, record: record)
+        } catch {
+            failedCheckpoint.withLock { $0 = error }
+            return
+        }
+        failedCheckpoint.withLock { $0 = nil }
         uncheckpointed.store(0, ordering: .relaxed)
     }
 
-    /// Checkpoints what was done since the last checkpoint, syncs the log and releases the
-    /// data directory.
+    /// Why the last checkpoint could not be written (the disk full, say), or `nil` when the
+    /// last one was. Nothing is lost either way: the log holds every ingested envelope, and the
+    /// next engine folds what the stored checkpoint lacks.
+    public var checkpointFailure: (any Error)? { failedCheckpoint.withLock { $0 } }
+
+    /// Checkpoints what was done since the last checkpoint (see `checkpointFailure`), syncs the
+    /// log and releases the data directory.
     public func close() throws {
         guard let log else { return }
         try projections.withLock { projections in
