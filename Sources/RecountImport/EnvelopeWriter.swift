@@ -94,8 +94,10 @@ final class EnvelopeWriter {
 
     /// Adds a sample, emitting the envelope when it is full.
     ///
-    /// A sample whose id is already in the envelope being built is dropped (the export repeated
-    /// the record), so no envelope holds one id twice.
+    /// A sample whose id is already in the envelope being built is dropped when it is the same
+    /// sample (the export repeated the record); a different sample under that id (a conflict)
+    /// starts the next envelope, so that ingest's newness rule decides between the two, as it
+    /// does wherever the envelopes' boundaries fall. No envelope holds one id twice.
     /// - Parameters:
     ///   - sample: the sample.
     ///   - type: its record's type, for `rejections`.
@@ -107,6 +109,9 @@ final class EnvelopeWriter {
         case .duplicate:
             duplicatesDropped += 1
             return
+        case .conflict:
+            try flush()
+            return try add(sample, type: type, file: file, line: line)
         case .accepted:
             samplesInBody += 1
         case .refused(let error):
@@ -154,16 +159,19 @@ final class EnvelopeWriter {
     private struct Body {
         /// What `add(_:)` did with a sample.
         enum Outcome {
-            /// Its id is in the envelope already: dropped.
+            /// The same sample is in the envelope already: dropped.
             case duplicate
+            /// Another sample under its id is in the envelope: not added.
+            case conflict
             /// Checked and written.
             case accepted
             /// Refused by ingest's rules: left out.
             case refused(IngestError)
         }
 
-        /// Ids in the envelope, to drop exact duplicates within it.
-        private var ids = IdSet()
+        /// Where each sample's JSON lies in `line`, by id: to drop exact duplicates and to tell
+        /// a conflict.
+        private var held: [SampleID: Range<Int>] = [:]
         /// Ingest's sample rules, which every sample passes before it is written.
         private var validator = SampleValidator()
         /// Bytes kept free at the start of `line` for the envelope's head.
@@ -181,14 +189,23 @@ final class EnvelopeWriter {
 
         /// Checks a sample and writes it, unless its id is in the envelope already.
         mutating func add(_ sample: Sample) -> Outcome {
-            guard ids.insert(sample.id) else { return .duplicate }
+            if let range = held[sample.id] {
+                // Written to compare with the held one, then taken back.
+                let start = line.count
+                EnvelopeJSON.appendSample(sample, to: &line)
+                let same = line[start...].elementsEqual(line[range])
+                line.removeSubrange(start...)
+                return same ? .duplicate : .conflict
+            }
             do throws(IngestError) {
                 try validator.check(sample)
             } catch {
                 return .refused(error)
             }
             if line.count > headRoom { line.append(UInt8(ascii: ",")) }
+            let start = line.count
             EnvelopeJSON.appendSample(sample, to: &line)
+            held[sample.id] = start..<line.count
             return .accepted
         }
 
@@ -206,7 +223,7 @@ final class EnvelopeWriter {
 
         /// Empties the envelope, keeping the buffers.
         mutating func removeAll() {
-            ids.removeAll()
+            held.removeAll(keepingCapacity: true)
             line.removeSubrange(headRoom...)
         }
     }

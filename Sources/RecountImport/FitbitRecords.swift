@@ -75,15 +75,19 @@ final class FitbitRecords {
 
     /// A per-minute step count or distance (centimetres), `{"dateTime", "value"}`.
     ///
-    /// A wall-clock minute that repeats in one file (the hour clocks go back) is the later
-    /// instant the second time.
+    /// A wall-clock minute that repeats in one file in the hour clocks go back is the later
+    /// instant the second time. Any other minute repeated is the same minute: the same id, so
+    /// an exact repeat is dropped and a changed one decided by ingest's newness rule.
     private func minute(
         _ object: JSONObject, kind: FitbitFile, occurrences: inout [Int64: Int]
     ) throws(RecordRejection) -> Sample {
         let local = try localTime(object["dateTime"], "dateTime")
         guard let value = TakeoutJSON.number(object["value"]) else { throw RecordRejection("non-numeric value") }
-        let occurrence = occurrences[local, default: 0]
-        occurrences[local] = occurrence + 1
+        var occurrence = 0
+        if zone.isRepeated(localMillis: local) {
+            occurrence = occurrences[local, default: 0]
+            occurrences[local] = occurrence + 1
+        }
         let start = zone.instant(localMillis: local, later: occurrence > 0)
         let metric = kind == .steps ? "steps" : "distance"
         return Sample(

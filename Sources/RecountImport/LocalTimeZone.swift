@@ -47,16 +47,28 @@ struct LocalTimeZone {
     ///   - later: for a time that occurs twice, the second occurrence.
     /// - Returns: the instant, at its offset.
     func instant(localMillis: Int64, later: Bool = false) -> Instant {
-        let day: Int64 = 86_400_000
-        let before = offset(atMillis: localMillis - day)
-        let after = offset(atMillis: localMillis + day)
+        let matches = instants(localMillis: localMillis)
+        let millis =
+            (later ? matches.last : matches.first)
+            ?? (localMillis - Int64(offset(atMillis: localMillis - Self.day)) * 1000)
+        return instant(millis: millis)
+    }
+
+    /// Whether a wall-clock time occurs twice (the hour repeated when clocks go back).
+    func isRepeated(localMillis: Int64) -> Bool { instants(localMillis: localMillis).count > 1 }
+
+    private static let day: Int64 = 86_400_000
+
+    /// The instants (epoch millis, in order) a wall-clock time stands for: one, two when clocks
+    /// went back, none in the hour skipped when they went forward.
+    private func instants(localMillis: Int64) -> [Int64] {
+        let before = offset(atMillis: localMillis - Self.day)
+        let after = offset(atMillis: localMillis + Self.day)
         var matches: [Int64] = []
         for candidate in Set([before, after]).sorted() {
             let millis = localMillis - Int64(candidate) * 1000
             if offset(atMillis: millis) == candidate { matches.append(millis) }
         }
-        matches.sort()
-        let millis = (later ? matches.last : matches.first) ?? (localMillis - Int64(before) * 1000)
-        return instant(millis: millis)
+        return matches.sorted()
     }
 }

@@ -35,6 +35,29 @@ import Testing
         #expect(run.report.notes.first == "local times read in America/New_York (from Profile.csv)")
     }
 
+    /// A minute a per-minute file repeats outside the hour clocks go back is the same minute:
+    /// an exact repeat is dropped, and a changed one goes to the next envelope, where ingest's
+    /// newness rule decides (as it does when the repeat falls in another envelope).
+    @Test func aMinuteRepeatedOnAnOrdinaryDayIsOneSample() throws {
+        try withTemporaryDirectory { directory in
+            let folder = directory + "/Global Export Data"
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            func run(_ values: [(String, Int)]) throws -> ImportRun {
+                let records = values.map { #"{"dateTime":"10/10/23 \#($0.0)","value":"\#($0.1)"}"# }
+                try Data("[\(records.joined(separator: ","))]".utf8).write(
+                    to: URL(fileURLWithPath: folder + "/steps-2023-10-10.json"))
+                return try ImportRun.fitbit(directory, timeZone: "America/New_York")
+            }
+            let exact = try run([("10:00:00", 100), ("10:00:00", 100), ("10:01:00", 50)])
+            #expect(exact.samples(of: "steps").map(\.value) == [100, 50])
+            #expect(exact.report.duplicatesDropped == 1 && exact.envelopes.count == 1)
+
+            let changed = try run([("10:00:00", 100), ("10:01:00", 50), ("10:00:00", 120)])
+            #expect(changed.envelopes.map { $0.samples.map(\.value) } == [[100, 50], [120]])
+            #expect(Set(changed.samples.map(\.id)).count == 2, "one id for the minute")
+        }
+    }
+
     @Test func badRecordsAreSkippedAndReportedWithFileAndReason() throws {
         let report = try ImportRun.fitbit(Self.synthetic).report
         #expect(report.invalid == [.init(type: "steps", count: 2)])
