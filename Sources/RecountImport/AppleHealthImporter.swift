@@ -214,9 +214,16 @@ package struct AppleHealthImporter: Sendable {
                             code: .malformedXML, path: path, line: 1, column: 1,
                             message: "document has no root element")
                     }
+                    // The samples read before the damage are valid and their ids derive from the
+                    // records: the envelope being built is printed with the others, and the
+                    // repaired export upserts the same samples again.
+                    try reader.flush()
+                    let (samples, envelopes) = (reader.report.samplesWritten, reader.report.envelopesWritten)
                     throw ImportError(
                         code: .malformedXML, path: path, line: failure.line, column: failure.column,
-                        message: XMLErrorText.message(code: failure.code))
+                        message: XMLErrorText.message(code: failure.code)
+                            + " (printed before it: \(samples) sample\(samples == 1 ? "" : "s") in \(envelopes)"
+                            + " envelope\(envelopes == 1 ? "" : "s"))")
                 }
                 guard reader.sawElement else {
                     throw ImportError(

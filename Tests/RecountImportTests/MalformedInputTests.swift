@@ -151,8 +151,27 @@ import Testing
         #expect(error.line == 5)
         #expect((error.column ?? 0) > 1)
         #expect(error.description.hasPrefix("line 5:"))
-        #expect(error.message == "opening and ending tag mismatch (libxml2 error 76)")
+        // The record the damage is in was not finished: nothing was printed.
+        #expect(
+            error.message
+                == "opening and ending tag mismatch (libxml2 error 76) (printed before it: 0 samples in 0 envelopes)")
         #expect(emitted == 0)
+    }
+
+    /// The records finished before the damage are printed, the envelope being built too, and
+    /// the error says how many.
+    @Test func theRecordsBeforeTheDamageArePrinted() throws {
+        let record = { (minute: Int) in
+            #"<Record type="HKQuantityTypeIdentifierStepCount" sourceName="Phone" unit="count" startDate="2024-01-01 10:0\#(minute):00 +0200" endDate="2024-01-01 10:0\#(minute):30 +0200" value="10"/>"#
+        }
+        let text = exportDocument([record(1), record(2), record(3), "<Record"].joined(separator: "\n"))
+        var lines: [String] = []
+        let error = try #require(throws: ImportError.self) {
+            _ = try AppleHealthImporter(user: "u1", batchSize: 2).run(data: Data(text.utf8)) { lines.append($0) }
+        }
+        #expect(error.code == .malformedXML)
+        #expect(error.message.hasSuffix("(printed before it: 3 samples in 2 envelopes)"), "\(error.message)")
+        #expect(lines.count == 2)
     }
 
     @Test func truncatedFileThrowsNamingThePath() throws {
