@@ -106,9 +106,8 @@ struct LogOpening {
                 reason: reason,
                 savedTo: try LogCut.save(committed.path, file: file, from: tail.offset, fileSystem: fileSystem))
         case .corrupt(let reason):
-            throw LogError.corruption(
-                "\(reason); `recount log repair` cuts the log back to the last good frame", path: committed.path,
-                offset: tail.offset)
+            // The damage alone: the command line adds how to repair it (`LogError.isDamage`).
+            throw LogError.corruption(reason, path: committed.path, offset: tail.offset)
         }
         if tail.offset < fileLength {
             try file.truncate(to: tail.offset)
