@@ -17,12 +17,23 @@ enum TakeoutJSON {
         _ file: ExportFiles.File, in export: ExportFiles, _ read: (inout JSONPullParser) throws -> Result
     ) throws -> Result {
         do {
-            return try file.data.withUnsafeBytes { bytes in
+            return try withJSONBytes(of: file) { bytes in
                 var parser = try JSONPullParser(bytes)
                 return try read(&parser)
             }
         } catch let error as JSONParseError {
             throw notJSON(file, in: export, error)
+        }
+    }
+
+    /// The file's bytes after a leading UTF-8 byte order mark, if any: editors on Windows add
+    /// one when a file is saved again, and RFC 8259 lets a parser ignore it.
+    private static func withJSONBytes<R>(
+        of file: ExportFiles.File, _ body: (UnsafeRawBufferPointer) throws -> R
+    ) rethrows -> R {
+        try file.data.withUnsafeBytes { bytes in
+            let start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+            return try body(UnsafeRawBufferPointer(rebasing: bytes[start...]))
         }
     }
 
@@ -75,7 +86,7 @@ enum TakeoutJSON {
     static func object(of file: ExportFiles.File, in export: ExportFiles) throws(ImportError) -> JSONObject {
         let value: JSONValue
         do {
-            value = try file.data.withUnsafeBytes { bytes in try JSONParser.parse(bytes) }
+            value = try withJSONBytes(of: file) { bytes in try JSONParser.parse(bytes) }
         } catch let error as JSONParseError {
             throw notJSON(file, in: export, error)
         } catch {

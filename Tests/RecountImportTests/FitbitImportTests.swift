@@ -58,6 +58,18 @@ import Testing
         }
     }
 
+    /// A file saved again on Windows starts with a UTF-8 byte order mark: it is read all the same.
+    @Test func aByteOrderMarkIsIgnored() throws {
+        try withTemporaryDirectory { directory in
+            let folder = directory + "/Global Export Data"
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            try Data([0xEF, 0xBB, 0xBF] + Array(#"[{"dateTime":"10/10/23 10:00:00","value":"7"}]"#.utf8)).write(
+                to: URL(fileURLWithPath: folder + "/steps-2023-10-10.json"))
+            let run = try ImportRun.fitbit(directory, timeZone: "America/New_York")
+            #expect(run.samples(of: "steps").map(\.value) == [7])
+        }
+    }
+
     @Test func badRecordsAreSkippedAndReportedWithFileAndReason() throws {
         let report = try ImportRun.fitbit(Self.synthetic).report
         #expect(report.invalid == [.init(type: "steps", count: 2)])
