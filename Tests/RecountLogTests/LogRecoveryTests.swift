@@ -308,18 +308,8 @@ import Testing
     /// writer skips past the reservation rather than risk giving a position twice.
     @Test func aTornCommitSlotFallsBackToTheOther() throws {
         try withTemporaryDirectory { directory in
-            let source = directory + "/source"
-            let log = try Log(directory: source, configuration: Self.configuration)
-            try appendBatches(log, [3, 4])
-            try log.close()
             var ends: [UInt64] = []
-            for slot: UInt64 in [0, 4096] {
-                let copy = directory + "/copy\(slot)"
-                try FileManager.default.copyItem(atPath: source, toPath: copy)
-                let commit = try FileHandle(forWritingTo: URL(fileURLWithPath: copy + "/COMMIT"))
-                try commit.seek(toOffset: slot + 20)
-                try commit.write(contentsOf: Data([0xFF]))
-                try commit.close()
+            for copy in try Self.logsWithATornCommitSlot(in: directory) {
                 let reopened = try Log(directory: copy, configuration: Self.configuration)
                 #expect(reopened.recovery == nil)
                 ends.append(reopened.endPosition)
@@ -330,25 +320,32 @@ import Testing
         }
     }
 
+    /// Two copies of a closed log of records 1..<8, each with one of its two commit slots torn.
+    static func logsWithATornCommitSlot(in directory: String) throws -> [String] {
+        let source = directory + "/source"
+        let log = try Log(directory: source, configuration: Self.configuration)
+        try appendBatches(log, [3, 4])
+        try log.close()
+        return try [UInt64(0), 4096].map { slot in
+            let copy = directory + "/torn\(slot)"
+            try FileManager.default.copyItem(atPath: source, toPath: copy)
+            let commit = try FileHandle(forWritingTo: URL(fileURLWithPath: copy + "/COMMIT"))
+            try commit.seek(toOffset: slot + 20)
+            try commit.write(contentsOf: Data([0xFF]))
+            try commit.close()
+            return copy
+        }
+    }
+
     /// A crashed writer leaves a gap in positions: the next writer starts after its
     /// reservation, in a new segment. Rebuilding a damaged manifest or commit record from the
     /// segment files keeps the segments after the gap, and positions are never given twice.
     @Test func aRebuiltManifestKeepsTheSegmentsAfterACrashsGap() throws {
         try withTemporaryDirectory { directory in
-            let source = directory + "/source"
-            var log = try Log(directory: source, configuration: Self.configuration)
-            try appendBatches(log, [3, 4])
-            try log.close()
             // The newer commit slot torn: the writer skips past the reservation (see above).
             var gaps = 0
-            for slot: UInt64 in [0, 4096] {
-                let copy = directory + "/gap\(slot)"
-                try FileManager.default.copyItem(atPath: source, toPath: copy)
-                let commit = try FileHandle(forWritingTo: URL(fileURLWithPath: copy + "/COMMIT"))
-                try commit.seek(toOffset: slot + 20)
-                try commit.write(contentsOf: Data([0xFF]))
-                try commit.close()
-                log = try Log(directory: copy, configuration: Self.configuration)
+            for copy in try Self.logsWithATornCommitSlot(in: directory) {
+                let log = try Log(directory: copy, configuration: Self.configuration)
                 let skipped = log.endPosition == Log.positionReservation
                 if skipped { try appendBatches(log, [2]) }
                 try log.close()
