@@ -180,7 +180,13 @@ package struct GoogleFitImporter: Sendable {
         guard let object = TakeoutJSON.object(point) else { throw RecordRejection("not a JSON object") }
         guard let startNanos = TakeoutJSON.integer(object["startTimeNanos"]),
             let endNanos = TakeoutJSON.integer(object["endTimeNanos"])
-        else { throw RecordRejection("missing startTimeNanos or endTimeNanos") }
+        else {
+            let given = object["startTimeNanos"] != nil && object["endTimeNanos"] != nil
+            throw RecordRejection(
+                given
+                    ? "startTimeNanos or endTimeNanos is not a whole number of nanoseconds in range"
+                    : "missing startTimeNanos or endTimeNanos")
+        }
         guard endNanos >= startNanos else { throw RecordRejection("endTimeNanos is before startTimeNanos") }
         guard let values = TakeoutJSON.array(object["fitValue"]), let first = TakeoutJSON.object(values.first),
             let value = TakeoutJSON.object(first["value"])

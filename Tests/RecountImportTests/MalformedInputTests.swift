@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import RecountImport
@@ -135,6 +136,29 @@ import Testing
         #expect(summer.samples[0].start != winter.samples[0].start)
         #expect(summer.samples[0].id != other.samples[0].id)
         #expect(summer.samples[0].origin == "Apple Watch")
+    }
+
+    /// A Google Fit point whose end is present but out of range is invalid for that reason,
+    /// not "missing"; a byte order mark before the file's JSON is ignored.
+    @Test func aGoogleFitPointOutOfRangeSaysSo() throws {
+        try withTemporaryDirectory { directory in
+            let folder = directory + "/All Data"
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            let point = { (end: String) in
+                #"{"fitValue":[{"value":{"intVal":3}}],"originDataSourceId":"raw:x","endTimeNanos":\#(end),"dataTypeName":"com.google.step_count.delta","startTimeNanos":1738156698230507294,"modifiedTimeMillis":1}"#
+            }
+            let file =
+                #"{"Data Source":"derived:com.google.step_count.delta:com.google.android.gms:estimated_steps","Data Points":["#
+                + point("1738156758230507294") + "," + point("1000000000001738156698230507294") + "]}"
+            try Data([0xEF, 0xBB, 0xBF] + Array(file.utf8)).write(
+                to: URL(fileURLWithPath: folder + "/derived_steps.json"))
+            let run = try ImportRun.googleFit(directory, timeZone: "UTC")
+            #expect(run.samples.count == 1)
+            #expect(
+                run.report.invalidExamples.map(\.reason) == [
+                    "startTimeNanos or endTimeNanos is not a whole number of nanoseconds in range"
+                ])
+        }
     }
 
     @Test func malformedXMLThrowsWithLineAndColumn() throws {
