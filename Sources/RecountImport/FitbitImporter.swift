@@ -77,7 +77,9 @@ package struct FitbitImporter: Sendable {
                 if kind.isImported {
                     session.tally.recordsSeen += try records.read(kind, file: file, in: export)
                 } else if kind != .profile {
-                    session.skip(kind.reportType, count: Self.recordCount(file, in: export))
+                    let count = Self.recordCount(file, in: export)
+                    session.tally.recordsSeen += count
+                    session.skip(kind.reportType, count: count)
                 }
             }
             try session.flush()

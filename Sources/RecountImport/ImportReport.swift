@@ -116,8 +116,8 @@ package struct ImportReport: Sendable, Equatable {
     package var summary: String {
         var lines: [String] = []
         lines.append(
-            "records seen \(recordsSeen); imported \(importedTotal), skipped \(skippedTotal), "
-                + "invalid \(invalidTotal); \(samplesWritten) samples in \(envelopesWritten) envelopes"
+            "records seen \(recordsSeen) (skipped \(skippedTotal), invalid \(invalidTotal)); samples imported "
+                + "\(importedTotal) (a record may give several); \(samplesWritten) samples in \(envelopesWritten) envelopes"
         )
         if let exportDate { lines.append("export date \(exportDate)") }
         for entry in imported { lines.append("  imported \(entry.count) \(entry.type)") }

@@ -65,8 +65,13 @@ import Testing
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             try Data([0xEF, 0xBB, 0xBF] + Array(#"[{"dateTime":"10/10/23 10:00:00","value":"7"}]"#.utf8)).write(
                 to: URL(fileURLWithPath: folder + "/steps-2023-10-10.json"))
+            // A file of a kind not imported counts among the records seen, as skipped.
+            try Data(#"[{"dateTime":"10/10/23 10:00:00","value":"1800"}]"#.utf8).write(
+                to: URL(fileURLWithPath: folder + "/height-2023-10-10.json"))
             let run = try ImportRun.fitbit(directory, timeZone: "America/New_York")
             #expect(run.samples(of: "steps").map(\.value) == [7])
+            #expect(run.report.recordsSeen == 2 && run.report.skippedTotal == 1)
+            #expect(run.report.summary.hasPrefix("records seen 2 (skipped 1, invalid 0); samples imported 1"))
         }
     }
 
