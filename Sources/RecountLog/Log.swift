@@ -91,12 +91,13 @@ public final class Log: Sendable {
                 "a batch holds \(batch.byteCount) bytes; at most \(FrameHeader.maximumPayload) fit in one frame",
                 path: directory)
         }
-        let (positions, snapshot) = try writer.withLock { writer throws(LogError) in
+        return try writer.withLock { writer throws(LogError) in
             let positions = try writer.append(batch)
-            return (positions, writer.snapshot)
+            // Published under the writer's lock, so that two appends publish in the order they
+            // appended (readers never see the end go back).
+            if !positions.isEmpty { published.withLock { $0 = writer.snapshot } }
+            return positions
         }
-        if !positions.isEmpty { published.withLock { $0 = snapshot } }
-        return positions
     }
 
     /// Makes every appended batch durable.

@@ -364,6 +364,54 @@ import Testing
         }
     }
 
+    /// Ingests from many tasks at once append and fold in turn: every envelope is folded once,
+    /// in log order, and the engine ends as a replay of its log.
+    @Test func ingestsFromManyTasksFoldInLogOrder() async throws {
+        let lines = RandomWorkload.lines(seed: testSeed(48), count: 160)
+        try await withTemporaryDirectory { directory in
+            let engine = try RecountEngine(directory: directory, durability: .none)
+            let appended = try await withThrowingTaskGroup(of: Int.self) { group in
+                for task in 0..<8 {
+                    group.addTask {
+                        var count = 0
+                        for line in stride(from: task, to: lines.count, by: 8).map({ lines[$0] }) {
+                            count += try engine.ingest(ndjson: Array(line.utf8), source: "task \(task)").appended
+                            _ = try engine.rollups(user: "alice", metric: "steps")
+                        }
+                        return count
+                    }
+                }
+                return try await group.reduce(0, +)
+            }
+            #expect(appended == lines.count)
+            try engine.recompute()
+            try engine.sync()  // a replay reads the committed log
+            let replayed = try RecountEngine.replay(directory: directory)
+            #expect(engine.digest() == replayed.digest && replayed.records == lines.count)
+            try engine.close()
+        }
+    }
+
+    /// A writer reopened over a tail its checkpoint lacks (the last one dropped without
+    /// `close`) answers rollups recomputed, as a reader opened beside it does.
+    @Test func aReopenedWriterAnswersFromRecomputedDays() throws {
+        let lines = RandomWorkload.lines(seed: testSeed(49), count: 120)
+        try withTemporaryDirectory { directory in
+            let first = try RecountEngine(directory: directory)
+            try Self.ingest(first, Array(lines[..<60]))
+            try first.close()
+            let expected = try {
+                let dropped = try RecountEngine(directory: directory)
+                try Self.ingest(dropped, Array(lines[60...]))
+                return try Self.answers(dropped, users: ["alice", "bob", "carol"], stale: false)
+            }()  // dropped without `close`: its checkpoint lacks the last 60 records
+            let engine = try RecountEngine(directory: directory)
+            #expect(engine.recordsFoldedOnOpen == 60)
+            #expect(try Self.answers(engine, users: ["alice", "bob", "carol"], stale: false) == expected)
+            try engine.close()
+        }
+    }
+
     /// A checkpoint that cannot be written (here its temporary file's name is taken by a
     /// directory; a full disk fails the same way) fails neither the ingest nor `close`: the
     /// log holds every envelope, the engine says why, and the next one folds them again.

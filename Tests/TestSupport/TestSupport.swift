@@ -30,8 +30,20 @@ public func testSeed(_ fallback: UInt64, _ name: String = #function) -> UInt64 {
 public func withTemporaryDirectory<T>(
     sourceLocation: SourceLocation = #_sourceLocation, _ body: (String) throws -> T
 ) throws -> T {
-    let path = NSTemporaryDirectory() + "recount-tests-" + UUID().uuidString
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    let path = try newTemporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: path) }
     return try body(path)
+}
+
+/// `withTemporaryDirectory` for an asynchronous body.
+public func withTemporaryDirectory<T>(_ body: (String) async throws -> T) async throws -> T {
+    let path = try newTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    return try await body(path)
+}
+
+private func newTemporaryDirectory() throws -> String {
+    let path = NSTemporaryDirectory() + "recount-tests-" + UUID().uuidString
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
 }

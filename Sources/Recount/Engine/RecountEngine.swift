@@ -7,13 +7,19 @@ import Synchronization
 ///
 /// One engine per directory may be open for writing at a time (the log's lock enforces it);
 /// any number may be opened read-only beside it (`init(readingDirectory:)`). Methods may be
-/// called from any thread; appends are serialised by the log, folds and queries by the engine.
+/// called from any thread: ingests one at a time (each appends and folds its envelopes
+/// before the next begins), folds and queries under the engine's lock. Rollups are read
+/// recomputed: a query first rebuilds any dirty day (left by `ingest(recompute: false)`, or by
+/// the tail an engine folded when it opened).
 public final class RecountEngine: Sendable {
     /// The data directory.
     public let directory: String
     /// The writer of the log; `nil` for an engine opened read-only.
     private let log: Log?
     private let projections: Mutex<Projections>
+    /// Held for a whole ingest, so that ingests from many tasks append and fold in turn (a fold
+    /// must follow the log's order).
+    private let ingesting = Mutex(())
     private let checkpoint: CheckpointFile
     /// The work done since the stored checkpoint: log records and samples folded, and days
     /// recomputed. Changed only under the projections' lock.
@@ -164,6 +170,8 @@ public final class RecountEngine: Sendable {
     ///
     /// - Parameters:
     ///   - paths: the files, or `-`.
+    ///   - recompute: rebuild the days the ingest dirtied before returning; `false` leaves them
+    ///     for `recompute()` or the next query that reads rollups.
     ///   - rejected: called with each rejected line as it is found (the report keeps only the
     ///     first `IngestReport.rejectionsKept`).
     ///   - progress: called after each appended batch with the report so far.
@@ -173,6 +181,15 @@ public final class RecountEngine: Sendable {
     public func ingest(
         files paths: [String], recompute: Bool = true, rejected: ((IngestRejection) -> Void)? = nil,
         progress: ((IngestReport) -> Void)? = nil
+    ) throws(IngestFailure) -> IngestReport {
+        try ingesting.withLock { _ throws(IngestFailure) in
+            try ingest(paths, recompute: recompute, rejected: rejected, progress: progress)
+        }
+    }
+
+    private func ingest(
+        _ paths: [String], recompute: Bool, rejected: ((IngestRejection) -> Void)?,
+        progress: ((IngestReport) -> Void)?
     ) throws(IngestFailure) -> IngestReport {
         var report = IngestReport()
         let readers: [LineReader]
@@ -201,10 +218,12 @@ public final class RecountEngine: Sendable {
     public func ingest(
         ndjson: [UInt8], source: String, recompute: Bool = true, rejected: ((IngestRejection) -> Void)? = nil
     ) throws(IngestFailure) -> IngestReport {
-        var report = IngestReport()
-        try ingest(LineReader(bytes: ndjson, source: source), source: source, into: &report, rejected: rejected)
-        try foldAppended(into: &report, recompute: recompute)
-        return report
+        try ingesting.withLock { _ throws(IngestFailure) in
+            var report = IngestReport()
+            try ingest(LineReader(bytes: ndjson, source: source), source: source, into: &report, rejected: rejected)
+            try foldAppended(into: &report, recompute: recompute)
+            return report
+        }
     }
 
     private func ingest(
@@ -287,7 +306,8 @@ public final class RecountEngine: Sendable {
         let last = try to.map { text throws(QueryError) in try Self.day(text) }
         let instant = try asOf.map { text throws(QueryError) in try Self.instant(text) }
         return try projections.withLock { projections throws(QueryError) in
-            try projections.rollupRows(user: user, metric: metric, from: first, to: last, asOf: instant)
+            recomputeBeforeReading(&projections)
+            return try projections.rollupRows(user: user, metric: metric, from: first, to: last, asOf: instant)
         }
     }
 
@@ -313,7 +333,11 @@ public final class RecountEngine: Sendable {
         try checkHolds(user)
         let metric = try Self.metric(metric)
         let day = try Self.day(day)
-        guard var audit = projections.withLock({ $0.audit(user: user, metric: metric, day: day) }) else { return nil }
+        let found = projections.withLock { projections in
+            recomputeBeforeReading(&projections)
+            return projections.audit(user: user, metric: metric, day: day)
+        }
+        guard var audit = found else { return nil }
         if history { audit.history = try CellHistory.versions(logReader(), user: user, metric: metric, day: day) }
         return audit
     }
@@ -403,6 +427,13 @@ public final class RecountEngine: Sendable {
     /// Counts work done since the stored checkpoint (under the projections' lock).
     private func addWork(_ amount: Int) {
         uncheckpointed.add(amount, ordering: .relaxed)
+    }
+
+    /// Rebuilds the dirty days (under the projections' lock) before a query reads rollups, so
+    /// that it never answers from a day whose inputs changed since it was computed.
+    private func recomputeBeforeReading(_ projections: inout Projections) {
+        guard !projections.dirty.isEmpty else { return }
+        addWork(projections.recompute().count)
     }
 
     /// Whether the work since the stored checkpoint reaches the interval (under the
