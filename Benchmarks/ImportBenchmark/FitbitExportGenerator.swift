@@ -80,10 +80,11 @@ struct FitbitExportGenerator {
                 [
                     "{\n  \"dateTime\" : \"\(minutes[0].fitbitDate) 00:00:00\",\n  \"value\" : {\n    \"date\" : \"\(minutes[0].fitbitDate)\",\n    \"value\" : 58.4,\n    \"error\" : 6.8\n  }\n}"
                 ])
-            // Records: the per-minute and heart-rate entries, one sleep, weight and exercise log.
-            // Samples: those entries, the sleep log's inBed and its stages (the short wake cuts
-            // one stage in two: two more), the weight and the workout.
-            expected.records += steps.count + distances.count + heartRates.count + 3
+            // Records: the per-minute and heart-rate entries, one sleep, weight and exercise log,
+            // and the resting heart rate (seen, and skipped). Samples: those entries but the
+            // last, the sleep log's inBed and its stages (the short wake cuts one stage in two:
+            // two more), the weight and the workout.
+            expected.records += steps.count + distances.count + heartRates.count + 4
             expected.samples += steps.count + distances.count + heartRates.count + (1 + Self.night.count + 2) + 2
             day += 86_400
         }
