@@ -141,8 +141,17 @@ enum ProjectionCommands {
         )
         let audit = try withEngine(invocation, user: user) { try $0.audit(user: user, metric: metric, day: day) }
         guard let audit else {
-            Output.failure("no rollup for that day: nothing arrived for it", status: .failure, json: invocation.json)
-            return .failure
+            // An answer, not a failure: no sample ever counted towards that day (`rollups` shows
+            // it as a known 0 or unknown).
+            if invocation.json {
+                Output.jsonLine([
+                    ("line", .string("cell")), ("user", .string(user)), ("metric", .string(metric)),
+                    ("date", .string(day)), ("version", .null),
+                ])
+            } else {
+                print("no rollup for \(day): no sample has counted towards it (rollups shows it as known 0 or unknown)")
+            }
+            return .success
         }
         if invocation.json {
             Output.jsonLine(

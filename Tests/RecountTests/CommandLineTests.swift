@@ -67,6 +67,13 @@ import Testing
                 dump.output.hasPrefix("{\"position\":1,\"envelope\":{\"kind\":\"samples.upsert\",\"user\":\"alice\""))
             #expect(try Self.recount(["--data", directory, "log", "dump", "--user", "bob"]).output.isEmpty)
             #expect(try Self.recount(["--data", directory, "log", "check"]).status == 0)
+            // A day nothing counted towards has no rollup to audit: an answer, not a failure.
+            let empty = try Self.recount(
+                ["--data", directory, "--json", "audit", "--user", "alice", "--metric", "steps", "--day", "1999-01-01"])
+            #expect(empty.status == 0)
+            #expect(
+                empty.output
+                    == #"{"line":"cell","user":"alice","metric":"steps","date":"1999-01-01","version":null}"# + "\n")
         }
         // The zip as the Health app hands it out, from a file or standard input: the same lines.
         let xml = try Self.recount([
