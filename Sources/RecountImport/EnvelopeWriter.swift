@@ -169,9 +169,11 @@ final class EnvelopeWriter {
             case refused(IngestError)
         }
 
-        /// Where each sample's JSON lies in `line`, by id: to drop exact duplicates and to tell
-        /// a conflict.
-        private var held: [SampleID: Range<Int>] = [:]
+        /// Ids in the envelope, numbered in the order first met.
+        private var ids = IdSet()
+        /// By id number: where the id's sample's JSON lies in `line` (`nil` while none was
+        /// written: refused by the rules), to drop exact duplicates and to tell a conflict.
+        private var written: [Range<Int>?] = []
         /// Ingest's sample rules, which every sample passes before it is written.
         private var validator = SampleValidator()
         /// Bytes kept free at the start of `line` for the envelope's head.
@@ -189,7 +191,10 @@ final class EnvelopeWriter {
 
         /// Checks a sample and writes it, unless its id is in the envelope already.
         mutating func add(_ sample: Sample) -> Outcome {
-            if let range = held[sample.id] {
+            let (number, isNew) = ids.number(inserting: sample.id)
+            if isNew {
+                written.append(nil)
+            } else if let range = written[number] {
                 // Written to compare with the held one, then taken back.
                 let start = line.count
                 EnvelopeJSON.appendSample(sample, to: &line)
@@ -205,7 +210,7 @@ final class EnvelopeWriter {
             if line.count > headRoom { line.append(UInt8(ascii: ",")) }
             let start = line.count
             EnvelopeJSON.appendSample(sample, to: &line)
-            held[sample.id] = start..<line.count
+            written[number] = start..<line.count
             return .accepted
         }
 
@@ -223,7 +228,8 @@ final class EnvelopeWriter {
 
         /// Empties the envelope, keeping the buffers.
         mutating func removeAll() {
-            held.removeAll(keepingCapacity: true)
+            ids.removeAll()
+            written.removeAll(keepingCapacity: true)
             line.removeSubrange(headRoom...)
         }
     }

@@ -17,4 +17,13 @@ import Testing
         let again = set.insert("caf\u{E9}")
         #expect(precomposed && decomposed && !again)
     }
+
+    /// An id's number is the order it was first added in, whether added now or before.
+    @Test func numbersFollowTheOrderIdsWereFirstAdded() {
+        var set = IdSet()
+        let first = (0..<200).map { set.number(inserting: SampleID("id-\($0)")) }
+        #expect(first.map(\.number) == Array(0..<200) && first.allSatisfy(\.inserted))
+        let again = set.number(inserting: SampleID("id-137"))
+        #expect(again.number == 137 && !again.inserted)
+    }
 }

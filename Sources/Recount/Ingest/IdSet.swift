@@ -14,20 +14,25 @@ package struct IdSet {
     package init() {}
 
     /// Adds `id`; `false` when it was already there.
-    package mutating func insert(_ id: SampleID) -> Bool {
+    package mutating func insert(_ id: SampleID) -> Bool { number(inserting: id).inserted }
+
+    /// Adds `id` unless it is there; either way its number, the order in which the ids were
+    /// first added (so a caller can keep what it knows of each id in an array).
+    package mutating func number(inserting id: SampleID) -> (number: Int, inserted: Bool) {
         let print = id.fingerprint
         let mask = slots.count - 1
         var slot = Int(truncatingIfNeeded: print) & mask
         while slots[slot] != 0 {
             let index = Int(slots[slot] - 1)
-            if prints[index] == print, ids[index] == id { return false }
+            if prints[index] == print, ids[index] == id { return (index, false) }
             slot = (slot + 1) & mask
         }
-        slots[slot] = Int32(ids.count + 1)
+        let number = ids.count
+        slots[slot] = Int32(number + 1)
         ids.append(id)
         prints.append(print)
         if ids.count * 2 > slots.count { grow() }
-        return true
+        return (number, true)
     }
 
     /// Adds the id whose text is `text`; `false` when it was already there.
