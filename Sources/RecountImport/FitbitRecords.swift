@@ -83,12 +83,13 @@ final class FitbitRecords {
     ) throws(RecordRejection) -> Sample {
         let local = try localTime(object["dateTime"], "dateTime")
         guard let value = TakeoutJSON.number(object["value"]) else { throw RecordRejection("non-numeric value") }
-        var occurrence = 0
-        if zone.isRepeated(localMillis: local) {
+        let instants = zone.instants(localMillis: local)
+        var (start, occurrence) = (instants.earlier, 0)
+        if let later = instants.later {
             occurrence = occurrences[local, default: 0]
             occurrences[local] = occurrence + 1
+            if occurrence > 0 { start = later }
         }
-        let start = zone.instant(localMillis: local, later: occurrence > 0)
         let metric = kind == .steps ? "steps" : "distance"
         return Sample(
             id: RecordID.derive(domain: Self.idDomain, fields: [metric, String(local), String(occurrence)]),

@@ -41,34 +41,25 @@ struct LocalTimeZone {
         Instant(millis: millis, offsetSeconds: offset(atMillis: millis))
     }
 
-    /// The instant of a wall-clock time.
-    /// - Parameters:
-    ///   - localMillis: the wall-clock time as milliseconds since 1970-01-01T00:00 *local*.
-    ///   - later: for a time that occurs twice, the second occurrence.
+    /// The instant of a wall-clock time (the earlier one of a time that occurs twice).
+    /// - Parameter localMillis: the wall-clock time as milliseconds since 1970-01-01T00:00 *local*.
     /// - Returns: the instant, at its offset.
-    func instant(localMillis: Int64, later: Bool = false) -> Instant {
-        let matches = instants(localMillis: localMillis)
-        let millis =
-            (later ? matches.last : matches.first)
-            ?? (localMillis - Int64(offset(atMillis: localMillis - Self.day)) * 1000)
-        return instant(millis: millis)
-    }
+    func instant(localMillis: Int64) -> Instant { instants(localMillis: localMillis).earlier }
 
-    /// Whether a wall-clock time occurs twice (the hour repeated when clocks go back).
-    func isRepeated(localMillis: Int64) -> Bool { instants(localMillis: localMillis).count > 1 }
-
-    private static let day: Int64 = 86_400_000
-
-    /// The instants (epoch millis, in order) a wall-clock time stands for: one, two when clocks
-    /// went back, none in the hour skipped when they went forward.
-    private func instants(localMillis: Int64) -> [Int64] {
-        let before = offset(atMillis: localMillis - Self.day)
-        let after = offset(atMillis: localMillis + Self.day)
+    /// The instants of a wall-clock time: `later` is the second one of a time that occurs
+    /// twice (the hour repeated when clocks go back), else `nil`. A time that does not exist
+    /// (the hour skipped when they go forward) is read with the offset before the change.
+    func instants(localMillis: Int64) -> (earlier: Instant, later: Instant?) {
+        let day: Int64 = 86_400_000
+        let before = offset(atMillis: localMillis - day)
+        let after = offset(atMillis: localMillis + day)
         var matches: [Int64] = []
         for candidate in Set([before, after]).sorted() {
             let millis = localMillis - Int64(candidate) * 1000
             if offset(atMillis: millis) == candidate { matches.append(millis) }
         }
-        return matches.sorted()
+        matches.sort()
+        let earlier = matches.first ?? (localMillis - Int64(before) * 1000)
+        return (instant(millis: earlier), matches.count > 1 ? instant(millis: matches[matches.count - 1]) : nil)
     }
 }
