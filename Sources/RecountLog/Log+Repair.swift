@@ -91,15 +91,17 @@ struct LogSurvey {
         let files = try Segment.list(in: directory)
         var sealed: [UInt64: LogManifest.Entry] = [:]
         // Read first and on its own: when only the manifest is damaged, the commit record still
-        // says how far positions were handed out.
-        let commit = try? CommitPoint.load(directory: directory, fileSystem: fileSystem)
+        // says how far positions were handed out. Its own damage is reported after the manifest's.
+        let loadedCommit = Result { () throws(LogError) in
+            try CommitPoint.load(directory: directory, fileSystem: fileSystem)
+        }
+        let commit = try? loadedCommit.get()
         do throws(LogError) {
             guard let manifest = try LogManifest.load(directory: directory, fileSystem: fileSystem) else {
                 throw LogError(
                     .corruptManifest, "the log has no manifest", path: directory + "/" + LogManifest.fileName)
             }
-            // A damaged commit record throws here, as it did when read first.
-            guard try CommitPoint.load(directory: directory, fileSystem: fileSystem) != nil else {
+            guard try loadedCommit.get() != nil else {
                 throw LogError(.corruptManifest, "the log has no commit record", path: directory + "/COMMIT")
             }
             for entry in manifest.entries {
@@ -149,16 +151,23 @@ struct LogSurvey {
         guard let cut else { return }
         for segment in segments[(cut.segment + 1)...] {
             committedEnd = max(committedEnd, segment.firstPosition + 1)
-            guard let file = try? fileSystem.open(segment.path, writable: false, create: false),
-                let fileLength = try? file.size()
-            else { continue }
-            var whole = segment
-            whole.length = fileLength
-            if let tail = try? SegmentScanner(segment: whole, file: file, map: false).scanTail(
-                from: 0, position: segment.firstPosition, fileLength: fileLength, { _, _ in })
+            if let file = try? fileSystem.open(segment.path, writable: false, create: false),
+                let tail = try? Self.tail(of: segment, in: file, length: file.size())
             {
                 committedEnd = max(committedEnd, tail.position)
             }
+        }
+    }
+
+    /// Where the good frames of `segment` end, in its `file` of `fileLength` bytes.
+    private static func tail(
+        of segment: Segment, in file: any LogFile, length fileLength: Int64
+    ) throws(LogError) -> SegmentScanner.Tail {
+        var whole = segment
+        whole.length = fileLength
+        return try withLogErrors(path: segment.path) {
+            try SegmentScanner(segment: whole, file: file, map: false).scanTail(
+                from: 0, position: segment.firstPosition, fileLength: fileLength, { _, _ in })
         }
     }
 
@@ -184,12 +193,7 @@ struct LogSurvey {
                     at: Cut(segment: index, offset: 0, position: segment.firstPosition))
             }
             let fileLength = try file.size()
-            var whole = segment
-            whole.length = fileLength
-            let tail = try withLogErrors(path: segment.path) {
-                try SegmentScanner(segment: whole, file: file, map: false).scanTail(
-                    from: 0, position: segment.firstPosition, fileLength: fileLength, { _, _ in })
-            }
+            let tail = try Self.tail(of: segment, in: file, length: fileLength)
             segments[index].length = tail.offset
             segments[index].endPosition = tail.position
             committedEnd = max(committedEnd, tail.position)
