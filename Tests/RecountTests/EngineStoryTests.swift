@@ -590,7 +590,7 @@ extension EngineStoryTests {
             let appended = try Self.ingest(engine, lines).appended
             try engine.close()
             var projections = Projections()
-            var reports: [ProjectionReplay.Summary] = []
+            var reports: [ReplayProgress] = []
             let summary = try ProjectionReplay.fold(
                 LogReader(directory: directory + "/log"), into: &projections, users: ["alice"],
                 progress: { reports.append($0) }, progressStep: 20)
@@ -599,8 +599,9 @@ extension EngineStoryTests {
             // A report each time either count passes another 20: at least one for each 20
             // records read, however few samples were folded.
             #expect(reports.count >= summary.read / 20 && reports.count <= summary.steps(of: 20))
-            #expect(reports.map(\.read) == reports.map(\.read).sorted())
-            #expect(zip(reports, reports.dropFirst()).allSatisfy { $0.steps(of: 20) < $1.steps(of: 20) })
+            #expect(reports.map(\.records) == reports.map(\.records).sorted())
+            func steps(_ report: ReplayProgress) -> Int { report.samples / 20 + report.records / 20 }
+            #expect(zip(reports, reports.dropFirst()).allSatisfy { steps($0) < steps($1) })
         }
     }
 

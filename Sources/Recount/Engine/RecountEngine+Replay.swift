@@ -65,7 +65,7 @@ extension RecountEngine {
         if let user {
             let (projections, summary) = try ProjectionReplay.recomputed(
                 reader, users: [user], until: until ?? .max,
-                progress: progress.map { report in { report($0.progress) } }
+                progress: progress
             )
             replayed = ProjectionReplay.Digested(
                 summary: summary, digest: projections.digest(), zoneDataVersion: projections.zones.dataVersion,

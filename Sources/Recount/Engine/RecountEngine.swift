@@ -112,9 +112,7 @@ public final class RecountEngine: Sendable {
     ) throws {
         let (state, folded) = try ProjectionReplay.recomputed(
             LogReader(directory: directory + "/log"), users: [user],
-            progress: progress.map { report in
-                { report($0.progress) }
-            })
+            progress: progress)
         self.init(readingDirectory: directory, state, recordsFolded: folded.records, onlyUser: user)
     }
 
@@ -145,7 +143,7 @@ public final class RecountEngine: Sendable {
     ) throws -> (Projections, ProjectionReplay.Summary) {
         var state = (try? checkpoint.load(folding: reader).get()) ?? Projections()
         let folded = try ProjectionReplay.fold(
-            reader, into: &state, progress: progress.map { report in { report($0.progress) } })
+            reader, into: &state, progress: progress)
         return (state, folded)
     }
 

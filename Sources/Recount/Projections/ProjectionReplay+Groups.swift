@@ -64,14 +64,14 @@ extension ProjectionReplay {
         progress: (@Sendable (ReplayProgress) -> Void)? = nil, _ body: (Projections, Set<String>?) throws -> Void
     ) throws -> (summary: Summary, groups: Int) {
         /// `progress` for a fold that starts after the records read and samples folded `before`.
-        func reporting(after before: Summary) -> ((Summary) -> Void)? {
+        func reporting(after before: Summary) -> ((ReplayProgress) -> Void)? {
             progress.map { report in
-                { report(ReplayProgress(records: before.read + $0.read, samples: before.samples + $0.samples)) }
+                { report(ReplayProgress(records: before.read + $0.records, samples: before.samples + $0.samples)) }
             }
         }
         if try reader.stats().rawBytes <= UInt64(groupBytes) {
             let (projections, summary) = try recomputed(
-                reader, users: users, until: until, progress: reporting(after: Summary()))
+                reader, users: users, until: until, progress: progress)
             try body(projections, users)
             return (summary, 1)
         }

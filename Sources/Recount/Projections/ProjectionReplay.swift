@@ -20,7 +20,7 @@ package enum ProjectionReplay {
         /// reported each time they grow.
         func steps(of step: Int) -> Int { samples / step + read / step }
 
-        /// How far the fold has got, for a public progress callback.
+        /// How far the fold has got, as progress is reported.
         var progress: ReplayProgress { ReplayProgress(records: read, samples: samples) }
     }
 
@@ -28,7 +28,8 @@ package enum ProjectionReplay {
     /// (only `users`' envelopes and the `*` config defaults when given) and recomputed; and
     /// what was folded.
     package static func recomputed(
-        _ reader: LogReader, users: Set<String>? = nil, until: UInt64 = .max, progress: ((Summary) -> Void)? = nil
+        _ reader: LogReader, users: Set<String>? = nil, until: UInt64 = .max,
+        progress: ((ReplayProgress) -> Void)? = nil
     ) throws -> (projections: Projections, summary: Summary) {
         var projections = Projections()
         let summary = try fold(reader, into: &projections, until: until, users: users, progress: progress)
@@ -41,12 +42,12 @@ package enum ProjectionReplay {
     /// - Parameters:
     ///   - users: fold only these users' envelopes and the `*` config defaults (an auditor's
     ///     replay of one user; other users' records are skipped without being decoded).
-    ///   - progress: called with the summary so far each time the samples folded or the records
-    ///     read pass another `progressStep` (a replay of one user reads far more than it folds).
+    ///   - progress: called with the records read and samples folded so far each time either
+    ///     passes another `progressStep` (a replay of one user reads far more than it folds).
     /// - Throws: `LogError` for damage, `EnvelopeCodecError` for a record that is not an envelope.
     package static func fold(
         _ reader: LogReader, into projections: inout Projections, until: UInt64 = .max, users: Set<String>? = nil,
-        progress: ((Summary) -> Void)? = nil, progressStep: Int = 1_000_000
+        progress: ((ReplayProgress) -> Void)? = nil, progressStep: Int = 1_000_000
     ) throws -> Summary {
         var summary = Summary()
         var reported = 0
@@ -64,7 +65,7 @@ package enum ProjectionReplay {
             }
             if let progress, summary.steps(of: progressStep) > reported {
                 reported = summary.steps(of: progressStep)
-                progress(summary)
+                progress(summary.progress)
             }
         }
         return summary
