@@ -99,7 +99,8 @@ enum DumpCommand {
         // Records read before damage are printed before the damage is reported.
         defer { FileHandle.standardOutput.write(Data(out.utf8)) }
         try reader.forEach(from: max(from, reader.snapshot.startPosition)) { record in
-            if let user, !user.holds(record.bytes) { return }
+            // Optional chaining reads the filter in place (`if let` copied it for every record).
+            if user?.holds(record.bytes) == false { return }
             let envelope: Envelope
             do { envelope = try EnvelopeCodec.decode(record.bytes) } catch {
                 throw DumpError(position: record.position, reason: "\(error)")
