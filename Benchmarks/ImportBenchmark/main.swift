@@ -16,10 +16,13 @@ if let only, !ImporterCase.all.contains(where: { $0.name == only }) {
     run.check(false, "--only \(only): expected one of \(ImporterCase.all.map(\.name).joined(separator: ", "))")
 }
 let targetBytes = run.smoke ? 1 << 20 : 200 << 20
-let scratch =
-    keepDirectory ?? NSTemporaryDirectory() + "recount-import-bench-\(ProcessInfo.processInfo.processIdentifier)"
-try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
-defer { if keepDirectory == nil { try? FileManager.default.removeItem(atPath: scratch) } }
+let scratch: String
+if let keepDirectory {
+    scratch = keepDirectory
+    try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+} else {
+    scratch = try run.scratchDirectory("import-bench")
+}
 
 for importer in ImporterCase.all where only == nil || importer.name == only {
     let path = scratch + "/" + importer.fileName

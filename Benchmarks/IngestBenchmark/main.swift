@@ -130,7 +130,7 @@ let parseTime = try run.best { stopwatch in
 }
 run.check(parsed == envelopeCount, "parsed")
 
-let file = NSTemporaryDirectory() + "recount-ingest-bench-\(ProcessInfo.processInfo.processIdentifier).ndjson"
+let file = try run.scratchDirectory("ingest-bench") + "/input.ndjson"
 let directory = file + ".log"
 let changesFile = file + ".changes"
 run.check(FileManager.default.createFile(atPath: file, contents: Data(input)), "write the input file")
@@ -229,7 +229,6 @@ let changesTime = try run.best { stopwatch in changesReport = try ingest(changes
 run.check(
     changesReport.appended == envelopeCount && changesReport.samples == changesInput.samples,
     "ingest appended \(changesReport.appended) pages")
-for path in [file, directory, changesFile] { try? FileManager.default.removeItem(atPath: path) }
 
 if smoke {
     print(

@@ -43,7 +43,7 @@ func makeBatches(count: Int) -> [LogBatch] {
 let batches = makeBatches(count: batchCount)
 let records = Double(batchCount * recordsPerBatch)
 let rawBytes = Double(batches.reduce(0) { $0 + $1.byteCount })
-let scratch = NSTemporaryDirectory() + "recount-log-bench-\(ProcessInfo.processInfo.processIdentifier)"
+let scratch = try run.scratchDirectory("log-bench") + "/log"
 
 // The bound: raw LZ4 on the same payloads. Its output buffers (one slot per batch, kept for
 // the decompression bound) are allocated once, before any timing, as the log reuses its

@@ -173,9 +173,7 @@ func recomputeLines() -> [String] {
 
 // MARK: - Helpers
 
-let scratch = NSTemporaryDirectory() + "recount-projection-bench-\(ProcessInfo.processInfo.processIdentifier)"
-try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
-defer { try? FileManager.default.removeItem(atPath: scratch) }
+let scratch = try run.scratchDirectory("projection-bench")
 /// Where the workload's NDJSON is written: `--keep-input DIR`, else the scratch directory.
 let inputDirectory: String = {
     guard let kept = run.value(of: "--keep-input") else { return scratch }

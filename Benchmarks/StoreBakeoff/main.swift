@@ -42,9 +42,7 @@ run.check(
     (0..<workload.cells).reduce(0) { $0 + workload.count(ofCell: $1) } == workload.samples,
     "the cells hold every sample once")
 
-let scratch = NSTemporaryDirectory() + "recount-store-bakeoff-\(ProcessInfo.processInfo.processIdentifier)"
-try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
-defer { try? FileManager.default.removeItem(atPath: scratch) }
+let scratch = try run.scratchDirectory("store-bakeoff")
 
 emitJSONLine([
     ("benchmark", "workload"), ("users", workload.users), ("days", workload.days), ("samples", workload.samples),
