@@ -220,7 +220,7 @@ extension Rollup {
                 let w = instantWinner[place]
                 guard w >= 0 else { continue }
                 count += 1
-                tally.samples[r] += 1
+                tally.count(source: r)
                 if w == r { total += value }
                 tally.add(source: r, winner: w, amount: value, millis: 0)
                 continue
@@ -237,11 +237,11 @@ extension Rollup {
             }
             if onDay {
                 count += 1
-                tally.samples[r] += 1
+                tally.count(source: r)
             }
         }
         return RollupCell(
-            metric: metric, day: day, count: count, value: total, sources: tally.shares())
+            metric: metric, day: day, count: count, value: total, sources: tally.sourceShares())
     }
 
     /// Sleep: the asleep time (stages asleep, core, deep, rem) of the day's samples, where at each
@@ -271,7 +271,7 @@ extension Rollup {
             if sleepDay(of: sample, zones: zones) == day {
                 countsAsleep[place] = sample.stage?.isAsleep ?? false
                 count += 1
-                tally.samples[rank[place]] += 1
+                tally.count(source: rank[place])
             }
             let end = DayAttribution.cappedEnd(
                 startMillis: sample.startMillis, endMillis: sample.endMillis)
@@ -309,7 +309,7 @@ extension Rollup {
                 }
             }
         }
-        var shares = tally.shares()
+        var shares = tally.sourceShares()
         // Seconds from exact milliseconds, so the amounts do not carry the sweep's rounding.
         var total: Int64 = 0
         for i in shares.indices {
@@ -323,64 +323,78 @@ extension Rollup {
 }
 
 /// Per-source counted and suppressed amounts of one merge, indexed by local rank.
+///
+/// Two arrays of structs rather than an array per figure: each array a recompute allocates
+/// costs a lookup of its storage type's metadata in the runtime, and seven of them per cell
+/// were a fifth of a recompute.
 private struct Tally {
+    /// What one source had on the day.
+    struct Share {
+        var samples = 0
+        var counted = 0.0
+        var countedMillis: Int64 = 0
+        var suppressed = 0.0
+        var suppressedMillis: Int64 = 0
+    }
+
+    /// What one winner suppressed of one source, and how often.
+    struct Suppression {
+        var amount = 0.0
+        var times = 0
+    }
+
     var sources: [SourceID]
-    var samples: [Int]
-    var counted: [Double]
-    var countedMillis: [Int64]
-    var suppressed: [Double]
-    var suppressedMillis: [Int64]
-    /// `[source * k + winner]`: what `winner` suppressed of `source`, and how often.
-    var suppressedAmount: [Double]
-    var suppressedTimes: [Int]
+    var shares: [Share]
+    /// `[source * k + winner]`.
+    var suppressions: [Suppression]
 
     init(sources: [SourceID]) {
         let k = sources.count
         self.sources = sources
-        samples = [Int](repeating: 0, count: k)
-        counted = [Double](repeating: 0, count: k)
-        countedMillis = [Int64](repeating: 0, count: k)
-        suppressed = [Double](repeating: 0, count: k)
-        suppressedMillis = [Int64](repeating: 0, count: k)
-        suppressedAmount = [Double](repeating: 0, count: k * k)
-        suppressedTimes = [Int](repeating: 0, count: k * k)
+        shares = Array(repeating: Share(), count: k)
+        suppressions = Array(repeating: Suppression(), count: k * k)
     }
+
+    /// Counts one sample of source `source`.
+    @inline(__always)
+    mutating func count(source: Int) { shares[source].samples += 1 }
 
     /// Adds what source `source` had where `winner` decided.
     @inline(__always)
     mutating func add(source: Int, winner: Int, amount: Double, millis: Int64) {
         if winner == source {
-            counted[source] += amount
-            countedMillis[source] += millis
+            shares[source].counted += amount
+            shares[source].countedMillis += millis
         } else {
-            suppressed[source] += amount
-            suppressedMillis[source] += millis
-            suppressedAmount[source * sources.count + winner] += amount
-            suppressedTimes[source * sources.count + winner] += 1
+            shares[source].suppressed += amount
+            shares[source].suppressedMillis += millis
+            suppressions[source * sources.count + winner].amount += amount
+            suppressions[source * sources.count + winner].times += 1
         }
     }
 
     /// The shares of the sources with samples on the day, sorted by source id.
-    func shares() -> [RollupCell.SourceShare] {
+    func sourceShares() -> [RollupCell.SourceShare] {
         let k = sources.count
-        var shares: [RollupCell.SourceShare] = []
-        for r in 0..<k where samples[r] > 0 {
+        var result: [RollupCell.SourceShare] = []
+        for r in 0..<k where shares[r].samples > 0 {
             // The winner that suppressed the largest amount; ties go to the higher priority.
             var by: Int? = nil
-            for w in 0..<k where suppressedTimes[r * k + w] > 0 {
-                if let best = by, suppressedAmount[r * k + w] <= suppressedAmount[r * k + best] {
+            for w in 0..<k where suppressions[r * k + w].times > 0 {
+                if let best = by, suppressions[r * k + w].amount <= suppressions[r * k + best].amount {
                     continue
                 }
                 by = w
             }
-            shares.append(
+            let share = shares[r]
+            result.append(
                 RollupCell.SourceShare(
-                    source: sources[r], samples: samples[r], counted: counted[r],
-                    countedMillis: countedMillis[r], suppressed: suppressed[r],
-                    suppressedMillis: suppressedMillis[r], suppressedBy: by.map { sources[$0] }))
+                    source: sources[r], samples: share.samples, counted: share.counted,
+                    countedMillis: share.countedMillis, suppressed: share.suppressed,
+                    suppressedMillis: share.suppressedMillis, suppressedBy: by.map { sources[$0] }))
         }
-        shares.sort { $0.source < $1.source }
-        return shares
+        result.sort { $0.source < $1.source }
+        return result
     }
 }
 
