@@ -199,6 +199,10 @@ import Testing
             #expect {
                 try reader.ingest(ndjson: Array("{}".utf8), source: "x")
             } throws: { (($0 as? IngestFailure)?.error as? LogError)?.code == .readOnly }
+            // Files too, even one that cannot be read: what stops the ingest is the engine.
+            #expect {
+                try reader.ingest(files: [directory + "/missing.ndjson"])
+            } throws: { (($0 as? IngestFailure)?.error as? LogError)?.code == .readOnly }
             try reader.close()
             try writer.close()
             #expect { try RecountEngine(readingDirectory: directory + "/none") } throws: {

@@ -192,6 +192,9 @@ public final class RecountEngine: Sendable {
         var report = IngestReport()
         let readers: [LineReader]
         do {
+            // A read-only engine says so before any input is opened (a missing file is not
+            // what stops it).
+            _ = try writer()
             readers = try paths.map { path throws(IngestFileError) in
                 path == "-" ? LineReader() : try LineReader(path: path)
             }
