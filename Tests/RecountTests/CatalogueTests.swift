@@ -134,7 +134,7 @@ import Testing
     }
 
     @Test(arguments: [
-        "mmol<180.1558800000541>/L", "mmol<180>/L", "mmol<.5>/L", "mmol<180.>/L",
+        "mmol<180.1558800000541>/L", "mmol<180>/L", "mmol<0.5>/L",
     ])
     func parsesMolarMassGlucose(symbol: String) {
         #expect(MeasureUnit.parse(symbol) == .mmolPerL)
@@ -145,6 +145,8 @@ import Testing
         "", "M", "KG", "kcal ", "cal", "kj", "mmol/l", "mg/dl", "count/sec", "beats/min", "Yd", "j", "mmol<>/L",
         "mmol<.>/L", "mmol<1.2.3>/L", "mmol<-180>/L", "mmol<180>/l", "mmol<180/L", "mmol180>/L",
         "mmol<180>/L ", "mmol<1e3>/L", "lbs", "stone", "\u{0}", "mmol<\u{0}>/L",
+        // The schema's number is `[0-9]+(\.[0-9]+)?`: digits on both sides of a dot.
+        "mmol<.5>/L", "mmol<180.>/L",
     ])
     func rejectsUnknownUnits(symbol: String) {
         #expect(MeasureUnit.parse(symbol) == nil)

@@ -165,6 +165,38 @@ import Testing
         #expect(long?.description == "line 1: $ is 8388609 bytes; lines of at most 8388608 bytes are accepted")
     }
 
+    /// A rejection cannot be made to read as something else, nor to hold megabytes: a member
+    /// name that is not a plain name is quoted in its path, control characters are escaped in
+    /// the message, and a quoted value is cut.
+    @Test func rejectionMessagesAreQuotedEscapedAndBounded() {
+        func rejection(_ line: String) -> IngestError? {
+            Array(line.utf8).withUnsafeBytes { bytes in
+                do throws(IngestError) {
+                    _ = try EnvelopeDecoder().decode(line: bytes, number: 7)
+                    return nil
+                } catch { return error }
+            }
+        }
+        let checkin =
+            #"{"kind":"checkin","user":"u1","provider":"fitbit","metrics":["steps"],"at":"2026-07-14T09:00:00Z""#
+        #expect(rejection(checkin + #","a.b":1}"#)?.path == #"["a.b"]"#)
+        #expect(rejection(checkin + #","":1}"#)?.path == #"[""]"#)
+        let forged = rejection(checkin + #","x\nline 8: user is required\u001b[2K":1}"#)
+        #expect(forged?.code == .unknownField)
+        #expect(forged?.description == #"line 7: ["x\nline 8: user is required\u001b[2K"] is not a known field"#)
+        // A value a reason quotes, escaped in the message (the reason itself keeps it).
+        let quoted = rejection(Self.upsert([Self.sample("a", #"x\ny\u0085"#, "2026-07-13T10:00:00Z")]))
+        #expect(quoted?.reason.contains("x\ny\u{85}") == true)
+        #expect(quoted?.description.contains(#"x\ny\u{85}"#) == true)
+        let sample = Self.sample("a", "steps", "2026-07-13T10:00:00Z", extra: #","value":1,"unit":"count","x\ty":2"#)
+        #expect(rejection(Self.upsert([sample]))?.path == #"samples[0]["x\ty"]"#)
+        let huge = String(repeating: "Z", count: 1 << 20)
+        let long = rejection(Self.upsert([Self.sample("a", huge, "2026-07-13T10:00:00Z")]))
+        #expect(long?.code == .unknownType)
+        #expect((long?.reason.utf8.count ?? .max) < 2 * IngestError.textLimit)
+        #expect(long?.reason.hasSuffix("more bytes)") == true)
+    }
+
     /// Seed stories: a glucose reading at 07:00 local stays on its local date whatever the
     /// server's zone; a step sample 23:50–00:10 splits 50/50 across two days.
     @Test func seedStoriesCivilDaysComeFromTheSampleNotTheServer() throws {

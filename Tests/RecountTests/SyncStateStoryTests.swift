@@ -55,6 +55,10 @@ import Testing
             #expect(asked.map(\.state) == [.partial, .partial, .unknown])
             let beforeFirstCheckin = try engine.stale(asOf: "2026-07-17T20:00:00Z")
             #expect(beforeFirstCheckin.rows.isEmpty && beforeFirstCheckin.fractions.isEmpty, "no channel existed yet")
+            // An instant whose UTC time no RFC 3339 text can write is refused, not answered for.
+            #expect { try engine.stale(asOf: "0001-01-01T00:00:00+01:00") } throws: {
+                ($0 as? QueryError)?.code == .invalidDate
+            }
             try engine.close()
         }
     }

@@ -69,7 +69,8 @@ package enum MeasureUnit: UInt8, CaseIterable, Sendable {
     }
 
     /// Parses a unit symbol: exactly one of the symbols in `symbol` (case-sensitive), or Apple's
-    /// molar-mass glucose form `mmol<number>/L` (any plain decimal number) as `.mmolPerL`.
+    /// molar-mass glucose form `mmol<number>/L` (digits, optionally a dot and more digits) as
+    /// `.mmolPerL`.
     ///
     /// The molar-mass form collapses onto `.mmolPerL`, so a caller that must keep the original text
     /// keeps the input string itself.
@@ -184,15 +185,17 @@ package enum MeasureUnit: UInt8, CaseIterable, Sendable {
         guard prefix.matches(UnsafeRawBufferPointer(rebasing: bytes[..<prefix.count])),
             suffix.matches(UnsafeRawBufferPointer(rebasing: bytes[(n - suffix.count)...]))
         else { return false }
-        var digits = 0
-        var dots = 0
+        // Digits, then optionally a dot and more digits (the schema's `[0-9]+(\.[0-9]+)?`).
+        var digitsBefore = 0
+        var digitsAfter = 0
+        var dot = false
         for i in prefix.count..<(n - suffix.count) {
             switch bytes[i] {
-            case 0x30...0x39: digits += 1
-            case 0x2E: dots += 1
+            case 0x30...0x39: if dot { digitsAfter += 1 } else { digitsBefore += 1 }
+            case 0x2E where !dot: dot = true
             default: return false
             }
         }
-        return digits > 0 && dots <= 1
+        return digitsBefore > 0 && (!dot || digitsAfter > 0)
     }
 }

@@ -313,8 +313,9 @@ public final class RecountEngine: Sendable {
     }
 
     static func instant(_ text: String) throws(QueryError) -> Int64 {
-        guard let parsed = RFC3339.parse(text) else {
-            throw QueryError(.invalidDate, "\(text) is not an RFC 3339 date-time with an offset")
+        guard let parsed = RFC3339.parse(text), RFC3339.utcYearsMillis.contains(parsed.millis) else {
+            throw QueryError(
+                .invalidDate, "\(text) is not an RFC 3339 date-time with an offset, in the years 0001–9999 UTC")
         }
         return parsed.millis
     }

@@ -65,9 +65,15 @@ extension EnvelopeDecoder {
     /// `YYYY-MM-DD` name a query can ask for.
     static let nameableMillis: ClosedRange<Int64> = -62_135_510_400_000...253_402_128_000_000
 
-    /// Throws `outOfRange` for a sample instant outside `nameableMillis`.
-    static func checkDaysNameable(_ instant: Instant, path: @autoclosure () -> String) throws(FieldError) {
-        guard nameableMillis.contains(instant.millis) else {
+    /// Throws `outOfRange` for a sample instant outside `nameableMillis` (`beyond`: what it
+    /// holds beyond its millisecond, which puts the last millisecond's instants past the end).
+    static func checkDaysNameable(
+        _ instant: Instant, beyond: @autoclosure () -> Int64 = 0, path: @autoclosure () -> String
+    )
+        throws(FieldError)
+    {
+        guard nameableMillis.contains(instant.millis) && (instant.millis < nameableMillis.upperBound || beyond() == 0)
+        else {
             throw FieldError(
                 .outOfRange, path: path(), reason: "is out of range (samples lie between 0001-01-02 and 9999-12-30 UTC)"
             )
@@ -87,16 +93,25 @@ extension EnvelopeDecoder {
         let type = try input.repeated(try input.required(.type), &repeats.type) { value throws(FieldError) in
             try metricName(value, path: input.path(.type))
         }
-        let start = try input.instant(try input.required(.start), .start)
+        let startSpan = try input.required(.start)
+        let start = try input.instant(startSpan, .start)
         try Self.checkDaysNameable(start, path: input.path(.start))
         var end: Instant? = nil
         if let span = try input.optional(.end) {
             let instant = try input.instant(span, .end)
-            try Self.checkDaysNameable(instant, path: input.path(.end))
-            guard instant.millis >= start.millis else {
+            try Self.checkDaysNameable(instant, beyond: input.fractionBeyondMillis(span), path: input.path(.end))
+            // Within one millisecond, the digits beyond it decide (`…00.0009Z` to `…00.0001Z`).
+            let millis = instant.millis - start.millis
+            let beyond =
+                millis == 0 || millis == DayAttribution.maximumSpanMillis
+                ? input.fractionBeyondMillis(span) - input.fractionBeyondMillis(startSpan) : 0
+            guard millis > 0 || (millis == 0 && beyond >= 0) else {
                 throw FieldError(.endBeforeStart, path: input.path(.end), reason: "is before start")
             }
-            guard instant.millis - start.millis <= DayAttribution.maximumSpanMillis else {
+            guard
+                millis < DayAttribution.maximumSpanMillis
+                    || (millis == DayAttribution.maximumSpanMillis && beyond <= 0)
+            else {
                 throw FieldError(.spanTooLong, path: input.path(.end), reason: "is more than 366 days after start")
             }
             end = instant
@@ -208,9 +223,16 @@ extension EnvelopeDecoder {
                 reason: metric.isCumulative
                     ? "must not be negative for \(metric.name)" : "must be greater than 0 for \(metric.name)")
         }
-        guard measure.toCanonical(number).isFinite else {
+        let canonical = measure.toCanonical(number)
+        guard canonical.isFinite else {
             throw FieldError(
                 .outOfRange, path: value(), reason: "is out of range once converted to \(metric.canonicalUnit)")
+        }
+        // A value above 0 so small that it is 0 in the canonical unit (5e-324 g in kg).
+        guard metric.isCumulative || canonical > 0 else {
+            throw FieldError(
+                .outOfRange, path: value(),
+                reason: "is out of range once converted to \(metric.canonicalUnit) (it becomes 0)")
         }
     }
 

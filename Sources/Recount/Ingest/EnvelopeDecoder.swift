@@ -208,7 +208,11 @@ package struct EnvelopeDecoder {
             try window.allowOnly(["from", "to"])
             let from = try window.instant("from")
             let to = try window.instant("to")
-            guard from.millis <= to.millis else {
+            guard
+                from.millis < to.millis
+                    || (from.millis == to.millis
+                        && window.fractionBeyondMillis("from") <= window.fractionBeyondMillis("to"))
+            else {
                 throw FieldError(.windowReversed, path: "window.from", reason: "is after window.to")
             }
             let samples = try samples(

@@ -114,15 +114,51 @@ public struct IngestError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Why the line was rejected, in words (for people; switch on `code`).
     public var reason: String
 
+    /// The most characters `path` and `reason` keep: a reason quotes the offending value,
+    /// which may be megabytes long, and a report keeps a hundred rejections.
+    package static let textLimit = 512
+
     package init(_ code: Code, line: Int, path: String, reason: String) {
         self.code = code
         self.line = line
-        self.path = path
-        self.reason = reason
+        self.path = Self.clipped(path)
+        self.reason = Self.clipped(reason)
     }
 
-    /// `line 12: added[3].end is before start`.
-    public var description: String { "line \(line): \(path) \(reason)" }
+    /// `line 12: added[3].end is before start`, with control characters escaped (`\n`,
+    /// `\u{1B}`): an input's line break or terminal escape in a quoted value must not forge
+    /// another line of the report.
+    public var description: String { "line \(line): \(Self.printable(path)) \(Self.printable(reason))" }
+
+    /// `text`, or its first `textLimit` characters and how much was left out.
+    private static func clipped(_ text: String) -> String {
+        guard text.utf8.count > textLimit,
+            let end = text.index(text.startIndex, offsetBy: textLimit, limitedBy: text.endIndex),
+            end < text.endIndex
+        else { return text }
+        return text[..<end] + "… (\(text.utf8.count - text[..<end].utf8.count) more bytes)"
+    }
+
+    /// `text` with its control characters (C0, DEL, C1, and the line and paragraph separators)
+    /// written as escapes.
+    private static func printable(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where isControl(scalar): out += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.value == 0x2028 || scalar.value == 0x2029
+    }
 }
 
 /// A rejection found while decoding one envelope, before the line number is known.

@@ -12,7 +12,7 @@ struct ObjectReader {
     }
 
     /// The path of member `key`.
-    func path(_ key: String) -> String { path == "$" ? key : path + "." + key }
+    func path(_ key: String) -> String { ElementPath.member(key, of: path == "$" ? nil : path) }
 
     /// Rejects members not in `known` (the first in input order), compared by bytes: the lists
     /// are short, so a scan is cheaper than hashing every key.
@@ -52,13 +52,34 @@ struct ObjectReader {
         return flag
     }
 
+    /// The RFC 3339 instant of member `key` (`receivedAt`, `at`, a window's ends), whose UTC
+    /// time must fall within the years 0001–9999 (`9999-12-31T23:59:59-23:59` does not): the
+    /// engine writes these instants in UTC, and each must read back. (Sample times have their
+    /// own, narrower range: `EnvelopeDecoder.checkDaysNameable`.)
     func instant(_ key: String) throws(FieldError) -> Instant {
-        try Self.instant(try required(key), path: path(key))
+        try Self.checkUTCYears(try Self.instant(try required(key), path: path(key)), path: path(key))
     }
 
     func optionalInstant(_ key: String) throws(FieldError) -> Instant? {
         guard let value = try optional(key) else { return nil }
-        return try Self.instant(value, path: path(key))
+        return try Self.checkUTCYears(try Self.instant(value, path: path(key)), path: path(key))
+    }
+
+    private static func checkUTCYears(_ instant: Instant, path: @autoclosure () -> String) throws(FieldError)
+        -> Instant
+    {
+        guard RFC3339.utcYearsMillis.contains(instant.millis) else {
+            throw FieldError(
+                .outOfRange, path: path(),
+                reason: "is out of range (instants lie between 0001-01-01 and 9999-12-31 UTC)")
+        }
+        return instant
+    }
+
+    /// What the instant of member `key` (which parsed) holds beyond its millisecond.
+    func fractionBeyondMillis(_ key: String) -> Int64 {
+        guard case .string(let text) = object[key] else { return 0 }
+        return text.withRawUTF8 { RFC3339.fractionBeyondMillis($0) }
     }
 
     /// An RFC 3339 instant; year 0000 is refused, as RFC 3339 date validators (and the schema's) do.

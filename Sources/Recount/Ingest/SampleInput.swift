@@ -70,6 +70,13 @@ struct SampleInput: SampleSource, ~Copyable {
         return try ObjectReader.instant(value(span), path: path(field))
     }
 
+    /// What an instant holds beyond its millisecond (read once it parsed).
+    func fractionBeyondMillis(_ span: JSONSpan) -> Int64 {
+        if span.kind == .string { return RFC3339.fractionBeyondMillis(span.text(in: bytes)) }
+        guard case .string(let text) = value(span) else { return 0 }
+        return text.withRawUTF8 { RFC3339.fractionBeyondMillis($0) }
+    }
+
     /// The value `make` builds from a span, reused while consecutive samples repeat its bytes.
     func repeated<Value>(
         _ span: JSONSpan, _ cache: inout RepeatedField<Value>, _ make: (JSONValue) throws(FieldError) -> Value

@@ -43,6 +43,11 @@ protocol SampleSource: ~Copyable {
     /// An RFC 3339 instant field.
     func instant(_ span: Span, _ field: SampleFields.Field) throws(FieldError) -> Instant
 
+    /// What an instant field holds beyond its millisecond (`RFC3339.fractionBeyondMillis`):
+    /// instants are kept to the millisecond, but an end before its start within one is still
+    /// refused.
+    func fractionBeyondMillis(_ span: Span) -> Int64
+
     /// What the decoder returns for a sample that passed, given the sample it read (built only
     /// when this source needs it).
     func checked(_ sample: () -> Sample) -> Checked

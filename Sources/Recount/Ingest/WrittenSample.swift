@@ -103,6 +103,9 @@ struct WrittenSample: SampleSource {
         return sample.pointee.id
     }
 
+    /// Nothing: a `Sample`'s instants are whole milliseconds.
+    func fractionBeyondMillis(_: SampleFields.Field) -> Int64 { 0 }
+
     /// The instant as the decoder reads its written text back (a year the writer cannot write
     /// as RFC 3339, or year 0000, is refused as it would be in an envelope).
     func instant(_ field: SampleFields.Field, _: SampleFields.Field) throws(FieldError) -> Instant {

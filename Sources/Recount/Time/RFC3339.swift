@@ -20,6 +20,10 @@
 ///
 /// Parsing is integer code over the raw bytes: no Foundation, no `String`, no allocation.
 package enum RFC3339 {
+    /// The instants of the years 0001–9999 in UTC: those the engine writes back (in UTC) as
+    /// RFC 3339 text it reads.
+    package static let utcYearsMillis: ClosedRange<Int64> = -62_135_596_800_000...253_402_300_799_999
+
     /// Parses a timestamp from its bytes.
     /// - Parameter bytes: the timestamp's UTF-8 bytes, without quotes.
     /// - Returns: the instant in epoch milliseconds, the written offset in seconds east of UTC
@@ -88,6 +92,24 @@ package enum RFC3339 {
         let localSeconds = days * 86_400 + hour * 3600 + minute * 60 + second
         let millis = (localSeconds - offsetSeconds) * 1000 + fractionMillis
         return (millis, Int32(offsetSeconds), offsetIsUnknown)
+    }
+
+    /// The digits of a valid timestamp's fraction after its third (those `parse` drops), as
+    /// femtoseconds within the millisecond (digits after the eighteenth are ignored): two
+    /// instants of one millisecond are ordered by them.
+    /// - Parameter bytes: a timestamp `parse` accepts.
+    package static func fractionBeyondMillis(_ bytes: UnsafeRawBufferPointer) -> Int64 {
+        guard bytes.count > 20, bytes[19] == dot else { return 0 }
+        var rest: Int64 = 0
+        var digits = 0
+        var i = 23
+        while i < bytes.count, digits < 15, (0x30...0x39).contains(bytes[i]) {
+            rest = rest * 10 + Int64(bytes[i] - 0x30)
+            digits += 1
+            i += 1
+        }
+        for _ in digits..<15 { rest *= 10 }
+        return rest
     }
 
     /// Parses a timestamp from a string; see `parse(_:)` for the accepted form.
