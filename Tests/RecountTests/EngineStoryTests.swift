@@ -277,6 +277,45 @@ import Testing
         }
     }
 
+    /// One real hour can fall on two dates: a watch writing UTC puts it on the 14th, a phone
+    /// writing Pacific time on the 13th; two naps of one afternoon land on two dates when one
+    /// ends after 18:00. The watch's time still suppresses the phone's (contract §3 rule 5), in
+    /// whichever order they arrive, for steps and for sleep.
+    @Test(arguments: [false, true])
+    func overlapsWrittenInOtherOffsetsAreMergedAcrossDates(watchFirst: Bool) throws {
+        try withTemporaryDirectory { directory in
+            let engine = try RecountEngine(directory: directory)
+            let watch = [
+                Self.steps(
+                    "w", "2026-07-14T06:00:00Z", "2026-07-14T07:00:00Z", 600, origin: "com.a", device: "Apple Watch"),
+                #"{"id":"ws","type":"sleep","start":"2026-07-14T17:00:00Z","end":"2026-07-14T17:50:00Z","stage":"asleep","origin":"com.a","device":"Apple Watch"}"#,
+            ]
+            let phone = [
+                Self.steps(
+                    "p", "2026-07-13T23:00:00-07:00", "2026-07-14T00:00:00-07:00", 500, origin: "com.b",
+                    device: "iPhone"),
+                #"{"id":"ps","type":"sleep","start":"2026-07-14T17:00:00Z","end":"2026-07-14T18:30:00Z","stage":"asleep","origin":"com.b","device":"iPhone"}"#,
+            ]
+            func upsert(_ samples: [String]) -> String {
+                #"{"kind":"samples.upsert","user":"alice","receivedAt":"2026-07-15T00:00:00Z","provider":"fitbit","samples":[\#(samples.joined(separator: ","))]}"#
+            }
+            for samples in watchFirst ? [watch, phone] : [phone, watch] { try Self.ingest(engine, [upsert(samples)]) }
+            #expect(try Self.value(engine, "alice", "steps", "2026-07-13") == 0)
+            #expect(try Self.value(engine, "alice", "steps", "2026-07-14") == 600)
+            // Sleep counts on the date of its end + 6 h: the watch's nap on the 14th, the phone's
+            // (ending after 18:00) on the 15th, less the 50 minutes the watch covered.
+            #expect(try Self.value(engine, "alice", "sleep", "2026-07-14") == 3000)
+            #expect(try Self.value(engine, "alice", "sleep", "2026-07-15") == 2400)
+            let audit = try #require(try engine.audit(user: "alice", metric: "steps", day: "2026-07-13"))
+            #expect(audit.sources.map(\.suppressed) == [500])
+            // Deleting the watch's hour gives the phone its steps back.
+            try Self.ingest(engine, [#"{"kind":"samples.delete","user":"alice","provider":"fitbit","ids":["w"]}"#])
+            #expect(try Self.value(engine, "alice", "steps", "2026-07-13") == 500)
+            #expect(try engine.verify().matches)
+            try engine.close()
+        }
+    }
+
     @Test func anOwnWriteReadBackIsIgnoredAndSyncVersionsOneThreeTwoLeaveThree() throws {
         try withTemporaryDirectory { directory in
             let engine = try RecountEngine(directory: directory)

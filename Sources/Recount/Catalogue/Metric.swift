@@ -148,6 +148,10 @@ package enum Metric: UInt8, CaseIterable, Sendable, Hashable, BitwiseCopyable {
         }
     }
 
+    /// Whether a day's rollup merges overlapping sources (contract §3 rule 5): the sums, and
+    /// sleep.
+    package var mergesOverlaps: Bool { isCumulative || self == .sleep }
+
     /// The four names of one metric.
     private struct Names: Sendable {
         let contract: ASCIIName

@@ -1,10 +1,13 @@
 /// The live samples of each rollup cell, as id-index numbers: what a recompute reads.
 ///
 /// Cells are numbered by a `FlatTable` in the order they were first touched; a cell whose
-/// samples all went keeps its (empty) place.
+/// samples all went keeps its (empty) place. Each cell also keeps the span of its samples,
+/// exactly (a function of its members, whatever their history): the overlap merge of a day
+/// takes in the samples of neighbouring days that meet it.
 package struct CellMembers: Sendable {
     private var table = FlatTable<Projections.CellKey>()
     private var members: [[UInt32]] = []
+    private var spans: [SampleSpan] = []
 
     package init() {}
 
@@ -13,14 +16,20 @@ package struct CellMembers: Sendable {
         table.number(of: cell).map { members[$0] } ?? []
     }
 
+    /// The span of the live samples in `cell` (empty when it has none).
+    func span(of cell: Projections.CellKey) -> SampleSpan {
+        table.number(of: cell).map { spans[$0] } ?? .empty
+    }
+
     /// Calls `body` with each cell and its members, in the order cells were first touched.
     func forEach(_ body: (Projections.CellKey, [UInt32]) -> Void) {
         for (number, cell) in table.keys.enumerated() { body(cell, members[number]) }
     }
 
-    /// Adds a sample to a cell. A sample counting twice towards one day (a clock turned back
-    /// across midnight) is added once: its days come one after another, so it would be last.
-    mutating func insert(_ sample: Int, into cell: Projections.CellKey) {
+    /// Adds a sample spanning `span` to a cell. A sample counting twice towards one day (a clock
+    /// turned back across midnight) is added once: its days come one after another, so it would
+    /// be last.
+    mutating func insert(_ sample: Int, spanning span: SampleSpan, into cell: Projections.CellKey) {
         let (number, inserted) = table.insert(cell)
         if inserted {
             // Room for a few samples at once: growing from one by doubling reallocated each
@@ -28,18 +37,29 @@ package struct CellMembers: Sendable {
             var list: [UInt32] = []
             list.reserveCapacity(8)
             members.append(list)
+            spans.append(.empty)
         }
         let sample = UInt32(sample)
-        if members[number].last != sample { members[number].append(sample) }
+        if members[number].last != sample {
+            members[number].append(sample)
+            spans[number] = spans[number].union(span)
+        }
     }
 
-    /// Removes a sample from a cell (nothing when it is not there).
-    mutating func remove(_ sample: Int, from cell: Projections.CellKey) {
+    /// Removes a sample spanning `span` from a cell (nothing when it is not there).
+    /// - Parameter spanOf: the span of another member, asked for each member left when the
+    ///   removed sample bounded the cell's span (which is then taken again from them).
+    mutating func remove(
+        _ sample: Int, spanning span: SampleSpan, from cell: Projections.CellKey, spanOf: (UInt32) -> SampleSpan
+    ) {
         guard let number = table.number(of: cell),
             let place = members[number].lastIndex(of: UInt32(sample))
         else { return }
         members[number].swapAt(place, members[number].count - 1)
         members[number].removeLast()
+        if span.start == spans[number].start || span.end == spans[number].end {
+            spans[number] = members[number].reduce(.empty) { $0.union(spanOf($1)) }
+        }
     }
 }
 

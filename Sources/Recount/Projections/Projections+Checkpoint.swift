@@ -68,8 +68,9 @@ extension Projections {
         index.forEachLiveNumber { number in
             let record = index.record(number)
             let user = index.owner(number).user
+            let span = SampleSpan(record)
             Self.forEachDay(of: record, zone: index.zone(of: record), zones: zones) { day in
-                cells.insert(number, into: CellKey(user: user, metric: record.metric, day: day))
+                cells.insert(number, spanning: span, into: CellKey(user: user, metric: record.metric, day: day))
             }
         }
         for _ in 0..<(try input.integer(UInt64.self)) {

@@ -32,7 +32,7 @@ extension Projections {
         for (place, (key, version)) in dirtied.enumerated() where place == 0 || dirtied[place - 1].cell != key {
             let old = rollups[key]
             guard version >= (old?.version ?? 0) else { continue }
-            let samples = cells.members(of: key).map { index.liveSample(Int($0)) }
+            let samples = inputs(of: key).map { index.liveSample(Int($0)) }
             var involved: [SourceID] = []
             for sample in samples where !involved.contains(sample.source) { involved.append(sample.source) }
             involved.sort()
@@ -52,6 +52,42 @@ extension Projections {
             changes.append(CellChange(key: key, old: old, new: new))
         }
         return changes
+    }
+
+    /// The live samples a cell's rollup is computed from: its own, and for a metric whose
+    /// rollup merges overlapping sources, those of the two days either side that overlap them
+    /// in time (a watch writing UTC and a phone writing local time put one hour on two dates;
+    /// the merge counts each sample on its own days only, but lets every one of them decide
+    /// who covers an instant). `insertLive` and `removeLive` dirty a day whenever these change.
+    private func inputs(of key: CellKey) -> [UInt32] {
+        var numbers = cells.members(of: key)
+        guard key.metric.mergesOverlaps else { return numbers }
+        let span = cells.span(of: key)
+        let own = numbers.count
+        for neighbour in Self.neighbours(of: key) where cells.span(of: neighbour).overlaps(span) {
+            for number in cells.members(of: neighbour) where SampleSpan(index.record(Int(number))).overlaps(span) {
+                numbers.append(number)
+            }
+        }
+        guard numbers.count > own else { return numbers }
+        // A sample on two days is a member of both.
+        numbers.sort()
+        var kept = 0
+        for number in numbers where kept == 0 || numbers[kept - 1] != number {
+            numbers[kept] = number
+            kept += 1
+        }
+        numbers.removeLast(numbers.count - kept)
+        return numbers
+    }
+
+    /// The cells of the two days either side of `cell`: those whose samples may overlap its own
+    /// in time (two samples' written offsets differ by at most 47:58). Samples further apart
+    /// are not merged (a sleep sample longer than about a day could reach further back).
+    static func neighbours(of cell: CellKey) -> [CellKey] {
+        [-2, -1, 1, 2].map {
+            CellKey(user: cell.user, metric: cell.metric, day: CivilDay(daysSinceEpoch: cell.day.daysSinceEpoch + $0))
+        }
     }
 
     /// Stores a cell's rollup, widening its user's span of days for the metric.

@@ -48,6 +48,8 @@ package struct Projections {
     var sourceIDs: [Source: SourceID] = [:]
     /// The source `sourceID` returned last (a cache, no part of the state).
     private var lastSource: (source: Source, id: SourceID)?
+    /// The spans `markDirty` read last (a cache, no part of the state).
+    private var neighbourSpans: NeighbourSpans?
     package internal(set) var index = IdIndex()
     package internal(set) var dirty = DirtyDays()
     /// The live samples of each cell.
@@ -378,24 +380,84 @@ package struct Projections {
     private mutating func insertLive(_ number: Int, _ record: IdIndex.Record, _ effect: inout Effect) {
         index.set(number, record)
         let (user, provider) = index.owner(number)
+        let span = SampleSpan(record)
+        var days = DayRange()
         Self.forEachDay(of: record, zone: index.zone(of: record), zones: zones) { day in
-            cells.insert(number, into: CellKey(user: user, metric: record.metric, day: day))
-            if dirty.mark(DirtyDays.Key(user: user, provider: provider, metric: record.metric, day: day), at: position)
-            {
-                effect.daysDirtied += 1
-            }
+            cells.insert(number, spanning: span, into: CellKey(user: user, metric: record.metric, day: day))
+            days.add(day)
         }
+        markDirty(days, around: span, user: user, provider: provider, metric: record.metric, &effect)
     }
 
     private mutating func removeLive(_ number: Int, _ record: IdIndex.Record, _ effect: inout Effect) {
         let (user, provider) = index.owner(number)
+        let span = SampleSpan(record)
+        let index = self.index
+        var days = DayRange()
         Self.forEachDay(of: record, zone: index.zone(of: record), zones: zones) { day in
-            cells.remove(number, from: CellKey(user: user, metric: record.metric, day: day))
-            if dirty.mark(DirtyDays.Key(user: user, provider: provider, metric: record.metric, day: day), at: position)
-            {
-                effect.daysDirtied += 1
+            cells.remove(number, spanning: span, from: CellKey(user: user, metric: record.metric, day: day)) {
+                SampleSpan(index.record(Int($0)))
+            }
+            days.add(day)
+        }
+        markDirty(days, around: span, user: user, provider: provider, metric: record.metric, &effect)
+    }
+
+    /// The first and last of the days a sample counts towards, as they come.
+    struct DayRange: Equatable {
+        var first: Int32 = 0
+        var last: Int32 = 0
+        var isEmpty = true
+
+        mutating func add(_ day: CivilDay) {
+            if isEmpty {
+                (first, last, isEmpty) = (day.daysSinceEpoch, day.daysSinceEpoch, false)
+            } else {
+                (first, last) = (min(first, day.daysSinceEpoch), max(last, day.daysSinceEpoch))
             }
         }
+    }
+
+    /// The spans of the four cells around a range of days of one user's metric (the two days
+    /// before it, then the two after), as `markDirty` last read them.
+    struct NeighbourSpans {
+        var user: UInt32
+        var metric: Metric
+        var days: DayRange
+        var spans = InlineArray<4, SampleSpan>(repeating: .empty)
+
+        /// The day of `spans[place]`.
+        func day(_ place: Int) -> Int32 { place < 2 ? days.first - 2 + Int32(place) : days.last + Int32(place) - 1 }
+    }
+
+    /// Marks dirty the days from the first to the last a sample spanning `span` counts towards
+    /// (the days a zone skipped between them included), as it is added or removed, and, for a
+    /// metric whose rollup merges overlapping sources, the two days either side whose samples'
+    /// span meets it: their merge takes in the samples of neighbouring days that overlap theirs
+    /// (`recompute`), so the sample is among their inputs.
+    private mutating func markDirty(
+        _ days: DayRange, around span: SampleSpan, user: UInt32, provider: UInt32, metric: Metric,
+        _ effect: inout Effect
+    ) {
+        func mark(_ day: Int32) {
+            let key = DirtyDays.Key(user: user, provider: provider, metric: metric, day: CivilDay(daysSinceEpoch: day))
+            if dirty.mark(key, at: position) { effect.daysDirtied += 1 }
+        }
+        for day in days.first...days.last { mark(day) }
+        guard metric.mergesOverlaps else { return }
+        // The samples of one envelope mostly share their days: their neighbours' spans are read
+        // once. Only a sample on other days changes those cells, and it reads them again.
+        var around = NeighbourSpans(user: user, metric: metric, days: days)
+        if let cached = neighbourSpans, cached.user == user, cached.metric == metric, cached.days == days {
+            around = cached
+        } else {
+            for place in 0..<4 {
+                let day = CivilDay(daysSinceEpoch: around.day(place))
+                around.spans[place] = cells.span(of: CellKey(user: user, metric: metric, day: day))
+            }
+            neighbourSpans = around
+        }
+        for place in 0..<4 where around.spans[place].overlaps(span) { mark(around.day(place)) }
     }
 
     /// Calls `body` with each civil day an id-index record counts towards (a day can come
