@@ -85,6 +85,36 @@ import Testing
         }
     }
 
+    /// A question as of an instant counts the providers the user had then: Oura, first heard of
+    /// the next day, does not make Tuesday partial as of Wednesday noon. And a channel heard of
+    /// before that instant (Garmin's samples) is stale then, though its first check-in came later.
+    @Test func aQuestionAsOfAnInstantCountsTheProvidersTheUserHadThen() throws {
+        try withTemporaryDirectory { directory in
+            let engine = try RecountEngine(directory: directory)
+            func upsert(_ user: String, _ provider: String, received: String) -> String {
+                #"{"kind":"samples.upsert","user":"\#(user)","receivedAt":"\#(received)","provider":"\#(provider)","samples":[{"id":"\#(provider)","type":"steps","start":"2026-07-14T10:00:00-07:00","value":5,"unit":"count","origin":"o"}]}"#
+            }
+            func checkin(_ user: String, _ provider: String, at: String) -> String {
+                #"{"kind":"checkin","user":"\#(user)","receivedAt":"\#(at)","provider":"\#(provider)","metrics":["steps"],"at":"\#(at)"}"#
+            }
+            let lines = [
+                upsert("u1", "fitbit", received: "2026-07-15T00:00:00Z"),
+                checkin("u1", "fitbit", at: "2026-07-15T08:00:00Z"),
+                checkin("u1", "oura", at: "2026-07-16T00:00:00Z"),
+                upsert("u2", "garmin", received: "2026-07-15T06:00:00Z"),
+                checkin("u2", "garmin", at: "2026-07-16T00:00:00Z"),
+                checkin("u2", "oura", at: "2026-07-16T00:00:00Z"),
+            ]
+            _ = try engine.ingest(ndjson: Array(lines.joined(separator: "\n").utf8), source: "providers")
+            let asked = try engine.rollups(
+                user: "u1", metric: "steps", from: "2026-07-14", to: "2026-07-14", asOf: "2026-07-15T12:00:00Z")
+            #expect(asked.map(\.state) == [.known], "fitbit, the one provider u1 had, checked in after the day")
+            let stale = try engine.stale(asOf: "2026-07-15T12:00:00Z")
+            #expect(stale.rows.map { "\($0.user) \($0.provider)" } == ["u2 garmin"])
+            try engine.close()
+        }
+    }
+
     /// The user's days end at midnight in the local offset of the latest sample, and a sample's
     /// `timeZone` decides it as it decides the sample's day: written at -07:00 in Asia/Tokyo,
     /// the day ends at Tokyo's midnight, so a delivery an hour later makes it known.

@@ -38,9 +38,10 @@ extension Projections {
     mutating func updateSync(
         _ provider: String, _ metric: Metric, _ fold: SyncFold, _ change: (inout SyncState) -> Void
     ) {
-        change(
-            &syncStates[
-                SyncKey(user: fold.user, provider: providers.intern(provider), metric: metric), default: SyncState()])
+        let key = SyncKey(user: fold.user, provider: providers.intern(provider), metric: metric)
+        change(&syncStates[key, default: SyncState()])
+        syncStates[key, default: SyncState()].firstSeenAt = min(
+            syncStates[key]?.firstSeenAt ?? fold.received, fold.received)
     }
 
     /// Notes the last sample of each metric an envelope's samples are of.
@@ -173,6 +174,7 @@ extension Projections {
                 out.append(UInt64(state.repeatedAllKnown))
                 out.append(UInt64(state.redeliveredSamples.new))
                 out.append(UInt64(state.redeliveredSamples.known))
+                out.append(state.firstSeenAt) { $0.append($1) }
             }
         }
         return states.count
@@ -236,6 +238,7 @@ extension Projections {
             }
             state.repeatedAllKnown = Int(try input.integer(UInt64.self))
             state.redeliveredSamples = (Int(try input.integer(UInt64.self)), Int(try input.integer(UInt64.self)))
+            state.firstSeenAt = try input.optional(int64)
             syncStates[SyncKey(user: user, provider: provider, metric: metric)] = state
         }
         for _ in 0..<(try input.integer(UInt64.self)) {

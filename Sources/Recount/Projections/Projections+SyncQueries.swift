@@ -31,9 +31,9 @@ extension Projections {
             let provider = providers[key.provider]
             let setting = providerSetting(user: user, provider: provider)
             let group = FractionKey(provider: provider, cohort: setting.cohort)
+            // A channel first heard of after `asOf` did not exist yet then.
+            if let first = state.firstSeenAt, first > asOf { continue }
             let checkin = state.lastCheckin(atOrBefore: asOf)
-            // A channel whose first check-in came after `asOf` did not exist yet then.
-            if checkin == nil && !state.checkins.isEmpty { continue }
             users[group, default: []].insert(user)
             let silence = checkin.map { (asOf - $0) / 1000 }
             guard silence.map({ $0 > setting.seconds }) ?? true else { continue }

@@ -50,6 +50,10 @@ package struct SyncState: Equatable, Sendable {
     package var redeliveredSamples = (new: 0, known: 0)
     /// Consecutive deliveries with the same anchor that brought nothing new.
     package var repeatedAllKnown = 0
+    /// When the channel was first heard of: the `receivedAt` of its first envelope, or an
+    /// earlier check-in's time. A question as of an earlier instant leaves the channel out:
+    /// the user did not have that provider yet.
+    package var firstSeenAt: Int64?
 
     package init() {}
 
@@ -83,7 +87,7 @@ package struct SyncState: Equatable, Sendable {
             && a.fullRedeliveries == b.fullRedeliveries
             && a.lastFullRedelivery?.new == b.lastFullRedelivery?.new
             && a.lastFullRedelivery?.known == b.lastFullRedelivery?.known && a.repeatedAllKnown == b.repeatedAllKnown
-            && a.redeliveredSamples == b.redeliveredSamples
+            && a.redeliveredSamples == b.redeliveredSamples && a.firstSeenAt == b.firstSeenAt
     }
 
     /// Takes `cursor` when it is newer than the held one (as new: when it orders after it).
@@ -100,6 +104,7 @@ package struct SyncState: Equatable, Sendable {
 
     /// Notes a check-in at `millis` (a check-in folded again, or late, takes its place once).
     mutating func checkIn(at millis: Int64) {
+        firstSeenAt = min(firstSeenAt ?? millis, millis)
         if let last = checkins.last, last >= millis {
             let place = firstCheckin(after: millis)
             if place == 0 || checkins[place - 1] != millis { checkins.insert(millis, at: place) }
