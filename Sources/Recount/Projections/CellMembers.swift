@@ -5,25 +5,30 @@
 /// exactly (a function of its members, whatever their history): the overlap merge of a day
 /// takes in the samples of neighbouring days that meet it.
 package struct CellMembers: Sendable {
+    /// One cell's members and their span, side by side (one cache line to touch).
+    private struct Cell {
+        var members: [UInt32]
+        var span: SampleSpan
+    }
+
     private var table = FlatTable<Projections.CellKey>()
-    private var members: [[UInt32]] = []
-    private var spans: [SampleSpan] = []
+    private var cells: [Cell] = []
 
     package init() {}
 
     /// The id-index numbers of the live samples in `cell`, in no particular order.
     func members(of cell: Projections.CellKey) -> [UInt32] {
-        table.number(of: cell).map { members[$0] } ?? []
+        table.number(of: cell).map { cells[$0].members } ?? []
     }
 
     /// The span of the live samples in `cell` (empty when it has none).
     func span(of cell: Projections.CellKey) -> SampleSpan {
-        table.number(of: cell).map { spans[$0] } ?? .empty
+        table.number(of: cell).map { cells[$0].span } ?? .empty
     }
 
     /// Calls `body` with each cell and its members, in the order cells were first touched.
     func forEach(_ body: (Projections.CellKey, [UInt32]) -> Void) {
-        for (number, cell) in table.keys.enumerated() { body(cell, members[number]) }
+        for (number, cell) in table.keys.enumerated() { body(cell, cells[number].members) }
     }
 
     /// Adds a sample spanning `span` to a cell. A sample counting twice towards one day (a clock
@@ -36,13 +41,12 @@ package struct CellMembers: Sendable {
             // cell's list three or four times.
             var list: [UInt32] = []
             list.reserveCapacity(8)
-            members.append(list)
-            spans.append(.empty)
+            cells.append(Cell(members: list, span: .empty))
         }
         let sample = UInt32(sample)
-        if members[number].last != sample {
-            members[number].append(sample)
-            spans[number] = spans[number].union(span)
+        if cells[number].members.last != sample {
+            cells[number].members.append(sample)
+            cells[number].span = cells[number].span.union(span)
         }
     }
 
@@ -53,12 +57,12 @@ package struct CellMembers: Sendable {
         _ sample: Int, spanning span: SampleSpan, from cell: Projections.CellKey, spanOf: (UInt32) -> SampleSpan
     ) {
         guard let number = table.number(of: cell),
-            let place = members[number].lastIndex(of: UInt32(sample))
+            let place = cells[number].members.lastIndex(of: UInt32(sample))
         else { return }
-        members[number].swapAt(place, members[number].count - 1)
-        members[number].removeLast()
-        if span.start == spans[number].start || span.end == spans[number].end {
-            spans[number] = members[number].reduce(.empty) { $0.union(spanOf($1)) }
+        cells[number].members.swapAt(place, cells[number].members.count - 1)
+        cells[number].members.removeLast()
+        if span.start == cells[number].span.start || span.end == cells[number].span.end {
+            cells[number].span = cells[number].members.reduce(.empty) { $0.union(spanOf($1)) }
         }
     }
 }
