@@ -296,6 +296,8 @@ package struct Projections {
             }
             removeLive(holder, held, &effect)
             index.delete(holder)
+            // The written id may be live under another identity: its old version goes too.
+            if old.state == .live { removeLive(number, old, &effect) }
             effect.replacedSamples += 1
             insertLive(number, record, &effect)
             return
