@@ -316,6 +316,59 @@ import Testing
         }
     }
 
+    /// Two instantaneous step counts at one instant, written in two offsets, fall on two dates;
+    /// the watch's still wins the instant, so the phone's counts on neither.
+    @Test func instantsAtOneInstantOnTwoDatesAreMerged() throws {
+        try withTemporaryDirectory { directory in
+            let engine = try RecountEngine(directory: directory)
+            try Self.ingest(
+                engine,
+                [
+                    #"{"kind":"samples.upsert","user":"alice","receivedAt":"2026-07-15T00:00:00Z","provider":"p1","samples":[{"id":"w","type":"steps","start":"2026-07-14T00:30:00Z","value":100,"unit":"count","origin":"com.a","device":"Apple Watch"}]}"#,
+                    #"{"kind":"samples.upsert","user":"alice","receivedAt":"2026-07-15T00:00:01Z","provider":"p2","samples":[{"id":"p","type":"steps","start":"2026-07-13T17:30:00-07:00","value":70,"unit":"count","origin":"com.b","device":"iPhone"}]}"#,
+                ])
+            #expect(try Self.value(engine, "alice", "steps", "2026-07-13") == 0)
+            #expect(try Self.value(engine, "alice", "steps", "2026-07-14") == 100)
+            try engine.close()
+        }
+    }
+
+    /// A live id that takes over another id's sync identifier (a higher version) leaves its old
+    /// days as well: its old version neither stays counted nor lingers among the day's samples,
+    /// however the two envelopes are batched.
+    @Test(arguments: [false, true])
+    func aLiveIdTakingASyncIdentifierLeavesItsOldDays(together: Bool) throws {
+        try withTemporaryDirectory { directory in
+            let engine = try RecountEngine(directory: directory)
+            func steps(_ id: String, _ day: Int, _ value: Int, sync: String = "") -> String {
+                #"{"id":"\#(id)","type":"steps","start":"2026-07-\#(day)T10:00:00Z","end":"2026-07-\#(day)T11:00:00Z","value":\#(value),"unit":"count","origin":"com.b"\#(sync)}"#
+            }
+            func upsert(_ samples: [String], _ received: String) -> String {
+                #"{"kind":"samples.upsert","user":"alice","receivedAt":"\#(received)","provider":"p","samples":[\#(samples.joined(separator: ","))]}"#
+            }
+            let lines = [
+                upsert(
+                    [steps("x", 10, 100), steps("y", 12, 50, sync: #","syncIdentifier":"s","syncVersion":1"#)],
+                    "2026-07-20T00:00:00Z"),
+                upsert([steps("x", 15, 70, sync: #","syncIdentifier":"s","syncVersion":2"#)], "2026-07-20T00:01:00Z"),
+            ]
+            if together {
+                try Self.ingest(engine, lines)
+            } else {
+                for line in lines { try Self.ingest(engine, [line]) }
+            }
+            // No check-in: a day without samples is unknown (no value), one with them partial.
+            #expect(try Self.value(engine, "alice", "steps", "2026-07-10") == nil)
+            #expect(try Self.value(engine, "alice", "steps", "2026-07-12") == nil)
+            #expect(try Self.value(engine, "alice", "steps", "2026-07-15") == 70)
+            #expect(try engine.samples(user: "alice", metric: "steps", day: "2026-07-10").isEmpty)
+            let versions = try engine.rollups(user: "alice", metric: "steps", from: "2026-07-10", to: "2026-07-10")
+            #expect(versions.map(\.version) == [2], "the 10th lost x at position 2")
+            #expect(try engine.verify().matches)
+            try engine.close()
+        }
+    }
+
     @Test func anOwnWriteReadBackIsIgnoredAndSyncVersionsOneThreeTwoLeaveThree() throws {
         try withTemporaryDirectory { directory in
             let engine = try RecountEngine(directory: directory)

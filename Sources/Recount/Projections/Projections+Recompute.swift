@@ -83,7 +83,7 @@ extension Projections {
 
     /// The cells of the two days either side of `cell`: those whose samples may overlap its own
     /// in time (two samples' written offsets differ by at most 47:58). Samples further apart
-    /// are not merged (a sleep sample longer than about a day could reach further back).
+    /// are not merged (a long sleep sample, or a sleep sample at an extreme offset, can be).
     static func neighbours(of cell: CellKey) -> [CellKey] {
         [-2, -1, 1, 2].map {
             CellKey(user: cell.user, metric: cell.metric, day: CivilDay(daysSinceEpoch: cell.day.daysSinceEpoch + $0))

@@ -109,10 +109,11 @@ extension Rollup {
         for place in 0..<n {
             let sample = samples[order[place]]
             guard sample.endMillis > sample.startMillis else {
-                if sample.startMillis >= window.start, sample.startMillis < window.end,
-                    startDay(of: sample, zones: zones) == day
-                {
-                    later.append(window.key(sample.startMillis, .instant, place))
+                // An instant of another day (written in another offset) takes part in deciding
+                // who wins at its instant; it counts on its own day only (the low payload bit).
+                if sample.startMillis >= window.start, sample.startMillis < window.end {
+                    let onDay = startDay(of: sample, zones: zones) == day ? 1 : 0
+                    later.append(window.key(sample.startMillis, .instant, place << 1 | onDay))
                 }
                 continue
             }
@@ -196,11 +197,13 @@ extension Rollup {
                             var best = winner(cover)
                             var last = e
                             while last < events.count, window.time(events[last]) == time {
-                                let r = rank[Window.payload(events[last])]
+                                let r = rank[Window.payload(events[last]) >> 1]
                                 if best < 0 || r < best { best = r }
                                 last += 1
                             }
-                            for other in e..<last { instantWinner[Window.payload(events[other])] = best }
+                            for other in e..<last where Window.payload(events[other]) & 1 == 1 {
+                                instantWinner[Window.payload(events[other]) >> 1] = best
+                            }
                             e = last - 1
                         }
                         e += 1
