@@ -38,10 +38,15 @@ extension Projections {
     mutating func updateSync(
         _ provider: String, _ metric: Metric, _ fold: SyncFold, _ change: (inout SyncState) -> Void
     ) {
-        let key = SyncKey(user: fold.user, provider: providers.intern(provider), metric: metric)
-        change(&syncStates[key, default: SyncState()])
-        syncStates[key, default: SyncState()].firstSeenAt = min(
-            syncStates[key]?.firstSeenAt ?? fold.received, fold.received)
+        let received = fold.received
+        // One access to the channel's state: changed, and its first contact noted.
+        func update(_ state: inout SyncState) {
+            change(&state)
+            state.firstSeenAt = min(state.firstSeenAt ?? received, received)
+        }
+        update(
+            &syncStates[
+                SyncKey(user: fold.user, provider: providers.intern(provider), metric: metric), default: SyncState()])
     }
 
     /// Notes the last sample of each metric an envelope's samples are of.
