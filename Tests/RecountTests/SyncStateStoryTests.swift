@@ -115,6 +115,33 @@ import Testing
         }
     }
 
+    /// A changes page still reading (`hasMore`) brings neither samples nor a check-in, so the
+    /// user does not have Health Connect yet and Fitbit alone makes the day known. And an
+    /// expired page logged after a later check-in starts its recovery window at the last
+    /// check-in before it, not after its own end.
+    @Test func onlySamplesAndCheckInsGiveAProviderAndARecoveryStartsBeforeItsExpiry() throws {
+        try withTemporaryDirectory { directory in
+            let engine = try RecountEngine(directory: directory)
+            let lines = [
+                #"{"kind":"checkin","user":"u1","receivedAt":"2026-07-10T10:00:00Z","provider":"fitbit","metrics":["steps"],"at":"2026-07-10T10:00:00Z"}"#,
+                #"{"kind":"healthconnect.changes","user":"u1","receivedAt":"2026-07-09T10:00:00Z","recordTypes":["Steps"],"token":"t0","nextChangesToken":"t1","hasMore":true,"changesTokenExpired":false,"changes":[]}"#,
+                #"{"kind":"checkin","user":"u2","receivedAt":"2026-04-01T00:00:00Z","provider":"health_connect","metrics":["steps"],"at":"2026-04-01T00:00:00Z"}"#,
+                #"{"kind":"checkin","user":"u2","receivedAt":"2026-05-28T00:00:00Z","provider":"health_connect","metrics":["steps"],"at":"2026-05-28T00:00:00Z"}"#,
+                #"{"kind":"healthconnect.changes","user":"u2","receivedAt":"2026-05-27T06:00:00Z","recordTypes":["Steps"],"token":"k3","nextChangesToken":"k4","hasMore":false,"changesTokenExpired":true,"changes":[]}"#,
+            ]
+            _ = try engine.ingest(ndjson: Array(lines.joined(separator: "\n").utf8), source: "sync")
+            let day = try engine.rollups(user: "u1", metric: "steps", from: "2026-07-08", to: "2026-07-08")
+            #expect(day.map(\.state) == [.known])
+            #expect(try engine.stale(asOf: "2026-07-10T11:00:00Z").rows.map(\.user) == ["u2"], "not u1's changes read")
+            let cursor = try #require(try engine.cursor(user: "u2", provider: "health_connect", metric: "steps"))
+            #expect(cursor.recoveryWindow?.from == "2026-04-27T06:00:00Z")
+            #expect(cursor.recoveryWindow?.to == "2026-05-27T06:00:00Z")
+            let inWindow = try engine.rollups(user: "u2", metric: "steps", from: "2026-05-20", to: "2026-05-20")
+            #expect(inWindow.map(\.state) == [.unknown])
+            try engine.close()
+        }
+    }
+
     /// The user's days end at midnight in the local offset of the latest sample, and a sample's
     /// `timeZone` decides it as it decides the sample's day: written at -07:00 in Asia/Tokyo,
     /// the day ends at Tokyo's midnight, so a delivery an hour later makes it known.

@@ -17,14 +17,14 @@ extension Projections {
         guard Int(last.daysSinceEpoch) - Int(first.daysSinceEpoch) < Self.maximumQueryDays else {
             throw QueryError(.rangeTooLong, "at most \(Self.maximumQueryDays) days can be asked for at once")
         }
-        // The user's channels for the metric, one per provider at most; as of an instant, those
-        // first heard of by then (the providers the user had).
+        // The providers the user has for the metric (a sample or a check-in came from them),
+        // one channel each; as of an instant, those the user had by then.
         let channels =
             userID.map { id in
                 providers.strings.indices.compactMap {
                     syncStates[SyncKey(user: id, provider: UInt32($0), metric: metric)]
                 }
-            }?.filter { state in asOf.map { (state.firstSeenAt ?? .min) <= $0 } ?? true } ?? []
+            }?.filter { $0.isHad(asOf: asOf) } ?? []
         let offsetMillis = Int64(userID.map(latestOffset(user:)) ?? 0) * 1000
         // A known day without a rollup is a known zero; its figures do not depend on the day.
         let knownZero = Self.values(

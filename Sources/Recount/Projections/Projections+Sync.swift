@@ -38,13 +38,7 @@ extension Projections {
     mutating func updateSync(
         _ provider: String, _ metric: Metric, _ fold: SyncFold, _ change: (inout SyncState) -> Void
     ) {
-        let received = fold.received
-        // One access to the channel's state: changed, and its first contact noted.
-        func update(_ state: inout SyncState) {
-            change(&state)
-            state.firstSeenAt = min(state.firstSeenAt ?? received, received)
-        }
-        update(
+        change(
             &syncStates[
                 SyncKey(user: fold.user, provider: providers.intern(provider), metric: metric), default: SyncState()])
     }
@@ -58,7 +52,10 @@ extension Projections {
             let metric = samples.metric(of: number)
             guard seen & 1 << metric.rawValue == 0 else { continue }
             seen |= 1 << metric.rawValue
-            updateSync(provider, metric, fold) { $0.lastSampleAt = max($0.lastSampleAt ?? received, received) }
+            updateSync(provider, metric, fold) {
+                $0.lastSampleAt = max($0.lastSampleAt ?? received, received)
+                $0.hadSince = min($0.hadSince ?? received, received)
+            }
         }
     }
 
@@ -179,7 +176,7 @@ extension Projections {
                 out.append(UInt64(state.repeatedAllKnown))
                 out.append(UInt64(state.redeliveredSamples.new))
                 out.append(UInt64(state.redeliveredSamples.known))
-                out.append(state.firstSeenAt) { $0.append($1) }
+                out.append(state.hadSince) { $0.append($1) }
             }
         }
         return states.count
@@ -243,7 +240,7 @@ extension Projections {
             }
             state.repeatedAllKnown = Int(try input.integer(UInt64.self))
             state.redeliveredSamples = (Int(try input.integer(UInt64.self)), Int(try input.integer(UInt64.self)))
-            state.firstSeenAt = try input.optional(int64)
+            state.hadSince = try input.optional(int64)
             syncStates[SyncKey(user: user, provider: provider, metric: metric)] = state
         }
         for _ in 0..<(try input.integer(UInt64.self)) {

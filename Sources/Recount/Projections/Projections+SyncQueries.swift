@@ -31,8 +31,9 @@ extension Projections {
             let provider = providers[key.provider]
             let setting = providerSetting(user: user, provider: provider)
             let group = FractionKey(provider: provider, cohort: setting.cohort)
-            // A channel first heard of after `asOf` did not exist yet then.
-            if let first = state.firstSeenAt, first > asOf { continue }
+            // A channel the user did not have yet then (or has not yet: a changes read under
+            // way, an expired token) is left out.
+            guard state.isHad(asOf: asOf) else { continue }
             let checkin = state.lastCheckin(atOrBefore: asOf)
             users[group, default: []].insert(user)
             let silence = checkin.map { (asOf - $0) / 1000 }

@@ -50,10 +50,17 @@ package struct SyncState: Equatable, Sendable {
     package var redeliveredSamples = (new: 0, known: 0)
     /// Consecutive deliveries with the same anchor that brought nothing new.
     package var repeatedAllKnown = 0
-    /// When the channel was first heard of: the `receivedAt` of its first envelope, or an
-    /// earlier check-in's time. A question as of an earlier instant leaves the channel out:
-    /// the user did not have that provider yet.
-    package var firstSeenAt: Int64?
+    /// Since when the user has this provider for the metric (contract §3 rule 8): the
+    /// `receivedAt` of its first envelope carrying samples of the metric, or its first check-in,
+    /// whichever came first; `nil` while it has had neither (a changes page still reading, an
+    /// expired token). A question as of an earlier instant leaves the channel out.
+    package var hadSince: Int64?
+
+    /// Whether the user has this provider for the metric, as of `millis` (now when `nil`).
+    package func isHad(asOf millis: Int64?) -> Bool {
+        guard let hadSince else { return false }
+        return millis.map { hadSince <= $0 } ?? true
+    }
 
     package init() {}
 
@@ -87,7 +94,7 @@ package struct SyncState: Equatable, Sendable {
             && a.fullRedeliveries == b.fullRedeliveries
             && a.lastFullRedelivery?.new == b.lastFullRedelivery?.new
             && a.lastFullRedelivery?.known == b.lastFullRedelivery?.known && a.repeatedAllKnown == b.repeatedAllKnown
-            && a.redeliveredSamples == b.redeliveredSamples && a.firstSeenAt == b.firstSeenAt
+            && a.redeliveredSamples == b.redeliveredSamples && a.hadSince == b.hadSince
     }
 
     /// Takes `cursor` when it is newer than the held one (as new: when it orders after it).
@@ -104,7 +111,7 @@ package struct SyncState: Equatable, Sendable {
 
     /// Notes a check-in at `millis` (a check-in folded again, or late, takes its place once).
     mutating func checkIn(at millis: Int64) {
-        firstSeenAt = min(firstSeenAt ?? millis, millis)
+        hadSince = min(hadSince ?? millis, millis)
         if let last = checkins.last, last >= millis {
             let place = firstCheckin(after: millis)
             if place == 0 || checkins[place - 1] != millis { checkins.insert(millis, at: place) }
@@ -119,7 +126,9 @@ package struct SyncState: Equatable, Sendable {
         guard millis > healthReceivedAt ?? .min else { return }
         healthReceivedAt = millis
         let horizon = millis - Self.recoveryHorizonMillis
-        var from = lastCheckinAt ?? horizon
+        // The last successful read before the expiry: a check-in logged earlier but made later
+        // does not start the window after its end.
+        var from = lastCheckin(atOrBefore: millis) ?? horizon
         if case .needsRecovery(let open, _) = health { from = min(from, open) }
         if from < horizon {
             lost = min(lost?.lowerBound ?? from, from)..<horizon
