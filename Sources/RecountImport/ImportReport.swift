@@ -155,9 +155,10 @@ package struct ImportReport: Sendable, Equatable {
         return lines.joined(separator: "\n")
     }
 
-    /// The report as one JSON object (fixed field order, no trailing newline), for `--json`.
+    /// The report as one JSON object (fixed field order, no trailing newline), for `--json`:
+    /// `event` `import` first, as every JSON line on standard error names its event.
     package var jsonLine: String {
-        var output = "{\"exportDate\":"
+        var output = "{\"event\":\"import\",\"exportDate\":"
         if let exportDate {
             output += EnvelopeJSON.quote(exportDate)
         } else {

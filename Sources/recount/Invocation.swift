@@ -135,6 +135,10 @@ struct Invocation {
                 guard let value = inline ?? iterator.next() else {
                     throw UsageError(message: "option --\(name) needs a value", command: words)
                 }
+                // An empty directory name (an unset variable expanded) must not become `/log`.
+                guard !(name == "data" && value.isEmpty) else {
+                    throw UsageError(message: "option --data needs a directory, not an empty name", command: words)
+                }
                 options[name] = value
             }
         }
@@ -146,9 +150,12 @@ struct Invocation {
     /// `--help`, `-h` or the `help` command: the usage text is wanted.
     var wantsHelp: Bool { options["help"] != nil || words.first == "help" }
 
-    /// The data directory: `--data`, else `$RECOUNT_DATA`, else `./recount-data`.
+    /// The data directory: `--data`, else `$RECOUNT_DATA` when set and not empty, else
+    /// `./recount-data` (an empty `RECOUNT_DATA` made the log `/log`).
     var dataDirectory: String {
-        options["data"] ?? ProcessInfo.processInfo.environment["RECOUNT_DATA"] ?? "./recount-data"
+        if let given = options["data"] { return given }
+        if let variable = ProcessInfo.processInfo.environment["RECOUNT_DATA"], !variable.isEmpty { return variable }
+        return "./recount-data"
     }
 
     /// The log directory inside the data directory.

@@ -404,7 +404,7 @@ enum ProjectionCommands {
         if invocation.json {
             Output.jsonLine(
                 [
-                    ("ok", .bool(result.matches)), ("records", .int(Int64(result.log.records))),
+                    ("ok", .bool(result.matches)), ("logRecords", .int(Int64(result.log.records))),
                     ("stored", .string(result.stored)),
                 ]
                     + fields(result.replay))

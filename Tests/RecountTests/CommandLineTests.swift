@@ -67,6 +67,29 @@ import Testing
                 dump.output.hasPrefix("{\"position\":1,\"envelope\":{\"kind\":\"samples.upsert\",\"user\":\"alice\""))
             #expect(try Self.recount(["--data", directory, "log", "dump", "--user", "bob"]).output.isEmpty)
             #expect(try Self.recount(["--data", directory, "log", "check"]).status == 0)
+            // Every JSON line names each field once, and the import report its event.
+            let verified = try Self.recount(["--data", directory, "--json", "verify"])
+            #expect(verified.status == 0)
+            #expect(verified.output.components(separatedBy: "\"records\":").count == 2)
+            #expect(verified.output.contains("\"logRecords\":1,"))
+            let reported = try Self.recount(["--json", "import", "apple-health", export, "--user", "alice"])
+            #expect(reported.errors.hasPrefix("{\"event\":\"import\","))
+            // A data directory named by nothing is refused, and an empty RECOUNT_DATA is unset:
+            // neither makes the log `/log`.
+            let unnamed = try Self.recount(["--data", "", "stats"])
+            #expect(unnamed.status == 2 && unnamed.errors.contains("--data needs a directory"))
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: Self.binary)
+            process.arguments = ["stats"]
+            process.environment = ["RECOUNT_DATA": ""]
+            process.currentDirectoryURL = URL(fileURLWithPath: directory)
+            let errors = Pipe()
+            process.standardError = errors
+            process.standardOutput = Pipe()
+            try process.run()
+            process.waitUntilExit()
+            let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(said.contains("no log at ./recount-data/log"), "\(said)")
             // A day nothing counted towards has no rollup to audit: an answer, not a failure.
             let empty = try Self.recount(
                 ["--data", directory, "--json", "audit", "--user", "alice", "--metric", "steps", "--day", "1999-01-01"])
