@@ -79,7 +79,7 @@ struct ObjectReader {
     /// What the instant of member `key` (which parsed) holds beyond its millisecond.
     func fractionBeyondMillis(_ key: String) -> Int64 {
         guard case .string(let text) = object[key] else { return 0 }
-        return text.withRawUTF8 { RFC3339.fractionBeyondMillis($0) }
+        return RFC3339.fractionBeyondMillis(text)
     }
 
     /// An RFC 3339 instant; year 0000 is refused, as RFC 3339 date validators (and the schema's) do.

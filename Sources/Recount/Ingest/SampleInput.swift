@@ -74,7 +74,7 @@ struct SampleInput: SampleSource, ~Copyable {
     func fractionBeyondMillis(_ span: JSONSpan) -> Int64 {
         if span.kind == .string { return RFC3339.fractionBeyondMillis(span.text(in: bytes)) }
         guard case .string(let text) = value(span) else { return 0 }
-        return text.withRawUTF8 { RFC3339.fractionBeyondMillis($0) }
+        return RFC3339.fractionBeyondMillis(text)
     }
 
     /// The value `make` builds from a span, reused while consecutive samples repeat its bytes.

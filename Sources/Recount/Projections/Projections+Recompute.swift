@@ -64,7 +64,10 @@ extension Projections {
         guard key.metric.mergesOverlaps else { return numbers }
         let span = cells.span(of: key)
         let own = numbers.count
-        for neighbour in Self.neighbours(of: key) where cells.span(of: neighbour).overlaps(span) {
+        for place in 0..<4 {
+            let day = CivilDay(daysSinceEpoch: Self.neighbourDay(place, of: DayRange(key.day)))
+            let neighbour = CellKey(user: key.user, metric: key.metric, day: day)
+            guard cells.span(of: neighbour).overlaps(span) else { continue }
             for number in cells.members(of: neighbour) where SampleSpan(index.record(Int(number))).overlaps(span) {
                 numbers.append(number)
             }
@@ -79,15 +82,6 @@ extension Projections {
         }
         numbers.removeLast(numbers.count - kept)
         return numbers
-    }
-
-    /// The cells of the two days either side of `cell`: those whose samples may overlap its own
-    /// in time (two samples' written offsets differ by at most 47:58). Samples further apart
-    /// are not merged (a long sleep sample, or a sleep sample at an extreme offset, can be).
-    static func neighbours(of cell: CellKey) -> [CellKey] {
-        [-2, -1, 1, 2].map {
-            CellKey(user: cell.user, metric: cell.metric, day: CivilDay(daysSinceEpoch: cell.day.daysSinceEpoch + $0))
-        }
     }
 
     /// Stores a cell's rollup, widening its user's span of days for the metric.

@@ -394,6 +394,8 @@ package struct Projections {
     private mutating func removeLive(_ number: Int, _ record: IdIndex.Record, _ effect: inout Effect) {
         let (user, provider) = index.owner(number)
         let span = SampleSpan(record)
+        // A copy to read other members' records from while `cells` changes (no exclusive
+        // access to `self` overlaps).
         let index = self.index
         var days = DayRange()
         Self.forEachDay(of: record, zone: index.zone(of: record), zones: zones) { day in
@@ -410,6 +412,11 @@ package struct Projections {
         var first: Int32 = 0
         var last: Int32 = 0
         var isEmpty = true
+
+        init() {}
+
+        /// The one day `day`.
+        init(_ day: CivilDay) { add(day) }
 
         mutating func add(_ day: CivilDay) {
             if isEmpty {
@@ -429,7 +436,16 @@ package struct Projections {
         var spans = InlineArray<4, SampleSpan>(repeating: .empty)
 
         /// The day of `spans[place]`.
-        func day(_ place: Int) -> Int32 { place < 2 ? days.first - 2 + Int32(place) : days.last + Int32(place) - 1 }
+        func day(_ place: Int) -> Int32 { Projections.neighbourDay(place, of: days) }
+    }
+
+    /// The days whose samples may overlap in time those of `days`, by place (0 to 3): the two
+    /// before and the two after (two samples' written offsets differ by at most 47:58). Both
+    /// the dirty rule (`markDirty`) and a merge's inputs (`recompute`) go through it: they must
+    /// agree, or a day's rollup would depend on how the log was batched. Samples further apart
+    /// are not merged (a long sleep sample, or one at an extreme offset, can be).
+    static func neighbourDay(_ place: Int, of days: DayRange) -> Int32 {
+        place < 2 ? days.first - 2 + Int32(place) : days.last + Int32(place) - 1
     }
 
     /// Marks dirty the days from the first to the last a sample spanning `span` counts towards

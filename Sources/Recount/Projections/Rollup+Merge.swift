@@ -329,7 +329,7 @@ extension Rollup {
 ///
 /// Two arrays of structs rather than an array per figure: each array a recompute allocates
 /// costs a lookup of its storage type's metadata in the runtime, and seven of them per cell
-/// were a fifth of a recompute.
+/// were about 2% of a replay.
 private struct Tally {
     /// What one source had on the day.
     struct Share {

@@ -112,6 +112,11 @@ package enum RFC3339 {
         return rest
     }
 
+    /// `fractionBeyondMillis(_:)` of a timestamp given as a string.
+    package static func fractionBeyondMillis(_ text: String) -> Int64 {
+        text.withRawUTF8 { fractionBeyondMillis($0) }
+    }
+
     /// Parses a timestamp from a string; see `parse(_:)` for the accepted form.
     /// - Parameter text: the timestamp, such as `2026-07-13T23:45:00-07:00`.
     /// - Returns: the instant, the written offset and whether it was `-00:00`, or `nil` when the
