@@ -224,12 +224,16 @@ enum ProjectionCommands {
             return .failure
         }
         func optional(_ text: String?) -> Output.Value { text.map { .string($0) } ?? .null }
+        func windows(_ windows: [TimeWindow]) -> Output.Value {
+            .raw(
+                "["
+                    + windows.map { Output.json([("from", .string($0.from)), ("to", .string($0.to))]) }.joined(
+                        separator: ",") + "]")
+        }
         let fields: [(String, Output.Value)] = [
             ("user", .string(row.user)), ("provider", .string(row.provider)), ("metric", .string(row.metric)),
             ("cursor", optional(row.cursor)), ("kind", optional(row.kind)), ("state", .string(row.state)),
-            ("recoveryFrom", optional(row.recoveryWindow?.from)), ("recoveryTo", optional(row.recoveryWindow?.to)),
-            ("unrecoverableFrom", optional(row.unrecoverable?.from)),
-            ("unrecoverableTo", optional(row.unrecoverable?.to)),
+            ("recoveryWindows", windows(row.recoveryWindows)), ("unrecoverable", windows(row.unrecoverable)),
             ("lastCheckinAt", optional(row.lastCheckinAt)), ("lastSampleAt", optional(row.lastSampleAt)),
             ("fullRedeliveries", .int(Int64(row.fullRedeliveries))),
             ("lastFullRedeliveryNew", row.lastFullRedelivery.map { .int(Int64($0.new)) } ?? .null),

@@ -134,8 +134,8 @@ import Testing
             #expect(day.map(\.state) == [.known])
             #expect(try engine.stale(asOf: "2026-07-10T11:00:00Z").rows.map(\.user) == ["u2"], "not u1's changes read")
             let cursor = try #require(try engine.cursor(user: "u2", provider: "health_connect", metric: "steps"))
-            #expect(cursor.recoveryWindow?.from == "2026-04-27T06:00:00Z")
-            #expect(cursor.recoveryWindow?.to == "2026-05-27T06:00:00Z")
+            #expect(cursor.recoveryWindows == [TimeWindow(from: "2026-04-27T06:00:00Z", to: "2026-05-27T06:00:00Z")])
+            #expect(cursor.unrecoverable == [TimeWindow(from: "2026-04-01T00:00:00Z", to: "2026-04-27T06:00:00Z")])
             let inWindow = try engine.rollups(user: "u2", metric: "steps", from: "2026-05-20", to: "2026-05-20")
             #expect(inWindow.map(\.state) == [.unknown])
             try engine.close()
@@ -182,9 +182,7 @@ import Testing
             _ = try engine.ingest(ndjson: Array(lines.joined(separator: "\n").utf8), source: "pages")
             let cursor = try #require(try engine.cursor(user: "bob", provider: "health_connect", metric: "steps"))
             #expect(cursor.state == "needs_recovery")
-            #expect(
-                cursor.recoveryWindow?.from == "2026-07-16T08:00:00Z"
-                    && cursor.recoveryWindow?.to == "2026-07-25T08:00:00Z")
+            #expect(cursor.recoveryWindows == [TimeWindow(from: "2026-07-16T08:00:00Z", to: "2026-07-25T08:00:00Z")])
             let open = try engine.rollups(user: "bob", metric: "steps", from: "2026-07-14", to: "2026-07-16")
             #expect(open[0].reading == .known([RollupRow.Value(name: "value", value: 100)]), "read before the window")
             #expect(open[2].reading == .partial([RollupRow.Value(name: "value", value: 70)], .recoveryWindowOpen))
@@ -223,6 +221,88 @@ import Testing
                 user: "carol", metric: .steps, from: CivilDay(parsing: "2026-07-01"),
                 to: CivilDay(parsing: "2026-07-01")
             ).first?.reading == .unknown(.neverSynced))
+    }
+
+    static func page(_ user: String = "bob", received: String, expired: Bool) -> String {
+        #"{"kind":"healthconnect.changes","user":"\#(user)","receivedAt":"\#(received)","recordTypes":["Steps"],"token":"t","nextChangesToken":"t2","hasMore":false,"changesTokenExpired":\#(expired),"changes":[]}"#
+    }
+
+    static func checkin(_ user: String = "bob", received: String, at: String) -> String {
+        #"{"kind":"checkin","user":"\#(user)","receivedAt":"\#(received)","provider":"health_connect","metrics":["steps"],"at":"\#(at)"}"#
+    }
+
+    static func state(_ projections: Projections, _ day: String) throws -> RollupRow.State? {
+        let day = CivilDay(parsing: day)
+        return try projections.rollupRows(user: "bob", metric: .steps, from: day, to: day).first?.state
+    }
+
+    /// Two tokens that expire with a successful read between them leave two windows to read
+    /// again, not one spanning the days read in between; a reconcile of one closes that one.
+    @Test func twoExpiriesWithAReadBetweenThemLeaveTwoWindows() throws {
+        var projections = Projections()
+        _ = try ProjectionsTests.fold(
+            [
+                Self.page(received: "2026-07-01T08:00:00Z", expired: false),
+                Self.page(received: "2026-07-05T08:00:00Z", expired: true),
+                Self.page(received: "2026-07-10T08:00:00Z", expired: false),
+                Self.page(received: "2026-07-20T08:00:00Z", expired: true),
+            ], into: &projections)
+        let cursor = try #require(projections.cursorRow(user: "bob", provider: "health_connect", metric: .steps))
+        #expect(
+            cursor.recoveryWindows == [
+                TimeWindow(from: "2026-07-01T08:00:00Z", to: "2026-07-05T08:00:00Z"),
+                TimeWindow(from: "2026-07-10T08:00:00Z", to: "2026-07-20T08:00:00Z"),
+            ])
+        #expect(try Self.state(projections, "2026-07-07") == .known, "read by the check-in of the 10th")
+        #expect(try Self.state(projections, "2026-07-03") == .unknown)
+        #expect(try Self.state(projections, "2026-07-15") == .unknown)
+        _ = try ProjectionsTests.fold(
+            [
+                #"{"kind":"reconcile","user":"bob","receivedAt":"2026-07-20T09:00:00Z","provider":"health_connect","metric":"steps","window":{"from":"2026-07-01T00:00:00Z","to":"2026-07-06T00:00:00Z"},"samples":[]}"#
+            ], into: &projections)
+        let after = try #require(projections.cursorRow(user: "bob", provider: "health_connect", metric: .steps))
+        #expect(after.state == "needs_recovery")
+        #expect(after.recoveryWindows == [TimeWindow(from: "2026-07-10T08:00:00Z", to: "2026-07-20T08:00:00Z")])
+        #expect(try Self.state(projections, "2026-07-03") == .known)
+    }
+
+    /// A second expiry more than 30 days after the first loses what lies beyond 30 days of
+    /// either window, but not the days read between them.
+    @Test func aLateSecondExpiryLosesOnlyWhatWasMissed() throws {
+        var projections = Projections()
+        _ = try ProjectionsTests.fold(
+            [
+                Self.checkin(received: "2026-05-01T00:00:00Z", at: "2026-05-01T00:00:00Z"),
+                Self.page(received: "2026-05-10T00:00:00Z", expired: true),
+                Self.checkin(received: "2026-05-12T00:00:00Z", at: "2026-05-12T00:00:00Z"),
+                Self.page(received: "2026-06-20T00:00:00Z", expired: true),
+            ], into: &projections)
+        let cursor = try #require(projections.cursorRow(user: "bob", provider: "health_connect", metric: .steps))
+        #expect(
+            cursor.unrecoverable == [
+                TimeWindow(from: "2026-05-01T00:00:00Z", to: "2026-05-10T00:00:00Z"),
+                TimeWindow(from: "2026-05-12T00:00:00Z", to: "2026-05-21T00:00:00Z"),
+            ])
+        #expect(cursor.recoveryWindows == [TimeWindow(from: "2026-05-21T00:00:00Z", to: "2026-06-20T00:00:00Z")])
+        #expect(try Self.state(projections, "2026-05-11") == .known)
+        #expect(try Self.state(projections, "2026-05-15") == .unknown)
+    }
+
+    /// A check-in made before an expiry but logged after it starts the window where it would
+    /// have, had it been logged first.
+    @Test func aCheckInLoggedAfterTheExpiryItPrecededShortensTheWindow() throws {
+        let checkin = Self.checkin(received: "2026-07-06T00:00:00Z", at: "2026-07-03T00:00:00Z")
+        let expiry = Self.page(received: "2026-07-05T00:00:00Z", expired: true)
+        let start = Self.checkin(received: "2026-05-20T00:00:00Z", at: "2026-05-20T00:00:00Z")
+        var rows: [CursorRow] = []
+        for order in [[start, checkin, expiry], [start, expiry, checkin]] {
+            var projections = Projections()
+            _ = try ProjectionsTests.fold(order, into: &projections)
+            rows.append(try #require(projections.cursorRow(user: "bob", provider: "health_connect", metric: .steps)))
+        }
+        #expect(rows[0].recoveryWindows == [TimeWindow(from: "2026-07-03T00:00:00Z", to: "2026-07-05T00:00:00Z")])
+        #expect(rows[1] == rows[0])
+        #expect(rows[1].unrecoverable.isEmpty)
     }
 
     /// A reinstall's nil-anchor re-delivery is reported as such, with zero new samples, and a

@@ -170,6 +170,12 @@ public struct CellAudit: Sendable, Equatable {
     public var history: [Version] = []
 }
 
+/// A stretch of time `[from, to)`, its ends as RFC 3339 instants in UTC.
+public struct TimeWindow: Sendable, Equatable {
+    public var from: String
+    public var to: String
+}
+
 /// A sync channel's stored cursor and state, as `RecountEngine.cursor` reports it.
 public struct CursorRow: Sendable, Equatable {
     public var user: String
@@ -181,10 +187,12 @@ public struct CursorRow: Sendable, Equatable {
     public var kind: String?
     /// `ok`, or `needs_recovery` while a window must be read again.
     public var state: String
-    /// The window (RFC 3339, UTC) to read again with a `reconcile`, when recovery is needed.
-    public var recoveryWindow: (from: String, to: String)?
-    /// The part the client can no longer read (a token expired more than 30 days after the last read).
-    public var unrecoverable: (from: String, to: String)?
+    /// The windows to read again, each with a `reconcile` covering it (ascending; one per
+    /// expired token with a successful read between them). Empty when the state is `ok`.
+    public var recoveryWindows: [TimeWindow]
+    /// What the client can no longer read (a token expired more than 30 days after the last
+    /// read), ascending.
+    public var unrecoverable: [TimeWindow]
     public var lastCheckinAt: String?
     public var lastSampleAt: String?
     /// Full re-deliveries (nil anchors) seen, and how many samples of the last were new and known.
@@ -195,9 +203,8 @@ public struct CursorRow: Sendable, Equatable {
 
     public static func == (a: CursorRow, b: CursorRow) -> Bool {
         a.user == b.user && a.provider == b.provider && a.metric == b.metric && a.cursor == b.cursor && a.kind == b.kind
-            && a.state == b.state && a.recoveryWindow?.from == b.recoveryWindow?.from
-            && a.recoveryWindow?.to == b.recoveryWindow?.to && a.unrecoverable?.from == b.unrecoverable?.from
-            && a.unrecoverable?.to == b.unrecoverable?.to && a.lastCheckinAt == b.lastCheckinAt
+            && a.state == b.state && a.recoveryWindows == b.recoveryWindows && a.unrecoverable == b.unrecoverable
+            && a.lastCheckinAt == b.lastCheckinAt
             && a.lastSampleAt == b.lastSampleAt && a.fullRedeliveries == b.fullRedeliveries
             && a.lastFullRedelivery?.new == b.lastFullRedelivery?.new
             && a.lastFullRedelivery?.known == b.lastFullRedelivery?.known && a.stuck == b.stuck

@@ -48,6 +48,15 @@ package struct CanonicalBytes {
         bytes.append(contentsOf: raw)
     }
 
+    /// A count, then each range's bounds.
+    package mutating func append(_ ranges: [Range<Int64>]) {
+        append(UInt64(ranges.count))
+        for range in ranges {
+            append(range.lowerBound)
+            append(range.upperBound)
+        }
+    }
+
     /// A present flag, then the value.
     package mutating func append<T>(_ value: T?, _ write: (inout CanonicalBytes, T) -> Void) {
         append(value != nil)

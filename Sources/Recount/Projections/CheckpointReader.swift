@@ -113,6 +113,18 @@ package struct CheckpointReader {
         }
     }
 
+    /// Ranges as `CanonicalBytes` writes them, which must be ascending and disjoint.
+    package mutating func ranges() throws(Malformed) -> [Range<Int64>] {
+        var ranges: [Range<Int64>] = []
+        for _ in 0..<(try integer(UInt64.self)) {
+            let from: Int64 = try integer()
+            let to: Int64 = try integer()
+            guard from <= to, from >= ranges.last?.upperBound ?? .min else { throw Malformed() }
+            ranges.append(from..<to)
+        }
+        return ranges
+    }
+
     /// A present flag, then the value.
     package mutating func optional<T>(_ read: (inout CheckpointReader) throws(Malformed) -> T) throws(Malformed) -> T? {
         try bool() ? try read(&self) : nil

@@ -57,8 +57,9 @@ extension Projections {
         guard !channels.isEmpty else { return .neverSynced }
         var found: RollupRow.Reason? = nil
         for state in channels {
-            if let lost = state.lost, lost.overlaps(dayStart..<dayEnd) { return .unrecoverableGap }
-            if case .needsRecovery(let from, let to) = state.health, from < dayEnd, to > dayStart {
+            if state.lost.contains(where: { $0.overlaps(dayStart..<dayEnd) }) { return .unrecoverableGap }
+            // An empty window (an expiry at the instant of the last read) still names its day.
+            if state.recoveryWindows.contains(where: { $0.lowerBound < dayEnd && $0.upperBound > dayStart }) {
                 found = .recoveryWindowOpen
             } else if found == nil,
                 (state.lastCheckin(atOrBefore: asOf) ?? .min) < dayEnd || (asOf.map { dayEnd > $0 } ?? false)

@@ -8,8 +8,8 @@ extension Projections {
             var row = byProvider[provider] ?? EngineStats.ProviderStats(provider: provider)
             row.channels += 1
             usersByProvider[provider, default: []].insert(key.user)
-            if case .needsRecovery = state.health { row.needsRecovery += 1 }
-            if state.lost != nil { row.unrecoverable += 1 }
+            if !state.recoveryWindows.isEmpty { row.needsRecovery += 1 }
+            if !state.lost.isEmpty { row.unrecoverable += 1 }
             if state.isStuck { row.stuck += 1 }
             row.fullRedeliveries += state.fullRedeliveries
             row.redeliveredNew += state.redeliveredSamples.new

@@ -155,18 +155,10 @@ extension Projections {
             out.append(UInt64(state.checkins.count))
             for checkin in state.checkins { out.append(checkin) }
             out.append(state.lastSampleAt) { $0.append($1) }
-            switch state.health {
-            case .ok: out.append(UInt8(0))
-            case .needsRecovery(let from, let to):
-                out.append(UInt8(1))
-                out.append(from)
-                out.append(to)
-            }
+            out.append(state.missed)
+            out.append(state.horizon)
             out.append(state.healthReceivedAt) { $0.append($1) }
-            out.append(state.lost) { out, lost in
-                out.append(lost.lowerBound)
-                out.append(lost.upperBound)
-            }
+            out.append(state.lostRecovered)
             if counters {
                 out.append(UInt64(state.fullRedeliveries))
                 out.append(state.lastFullRedelivery) { out, last in
@@ -222,18 +214,10 @@ extension Projections {
                 previous = checkin
             }
             state.lastSampleAt = try input.optional(int64)
-            switch try input.integer(UInt8.self) {
-            case 0: state.health = .ok
-            case 1: state.health = .needsRecovery(from: try input.integer(), to: try input.integer())
-            default: throw Malformed()
-            }
+            state.missed = try input.ranges()
+            state.horizon = try input.integer()
             state.healthReceivedAt = try input.optional(int64)
-            state.lost = try input.optional { r throws(Malformed) in
-                let from: Int64 = try r.integer()
-                let to: Int64 = try r.integer()
-                guard from <= to else { throw Malformed() }
-                return from..<to
-            }
+            state.lostRecovered = try input.ranges()
             state.fullRedeliveries = Int(try input.integer(UInt64.self))
             state.lastFullRedelivery = try input.optional { r throws(Malformed) in
                 (Int(try r.integer(UInt64.self)), Int(try r.integer(UInt64.self)))

@@ -5,19 +5,18 @@ extension Projections {
             let state = syncStates[SyncKey(user: userID, provider: providerID, metric: metric)]
         else { return nil }
         func time(_ millis: Int64?) -> String? { millis.map { RFC3339.format(millis: $0, offsetSeconds: 0) } }
-        var row = CursorRow(
+        func times(_ ranges: [Range<Int64>]) -> [TimeWindow] {
+            ranges.map { TimeWindow(from: time($0.lowerBound)!, to: time($0.upperBound)!) }
+        }
+        let windows = state.recoveryWindows
+        return CursorRow(
             user: user, provider: provider, metric: metric.name, cursor: state.cursor,
             kind: state.cursorKind.map { $0 == .healthKitAnchor ? "healthkit.anchor" : "healthconnect.token" },
-            state: "ok", recoveryWindow: nil,
-            unrecoverable: state.lost.map { (time($0.lowerBound)!, time($0.upperBound)!) },
+            state: windows.isEmpty ? "ok" : "needs_recovery", recoveryWindows: times(windows),
+            unrecoverable: times(state.lost),
             lastCheckinAt: time(state.lastCheckinAt), lastSampleAt: time(state.lastSampleAt),
             fullRedeliveries: state.fullRedeliveries, lastFullRedelivery: state.lastFullRedelivery, stuck: state.isStuck
         )
-        if case .needsRecovery(let from, let to) = state.health {
-            row.state = "needs_recovery"
-            row.recoveryWindow = (time(from)!, time(to)!)
-        }
-        return row
     }
 
     /// The stale channels at `asOf` (epoch millis) and, per provider and cohort, the fraction

@@ -10,14 +10,6 @@ package struct SyncState: Equatable, Sendable {
         case healthConnectToken = 2
     }
 
-    /// Whether the channel can be trusted, and what must be read again when not.
-    package enum Health: Equatable, Sendable {
-        case ok
-        /// A changes token expired: the window `[from, to)` (epoch millis) must be read again
-        /// with a `reconcile` covering it.
-        case needsRecovery(from: Int64, to: Int64)
-    }
-
     /// Health Connect reads at most this far back without the history permission.
     package static let recoveryHorizonMillis: Int64 = 30 * 86_400_000
     /// A client re-sending the same all-known delivery with the same anchor this many times in
@@ -29,7 +21,8 @@ package struct SyncState: Equatable, Sendable {
     /// The `receivedAt` of the envelope that brought the cursor: the newest cursor wins, so
     /// folding an old delivery again does not bring back its old cursor.
     package var cursorReceivedAt: Int64?
-    /// The `receivedAt` of the envelope that last changed `health`; older ones do not.
+    /// The `receivedAt` of the newest expired page or of the newest reconcile that closed a
+    /// recovery; older ones change nothing.
     package var healthReceivedAt: Int64?
     /// Every check-in (epoch millis), ascending and distinct: a `checkin`, a HealthKit
     /// delivery, or a Health Connect page that ended a read (`hasMore: false`) without an
@@ -37,10 +30,16 @@ package struct SyncState: Equatable, Sendable {
     package private(set) var checkins: [Int64] = []
     /// The newest `receivedAt` of an envelope that carried samples of the metric.
     package var lastSampleAt: Int64?
-    package var health: Health = .ok
-    /// When a token expired more than 30 days after the last successful read, the part of the
-    /// window the client can no longer read (epoch millis): its days stay unknown.
-    package var lost: Range<Int64>?
+    /// The stretches whose changes the client missed and has not read again, ascending and
+    /// disjoint: each from the last successful read before an expired token to that expiry
+    /// (epoch millis). What lies before `horizon` in them cannot be read again.
+    package var missed: [Range<Int64>] = []
+    /// 30 days before the newest expired token (`Int64.min` before any): Health Connect reads
+    /// no further back.
+    package var horizon: Int64 = .min
+    /// The parts of recovered stretches that lay beyond the horizon (ascending, disjoint): the
+    /// client could not read them again, so their days stay unknown.
+    package var lostRecovered: [Range<Int64>] = []
     /// Full re-deliveries (a nil HealthKit anchor on a channel that had been given one) seen,
     /// and the samples of the last one that were new and already known.
     package var fullRedeliveries = 0
@@ -90,7 +89,8 @@ package struct SyncState: Equatable, Sendable {
     package static func == (a: SyncState, b: SyncState) -> Bool {
         a.cursor == b.cursor && a.cursorKind == b.cursorKind && a.cursorReceivedAt == b.cursorReceivedAt
             && a.healthReceivedAt == b.healthReceivedAt && a.checkins == b.checkins
-            && a.lastSampleAt == b.lastSampleAt && a.health == b.health && a.lost == b.lost
+            && a.lastSampleAt == b.lastSampleAt && a.missed == b.missed && a.horizon == b.horizon
+            && a.lostRecovered == b.lostRecovered
             && a.fullRedeliveries == b.fullRedeliveries
             && a.lastFullRedelivery?.new == b.lastFullRedelivery?.new
             && a.lastFullRedelivery?.known == b.lastFullRedelivery?.known && a.repeatedAllKnown == b.repeatedAllKnown
@@ -118,31 +118,74 @@ package struct SyncState: Equatable, Sendable {
         } else {
             checkins.append(millis)
         }
+        shortenMissed(by: millis)
     }
 
-    /// An expired changes token received at `millis`: the window from the last successful read
-    /// must be read again; what lies more than 30 days back cannot be, and is lost.
+    /// The windows to read again with a `reconcile` covering each, ascending: the part of each
+    /// missed stretch within 30 days of the newest expiry. Empty when the channel is ok.
+    package var recoveryWindows: [Range<Int64>] { missed.compactMap(window(of:)) }
+
+    /// The part of a missed stretch that can still be read, if any.
+    private func window(of stretch: Range<Int64>) -> Range<Int64>? {
+        stretch.upperBound > horizon ? max(stretch.lowerBound, horizon)..<stretch.upperBound : nil
+    }
+
+    /// The time the client can no longer read (ascending, disjoint): the parts of missed
+    /// stretches beyond the horizon, recovered or not.
+    package var lost: [Range<Int64>] {
+        Self.union(lostRecovered + missed.compactMap(lostPart(of:)))
+    }
+
+    /// The part of a missed stretch beyond the horizon, if any.
+    private func lostPart(of stretch: Range<Int64>) -> Range<Int64>? {
+        stretch.lowerBound < horizon ? stretch.clamped(to: .min..<horizon) : nil
+    }
+
+    /// `ranges` as ascending, disjoint ranges covering the same time.
+    private static func union(_ ranges: [Range<Int64>]) -> [Range<Int64>] {
+        ranges.sorted { $0.lowerBound < $1.lowerBound }.reduce(into: []) { merged, range in
+            if let last = merged.last, range.lowerBound <= last.upperBound {
+                merged[merged.count - 1] = last.lowerBound..<max(last.upperBound, range.upperBound)
+            } else {
+                merged.append(range)
+            }
+        }
+    }
+
+    /// An expired changes token received at `millis`: the changes since the last successful
+    /// read before it were missed (a stretch joined with the missed stretches it meets: no
+    /// successful read lies between them); what lies more than 30 days back cannot be read.
     mutating func tokenExpired(at millis: Int64) {
         guard millis > healthReceivedAt ?? .min else { return }
         healthReceivedAt = millis
-        let horizon = millis - Self.recoveryHorizonMillis
-        // The last successful read before the expiry: a check-in logged earlier but made later
-        // does not start the window after its end.
+        horizon = millis - Self.recoveryHorizonMillis
         var from = lastCheckin(atOrBefore: millis) ?? horizon
-        if case .needsRecovery(let open, _) = health { from = min(from, open) }
-        if from < horizon {
-            lost = min(lost?.lowerBound ?? from, from)..<horizon
-            from = horizon
+        // Every held stretch ends at an earlier expiry, so the new one comes last.
+        while let last = missed.last, last.upperBound >= from {
+            from = min(from, last.lowerBound)
+            missed.removeLast()
         }
-        health = .needsRecovery(from: from, to: millis)
+        missed.append(from..<millis)
     }
 
-    /// A reconcile of `[from, to)` received at `millis`: clears the recovery it covers.
+    /// A successful read at `millis` logged after the expiry it preceded: the client missed
+    /// only what came after it.
+    private mutating func shortenMissed(by millis: Int64) {
+        for index in missed.indices where missed[index].lowerBound < millis && millis < missed[index].upperBound {
+            missed[index] = millis..<missed[index].upperBound
+        }
+    }
+
+    /// A reconcile of `[from, to)` received at `millis`: recovers each missed stretch whose
+    /// window it covers (its part beyond the horizon stays lost).
     mutating func reconciled(from: Int64, to: Int64, at millis: Int64) {
-        guard millis > healthReceivedAt ?? .min,
-            case .needsRecovery(let start, let end) = health, from <= start, to >= end
-        else { return }
-        health = .ok
+        guard millis > healthReceivedAt ?? .min else { return }
+        let recovered = missed.filter { stretch in
+            window(of: stretch).map { from <= $0.lowerBound && to >= $0.upperBound } ?? false
+        }
+        guard !recovered.isEmpty else { return }
+        missed.removeAll { recovered.contains($0) }
+        lostRecovered = Self.union(lostRecovered + recovered.compactMap(lostPart(of:)))
         healthReceivedAt = millis
     }
 }
