@@ -348,6 +348,31 @@ import Testing
         }
     }
 
+    /// The delivery counters count deliveries, not folds: ingesting every envelope again leaves
+    /// them as they were, and a first sync logged after a later delivery is not a re-delivery.
+    @Test func deliveryCountersCountEachDeliveryOnce() throws {
+        let samples = (0..<3).map {
+            Self.steps("s\($0)", "2026-07-14T0\($0):00:00-07:00", "2026-07-14T0\($0):30:00-07:00", 100)
+        }
+        let lines =
+            [
+                Self.delivery(received: "2026-07-14T20:00:00Z", anchor: nil, added: samples),
+                Self.delivery(received: "2026-07-15T20:00:00Z", anchor: nil, added: samples),
+            ] + (16...18).map { Self.delivery(received: "2026-07-\($0)T20:00:00Z", anchor: "Yg==", added: samples) }
+        var once = Projections()
+        _ = try ProjectionsTests.fold(lines, into: &once)
+        var twice = Projections()
+        _ = try ProjectionsTests.fold(lines + lines, into: &twice)
+        let row = try #require(once.cursorRow(user: "alice", provider: "healthkit", metric: .steps))
+        #expect(row.fullRedeliveries == 1 && row.lastFullRedelivery?.known == 3 && row.stuck)
+        #expect(twice.cursorRow(user: "alice", provider: "healthkit", metric: .steps) == row)
+        #expect(twice.stats().providers == once.stats().providers)
+
+        var late = Projections()
+        _ = try ProjectionsTests.fold([lines[2], lines[0]], into: &late)
+        #expect(late.cursorRow(user: "alice", provider: "healthkit", metric: .steps)?.fullRedeliveries == 0)
+    }
+
     /// Check-ins folded late or twice take their place once, in order, and `--as-of` reads the
     /// newest one at or before its instant.
     @Test func checkInsAreKeptInOrderOnceEach() {

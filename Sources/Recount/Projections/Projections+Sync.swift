@@ -65,8 +65,12 @@ extension Projections {
         let received = fold.received
         updateSync("healthkit", delivery.type.metric, fold) { state in
             let previous = state.cursor
+            // The counters count deliveries as they come: one received no later than the newest
+            // cursor is an old delivery folded again (an ingest repeated) or logged late.
+            let isNewest = received > state.cursorReceivedAt ?? .min
             state.offer(cursor: delivery.newAnchor, kind: .healthKitAnchor, receivedAt: received)
             state.checkIn(at: received)
+            guard isNewest else { return }
             // A nil anchor where one was handed out before: the client lost it (a reinstall) and
             // reads everything again. A channel's first delivery is its first sync.
             if delivery.anchor == nil && previous != nil {
