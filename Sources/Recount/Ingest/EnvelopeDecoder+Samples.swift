@@ -95,7 +95,7 @@ extension EnvelopeDecoder {
         }
         let startSpan = try input.required(.start)
         let start = try input.instant(startSpan, .start)
-        try Self.checkDaysNameable(start, path: input.path(.start))
+        try Self.checkDaysNameable(start, beyond: input.fractionBeyondMillis(startSpan), path: input.path(.start))
         var end: Instant? = nil
         if let span = try input.optional(.end) {
             let instant = try input.instant(span, .end)

@@ -109,14 +109,18 @@ struct ObjectReader {
     static func integer(
         _ value: JSONValue, in range: ClosedRange<Int64>, path: @autoclosure () -> String
     ) throws(FieldError) -> Int64 {
-        guard case .number(let number) = value, let integer = integralValue(number) else {
+        guard case .number(let number) = value else {
             throw FieldError(.wrongType, path: path(), reason: "must be an integer")
         }
-        guard range.contains(integer) else {
-            throw FieldError(
-                .outOfRange, path: path(), reason: "must be between \(range.lowerBound) and \(range.upperBound)")
+        let integer = integralValue(number)
+        if let integer, range.contains(integer) { return integer }
+        // An integer too large for 64 bits (or for a double) is still an integer.
+        let double = number.double
+        guard integer != nil || !double.isFinite || double == double.rounded() else {
+            throw FieldError(.wrongType, path: path(), reason: "must be an integer")
         }
-        return integer
+        throw FieldError(
+            .outOfRange, path: path(), reason: "must be between \(range.lowerBound) and \(range.upperBound)")
     }
 
     /// The integer a number stands for, also when written `1.0` or `1e3` (JSON Schema's view).
