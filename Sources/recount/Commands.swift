@@ -20,6 +20,7 @@ enum Commands {
             case ["log", "stats"]: return try LogCommands.stats(invocation)
             case ["log", "repair"]: return try LogCommands.repair(invocation)
             case ["log", "dump"]: return try DumpCommand.run(invocation)
+            case ["log"]: throw UsageError(message: "log needs a command: dump, check, stats or repair")
             case let words where words.first == "ingest": return try IngestCommand.run(invocation)
             case let words where words.first == "import": return try ImportCommand.run(invocation)
             case ["demo"]: return try DemoCommand.run(invocation)

@@ -24,7 +24,7 @@ enum ImportCommand {
         let input = invocation.words[2]
         guard ["apple-health", "fitbit", "google-fit"].contains(source) else { throw UsageError(message: usage) }
         try invocation.allowOnly(["user", "time-zone"])
-        let user = try invocation.require("user")
+        let user = try invocation.requireUser()
         let timeZone = invocation.option("time-zone")
         let policy = try timeZone.map { argument throws(UsageError) in try localTimePolicy(argument, source: source) }
         if input != "-" {

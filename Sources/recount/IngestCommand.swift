@@ -93,7 +93,7 @@ enum DumpCommand {
                 guard let value = UInt64(text) else { throw UsageError(message: "--from needs a log position") }
                 return value
             } ?? Log.firstPosition
-        let user = invocation.options["user"].map { UserFilter([$0]) }
+        let user = try invocation.user().map { UserFilter([$0]) }
         let reader = try LogReader(directory: invocation.logDirectory)
         var out = ""
         // Records read before damage are printed before the damage is reported.

@@ -1,4 +1,5 @@
 import Foundation
+import Recount
 
 /// A usage mistake: exit status 2, with the usage of the command it was made in.
 struct UsageError: Error {
@@ -37,7 +38,8 @@ struct Invocation {
           changes --since VERSION [--user U]   cells whose version moved after VERSION, old and new values
           dirty            the days whose inputs changed since they were recomputed
           digest           SHA-256 over a canonical form of all projections
-          replay [--user U] [--until POS]   rebuild the projections from the log in memory; print the digest
+          replay [--user U] [--until POS]   rebuild the projections from the log in memory (the records before
+                           POS when given); print the digest
           verify           check the log, replay it into memory, compare digests; exit 4 on mismatch
           import apple-health FILE|- --user U   an Apple Health export.zip or export.xml as samples.upsert NDJSON
                   [--time-zone ZONE|as-written]   the zone of samples without HKTimeZone (default: inferred
@@ -178,6 +180,21 @@ struct Invocation {
             throw UsageError(message: "\(words.joined(separator: " ")) needs --\(name)")
         }
         return value
+    }
+
+    /// The value of `--user`, if given; a usage error when no envelope can carry that name.
+    func user() throws(UsageError) -> String? {
+        guard let user = options["user"] else { return nil }
+        guard Envelope.isValidUser(user) else {
+            throw UsageError(message: "--user \(user.debugDescription) is not a user name (\(Envelope.userNameRule))")
+        }
+        return user
+    }
+
+    /// The value of `--user`; a usage error when it is missing or no envelope can carry it.
+    func requireUser() throws(UsageError) -> String {
+        guard let user = try user() else { return try require("user") }
+        return user
     }
 
     /// Refuses options the command does not take (beyond the global ones).

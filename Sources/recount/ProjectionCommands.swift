@@ -48,7 +48,7 @@ enum ProjectionCommands {
 
     static func rollups(_ invocation: Invocation) throws -> ExitStatus {
         try invocation.allowOnly(["user", "metric", "from", "to", "as-of"])
-        let user = try invocation.require("user")
+        let user = try invocation.requireUser()
         let metric = try invocation.require("metric")
         let rows = try withEngine(invocation, user: user) {
             try $0.rollups(
@@ -98,7 +98,7 @@ enum ProjectionCommands {
     static func samples(_ invocation: Invocation) throws -> ExitStatus {
         try invocation.allowOnly(["user", "metric", "day"])
         let (user, metric, day) = (
-            try invocation.require("user"), try invocation.require("metric"), try invocation.require("day")
+            try invocation.requireUser(), try invocation.require("metric"), try invocation.require("day")
         )
         let rows = try withEngine(invocation, user: user) { try $0.samples(user: user, metric: metric, day: day) }
         if invocation.json {
@@ -137,7 +137,7 @@ enum ProjectionCommands {
     static func audit(_ invocation: Invocation) throws -> ExitStatus {
         try invocation.allowOnly(["user", "metric", "day"])
         let (user, metric, day) = (
-            try invocation.require("user"), try invocation.require("metric"), try invocation.require("day")
+            try invocation.requireUser(), try invocation.require("metric"), try invocation.require("day")
         )
         let audit = try withEngine(invocation, user: user) { try $0.audit(user: user, metric: metric, day: day) }
         guard let audit else {
@@ -212,7 +212,7 @@ enum ProjectionCommands {
     static func cursor(_ invocation: Invocation) throws -> ExitStatus {
         try invocation.allowOnly(["user", "provider", "metric"])
         let (user, provider, metric) = (
-            try invocation.require("user"), try invocation.require("provider"), try invocation.require("metric")
+            try invocation.requireUser(), try invocation.require("provider"), try invocation.require("metric")
         )
         let row = try withEngine(invocation, user: user) {
             try $0.cursor(user: user, provider: provider, metric: metric)
@@ -332,7 +332,7 @@ enum ProjectionCommands {
         guard let since = UInt64(try invocation.require("since")) else {
             throw UsageError(message: "--since needs a version (a log position)")
         }
-        let user = invocation.options["user"]
+        let user = try invocation.user()
         let rows = try withEngine(invocation, user: user) { try $0.changes(since: since, user: user) }
         func text(_ values: [RollupRow.Value]?) -> String {
             values.map { $0.map { "\($0.name) \(Output.text(of: $0.value))" }.joined(separator: ", ") } ?? "none"
@@ -387,7 +387,7 @@ enum ProjectionCommands {
             return value
         }
         let result = try RecountEngine.replay(
-            directory: invocation.dataDirectory, user: invocation.options["user"], until: until,
+            directory: invocation.dataDirectory, user: try invocation.user(), until: until,
             progress: progress(invocation))
         if invocation.json {
             Output.jsonLine(fields(result))

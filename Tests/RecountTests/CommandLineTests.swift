@@ -359,6 +359,10 @@ import Testing
                 (["--data", data, "ingest", "--durability", "fast", file], "--durability takes every-batch"),
                 (["--data", data, "log", "stats", "--json=yes"], "option --json takes no value"),
                 (["--data", data, "log", "stats", "-x"], "unknown option -x"),
+                (
+                    ["--data", data, "rollups", "--user", "u1", "--metric", "steps", "--from", "0000-12-31"],
+                    "0000-12-31 is not a YYYY-MM-DD date in the years 0001–9999"
+                ),
             ] {
                 let run = try Self.recount(arguments)
                 #expect(run.status == 2 && run.errors.hasPrefix("recount: \(message)"), "\(arguments): \(run.errors)")
@@ -378,7 +382,13 @@ import Testing
                 ["dump"]
             ),
             (["import", "fitbit", "x"], ["import fitbit DIR|ZIP", "its local times"], ["apple-health", "rollups"]),
-            (["log"], ["log dump", "log check", "log stats", "log repair"], ["rollups", "demo"]),
+            (
+                ["log"], ["log needs a command: dump, check, stats or repair", "log dump", "log repair"],
+                ["rollups", "demo", "unknown command"]
+            ),
+            // Names no envelope can carry, and days before 0001, are refused before any answer.
+            (["rollups", "--user", "bad name!", "--metric", "steps"], ["is not a user name"], ["date"]),
+            (["replay", "--user", ""], ["--user \"\" is not a user name"], ["rollups"]),
             (["frobnicate"], ["unknown command 'frobnicate'", "usage: recount [--data DIR]"], ["commands:", "dump"]),
             (["--frob"], ["unknown option --frob", "usage: recount [--data DIR]"], ["commands:"]),
             // Mistakes found while reading the options show the command read so far.

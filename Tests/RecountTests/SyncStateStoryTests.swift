@@ -59,6 +59,13 @@ import Testing
             #expect { try engine.stale(asOf: "0001-01-01T00:00:00+01:00") } throws: {
                 ($0 as? QueryError)?.code == .invalidDate
             }
+            // So are a day before 0001 and a name no envelope can carry.
+            #expect { try engine.rollups(user: "alice", metric: "steps", from: "0000-12-31") } throws: {
+                ($0 as? QueryError)?.code == .invalidDate
+            }
+            #expect { try engine.samples(user: "alice smith", metric: "steps", day: "2026-07-17") } throws: {
+                ($0 as? QueryError)?.code == .invalidUser
+            }
             try engine.close()
         }
     }

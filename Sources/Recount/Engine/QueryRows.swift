@@ -106,6 +106,8 @@ public struct QueryError: Error, CustomStringConvertible, Sendable {
         public static let invalidDate = Code("invalidDate")
         /// The range asks for more days than a query returns.
         public static let rangeTooLong = Code("rangeTooLong")
+        /// The user name is not one an envelope can carry.
+        public static let invalidUser = Code("invalidUser")
         /// The engine was opened for another user's queries only.
         public static let otherUser = Code("otherUser")
     }

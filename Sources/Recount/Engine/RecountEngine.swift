@@ -130,8 +130,12 @@ public final class RecountEngine: Sendable {
         projections = Mutex(state)
     }
 
-    /// Throws `QueryError(.otherUser)` when the engine holds only another user's records.
-    private func checkHolds(_ user: String) throws(QueryError) {
+    /// Throws `QueryError(.invalidUser)` for a name no envelope can carry, and
+    /// `QueryError(.otherUser)` when the engine holds only another user's records.
+    private func checkAsked(_ user: String) throws(QueryError) {
+        guard Envelope.isValidUser(user) else {
+            throw QueryError(.invalidUser, "\(user.debugDescription) is not a user name (\(Envelope.userNameRule))")
+        }
         guard let onlyUser, onlyUser != user else { return }
         throw QueryError(.otherUser, "the engine was opened for \(onlyUser)'s queries only, not \(user)'s")
     }
@@ -301,7 +305,7 @@ public final class RecountEngine: Sendable {
     public func rollups(
         user: String, metric: String, from: String? = nil, to: String? = nil, asOf: String? = nil
     ) throws(QueryError) -> [RollupRow] {
-        try checkHolds(user)
+        try checkAsked(user)
         let metric = try Self.metric(metric)
         let first = try from.map { text throws(QueryError) in try Self.day(text) }
         let last = try to.map { text throws(QueryError) in try Self.day(text) }
@@ -322,7 +326,7 @@ public final class RecountEngine: Sendable {
 
     /// The live samples of a user's metric on one day (`YYYY-MM-DD`), in time order.
     public func samples(user: String, metric: String, day: String) throws(QueryError) -> [SampleRow] {
-        try checkHolds(user)
+        try checkAsked(user)
         let metric = try Self.metric(metric)
         let day = try Self.day(day)
         return projections.withLock { $0.sampleRows(user: user, metric: metric, day: day) }
@@ -332,7 +336,7 @@ public final class RecountEngine: Sendable {
     /// it has had with the log event that made it, from a replay of the user's records;
     /// `nil` when the day has no rollup.
     public func audit(user: String, metric: String, day: String, history: Bool = true) throws -> CellAudit? {
-        try checkHolds(user)
+        try checkAsked(user)
         let metric = try Self.metric(metric)
         let day = try Self.day(day)
         let found = projections.withLock { projections in
@@ -347,7 +351,7 @@ public final class RecountEngine: Sendable {
     /// The stored cursor of a user's provider for a metric, with its state and recovery window,
     /// so a reinstalled client can resume instead of replaying; `nil` when there is none.
     public func cursor(user: String, provider: String, metric: String) throws(QueryError) -> CursorRow? {
-        try checkHolds(user)
+        try checkAsked(user)
         let metric = try Self.metric(metric)
         return projections.withLock { $0.cursorRow(user: user, provider: provider, metric: metric) }
     }
@@ -376,7 +380,7 @@ public final class RecountEngine: Sendable {
 
     /// `changes`, its replay folding at most about `groupBytes` of records at a time.
     func changes(since version: UInt64, user: String?, groupBytes: Int) throws -> [CellChangeRow] {
-        if let user { try checkHolds(user) }
+        if let user { try checkAsked(user) }
         try recompute()
         let moved = projections.withLock { $0.usersWithChanges(since: version, user: user) }
         // Their figures then, from a replay up to `version` a group of users at a time.
@@ -409,8 +413,8 @@ public final class RecountEngine: Sendable {
     }
 
     static func day(_ text: String) throws(QueryError) -> CivilDay {
-        guard let day = CivilDay(parsing: text) else {
-            throw QueryError(.invalidDate, "\(text) is not a YYYY-MM-DD date")
+        guard let day = CivilDay(parsing: text), day.components.year >= 1 else {
+            throw QueryError(.invalidDate, "\(text) is not a YYYY-MM-DD date in the years 0001–9999")
         }
         return day
     }

@@ -29,6 +29,9 @@ package struct Envelope: Equatable, Sendable {
     /// The contract's `kind` string.
     package var kind: Kind { body.kind }
 
+    /// The contract's rule for user names, as error messages state it.
+    package static let userNameRule = "1–128 of A–Z a–z 0–9 . _ : @ -"
+
     /// Whether `user` is a user name the contract accepts (1–128 of `[A-Za-z0-9._:@-]`; the
     /// config default `*` is not a user).
     package static func isValidUser(_ user: String) -> Bool {
