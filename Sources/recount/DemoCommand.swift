@@ -13,25 +13,32 @@ enum DemoCommand {
         try invocation.createLogDirectory()
         let input = invocation.dataDirectory + "/demo.ndjson"
         try Data(envelopes.utf8).write(to: URL(fileURLWithPath: input))
-        print("wrote \(input): \(envelopes.split(separator: "\n").count) envelopes, the sixth broken on purpose\n")
+        let json = invocation.json
+        narrate(
+            "wrote \(input): \(envelopes.split(separator: "\n").count) envelopes, the sixth broken on purpose\n", json)
 
-        print("$ recount ingest \(input)")
+        narrate("$ recount ingest \(input)", json)
         var ingest = invocation
         ingest.words = ["ingest", input]
         let ingestStatus = try IngestCommand.run(ingest)
-        print(
+        narrate(
             ingestStatus == .someInputRejected
-                ? "(exit 3: a line was rejected, the rest applied)\n" : "(exit \(ingestStatus.rawValue))\n")
+                ? "(exit 3: a line was rejected, the rest applied)\n" : "(exit \(ingestStatus.rawValue))\n", json)
 
-        print("$ recount log stats")
+        narrate("$ recount log stats", json)
         _ = try LogCommands.stats(invocation)
-        print("\n$ recount log check")
+        narrate("\n$ recount log check", json)
         let checkStatus = try LogCommands.check(invocation)
-        print("\n$ recount log dump (last two envelopes)")
+        narrate("\n$ recount log dump (last two envelopes)", json)
         let reader = try LogReader(directory: invocation.logDirectory)
         let lastTwo = max(reader.snapshot.startPosition, reader.endPosition > 2 ? reader.endPosition - 2 : 0)
         try reader.forEach(from: lastTwo) { record in
-            print("\(record.position): \(EnvelopeJSON.string(try EnvelopeCodec.decode(record.bytes)))")
+            let envelope = EnvelopeJSON.string(try EnvelopeCodec.decode(record.bytes))
+            if json {
+                Output.jsonLine([("position", .int(Int64(record.position))), ("envelope", .raw(envelope))])
+            } else {
+                print("\(record.position): \(envelope)")
+            }
         }
         let questions: [[String]] = [
             ["rollups", "--user", "alice", "--metric", "steps", "--from", "2026-07-13", "--to", "2026-07-16"],
@@ -47,10 +54,10 @@ enum DemoCommand {
         let weeks = invocation.dataDirectory + "/demo-weeks.ndjson"
         let workload = DemoWorkload.ndjson
         try Data(workload.utf8).write(to: URL(fileURLWithPath: weeks))
-        print(
+        narrate(
             "\nwrote \(weeks): \(workload.split(separator: "\n").count) envelopes, two weeks of five users "
-                + "(a silent weekend, a reinstall, a revised night, a deletion, an expired token)\n")
-        print("$ recount ingest \(weeks)")
+                + "(a silent weekend, a reinstall, a revised night, a deletion, an expired token)\n", json)
+        narrate("$ recount ingest \(weeks)", json)
         ingest.words = ["ingest", weeks]
         if try IngestCommand.run(ingest) != .success { status = .failure }
         status =
@@ -70,11 +77,21 @@ enum DemoCommand {
         return status
     }
 
+    /// Prints a line of the demo's story; with `--json` as a JSON line (`"event":"demo"`), so
+    /// that standard output holds JSON lines only.
+    static func narrate(_ text: String, _ json: Bool) {
+        if json {
+            Output.jsonLine([("event", .string("demo")), ("text", .string(text.trimmingCharacters(in: .newlines)))])
+        } else {
+            print(text)
+        }
+    }
+
     /// Runs each command as `recount` would, printing it first; returns the last failing status.
     static func ask(_ questions: [[String]], _ invocation: Invocation) throws -> ExitStatus? {
         var failed: ExitStatus? = nil
         for words in questions {
-            print("\n$ recount \(words.joined(separator: " "))")
+            narrate("\n$ recount \(words.joined(separator: " "))", invocation.json)
             let asked = try Invocation(
                 ["--data", invocation.dataDirectory] + (invocation.json ? ["--json"] : []) + words)
             let answered = Commands.run(asked)

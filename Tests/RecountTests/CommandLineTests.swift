@@ -206,6 +206,25 @@ import Testing
         }
     }
 
+    /// With `--json` the demo's standard output is JSON lines only: its story as `demo` events.
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
+    func theDemoInJSONPrintsJSONLinesOnly() throws {
+        try withTemporaryDirectory { directory in
+            let demo = try Self.recount(["--data", directory, "--json", "demo"])
+            #expect(demo.status == 0)
+            let lines = demo.output.split(separator: "\n")
+            let objects = lines.compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+            #expect(objects.count == lines.count && lines.count > 50, "\(lines.count - objects.count) lines not JSON")
+            #expect(
+                objects.contains { $0["event"] as? String == "demo" && $0["text"] as? String == "$ recount verify" })
+            #expect(objects.contains { $0["position"] as? Int == 10 && $0["envelope"] is [String: Any] })
+        }
+    }
+
     @Test(
         .enabled(
             if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
