@@ -671,7 +671,9 @@ extension EngineStoryTests {
                 text += "\(try engine.samples(user: user, metric: "steps", day: row.date))\n"
             }
             for provider in ["healthkit", "health_connect"] {
-                text += "\(try engine.cursor(user: user, provider: provider, metric: "steps") as Any)\n"
+                for metric in ["steps", "sleep"] {
+                    text += "\(try engine.cursor(user: user, provider: provider, metric: metric) as Any)\n"
+                }
             }
         }
         return stale ? text + "\(try engine.stale(asOf: "2026-07-22T12:00:00Z"))" : text
@@ -739,7 +741,8 @@ extension EngineStoryTests {
 }
 
 /// Random but replayable envelopes: steps from phones and watches, heart rate, sleep, weight,
-/// deletions, Health Connect pages and config, across a few users and days and offsets.
+/// deletions, Health Connect pages (expired tokens among them) and reconciles, check-ins and
+/// config, across a few users and days and offsets.
 struct RandomWorkload {
     var generator: SplitMix64
 
@@ -784,6 +787,12 @@ struct RandomWorkload {
                 }.joined(separator: ",")
                 return
                     #"{"kind":"samples.upsert","user":"\#(user)","receivedAt":"\#(received)","provider":"fitbit","samples":[\#(samples)]}"#
+            case 4 where generator.next() % 3 == 0:
+                // A re-read of the sleep Health Connect holds, as a client recovering from an
+                // expired token sends it: what it does not list is gone.
+                let from = "2026-07-\(pick(["10", "12", "19", "20"]))T00:00:00Z"
+                return
+                    #"{"kind":"reconcile","user":"\#(user)","receivedAt":"\#(received)","provider":"health_connect","metric":"sleep","window":{"from":"\#(from)","to":"\#(received)"},"samples":[]}"#
             case 4:
                 let day = 10 + Int(generator.next() % 4)
                 let start = Int(generator.next() % 1300)
