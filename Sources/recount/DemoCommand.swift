@@ -47,6 +47,7 @@ enum DemoCommand {
             ["audit", "--user", "alice", "--metric", "steps", "--day", "2026-07-14"],
             ["audit", "--user", "alice", "--metric", "sleep", "--day", "2026-07-14"],
             ["cursor", "--user", "alice", "--provider", "healthkit", "--metric", "steps"],
+            ["cursor", "--user", "bob", "--provider", "health_connect", "--metric", "steps"],
             ["verify"],
         ]
         var status = try ask(questions, invocation) ?? checkStatus

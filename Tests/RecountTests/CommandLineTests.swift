@@ -185,6 +185,10 @@ import Testing
             #expect(demo.output.contains("2026-07-14  known    value 1262.4"))
             #expect(demo.output.contains("2026-07-16  unknown                no_checkin_since_day_end"))
             #expect(demo.output.contains("2026-07-14  partial  value 2100  recovery_window_open"))
+            // Bob's expired token: the window his client must read again.
+            #expect(
+                demo.output.contains(
+                    #"recoveryWindows         [{"from":"2026-07-14T06:00:00Z","to":"2026-07-20T07:00:00Z"}]"#))
             #expect(demo.output.contains("7        healthkit.delivery  2026-07-14T19:02:11Z  value 24900"))
             // The generated two weeks: u2's silent weekend is unknown on Monday, never zero.
             #expect(demo.output.contains("appended 124 envelopes (254 samples) at positions 11..<135; rejected 0"))
