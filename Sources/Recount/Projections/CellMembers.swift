@@ -26,6 +26,12 @@ package struct CellMembers: Sendable {
         table.number(of: cell).map { cells[$0].span } ?? .empty
     }
 
+    /// The members of `cell` and their span, with one lookup (none and empty when it has no
+    /// samples).
+    func contents(of cell: Projections.CellKey) -> (members: [UInt32], span: SampleSpan) {
+        table.number(of: cell).map { (cells[$0].members, cells[$0].span) } ?? ([], .empty)
+    }
+
     /// Calls `body` with each cell and its members, in the order cells were first touched.
     func forEach(_ body: (Projections.CellKey, [UInt32]) -> Void) {
         for (number, cell) in table.keys.enumerated() { body(cell, cells[number].members) }

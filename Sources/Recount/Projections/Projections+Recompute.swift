@@ -60,19 +60,19 @@ extension Projections {
     /// the merge counts each sample on its own days only, but lets every one of them decide
     /// who covers an instant). `insertLive` and `removeLive` dirty a day whenever these change.
     private func inputs(of key: CellKey) -> [UInt32] {
-        var numbers = cells.members(of: key)
-        guard key.metric.mergesOverlaps else { return numbers }
-        let span = cells.span(of: key)
-        let own = numbers.count
+        guard key.metric.mergesOverlaps else { return cells.members(of: key) }
+        let own = cells.contents(of: key)
+        let span = own.span
+        var numbers = own.members
         for place in 0..<4 {
             let day = CivilDay(daysSinceEpoch: Self.neighbourDay(place, of: DayRange(key.day)))
-            let neighbour = CellKey(user: key.user, metric: key.metric, day: day)
-            guard cells.span(of: neighbour).overlaps(span) else { continue }
-            for number in cells.members(of: neighbour) where SampleSpan(index.record(Int(number))).overlaps(span) {
+            let neighbour = cells.contents(of: CellKey(user: key.user, metric: key.metric, day: day))
+            guard neighbour.span.overlaps(span) else { continue }
+            for number in neighbour.members where SampleSpan(index.record(Int(number))).overlaps(span) {
                 numbers.append(number)
             }
         }
-        guard numbers.count > own else { return numbers }
+        guard numbers.count > own.members.count else { return numbers }
         // A sample on two days is a member of both.
         numbers.sort()
         var kept = 0
