@@ -120,6 +120,15 @@ struct LogSurvey {
                 damage = LogError(.corruptSegment, "a segment file the manifest does not list", path: extra.path)
                 rebuildManifest = true
             }
+            // The opener's check too: a manifest and a commit record that each read well but
+            // disagree (a repair killed between replacing one and the other) are rebuilt.
+            do throws(LogError) {
+                _ = try LogLayout.load(directory: directory, fileSystem: fileSystem)
+            } catch  where error.code == .corruptManifest {
+                throw error
+            } catch {
+                // Damage in the segments: the survey below finds and cuts it.
+            }
         } catch {
             if error.code != .corruptManifest { throw error }
             damage = error

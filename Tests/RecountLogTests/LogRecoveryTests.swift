@@ -204,6 +204,34 @@ import Testing
         }
     }
 
+    /// A repair killed after it replaced the commit record but before the manifest leaves two
+    /// files that each read well but disagree: no writer opens the log, and the next repair
+    /// rebuilds them (it used to call the log intact and change nothing).
+    @Test func aRepairKilledBetweenTheCommitRecordAndTheManifestIsFinishedByTheNext() throws {
+        try withTemporaryDirectory { directory in
+            let damaged = try crash(directory, committed: [3, 3, 3], uncommitted: [])
+            var bytes = damaged.bytes
+            let frames = frameStarts(bytes)
+            bytes[frames[1] + 20] ^= 0x10
+            _ = try state(damaged, bytes, in: directory + "/killed")
+            let killed = directory + "/killed"
+            let manifest = try Data(contentsOf: URL(fileURLWithPath: killed + "/MANIFEST"))
+            let first = try Log.repair(directory: killed)
+            #expect(first.damage?.code == .corruptFrame && first.lostPositions?.lowerBound == 4)
+            let next = try #require(first.lostPositions?.upperBound)
+            try manifest.write(to: URL(fileURLWithPath: killed + "/MANIFEST"))
+            #expect(throws: LogError.self) { _ = try Log(directory: killed) }
+
+            let second = try Log.repair(directory: killed)
+            #expect(second.damage?.code == .corruptManifest && second.rebuiltManifest, "\(second)")
+            let log = try Log(directory: killed)
+            #expect(log.endPosition == next, "no position is given twice")
+            try appendBatches(log, [1])
+            #expect(try readAll(log.reader()).map(\.0) == [1, 2, 3, next])
+            try log.close()
+        }
+    }
+
     /// Deleting or cutting segments, or the manifest, is found by readers and the writer.
     @Test func missingSegmentsAndTruncationAtAFrameBoundaryAreDamage() throws {
         try withTemporaryDirectory { directory in

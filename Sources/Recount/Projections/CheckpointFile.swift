@@ -47,12 +47,22 @@ package struct CheckpointFile {
     /// record at the position they cover is the one the checkpoint was saved after.
     package func load(folding reader: LogReader) -> Result<Projections, Unusable> {
         loadWithRecord().flatMap { loaded in
-            guard loaded.projections.position < reader.endPosition else { return .failure(.otherLog) }
-            // A record the log no longer starts at cannot be compared; the tail still folds.
-            guard let record = try? Self.fingerprint(of: reader, at: loaded.projections.position),
-                record != loaded.record
-            else { return .success(loaded.projections) }
-            return .failure(.otherLog)
+            let position = loaded.projections.position
+            guard position < reader.endPosition else { return .failure(.otherLog) }
+            // A record before the log's start cannot be compared; the tail still folds.
+            guard position == 0 || position >= reader.snapshot.startPosition else {
+                return .success(loaded.projections)
+            }
+            let record: UInt64?
+            do {
+                record = try Self.fingerprint(of: reader, at: position)
+            } catch {
+                // Damage: the fold of the tail that follows reports it.
+                return .success(loaded.projections)
+            }
+            // Another record there, or none: the checkpoint folds records the log does not hold
+            // (another log's, or ones a repair cut while a kill kept it from removing it).
+            return record == loaded.record ? .success(loaded.projections) : .failure(.otherLog)
         }
     }
 
