@@ -243,6 +243,31 @@ import Testing
         #expect(throws: CheckpointReader.Malformed.self) { try Projections(checkpoint: damaged) }
     }
 
+    /// A checkpoint whose bytes were changed behind an intact checksum (a writer's bug, or
+    /// tampering) is refused or read, never a trap: every eight bytes of one set to a large
+    /// number in turn (a counter of 2^64 − 1 made every command trap converting it to `Int`).
+    @Test func largeNumbersAnywhereInACheckpointNeverTrap() throws {
+        var projections = Projections()
+        let added = (0..<3).map { Self.heartRate($0) }
+        _ = try Self.fold(
+            [
+                Self.delivery(anchor: nil, added: added, received: "2026-07-14T20:00:00Z"),
+                Self.delivery(anchor: nil, added: added, received: "2026-07-15T20:00:00Z"),
+                #"{"kind":"healthconnect.changes","user":"bob","receivedAt":"2026-07-15T08:00:00Z","recordTypes":["Steps"],"token":"t","nextChangesToken":"u","hasMore":false,"changesTokenExpired":true,"changes":[]}"#,
+            ], into: &projections)
+        _ = projections.recompute()
+        let bytes = projections.checkpoint()
+        var refused = 0
+        for value: UInt64 in [.max, 1 << 63, 1 << 32] {
+            for offset in 0..<(bytes.count - 8) {
+                var changed = bytes
+                withUnsafeBytes(of: value.littleEndian) { changed.replaceSubrange(offset..<(offset + 8), with: $0) }
+                if (try? Projections(checkpoint: changed)) == nil { refused += 1 }
+            }
+        }
+        #expect(refused > 0)
+    }
+
     /// The checkpoint file holds its payload in LZ4 chunks, read one at a time: many small
     /// chunks (down to a field each, so rollup cells and their lengths fall in different ones)
     /// load back to the same projections, and a damaged file (a flipped bit, a cut, another

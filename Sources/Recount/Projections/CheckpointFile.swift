@@ -96,13 +96,14 @@ package struct CheckpointFile {
             return .failure(.damaged)
         }
         let rawLength = field(8, UInt64.self)
+        // LZ4 inflates at most 255-fold, so a larger raw length (which no checksum covers) is damage.
         guard field(16, UInt64.self) == UInt64(stored.count - Self.headerSize),
-            rawLength <= UInt64(Int.max / 2),
+            rawLength <= 255 * UInt64(stored.count - Self.headerSize),
             Checksum.xxh3(UnsafeRawBufferPointer(rebasing: stored[Self.headerSize...])) == field(24, UInt64.self)
         else { return .failure(.damaged) }
         // Each chunk is inflated when the reader reaches it, and released when it moves on.
         var (offset, inflated) = (Self.headerSize, UInt64(0))
-        var input = CheckpointReader { chunk throws(CheckpointReader.Malformed) in
+        var input = CheckpointReader(totalBytes: Int(rawLength)) { chunk throws(CheckpointReader.Malformed) in
             guard offset < stored.count else { return false }
             guard stored.count - offset >= Self.chunkHeaderSize else { throw CheckpointReader.Malformed() }
             let raw = Int(UInt32(littleEndian: stored.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))

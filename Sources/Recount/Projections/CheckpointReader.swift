@@ -13,17 +13,25 @@ package struct CheckpointReader {
     private var earlierChunks = 0
     /// Replaces its argument with the next chunk; returns `false` after the last one.
     private let nextChunk: ((inout [UInt8]) throws(Malformed) -> Bool)?
+    /// The bytes of all the chunks together.
+    private let totalBytes: Int
 
     package init(_ bytes: [UInt8]) {
         self.bytes = bytes
         nextChunk = nil
+        totalBytes = bytes.count
     }
 
-    /// A reader of the chunks `nextChunk` hands over one after another.
-    package init(chunks nextChunk: @escaping (inout [UInt8]) throws(Malformed) -> Bool) {
+    /// A reader of the chunks `nextChunk` hands over one after another, `totalBytes` in all.
+    package init(totalBytes: Int, chunks nextChunk: @escaping (inout [UInt8]) throws(Malformed) -> Bool) {
         bytes = []
         self.nextChunk = nextChunk
+        self.totalBytes = totalBytes
     }
+
+    /// The bytes not read yet: a bound on what a count read from them can claim, checked
+    /// before anything that size is allocated.
+    package var remainingBytes: Int { totalBytes - position }
 
     /// Whether every byte was read (the next chunk, if any, is taken to tell).
     package mutating func isAtEnd() throws(Malformed) -> Bool {
@@ -54,6 +62,13 @@ package struct CheckpointReader {
         guard try available(size) else { throw Malformed() }
         defer { offset += size }
         return bytes.withUnsafeBytes { T(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: T.self)) }
+    }
+
+    /// A count or counter written as a `UInt64`, refused when it does not fit an `Int` (a
+    /// conversion would trap).
+    package mutating func int() throws(Malformed) -> Int {
+        guard let value = Int(exactly: try integer(UInt64.self)) else { throw Malformed() }
+        return value
     }
 
     package mutating func double() throws(Malformed) -> Double { Double(bitPattern: try integer()) }

@@ -45,8 +45,8 @@ extension IdIndex {
             for _ in 0..<(try input.integer(UInt32.self)) { _ = interner.intern(try input.string()) }
             if which == 0 { textIDs = interner } else { strings = interner }
         }
-        let count = Int(try input.integer(UInt64.self))
-        guard count <= Int.max / Self.checkpointEntrySize else { throw CheckpointReader.Malformed() }
+        let count = try input.int()
+        guard count <= input.remainingBytes / Self.checkpointEntrySize else { throw CheckpointReader.Malformed() }
         table = FlatTable(capacity: count)
         records.reserveCapacity(count)
         let (texts, interned) = (UInt32(textIDs.strings.count), UInt32(strings.strings.count))

@@ -140,7 +140,7 @@ extension Projections {
     }
 
     mutating func readRollupCheckpoint(_ input: inout CheckpointReader) throws(CheckpointReader.Malformed) {
-        let count = Int(try input.integer(UInt64.self))
+        let count = try input.int()
         // Sized once: growing a table of 270,000 cells placed them all again a dozen times.
         rollups = FlatMap(capacity: min(count, 1 << 24))
         for _ in 0..<count {
@@ -163,7 +163,7 @@ extension RollupCell {
             let metric = Metric(rawValue: try input.integer())
         else { throw CheckpointReader.Malformed() }
         let day = CivilDay(daysSinceEpoch: Int32(bitPattern: try input.integer(UInt32.self)))
-        let count = Int(try input.integer(UInt64.self))
+        let count = try input.int()
         let presence: UInt8 = try input.integer()
         func field(_ bit: UInt8) throws(CheckpointReader.Malformed) -> Double? {
             let value = try input.double()
@@ -176,7 +176,7 @@ extension RollupCell {
         shares.reserveCapacity(min(shareCount, length))
         for _ in 0..<shareCount {
             let source: UInt32 = try input.integer()
-            let samples = Int(try input.integer(UInt64.self))
+            let samples = try input.int()
             let counted = try input.double()
             let countedMillis = Int64(bitPattern: try input.integer())
             let suppressed = try input.double()

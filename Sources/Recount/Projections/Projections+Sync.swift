@@ -222,12 +222,12 @@ extension Projections {
             state.horizon = try input.integer()
             state.healthReceivedAt = try input.optional(int64)
             state.lostRecovered = try input.ranges()
-            state.fullRedeliveries = Int(try input.integer(UInt64.self))
+            state.fullRedeliveries = try input.int()
             state.lastFullRedelivery = try input.optional { r throws(Malformed) in
-                (Int(try r.integer(UInt64.self)), Int(try r.integer(UInt64.self)))
+                (try r.int(), try r.int())
             }
-            state.repeatedAllKnown = Int(try input.integer(UInt64.self))
-            state.redeliveredSamples = (Int(try input.integer(UInt64.self)), Int(try input.integer(UInt64.self)))
+            state.repeatedAllKnown = try input.int()
+            state.redeliveredSamples = (try input.int(), try input.int())
             state.hadSince = try input.optional(int64)
             syncStates[SyncKey(user: user, provider: provider, metric: metric)] = state
         }
