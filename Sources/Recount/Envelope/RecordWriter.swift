@@ -77,17 +77,18 @@ struct RecordReader {
 
     private mutating func longVarint() throws(EnvelopeCodecError) -> UInt64 {
         // Up to eight bytes (the record's times are mostly six or seven) from one load: the first
-        // byte without its high bit ends the varint, and its 7-bit groups are gathered by masks.
+        // byte without its high bit ends the varint. Its 7-bit groups are kept by one mask (every
+        // bit up to that byte's high bit, without the high bits), then closed up in three steps:
+        // pairs of groups, pairs of pairs, the two halves.
         if bytes.count - offset >= 8 {
             let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
             let ends = ~word & 0x8080_8080_8080_8080
             if ends != 0 {
-                let length = ends.trailingZeroBitCount / 8 + 1
-                let groups = word & (UInt64.max >> (64 - 8 * length))
-                offset += length
-                var result: UInt64 = 0
-                for group in 0..<8 { result |= groups >> group & 0x7F << (7 * group) }
-                return result
+                offset += ends.trailingZeroBitCount / 8 + 1
+                var groups = word & (ends ^ (ends &- 1)) & 0x7F7F_7F7F_7F7F_7F7F
+                groups = groups & 0x007F_007F_007F_007F | (groups & 0x7F00_7F00_7F00_7F00) >> 1
+                groups = groups & 0x0000_3FFF_0000_3FFF | (groups & 0x3FFF_0000_3FFF_0000) >> 2
+                return groups & 0x0FFF_FFFF | (groups & 0x0FFF_FFFF_0000_0000) >> 4
             }
         }
         var result: UInt64 = 0
