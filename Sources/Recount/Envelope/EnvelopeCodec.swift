@@ -106,7 +106,7 @@ package enum EnvelopeCodec {
     /// Reads the fields every record starts with: the format, the envelope kind and the user.
     private static func readHeader(_ input: inout RecordReader) throws(EnvelopeCodecError) -> (kind: Kind, user: String)
     {
-        (try readFormatAndKind(&input), try input.string())
+        (try readFormatAndKind(&input), try input.repeatedString())
     }
 
     /// Reads a record's format (kept in `input`) and its envelope kind.
@@ -130,11 +130,12 @@ package enum EnvelopeCodec {
 
     /// Decodes a record for the fold: its samples as the record's block, and the envelope
     /// without them (its sample arrays empty).
-    package static func decodeBlock(_ bytes: UnsafeRawBufferPointer) throws(EnvelopeCodecError) -> (
-        envelope: Envelope, samples: SampleBlock?
-    ) {
+    /// - Parameter repeated: where the strings records repeat are kept from one record to the next.
+    package static func decodeBlock(
+        _ bytes: UnsafeRawBufferPointer, repeated: RepeatedStrings? = nil
+    ) throws(EnvelopeCodecError) -> (envelope: Envelope, samples: SampleBlock?) {
         var block: SampleBlock?
-        let envelope = try decode(bytes) { input throws(EnvelopeCodecError) in
+        let envelope = try decode(bytes, repeated: repeated) { input throws(EnvelopeCodecError) in
             let read = try SampleBlock(reading: &input)
             block = read
             return ([], read.entries.count)
@@ -145,10 +146,10 @@ package enum EnvelopeCodec {
     /// Decodes a record, reading its sample block (if any) with `readSamples`, which returns
     /// the samples to put in the envelope and how many the block held.
     private static func decode(
-        _ bytes: UnsafeRawBufferPointer,
+        _ bytes: UnsafeRawBufferPointer, repeated: RepeatedStrings? = nil,
         readSamples: (inout RecordReader) throws(EnvelopeCodecError) -> (samples: [Sample], count: Int)
     ) throws(EnvelopeCodecError) -> Envelope {
-        var input = RecordReader(bytes)
+        var input = RecordReader(bytes, repeated: repeated)
         let (kind, user) = try readHeader(&input)
         let receivedAt = try readInstant(&input)
         let body: Envelope.Body

@@ -49,8 +49,13 @@ struct RecordReader {
     var offset = 0
     /// The record's format version, once its first byte is read (layouts differ by version).
     var version: UInt8 = 0
+    /// Where `repeatedString()` finds strings earlier records made (`nil`: it makes each).
+    let repeated: RepeatedStrings?
 
-    init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+    init(_ bytes: UnsafeRawBufferPointer, repeated: RepeatedStrings? = nil) {
+        self.bytes = bytes
+        self.repeated = repeated
+    }
 
     var isAtEnd: Bool { offset == bytes.count }
 
@@ -132,13 +137,29 @@ struct RecordReader {
     }
 
     mutating func string() throws(EnvelopeCodecError) -> String {
+        try text(of: try stringBytes())
+    }
+
+    /// A string records repeat (a user, a type name, a block's table entry): from `repeated`
+    /// when it holds one of the same bytes.
+    mutating func repeatedString() throws(EnvelopeCodecError) -> String {
         let slice = try stringBytes()
+        guard let repeated else { return try text(of: slice) }
+        if let held = repeated.string(slice) { return held }
+        let text = try text(of: slice)
+        repeated.hold(text, bytes: slice)
+        return text
+    }
+
+    /// The string of `slice`, which the reader has just read.
+    private func text(of slice: UnsafeRawBufferPointer) throws(EnvelopeCodecError) -> String {
         // ASCII (ids, origins, units, zones) cannot be invalid: decoding it needs no validation,
         // and `String(validating:)` cost a generic metadata lookup per string.
         if Self.isASCII(slice) { return String(decoding: slice, as: UTF8.self) }
         guard let text = String(validating: slice, as: UTF8.self) else {
-            offset -= slice.count
-            throw malformed("string is not UTF-8")
+            var error = malformed("string is not UTF-8")
+            error.offset -= slice.count
+            throw error
         }
         return text
     }
@@ -171,7 +192,7 @@ struct RecordReader {
     mutating func metricName() throws(EnvelopeCodecError) -> MetricName {
         let code = try byte()
         guard let metric = Metric(rawValue: code) else { throw malformed("unknown metric code \(code)") }
-        return MetricName(metric: metric, name: try string())
+        return MetricName(metric: metric, name: try repeatedString())
     }
 
     /// The instant at `millis` with the offset `RecordWriter.offset(of:)` wrote; an offset of a

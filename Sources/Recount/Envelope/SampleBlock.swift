@@ -234,13 +234,13 @@ package struct SampleBlock: Sendable {
 
     /// Reads a block written by `write(_:)`.
     init(reading input: inout RecordReader) throws(EnvelopeCodecError) {
-        strings = try Self.readTable(&input) { input throws(EnvelopeCodecError) in try input.string() }
+        strings = try Self.readTable(&input) { input throws(EnvelopeCodecError) in try input.repeatedString() }
         types = try Self.readTable(&input) { input throws(EnvelopeCodecError) in try input.metricName() }
         units = try Self.readTable(&input) { input throws(EnvelopeCodecError) in
             let code = try input.byte()
             let unit = MeasureUnit(rawValue: code)
             guard unit != nil || code == 0 else { throw input.malformed("unknown unit code \(code)") }
-            return UnitName(unit: unit, symbol: try input.string())
+            return UnitName(unit: unit, symbol: try input.repeatedString())
         }
         let count = try Self.count(&input)
         entries.reserveCapacity(count)

@@ -52,12 +52,13 @@ package enum ProjectionReplay {
         var summary = Summary()
         var reported = 0
         let filter = users.map(UserFilter.init)
+        let repeated = RepeatedStrings()
         try reader.forEach(from: max(reader.snapshot.startPosition, projections.position + 1), to: until) { record in
             summary.read += 1
             // Optional chaining reads the filter in place: binding it with `if let` copied it,
             // retaining its arrays, for every record.
             if filter?.concerns(record.bytes) != false {
-                let (envelope, samples) = try EnvelopeCodec.decodeBlock(record.bytes)
+                let (envelope, samples) = try EnvelopeCodec.decodeBlock(record.bytes, repeated: repeated)
                 summary.effect += projections.apply(envelope, samples: samples, at: record.position)
                 summary.records += 1
                 summary.samples += samples?.entries.count ?? 0
