@@ -128,19 +128,20 @@ package enum EnvelopeCodec {
         }
     }
 
-    /// Decodes a record for the fold: its samples as the record's block, and the envelope
-    /// without them (its sample arrays empty).
-    /// - Parameter repeated: where the strings records repeat are kept from one record to the next.
+    /// Decodes a record for the fold: the envelope without its samples (its sample arrays
+    /// empty), which are read into `block` as the record holds them.
+    /// - Parameters:
+    ///   - block: replaced by the record's samples (emptied when it has none); a replay reads
+    ///     every record into one block, whose arrays keep their room.
+    ///   - repeated: where the strings records repeat are kept from one record to the next.
     package static func decodeBlock(
-        _ bytes: UnsafeRawBufferPointer, repeated: RepeatedStrings? = nil
-    ) throws(EnvelopeCodecError) -> (envelope: Envelope, samples: SampleBlock?) {
-        var block: SampleBlock?
-        let envelope = try decode(bytes, repeated: repeated) { input throws(EnvelopeCodecError) in
-            let read = try SampleBlock(reading: &input)
-            block = read
-            return ([], read.entries.count)
+        _ bytes: UnsafeRawBufferPointer, into block: inout SampleBlock, repeated: RepeatedStrings? = nil
+    ) throws(EnvelopeCodecError) -> Envelope {
+        block.removeAll()
+        return try decode(bytes, repeated: repeated) { input throws(EnvelopeCodecError) in
+            try block.read(&input)
+            return ([], block.entries.count)
         }
-        return (envelope, block)
     }
 
     /// Decodes a record, reading its sample block (if any) with `readSamples`, which returns

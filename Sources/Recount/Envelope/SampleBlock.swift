@@ -234,9 +234,14 @@ package struct SampleBlock: Sendable {
 
     /// Reads a block written by `write(_:)`.
     init(reading input: inout RecordReader) throws(EnvelopeCodecError) {
-        strings = try Self.readTable(&input) { input throws(EnvelopeCodecError) in try input.repeatedString() }
-        types = try Self.readTable(&input) { input throws(EnvelopeCodecError) in try input.metricName() }
-        units = try Self.readTable(&input) { input throws(EnvelopeCodecError) in
+        try read(&input)
+    }
+
+    /// Reads a block written by `write(_:)` into this one, which must be empty (`removeAll()`).
+    mutating func read(_ input: inout RecordReader) throws(EnvelopeCodecError) {
+        try Self.readTable(&input, into: &strings) { input throws(EnvelopeCodecError) in try input.repeatedString() }
+        try Self.readTable(&input, into: &types) { input throws(EnvelopeCodecError) in try input.metricName() }
+        try Self.readTable(&input, into: &units) { input throws(EnvelopeCodecError) in
             let code = try input.byte()
             let unit = MeasureUnit(rawValue: code)
             guard unit != nil || code == 0 else { throw input.malformed("unknown unit code \(code)") }
@@ -251,6 +256,15 @@ package struct SampleBlock: Sendable {
         }
     }
 
+    /// Removes every sample and table entry, keeping the arrays' room: a replay reads every
+    /// record into one block rather than allocating four arrays per record.
+    mutating func removeAll() {
+        strings.removeAll(keepingCapacity: true)
+        types.removeAll(keepingCapacity: true)
+        units.removeAll(keepingCapacity: true)
+        entries.removeAll(keepingCapacity: true)
+    }
+
     /// A count of table elements or samples. Each takes a byte or more, so a count beyond the
     /// bytes left is damage (and is not reserved).
     private static func count(_ input: inout RecordReader) throws(EnvelopeCodecError) -> Int {
@@ -261,13 +275,12 @@ package struct SampleBlock: Sendable {
 
     /// A table: its count, then each element, their space reserved at once.
     private static func readTable<Element>(
-        _ input: inout RecordReader, _ element: (inout RecordReader) throws(EnvelopeCodecError) -> Element
-    ) throws(EnvelopeCodecError) -> [Element] {
+        _ input: inout RecordReader, into table: inout [Element],
+        _ element: (inout RecordReader) throws(EnvelopeCodecError) -> Element
+    ) throws(EnvelopeCodecError) {
         let count = try count(&input)
-        var table: [Element] = []
         table.reserveCapacity(count)
         for _ in 0..<count { table.append(try element(&input)) }
-        return table
     }
 
     /// Reads one sample and appends it; `previousStart` is the previous sample's start. (The

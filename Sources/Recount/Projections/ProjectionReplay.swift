@@ -53,15 +53,16 @@ package enum ProjectionReplay {
         var reported = 0
         let filter = users.map(UserFilter.init)
         let repeated = RepeatedStrings()
+        var samples = SampleBlock([])
         try reader.forEach(from: max(reader.snapshot.startPosition, projections.position + 1), to: until) { record in
             summary.read += 1
             // Optional chaining reads the filter in place: binding it with `if let` copied it,
             // retaining its arrays, for every record.
             if filter?.concerns(record.bytes) != false {
-                let (envelope, samples) = try EnvelopeCodec.decodeBlock(record.bytes, repeated: repeated)
+                let envelope = try EnvelopeCodec.decodeBlock(record.bytes, into: &samples, repeated: repeated)
                 summary.effect += projections.apply(envelope, samples: samples, at: record.position)
                 summary.records += 1
-                summary.samples += samples?.entries.count ?? 0
+                summary.samples += samples.entries.count
                 summary.lastPosition = record.position
             }
             if let progress, summary.steps(of: progressStep) > reported {
