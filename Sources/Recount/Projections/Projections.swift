@@ -50,6 +50,9 @@ package struct Projections {
     private var lastSource: (source: Source, id: SourceID)?
     /// The spans `markDirty` read last (a cache, no part of the state).
     private var neighbourSpans: NeighbourSpans?
+    /// The room of the last envelope's `SampleUpserts.interned`, lent to the next one (no part
+    /// of the state): allocating it for each envelope cost about 500 instructions.
+    private var internedRoom: [UInt32] = []
     package internal(set) var index = IdIndex()
     package internal(set) var dirty = DirtyDays()
     /// The live samples of each cell.
@@ -138,7 +141,8 @@ package struct Projections {
             foldSync(delivery, samples: samples, effect, sync)
         case .healthConnectChanges(let page):
             let provider = providers.intern("health_connect")
-            var upserts = SampleUpserts(samples, user: user, provider: provider, received: received)
+            var upserts = SampleUpserts(
+                samples, user: user, provider: provider, received: received, room: &internedRoom)
             page.forEachChange { index, deletedId in
                 if let index {
                     upsert(index, of: samples, &upserts, envelopeUser: envelope.user, &effect)
@@ -146,6 +150,7 @@ package struct Projections {
                     delete(SampleID(deletedId), user: user, provider: provider, &effect)
                 }
             }
+            swap(&upserts.interned, &internedRoom)
             foldSync(page, samples: samples, sync)
         case .samplesUpsert(let providerName, _):
             let provider = providers.intern(providerName)
@@ -212,16 +217,20 @@ package struct Projections {
         let provider: UInt32
         let received: Int64
         /// By table number, the block's strings then its units: the interned string + 1 (0: not
-        /// interned yet). One array, allocated once per envelope.
+        /// interned yet). Its room is lent from one envelope's upserts to the next's.
         var interned: [UInt32]
         /// Where the units start in `interned`.
         let unitsStart: Int
         /// The (origin, device) table numbers the last source id was found for.
         var lastSource: (origin: Int32, device: Int32, id: SourceID)?
 
-        init(_ samples: SampleBlock, user: UInt32, provider: UInt32, received: Int64) {
+        /// - Parameter room: an array whose room `interned` takes (left empty).
+        init(_ samples: SampleBlock, user: UInt32, provider: UInt32, received: Int64, room: inout [UInt32]) {
             (self.user, self.provider, self.received) = (user, provider, received)
-            interned = Array(repeating: 0, count: samples.strings.count + samples.units.count)
+            interned = []
+            swap(&interned, &room)
+            interned.removeAll(keepingCapacity: true)
+            interned.append(contentsOf: repeatElement(0, count: samples.strings.count + samples.units.count))
             unitsStart = samples.strings.count
         }
     }
@@ -231,11 +240,12 @@ package struct Projections {
         _ samples: SampleBlock, user: UInt32, provider: UInt32, envelopeUser: String, received: Int64,
         _ effect: inout Effect
     ) {
-        var upserts = SampleUpserts(samples, user: user, provider: provider, received: received)
+        var upserts = SampleUpserts(samples, user: user, provider: provider, received: received, room: &internedRoom)
         samples.entries.withUnsafeBufferPointer { index.prefetch($0, user: user, provider: provider) }
         for number in samples.entries.indices {
             upsert(number, of: samples, &upserts, envelopeUser: envelopeUser, &effect)
         }
+        swap(&upserts.interned, &internedRoom)
     }
 
     /// The id-index record of entry `number` of `samples`, its strings interned. (Entries are
