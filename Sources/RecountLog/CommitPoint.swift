@@ -67,7 +67,12 @@ package struct CommitPoint: Equatable, Sendable {
         return bytes
     }
 
-    /// Decodes one slot, or `nil` when it is not a whole, checked slot.
+    /// No sequence number or position reaches this (a log appending a billion records a
+    /// second would take 146 years): a slot claiming more was not written by a writer, and is
+    /// refused before the next commit's arithmetic would overflow.
+    package static let limit: UInt64 = 1 << 62
+
+    /// Decodes one slot, or `nil` when it is not a whole, checked slot of plausible values.
     static func decode(_ bytes: [UInt8]) -> CommitPoint? {
         guard bytes.count == slotSize else { return nil }
         return bytes.withUnsafeBytes { raw -> CommitPoint? in
@@ -79,7 +84,8 @@ package struct CommitPoint: Equatable, Sendable {
             let point = CommitPoint(
                 sequence: raw.load(at: 8), endPosition: raw.load(at: 16), segment: segment == 0 ? nil : segment,
                 segmentLength: length, reservedEnd: raw.load(at: 40))
-            return length >= 0 && point.reservedEnd >= point.endPosition ? point : nil
+            let plausible = length >= 0 && point.sequence < limit && point.reservedEnd <= limit
+            return plausible && point.reservedEnd >= point.endPosition ? point : nil
         }
     }
 

@@ -348,6 +348,42 @@ import Testing
         }
     }
 
+    /// A commit slot with a valid checksum but a sequence number or reservation no writer
+    /// reaches (2^64 − 1) is refused like a torn one: the next commit's arithmetic overflowed,
+    /// trapping every writer.
+    @Test func aCommitSlotClaimingImpossibleNumbersIsRefused() throws {
+        try withTemporaryDirectory { directory in
+            for (field, value) in [(8, UInt64.max), (40, UInt64.max), (40, 1 << 63)] {
+                let copy = directory + "/field\(field)-\(value)"
+                let log = try Log(directory: copy, configuration: Self.configuration)
+                try appendBatches(log, [3, 4])
+                try log.close()
+                let path = copy + "/COMMIT"
+                var bytes = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
+                // Every slot: the newer one whichever it is.
+                for slot in [0, 4096] {
+                    withUnsafeBytes(of: value.littleEndian) {
+                        bytes.replaceSubrange((slot + field)..<(slot + field + 8), with: $0)
+                    }
+                    let checksum = bytes.withUnsafeBytes {
+                        Checksum.xxh3(UnsafeRawBufferPointer(rebasing: $0[slot..<(slot + 48)]))
+                    }
+                    withUnsafeBytes(of: checksum.littleEndian) {
+                        bytes.replaceSubrange((slot + 48)..<(slot + 56), with: $0)
+                    }
+                }
+                try Data(bytes).write(to: URL(fileURLWithPath: path))
+                #expect(throws: LogError.self, "field \(field) = \(value)") { _ = try Log(directory: copy) }
+                let repair = try Log.repair(directory: copy)
+                #expect(repair.rebuiltManifest, "field \(field) = \(value)")
+                let reopened = try Log(directory: copy)
+                try appendBatches(reopened, [1])
+                #expect(try readAll(reopened.reader()).map(\.0).prefix(7) == ArraySlice(1..<8))
+                try reopened.close()
+            }
+        }
+    }
+
     /// Two copies of a closed log of records 1..<8, each with one of its two commit slots torn.
     static func logsWithATornCommitSlot(in directory: String) throws -> [String] {
         let source = directory + "/source"
