@@ -18,6 +18,8 @@ enum ProjectionCommands {
         if writing {
             try requireLog(invocation)
             engine = try RecountEngine(directory: invocation.dataDirectory, progress: progress)
+            // Opening for writing cuts a torn tail (keeping a copy): say so, as ingest does.
+            if let torn = engine.recovery { Output.recovery(torn, json: invocation.json) }
         } else if let user {
             engine = try RecountEngine(readingDirectory: invocation.dataDirectory, user: user, progress: progress)
         } else {
@@ -405,6 +407,7 @@ enum ProjectionCommands {
         try invocation.allowOnly([])
         try requireLog(invocation)
         let result = try RecountEngine.verify(directory: invocation.dataDirectory, progress: progress(invocation))
+        if let torn = result.recovery { Output.recovery(torn, json: invocation.json) }
         if invocation.json {
             Output.jsonLine(
                 [

@@ -552,15 +552,25 @@ import Testing
             #expect(try Self.recount(["--data", directory, "ingest", "-"], input: Data(Self.checkin.utf8)).status == 0)
             let segment = try #require(
                 try FileManager.default.contentsOfDirectory(atPath: directory + "/log").first { $0.hasSuffix(".seg") })
-            let handle = try FileHandle(forUpdating: URL(fileURLWithPath: directory + "/log/" + segment))
-            let header = try #require(try handle.read(upToCount: 20))
-            try handle.seekToEnd()
-            try handle.write(contentsOf: header + Data(count: 1000))
-            try handle.close()
+            func tear() throws {
+                let handle = try FileHandle(forUpdating: URL(fileURLWithPath: directory + "/log/" + segment))
+                let header = try #require(try handle.read(upToCount: 20))
+                try handle.seekToEnd()
+                try handle.write(contentsOf: header + Data(count: 1000))
+                try handle.close()
+            }
+            try tear()
             let recovered = try events(
                 try Self.recount(["--json", "--data", directory, "ingest", "-"], input: Data(Self.checkin.utf8)).errors)
             #expect(recovered.count == 1 && recovered[0]["event"] as? String == "recovered", "\(recovered)")
             #expect(recovered[0]["position"] as? Int == 3)
+            // Every command that opens the log for writing says so, not ingest alone.
+            for command in ["recompute", "verify"] {
+                try tear()
+                let run = try Self.recount(["--json", "--data", directory, command])
+                #expect(run.status == 0, "\(command): \(run.errors)")
+                #expect(try events(run.errors).map { $0["event"] as? String } == ["recovered"], "\(command)")
+            }
 
             // Damage to a committed frame is an error line with exit 4.
             let damagedHandle = try FileHandle(forUpdating: URL(fileURLWithPath: directory + "/log/" + segment))

@@ -34,6 +34,9 @@ public struct VerifyResult: Sendable {
     public var stored: String
     /// The replay from scratch it was compared with.
     public var replay: ReplayResult
+    /// A torn frame the engine cut off as it opened (a crash's), if any: checked before the
+    /// digests, and kept in a file.
+    public var recovery: TornTail? = nil
     /// Whether the two digests are equal.
     public var matches: Bool { stored == replay.digest }
 }
@@ -103,13 +106,16 @@ extension RecountEngine {
     public static func verify(directory: String, progress: (@Sendable (ReplayProgress) -> Void)? = nil) throws
         -> VerifyResult
     {
-        let stored = try {
+        let (stored, recovery) = try {
             let engine = try RecountEngine(directory: directory, progress: progress)
             let stored = try engine.storedDigest()
+            let recovery = engine.recovery
             try engine.close()
-            return stored
+            return (stored, recovery)
         }()
-        return try compare(stored, user: nil, progress: progress)
+        var result = try compare(stored, user: nil, progress: progress)
+        result.recovery = recovery
+        return result
     }
 
     /// `verify`'s result: the stored digest against a replay from scratch of the same log
