@@ -185,9 +185,7 @@ struct Invocation {
     /// The value of `--user`, if given; a usage error when no envelope can carry that name.
     func user() throws(UsageError) -> String? {
         guard let user = options["user"] else { return nil }
-        guard Envelope.isValidUser(user) else {
-            throw UsageError(message: "--user \(user.debugDescription) is not a user name (\(Envelope.userNameRule))")
-        }
+        if let problem = Envelope.userNameProblem(user) { throw UsageError(message: "--user " + problem) }
         return user
     }
 

@@ -133,9 +133,7 @@ public final class RecountEngine: Sendable {
     /// Throws `QueryError(.invalidUser)` for a name no envelope can carry, and
     /// `QueryError(.otherUser)` when the engine holds only another user's records.
     private func checkAsked(_ user: String) throws(QueryError) {
-        guard Envelope.isValidUser(user) else {
-            throw QueryError(.invalidUser, "\(user.debugDescription) is not a user name (\(Envelope.userNameRule))")
-        }
+        if let problem = Envelope.userNameProblem(user) { throw QueryError(.invalidUser, problem) }
         guard let onlyUser, onlyUser != user else { return }
         throw QueryError(.otherUser, "the engine was opened for \(onlyUser)'s queries only, not \(user)'s")
     }

@@ -29,8 +29,11 @@ package struct Envelope: Equatable, Sendable {
     /// The contract's `kind` string.
     package var kind: Kind { body.kind }
 
-    /// The contract's rule for user names, as error messages state it.
-    package static let userNameRule = "1–128 of A–Z a–z 0–9 . _ : @ -"
+    /// Why `user` is not a user name the contract accepts (the name quoted, then the rule), or
+    /// `nil` when it is one: what a query refuses it with, through the API and the CLI.
+    package static func userNameProblem(_ user: String) -> String? {
+        isValidUser(user) ? nil : "\(user.debugDescription) is not a user name (1–128 of A–Z a–z 0–9 . _ : @ -)"
+    }
 
     /// Whether `user` is a user name the contract accepts (1–128 of `[A-Za-z0-9._:@-]`; the
     /// config default `*` is not a user).
