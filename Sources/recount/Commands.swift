@@ -49,6 +49,9 @@ enum Commands {
                 "\(error); the log is damaged: `recount log repair` cuts it back to the last good frame and keeps "
                     + "a copy of what it removes", status: .verificationFailed, json: invocation.json)
             return .verificationFailed
+        } catch let error as UnreadableRecord {
+            Output.failure("\(error)", status: .verificationFailed, json: invocation.json)
+            return .verificationFailed
         } catch {
             Output.failure(Output.sentence(for: error), status: .failure, json: invocation.json)
             return .failure

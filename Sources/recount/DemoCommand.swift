@@ -33,7 +33,7 @@ enum DemoCommand {
         let reader = try LogReader(directory: invocation.logDirectory)
         let lastTwo = max(reader.snapshot.startPosition, reader.endPosition > 2 ? reader.endPosition - 2 : 0)
         try reader.forEach(from: lastTwo) { record in
-            let envelope = EnvelopeJSON.string(try EnvelopeCodec.decode(record.bytes))
+            let envelope = EnvelopeJSON.string(try record.envelope())
             if json {
                 Output.jsonLine([("position", .int(Int64(record.position))), ("envelope", .raw(envelope))])
             } else {

@@ -101,22 +101,12 @@ enum DumpCommand {
         try reader.forEach(from: max(from, reader.snapshot.startPosition)) { record in
             // Optional chaining reads the filter in place (`if let` copied it for every record).
             if user?.holds(record.bytes) == false { return }
-            let envelope: Envelope
-            do { envelope = try EnvelopeCodec.decode(record.bytes) } catch {
-                throw DumpError(position: record.position, reason: "\(error)")
-            }
-            out += "{\"position\":\(record.position),\"envelope\":\(EnvelopeJSON.string(envelope))}\n"
+            out += "{\"position\":\(record.position),\"envelope\":\(EnvelopeJSON.string(try record.envelope()))}\n"
             if out.utf8.count > 1 << 16 {
                 FileHandle.standardOutput.write(Data(out.utf8))
                 out = ""
             }
         }
         return .success
-    }
-
-    struct DumpError: Error, CustomStringConvertible {
-        var position: UInt64
-        var reason: String
-        var description: String { "log record \(position) is not an envelope: \(reason)" }
     }
 }

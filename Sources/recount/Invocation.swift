@@ -49,7 +49,7 @@ struct Invocation {
           import google-fit DIR|ZIP --user U [--time-zone ZONE]   a Google Fit Takeout; its instants are
                                                   shown in ZONE (default: the session file names' offset)
           log dump [--from POS] [--user U]   the log's envelopes as NDJSON with their positions
-          log check        check every frame of the log; exit 4 when damaged
+          log check        check every frame's checksum and that each record is an envelope; exit 4 if not
           log stats        segments, records, raw and compressed bytes
           log repair       cut a damaged log back to its last good frame, keeping a copy of what it removes
           demo             ingest a small day of example envelopes (DIR/demo.ndjson) and show the log

@@ -13,6 +13,13 @@ enum LogCommands {
             // Opening checks the last segment, so damage there surfaces here too.
             reader = try LogReader(directory: invocation.logDirectory)
             stats = try reader.check()
+            // A fold stops at a record that is not an envelope, whatever its checksum says.
+            var samples = SampleBlock([])
+            try reader.forEach { record in
+                _ = try record.decoding { bytes throws(EnvelopeCodecError) in
+                    try EnvelopeCodec.decodeBlock(bytes, into: &samples)
+                }
+            }
         } catch let error as LogError where error.isDamage {
             if invocation.json {
                 Output.jsonLine([
@@ -24,6 +31,16 @@ enum LogCommands {
                 print("log damaged: \(error)")
                 print(
                     "`recount log repair` cuts the log back to the last good frame, keeping a copy of what it removes")
+            }
+            return .verificationFailed
+        } catch let error as UnreadableRecord {
+            if invocation.json {
+                Output.jsonLine([
+                    ("ok", .bool(false)), ("error", .string(error.description)),
+                    ("position", .int(Int64(error.position))),
+                ])
+            } else {
+                print("log unreadable: \(error)")
             }
             return .verificationFailed
         }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import RecountLog
 import Synchronization
 import TestSupport
 import Testing
@@ -60,6 +61,31 @@ import Testing
                 ["--data", data, "--json", "ingest", "-"], input: Self.envelopes(2, from: 2000))
             #expect(again.status == 0)
             #expect(again.output.contains(#""firstPosition":1501,"endPosition":1503"#), "positions are never reused")
+        }
+    }
+
+    /// A record whose frame's checksum matches but whose bytes are no envelope (a writer's bug,
+    /// or a record of a newer format): `log check`, `verify`, `replay` and the engine's open
+    /// all refuse it, naming its position and the reason, never skipping it.
+    @Test(.enabled(if: enabled, "build the recount product first (swift build)"))
+    func aRecordThatIsNoEnvelopeIsRefusedByPosition() throws {
+        try withTemporaryDirectory { directory in
+            let data = directory + "/data"
+            #expect(
+                try CommandLineTests.recount(["--data", data, "ingest", "-"], input: Self.envelopes(5)).status == 0)
+            let log = try Log(directory: data + "/log")
+            var batch = LogBatch()
+            batch.append([0xEE, 0x01, 0x02])
+            #expect(try log.append(batch) == 6..<7)
+            try log.close()
+            #expect(
+                try CommandLineTests.recount(["--data", data, "ingest", "-"], input: Self.envelopes(1, from: 5)).status
+                    == 4)
+            for command in [["log", "check"], ["log", "dump"], ["verify"], ["replay"], ["digest"]] {
+                let run = try CommandLineTests.recount(["--data", data] + command)
+                #expect(run.status == 4, "\(command)")
+                #expect((run.output + run.errors).contains("position 6"), "\(command): \(run.output)\(run.errors)")
+            }
         }
     }
 

@@ -13,7 +13,7 @@ package enum CellHistory {
         let concerned = UserFilter([user])
         try reader.forEach { record in
             guard concerned.concerns(record.bytes) else { return }
-            let envelope = try EnvelopeCodec.decode(record.bytes)
+            let envelope = try record.envelope()
             let before = projections.members(user: user, metric: metric, day: day)
             _ = projections.apply(envelope, at: record.position)
             // Dirty for one of the user's providers: a lookup per provider, not a copy of the set.

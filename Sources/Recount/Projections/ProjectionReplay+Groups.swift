@@ -113,7 +113,7 @@ extension ProjectionReplay {
         var users: [String: (bytes: Int, records: Int)] = [:]
         var count = 0
         try reader.forEach(from: reader.snapshot.startPosition, to: until) { record in
-            let user = try EnvelopeCodec.user(ofRecord: record.bytes) ?? EnvelopeCodec.decode(record.bytes).user
+            let user = try EnvelopeCodec.user(ofRecord: record.bytes) ?? record.envelope().user
             users[user, default: (0, 0)].bytes += record.bytes.count
             users[user, default: (0, 0)].records += 1
             count += 1

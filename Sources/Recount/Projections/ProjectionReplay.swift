@@ -44,7 +44,7 @@ package enum ProjectionReplay {
     ///     replay of one user; other users' records are skipped without being decoded).
     ///   - progress: called with the records read and samples folded so far each time either
     ///     passes another `progressStep` (a replay of one user reads far more than it folds).
-    /// - Throws: `LogError` for damage, `EnvelopeCodecError` for a record that is not an envelope.
+    /// - Throws: `LogError` for damage, `UnreadableRecord` for a record that is not an envelope.
     package static func fold(
         _ reader: LogReader, into projections: inout Projections, until: UInt64 = .max, users: Set<String>? = nil,
         progress: ((ReplayProgress) -> Void)? = nil, progressStep: Int = 1_000_000
@@ -59,7 +59,9 @@ package enum ProjectionReplay {
             // Optional chaining reads the filter in place: binding it with `if let` copied it,
             // retaining its arrays, for every record.
             if filter?.concerns(record.bytes) != false {
-                let envelope = try EnvelopeCodec.decodeBlock(record.bytes, into: &samples, repeated: repeated)
+                let envelope = try record.decoding { bytes throws(EnvelopeCodecError) in
+                    try EnvelopeCodec.decodeBlock(bytes, into: &samples, repeated: repeated)
+                }
                 summary.effect += projections.apply(envelope, samples: samples, at: record.position)
                 summary.records += 1
                 summary.samples += samples.entries.count
