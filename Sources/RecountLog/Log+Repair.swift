@@ -58,6 +58,8 @@ extension Log {
             // A rebuilt manifest can cut a torn tail (a segment's last frame) off too.
             report.savedTo = try survey.removeDamage(at: cut)
             report.lostPositions = cut.position..<max(cut.position, survey.committedEnd)
+        } else {
+            report.lostPositions = survey.missing
         }
         try survey.writeManifestAndCommit()
         return report
@@ -80,6 +82,9 @@ struct LogSurvey {
     var segments: [Segment] = []
     var damage: LogError?
     var cut: Cut?
+    /// Positions the manifest or commit record says a segment holds past its good frames (when
+    /// nothing is cut): lost, and never given again.
+    var missing: Range<UInt64>?
     /// The position after the highest one the log may have handed out (its reservation).
     var committedEnd: UInt64 = Log.firstPosition
     var commitSequence: UInt64 = 0
@@ -139,10 +144,15 @@ struct LogSurvey {
             sealed = [:]
         }
         if let commit {
-            committedEnd = max(committedEnd, commit.reservedEnd)
+            committedEnd = max(committedEnd, commit.reservedEnd, commit.endPosition)
             commitSequence = commit.sequence
         }
         try survey(sealed: sealed, commit: rebuildManifest ? nil : commit)
+        // Positions the commit record says the active segment's frames hold, and no frame does.
+        if cut == nil, let commit, commit.segment != nil, let end = segments.last?.endPosition, end < commit.endPosition
+        {
+            noteMissing(end..<commit.endPosition)
+        }
         // Every segment is listed as sealed after a repair, so the last one is cut to its frames.
         if cut == nil, let last = segments.indices.last,
             let size = try? fileSystem.open(segments[last].path, writable: false, create: false).size(),
@@ -240,7 +250,72 @@ struct LogSurvey {
                         offset: tail.offset),
                     at: cutHere)
             }
+            if let badFrame = try Self.firstFrameWithoutItsRecords(of: segments[index], in: file) {
+                return found(
+                    badFrame.error, at: Cut(segment: index, offset: badFrame.offset, position: badFrame.position))
+            }
+            // Whole, valid frames that the manifest or the commit record describe otherwise: the
+            // frames are kept, and the records rewritten to agree with them.
+            if let entry = sealed[segment.firstPosition], entry.endPosition != tail.position {
+                disagrees(
+                    LogError(
+                        .corruptSegment,
+                        "the segment's frames end at position \(tail.position); the manifest says \(entry.endPosition)",
+                        path: segment.path, offset: tail.offset),
+                    missing: tail.position..<entry.endPosition)
+            }
+            if let commit, commit.segment == segment.firstPosition {
+                let committed = try Self.tail(of: segment, in: file, length: commit.segmentLength)
+                if committed.offset != commit.segmentLength || committed.position != commit.endPosition {
+                    disagrees(
+                        LogError(
+                            .corruptManifest,
+                            "the commit record says the segment's first \(commit.segmentLength) bytes hold positions up to "
+                                + "\(commit.endPosition); its frames there end at byte \(committed.offset), position "
+                                + "\(committed.position)", path: directory + "/" + CommitPoint.fileName),
+                        missing: nil)
+                }
+            }
         }
+    }
+
+    /// The first frame of `segment`'s good extent whose payload does not decompress or split
+    /// into its records (the writer's open checks checksums only), with its offset and position.
+    private static func firstFrameWithoutItsRecords(
+        of segment: Segment, in file: any LogFile
+    ) throws(LogError) -> (error: LogError, offset: Int64, position: UInt64)? {
+        var raw: [UInt8] = []
+        var bad: (error: LogError, offset: Int64, position: UInt64)?
+        try withLogErrors(path: segment.path) {
+            try SegmentScanner(segment: segment, file: file, map: false).scan { offset, header, stored in
+                do {
+                    try FramePayload.forEachRecord(
+                        of: header, stored: stored, into: &raw, path: segment.path, offset: offset
+                    ) { _, _ in }
+                    return true
+                } catch let error as LogError {
+                    bad = (error, offset, header.firstPosition)
+                    return false
+                }
+            }
+        }
+        return bad
+    }
+
+    /// Notes damage that cutting nothing repairs: the manifest and commit record are rewritten
+    /// from the frames, and the `missing` positions are never given again.
+    private mutating func disagrees(_ error: LogError, missing positions: Range<UInt64>?) {
+        if damage == nil { damage = error }
+        if let positions { noteMissing(positions) }
+    }
+
+    /// Notes positions lost without a cut.
+    private mutating func noteMissing(_ positions: Range<UInt64>) {
+        guard !positions.isEmpty else { return }
+        missing =
+            missing.map { min($0.lowerBound, positions.lowerBound)..<max($0.upperBound, positions.upperBound) }
+            ?? positions
+        committedEnd = max(committedEnd, positions.upperBound)
     }
 
     private mutating func found(_ error: LogError, at cut: Cut) {

@@ -117,7 +117,9 @@ public struct LogReader: Sendable {
         var raw: [UInt8] = []
         try walkFrames(from: start, to: end) { segment, offset, header, stored in
             if header.endPosition <= start { return true }
-            try records(of: header, stored: stored, into: &raw, segment: segment, offset: offset) { index, bytes in
+            try FramePayload.forEachRecord(
+                of: header, stored: stored, into: &raw, path: segment.path, offset: offset
+            ) { index, bytes in
                 let position = header.firstPosition + UInt64(index)
                 if position >= start && position < end { try body(LogRecord(position: position, bytes: bytes)) }
             }
@@ -147,48 +149,13 @@ public struct LogReader: Sendable {
             stats.rawBytes += UInt64(header.rawLength)
             stats.fileBytes += UInt64(header.frameLength)
             if decodeRecords {
-                try records(of: header, stored: stored, into: &raw, segment: segment, offset: offset) { _, _ in }
+                try FramePayload.forEachRecord(
+                    of: header, stored: stored, into: &raw, path: segment.path, offset: offset
+                ) { _, _ in }
             }
             return true
         }
         return stats
-    }
-
-    /// Calls `body` with the index and bytes of each record of a checked frame, decompressing
-    /// into `raw` when needed; a payload that does not split into its records is `corruptFrame`.
-    @inline(__always)
-    private func records(
-        of header: FrameHeader, stored: UnsafeRawBufferPointer, into raw: inout [UInt8], segment: Segment,
-        offset: Int64, _ body: (Int, UnsafeRawBufferPointer) throws -> Void
-    ) throws {
-        let payload = try decode(header, stored: stored, into: &raw, segment: segment, offset: offset)
-        let wellFormed = try payload.withUnsafeBytes { payload in
-            try RecordWalker.walk(payload, expected: Int(header.recordCount), body)
-        }
-        guard wellFormed else {
-            throw LogError.corruption(
-                "frame payload does not split into its records", path: segment.path, offset: offset)
-        }
-    }
-
-    /// The raw payload of a checked frame (decompressed into `raw` when needed).
-    private func decode(
-        _ header: FrameHeader, stored: UnsafeRawBufferPointer, into raw: inout [UInt8], segment: Segment, offset: Int64
-    ) throws(LogError) -> ArraySlice<UInt8> {
-        let length = Int(header.rawLength)
-        if raw.count < length { raw = [UInt8](repeating: 0, count: length) }
-        let ok = raw.withUnsafeMutableBytes { raw in
-            let target = UnsafeMutableRawBufferPointer(rebasing: raw[0..<length])
-            guard header.compressed else {
-                target.copyMemory(from: stored)
-                return true
-            }
-            return LZ4Block.decompress(stored, into: target)
-        }
-        guard ok else {
-            throw LogError.corruption("frame does not decompress to its length", path: segment.path, offset: offset)
-        }
-        return raw[0..<length]
     }
 
     /// Walks the checked frames holding positions from `start`, across segments, until `body`

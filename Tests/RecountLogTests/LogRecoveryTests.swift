@@ -358,21 +358,7 @@ import Testing
                 let log = try Log(directory: copy, configuration: Self.configuration)
                 try appendBatches(log, [3, 4])
                 try log.close()
-                let path = copy + "/COMMIT"
-                var bytes = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
-                // Every slot: the newer one whichever it is.
-                for slot in [0, 4096] {
-                    withUnsafeBytes(of: value.littleEndian) {
-                        bytes.replaceSubrange((slot + field)..<(slot + field + 8), with: $0)
-                    }
-                    let checksum = bytes.withUnsafeBytes {
-                        Checksum.xxh3(UnsafeRawBufferPointer(rebasing: $0[slot..<(slot + 48)]))
-                    }
-                    withUnsafeBytes(of: checksum.littleEndian) {
-                        bytes.replaceSubrange((slot + 48)..<(slot + 56), with: $0)
-                    }
-                }
-                try Data(bytes).write(to: URL(fileURLWithPath: path))
+                try Self.rewriteCommitSlots(of: copy, field: field, to: value)
                 #expect(throws: LogError.self, "field \(field) = \(value)") { _ = try Log(directory: copy) }
                 let repair = try Log.repair(directory: copy)
                 #expect(repair.rebuiltManifest, "field \(field) = \(value)")
@@ -380,6 +366,86 @@ import Testing
                 try appendBatches(reopened, [1])
                 #expect(try readAll(reopened.reader()).map(\.0).prefix(7) == ArraySlice(1..<8))
                 try reopened.close()
+            }
+        }
+    }
+
+    /// Sets the `UInt64` at `field` of both commit slots of the log in `directory` to `value`,
+    /// with valid checksums: the commit record of a writer that got its numbers wrong.
+    static func rewriteCommitSlots(of directory: String, field: Int, to value: UInt64) throws {
+        let path = directory + "/COMMIT"
+        var bytes = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
+        // Every slot: the newer one whichever it is.
+        for slot in [0, 4096] {
+            withUnsafeBytes(of: value.littleEndian) {
+                bytes.replaceSubrange((slot + field)..<(slot + field + 8), with: $0)
+            }
+            let checksum = bytes.withUnsafeBytes {
+                Checksum.xxh3(UnsafeRawBufferPointer(rebasing: $0[slot..<(slot + 48)]))
+            }
+            withUnsafeBytes(of: checksum.littleEndian) { bytes.replaceSubrange((slot + 48)..<(slot + 56), with: $0) }
+        }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+    }
+
+    /// Whole frames with valid checksums that the commit record, or their own record count,
+    /// describe wrongly (what a faulty writer, or a copy of a live log taken file by file,
+    /// leaves): the writer refuses the log, and `repair` makes it open again. It keeps every
+    /// frame whose records are whole, cuts one that does not split into its records, and
+    /// never gives a position the log had handed out again.
+    @Test func repairMendsAValidLookingLogTheWriterRefuses() throws {
+        try withTemporaryDirectory { directory in
+            let source = directory + "/source"
+            let log = try Log(directory: source, configuration: Self.configuration)
+            try appendBatches(log, [3, 4])
+            try log.close()
+            let segment = try segmentFiles(source)[0]
+            let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: segment)))
+            let second = frameStarts(bytes)[1]
+            let cases: [(name: String, damage: (String) throws -> Void, kept: Range<UInt64>, lost: Range<UInt64>?)] = [
+                (
+                    "the commit record's end past the frames",
+                    {
+                        try Self.rewriteCommitSlots(of: $0, field: 16, to: 12)
+                        try Self.rewriteCommitSlots(of: $0, field: 40, to: 12)
+                    },
+                    1..<8, 8..<12
+                ),
+                (
+                    "the commit record's length inside the last frame",
+                    { try Self.rewriteCommitSlots(of: $0, field: 32, to: UInt64(bytes.count - 10)) }, 1..<8, nil
+                ),
+                (
+                    "the last frame counting a record more than it holds",
+                    {
+                        var frame = Array(bytes[second...])
+                        frame.withUnsafeMutableBytes { frame in
+                            guard case .success(var header) = FrameHeader.decode(UnsafeRawBufferPointer(frame)) else {
+                                return
+                            }
+                            header.recordCount += 1
+                            header.encode(into: frame, payload: UnsafeRawBufferPointer(rebasing: frame[40...]))
+                        }
+                        try Data(bytes[..<second] + frame).write(to: URL(fileURLWithPath: $0 + "/" + name(segment)))
+                    }, 1..<4, 4..<9
+                ),
+            ]
+            for (number, damage) in cases.enumerated() {
+                let copy = directory + "/case\(number)"
+                try FileManager.default.copyItem(atPath: source, toPath: copy)
+                try damage.damage(copy)
+                #expect(throws: LogError.self, "\(damage.name)") { _ = try Log(directory: copy) }
+                let repair = try Log.repair(directory: copy)
+                #expect(repair.damage != nil, "\(damage.name)")
+                #expect(repair.lostPositions == damage.lost, "\(damage.name)")
+                #expect(try Log.repair(directory: copy).damage == nil, "\(damage.name): one repair mends it")
+                let reopened = try Log(directory: copy)
+                let appended = try appendBatches(reopened, [1])[0]
+                #expect(appended.lowerBound >= (damage.lost?.upperBound ?? damage.kept.upperBound), "\(damage.name)")
+                #expect(
+                    try readAll(reopened.reader()).map(\.0) == Array(damage.kept) + Array(appended), "\(damage.name)")
+                try reopened.close()
+                #expect(try LogReader(directory: copy).check().records == UInt64(damage.kept.count + 1))
             }
         }
     }
