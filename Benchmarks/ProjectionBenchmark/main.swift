@@ -248,12 +248,12 @@ let storedDigest: [UInt8] = {
     run.check(stored.dirty.isEmpty, "dirty days left after the end-to-end run")
     return stored.digest()
 }()
-let logBytes = diskBytes(endToEndDirectory + "/log")
-let checkpointBytes = diskBytes(endToEndDirectory + "/projections")
+let logBytes = diskBytes(DataDirectory(endToEndDirectory).log)
+let checkpointBytes = diskBytes(DataDirectory(endToEndDirectory).projections)
 
 // MARK: - Replay into memory (fold only) from the written log, and its peak memory
 
-let logReader = try LogReader(directory: endToEndDirectory + "/log")
+let logReader = try RecountEngine.logReader(directory: endToEndDirectory)
 var foldedSamples = 0
 var foldedNew = 0
 let foldTime = try run.best(runs: 3) { stopwatch in
@@ -321,7 +321,7 @@ do {
     run.check(report.samples == head.samples, "the head holds \(report.samples) samples")
     try engine.close()
 }
-let tailReport = try append(tailPath, toLog: openDirectory + "/log")
+let tailReport = try append(tailPath, toLog: DataDirectory(openDirectory).log)
 run.check(tailReport.appended == tail.envelopes, "appended \(tailReport.appended) tail envelopes")
 let openCheckpoint = CheckpointFile(dataDirectory: openDirectory).path
 let savedCheckpoint = scratch + "/head-checkpoint"

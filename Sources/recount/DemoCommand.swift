@@ -30,14 +30,15 @@ enum DemoCommand {
         narrate("\n$ recount log check", json)
         let checkStatus = try LogCommands.check(invocation)
         narrate("\n$ recount log dump (last two envelopes)", json)
-        let reader = try LogReader(directory: invocation.logDirectory)
-        let lastTwo = max(reader.snapshot.startPosition, reader.endPosition > 2 ? reader.endPosition - 2 : 0)
-        try reader.forEach(from: lastTwo) { record in
-            let envelope = EnvelopeJSON.string(try record.envelope())
+        let reader = try RecountEngine.logReader(directory: invocation.dataDirectory)
+        try RecountEngine.forEachEnvelope(in: reader, from: reader.endPosition > 2 ? reader.endPosition - 2 : 0) {
+            position, envelope in
             if json {
-                Output.jsonLine([("position", .int(Int64(record.position))), ("envelope", .raw(envelope))])
+                Output.jsonLine([
+                    ("position", .int(Int64(position))), ("envelope", .raw(EnvelopeJSON.string(envelope))),
+                ])
             } else {
-                print("\(record.position): \(envelope)")
+                print("\(position): \(EnvelopeJSON.string(envelope))")
             }
         }
         let questions: [[String]] = [

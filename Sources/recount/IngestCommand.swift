@@ -93,15 +93,13 @@ enum DumpCommand {
                 guard let value = UInt64(text) else { throw UsageError(message: "--from needs a log position") }
                 return value
             } ?? Log.firstPosition
-        let user = try invocation.user().map { UserFilter([$0]) }
-        let reader = try LogReader(directory: invocation.logDirectory)
+        let user = try invocation.user()
+        let reader = try RecountEngine.logReader(directory: invocation.dataDirectory)
         var out = ""
         // Records read before damage are printed before the damage is reported.
         defer { FileHandle.standardOutput.write(Data(out.utf8)) }
-        try reader.forEach(from: max(from, reader.snapshot.startPosition)) { record in
-            // Optional chaining reads the filter in place (`if let` copied it for every record).
-            if user?.holds(record.bytes) == false { return }
-            out += "{\"position\":\(record.position),\"envelope\":\(EnvelopeJSON.string(try record.envelope()))}\n"
+        try RecountEngine.forEachEnvelope(in: reader, from: from, user: user) { position, envelope in
+            out += "{\"position\":\(position),\"envelope\":\(EnvelopeJSON.string(envelope))}\n"
             if out.utf8.count > 1 << 16 {
                 FileHandle.standardOutput.write(Data(out.utf8))
                 out = ""

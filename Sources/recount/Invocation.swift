@@ -161,7 +161,7 @@ struct Invocation {
     }
 
     /// The log directory inside the data directory.
-    var logDirectory: String { dataDirectory + "/log" }
+    var logDirectory: String { DataDirectory(dataDirectory).log }
 
     /// Creates the data and log directories when missing (the engine would too, but its error
     /// would carry Foundation's dump where this one becomes a sentence).

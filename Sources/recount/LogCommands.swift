@@ -11,15 +11,7 @@ enum LogCommands {
         let stats: LogStats
         do {
             // Opening checks the last segment, so damage there surfaces here too.
-            reader = try LogReader(directory: invocation.logDirectory)
-            stats = try reader.check()
-            // A fold stops at a record that is not an envelope, whatever its checksum says.
-            var samples = SampleBlock([])
-            try reader.forEach { record in
-                _ = try record.decoding { bytes throws(EnvelopeCodecError) in
-                    try EnvelopeCodec.decodeBlock(bytes, into: &samples)
-                }
-            }
+            (stats, reader) = try RecountEngine.checkLog(directory: invocation.dataDirectory)
         } catch let error as LogError where error.isDamage {
             if invocation.json {
                 Output.jsonLine([
@@ -83,7 +75,7 @@ enum LogCommands {
     /// Prints segments, records and bytes.
     static func stats(_ invocation: Invocation) throws -> ExitStatus {
         try invocation.allowOnly([])
-        let reader = try LogReader(directory: invocation.logDirectory)
+        let reader = try RecountEngine.logReader(directory: invocation.dataDirectory)
         let stats = try reader.stats()
         if invocation.json {
             Output.jsonLine(

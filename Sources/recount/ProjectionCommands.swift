@@ -34,7 +34,7 @@ enum ProjectionCommands {
     /// Throws `LogError(.noLog)` when the data directory has no log: a command that writes
     /// must not create one there.
     static func requireLog(_ invocation: Invocation) throws {
-        _ = try LogReader(directory: invocation.logDirectory)
+        _ = try RecountEngine.logReader(directory: invocation.dataDirectory)
     }
 
     static func recompute(_ invocation: Invocation) throws -> ExitStatus {

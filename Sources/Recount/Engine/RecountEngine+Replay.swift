@@ -55,7 +55,7 @@ extension RecountEngine {
         directory: String, user: String? = nil, until: UInt64? = nil,
         progress: (@Sendable (ReplayProgress) -> Void)? = nil
     ) throws -> ReplayResult {
-        try replay(LogReader(directory: directory + "/log"), user: user, until: until, progress: progress)
+        try replay(logReader(directory: directory), user: user, until: until, progress: progress)
     }
 
     /// A replay of `reader`: of one user in memory, or of every user with memory bounded by
@@ -87,7 +87,7 @@ extension RecountEngine {
     /// (`Log.repair`), and removes the projections' checkpoint when anything was cut, since it
     /// may hold records the log no longer has: the next engine rebuilds it from the log.
     public static func repairLog(directory: String) throws -> LogRepair {
-        let repair = try Log.repair(directory: directory + "/log")
+        let repair = try Log.repair(directory: DataDirectory(directory).log)
         if repair.damage != nil { try CheckpointFile(dataDirectory: directory).remove() }
         return repair
     }

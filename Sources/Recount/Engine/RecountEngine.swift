@@ -62,7 +62,8 @@ public final class RecountEngine: Sendable {
     ) throws {
         self.directory = directory
         self.checkpointInterval = checkpointInterval.map { max(1, $0) }
-        let log = try Log(directory: directory + "/log", configuration: LogConfiguration(durability: durability))
+        let log = try Log(
+            directory: DataDirectory(directory).log, configuration: LogConfiguration(durability: durability))
         self.log = log
         checkpoint = CheckpointFile(dataDirectory: directory)
         let (state, folded) = try Self.load(checkpoint, reader: log.reader(), progress: progress)
@@ -87,7 +88,7 @@ public final class RecountEngine: Sendable {
         progress: (@Sendable (ReplayProgress) -> Void)? = nil
     ) throws {
         var (state, folded) = try Self.load(
-            CheckpointFile(dataDirectory: directory), reader: LogReader(directory: directory + "/log"),
+            CheckpointFile(dataDirectory: directory), reader: LogReader(directory: DataDirectory(directory).log),
             progress: progress)
         if recompute { state.recompute() }
         self.init(readingDirectory: directory, state, recordsFolded: folded.records, onlyUser: nil)
@@ -111,7 +112,7 @@ public final class RecountEngine: Sendable {
         readingDirectory directory: String, user: String, progress: (@Sendable (ReplayProgress) -> Void)? = nil
     ) throws {
         let (state, folded) = try ProjectionReplay.recomputed(
-            LogReader(directory: directory + "/log"), users: [user],
+            LogReader(directory: DataDirectory(directory).log), users: [user],
             progress: progress)
         self.init(readingDirectory: directory, state, recordsFolded: folded.records, onlyUser: user)
     }
@@ -152,7 +153,7 @@ public final class RecountEngine: Sendable {
     /// The log's writer, or `.readOnly` for an engine opened for queries only.
     private func writer() throws(LogError) -> Log {
         guard let log else {
-            throw LogError(.readOnly, "the engine was opened read-only", path: directory + "/log")
+            throw LogError(.readOnly, "the engine was opened read-only", path: DataDirectory(directory).log)
         }
         return log
     }
@@ -419,7 +420,7 @@ public final class RecountEngine: Sendable {
 
     /// A reader of what the engine's log holds now.
     func logReader() throws -> LogReader {
-        try log?.reader() ?? LogReader(directory: directory + "/log")
+        try log?.reader() ?? LogReader(directory: DataDirectory(directory).log)
     }
 
     /// Makes every appended envelope durable.

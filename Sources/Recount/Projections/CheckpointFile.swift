@@ -30,7 +30,7 @@ package struct CheckpointFile {
     /// The checkpoint of the data directory `directory`.
     /// - Parameter chunkBytes: the most payload bytes per chunk (small in tests, to make many).
     package init(dataDirectory directory: String, chunkBytes: Int = 8 << 20) {
-        path = directory + "/projections/checkpoint"
+        path = DataDirectory(directory).checkpoint
         self.chunkBytes = max(1, min(chunkBytes, LZ4Block.maximumInputSize))
     }
 

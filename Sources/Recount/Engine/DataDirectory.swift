@@ -1,0 +1,53 @@
+public import RecountLog
+
+/// Where a data directory keeps what; the one place that knows its layout.
+public struct DataDirectory: Sendable {
+    /// The data directory itself.
+    public let path: String
+
+    public init(_ path: String) { self.path = path }
+
+    /// The log's directory (`RecountLog`'s).
+    public var log: String { path + "/log" }
+    /// The projections' directory.
+    public var projections: String { path + "/projections" }
+    /// The projections' checkpoint file.
+    public var checkpoint: String { projections + "/checkpoint" }
+}
+
+extension RecountEngine {
+    /// A reader of the data directory `directory`'s log, taking no lock.
+    /// - Throws: `LogError(.noLog)` when there is no log there.
+    public static func logReader(directory: String) throws(LogError) -> LogReader {
+        try LogReader(directory: DataDirectory(directory).log)
+    }
+
+    /// Checks every frame of the data directory `directory`'s log (`LogReader.check`) and
+    /// decodes every record: a fold stops at one that is not an envelope, whatever its
+    /// checksum says.
+    /// - Throws: `LogError` for damage, `UnreadableRecord` for a record that is no envelope.
+    package static func checkLog(directory: String) throws -> (stats: LogStats, reader: LogReader) {
+        let reader = try logReader(directory: directory)
+        let stats = try reader.check()
+        var samples = SampleBlock([])
+        try reader.forEach { record in
+            _ = try record.decoding { bytes throws(EnvelopeCodecError) in
+                try EnvelopeCodec.decodeBlock(bytes, into: &samples)
+            }
+        }
+        return (stats, reader)
+    }
+
+    /// Calls `body` with the position and envelope of each of `reader`'s records from `start`
+    /// on (those of `user` alone, byte for byte, when given): `log dump`.
+    package static func forEachEnvelope(
+        in reader: LogReader, from start: UInt64, user: String? = nil, _ body: (UInt64, Envelope) throws -> Void
+    ) throws {
+        let filter = user.map { UserFilter([$0]) }
+        try reader.forEach(from: max(start, reader.snapshot.startPosition)) { record in
+            // Optional chaining reads the filter in place (`if let` copied it for every record).
+            if filter?.holds(record.bytes) == false { return }
+            try body(record.position, try record.envelope())
+        }
+    }
+}
