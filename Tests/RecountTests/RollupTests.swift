@@ -379,6 +379,66 @@ import Testing
         }
     }
 
+    /// Days where each sample has a source of its own, more sources than a machine word has
+    /// bits: the sweep still matches the reference.
+    @Test(arguments: [Metric.steps, .sleep])
+    func manySourcesMatchTheBruteForceReference(metric: Metric) {
+        var random = SplitMix64(seed: testSeed(0x5005_0008 + UInt64(metric.rawValue)))
+        let zones = ZoneOffsets()
+        for _ in 0..<10 {
+            var workload = Workload.random(metric: metric, using: &random)
+            let count = 70 + Int(random.next() % 80)
+            var table: [SourceID: Source] = [:]
+            var samples: [LiveSample] = []
+            for index in 0..<count {
+                var sample = workload.samples[index % workload.samples.count]
+                sample.id = SampleID("m\(index)")
+                sample.source = SourceID(UInt32(index + 10))
+                let shift = Int64(random.next() % 96) * 900_000 - 43_200_000
+                sample.startMillis += shift
+                sample.endMillis += shift
+                samples.append(sample)
+                table[sample.source] = Source(
+                    origin: "com.example.\(index % 7)", device: index % 3 == 0 ? nil : "d\(index)")
+            }
+            workload.samples = samples
+            workload.priority = SourcePriority(configured: ["com.example.3"], sources: table)
+            let cell = Rollup.compute(
+                metric: metric, day: workload.day, samples: workload.samples, priority: workload.priority, zones: zones)
+            let reference = Reference.compute(metric: metric, workload: workload)
+            #expect(cell.count == reference.count)
+            #expect(abs(cell.value! - reference.value) <= 1e-9 * max(1, reference.value))
+            #expect(cell.sources.map(\.source) == reference.sources.map(\.source))
+            for (fast, slow) in zip(cell.sources, reference.sources) {
+                #expect(fast.countedMillis == slow.countedMillis)
+                #expect(fast.suppressedMillis == slow.suppressedMillis)
+                #expect(fast.suppressedBy == slow.suppressedBy)
+            }
+        }
+    }
+
+    /// One upload of 30,000 overlapping samples from as many origins: the merge's memory grew
+    /// with sources × samples (about 24 GB here, a crash on any real machine) and now grows
+    /// with the samples.
+    @Test(arguments: [Metric.steps, .sleep])
+    func thirtyThousandSourcesInOneHourMergeInLinearMemory(metric: Metric) {
+        let n = 30_000
+        var table: [SourceID: Source] = [:]
+        let samples = (0..<n).map { index in
+            table[SourceID(UInt32(index))] = Source(origin: "com.example.\(index)", device: nil)
+            return Self.sample(
+                "s\(index)", metric, "2026-07-14T10:00:00Z", "2026-07-14T11:00:00Z",
+                value: metric == .steps ? 1 : nil, stage: metric == .sleep ? .core : nil,
+                source: SourceID(UInt32(index)))
+        }
+        let cell = Self.compute(metric, "2026-07-14", samples, priority: SourcePriority(configured: [], sources: table))
+        let winner = cell.sources.first { $0.suppressedMillis == 0 }!.source
+        #expect(cell.count == n)
+        #expect(cell.value == (metric == .steps ? 1 : 3_600))
+        #expect(cell.sources.count == n)
+        #expect(cell.sources.allSatisfy { $0.source == winner || ($0.suppressedBy == winner && $0.countedMillis == 0) })
+    }
+
     @Test(arguments: [Metric.steps, .sleep, .heartRate, .weight, .workout])
     func theOrderOfTheInputNeverChangesABit(metric: Metric) {
         var random = SplitMix64(seed: testSeed(0x0DE7_0008 + UInt64(metric.rawValue)))

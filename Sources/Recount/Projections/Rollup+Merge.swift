@@ -6,6 +6,10 @@
 /// (26 bits). Times outside the window cannot touch the day and are clamped to it. Per source the
 /// sweep keeps integer counters only; floating-point amounts are added afterwards, sample by
 /// sample in canonical order, so the result does not depend on the input order.
+///
+/// Memory grows with the samples and the pairs of sources that suppressed each other, never
+/// with sources × samples or sources × sources: one upload of thousands of samples from as
+/// many origins must not take gigabytes (it did: 1.5 GB for 8,000).
 extension Rollup {
     /// Bits of an event key: time relative to the window, kind, payload.
     private static let payloadBits = 26
@@ -17,8 +21,7 @@ extension Rollup {
     private enum Kind: UInt64 {
         case coverEnd = 0
         case coverStart = 1
-        case piece = 2
-        case instant = 3
+        case instant = 2
     }
 
     /// A half-open UTC window `[start, end)` around a day, and the event packing relative to it.
@@ -53,16 +56,23 @@ extension Rollup {
         samples: [LiveSample], order: [Int], priority: SourcePriority
     ) -> (sources: [SourceID], rank: [Int]) {
         var distinct: [SourceID] = []
+        // Slots by source once there are more than a few (a linear search is cheaper until then).
+        var slots: [SourceID: Int] = [:]
         var slot: [Int] = []
         slot.reserveCapacity(order.count)
         var last = -1
         for index in order {
             let source = samples[index].source
             if last < 0 || distinct[last] != source {
-                last = distinct.firstIndex(of: source) ?? -1
+                last = (distinct.count <= 8 ? distinct.firstIndex(of: source) : slots[source]) ?? -1
                 if last < 0 {
                     distinct.append(source)
                     last = distinct.count - 1
+                    if distinct.count == 9 {
+                        for (slot, source) in distinct.enumerated() { slots[source] = slot }
+                    } else if distinct.count > 9 {
+                        slots[source] = last
+                    }
                 }
             }
             slot.append(last)
@@ -75,11 +85,47 @@ extension Rollup {
         return (byPriority.map { distinct[$0] }, slot.map { rankOfSlot[$0] })
     }
 
-    /// The winning rank among covering counters: the first with a positive count, or `-1`.
-    @inline(__always)
-    private static func winner(_ cover: UnsafeMutableBufferPointer<Int32>) -> Int {
-        for rank in 0..<cover.count where cover[rank] > 0 { return rank }
-        return -1
+    /// How many samples of each rank cover the sweep's instant, and the ranks with any as bits,
+    /// so the winner (the lowest such rank) is found a word at a time.
+    private struct Coverage {
+        var counts: [Int32]
+        var bits: [UInt64]
+
+        init(ranks: Int) {
+            counts = [Int32](repeating: 0, count: ranks)
+            bits = [UInt64](repeating: 0, count: (ranks + 63) / 64)
+        }
+
+        @inline(__always)
+        mutating func add(_ step: Int32, at rank: Int) {
+            counts[rank] += step
+            let bit: UInt64 = 1 << (rank & 63)
+            if counts[rank] > 0 { bits[rank >> 6] |= bit } else { bits[rank >> 6] &= ~bit }
+        }
+
+        /// The lowest rank with a positive count, or `-1`.
+        var winner: Int {
+            for (word, set) in bits.enumerated() where set != 0 { return word << 6 | set.trailingZeroBitCount }
+            return -1
+        }
+
+        /// Calls `body` with each rank with a positive count, ascending.
+        func forEachRank(_ body: (Int) -> Void) {
+            for (word, set) in bits.enumerated() {
+                var rest = set
+                while rest != 0 {
+                    body(word << 6 | rest.trailingZeroBitCount)
+                    rest &= rest - 1
+                }
+            }
+        }
+    }
+
+    /// A stretch of time `[from, to)` in which rank `winner` decided.
+    private struct Stretch {
+        var from: Int64
+        var to: Int64
+        var winner: Int
     }
 
     /// Sums (steps, distance, active energy): each sample adds value × (its counted time on the
@@ -96,17 +142,20 @@ extension Rollup {
         // Any part of the day lies within a day of its local midnight read as UTC.
         let window = Window(around: day, daysBefore: 2, daysAfter: 3)
 
-        // Events, and each sample's whole (capped) duration; 0 marks an instantaneous sample.
-        // Cover starts come in canonical order, already sorted; the ends and the rest are kept
+        // Events; each sample's whole (capped) duration, 0 marking an instantaneous one; and its
+        // parts on the day, adjacent ones joined: `parts[partStart[place]..<partStart[place + 1]]`.
+        // Cover starts come in canonical order, already sorted; the ends and instants are kept
         // apart and appended after them, so the sort mostly merges a few sorted runs.
         var events: [UInt64] = []
         events.reserveCapacity(2 * n)
         var later: [UInt64] = []
         later.reserveCapacity(n)
-        var pieces: [(from: Int64, to: Int64)] = []
-        var pieceCount = 0
+        var parts: [(from: Int64, to: Int64)] = []
+        parts.reserveCapacity(n)
+        var partStart = [Int](repeating: 0, count: n + 1)
         var duration = [Int64](repeating: 0, count: n)
         for place in 0..<n {
+            partStart[place] = parts.count
             let sample = samples[order[place]]
             guard sample.endMillis > sample.startMillis else {
                 // An instant of another day (written in another offset) takes part in deciding
@@ -123,99 +172,76 @@ extension Rollup {
             let from = max(sample.startMillis, window.start)
             let to = min(end, window.end)
             guard from < to else { continue }
-            // The parts on `day`, adjacent ones joined.
-            pieceCount = 0
+            let first = parts.count
             DayAttribution.forEachPiece(
                 startMillis: sample.startMillis, startOffset: sample.startOffset,
                 endMillis: sample.endMillis, zone: sample.zone, zones: zones
             ) { pieceFrom, pieceTo, pieceDay in
                 guard pieceDay == day else { return }
-                if pieceCount > 0, pieces[pieceCount - 1].to == pieceFrom {
-                    pieces[pieceCount - 1].to = pieceTo
-                    return
-                }
-                if pieceCount == pieces.count {
-                    pieces.append((pieceFrom, pieceTo))
+                if parts.count > first, parts[parts.count - 1].to == pieceFrom {
+                    parts[parts.count - 1].to = pieceTo
                 } else {
-                    pieces[pieceCount] = (pieceFrom, pieceTo)
-                }
-                pieceCount += 1
-            }
-            // A sample wholly on the day (the usual case) lets its cover events stand for its
-            // piece events: the low payload bit says so.
-            let whole = pieceCount == 1 && pieces[0].from == from && pieces[0].to == to ? 1 : 0
-            events.append(window.key(from, .coverStart, place << 1 | whole))
-            later.append(window.key(to, .coverEnd, place << 1 | whole))
-            if whole == 0 {
-                for piece in pieces[..<pieceCount] {
-                    later.append(window.key(piece.from, .piece, place << 1))
-                    later.append(window.key(piece.to, .piece, place << 1 | 1))
+                    parts.append((pieceFrom, pieceTo))
                 }
             }
+            events.append(window.key(from, .coverStart, place))
+            later.append(window.key(to, .coverEnd, place))
         }
+        partStart[n] = parts.count
         events.append(contentsOf: later)
         events.sort()
 
-        // rows[place * k + w]: the milliseconds of the sample's day parts that source `w` won.
-        var rows = [Int64](repeating: 0, count: n * k)
-        // The winning rank at each instantaneous sample, -1 when it is not on the day.
+        // Who won when, as stretches (adjacent ones of one winner joined), and the winning rank
+        // at each instantaneous sample (-1 when it is not on the day).
+        var stretches: [Stretch] = []
         var instantWinner = [Int](repeating: -1, count: n)
-        var cover = [Int32](repeating: 0, count: k)
-        var won = [Int64](repeating: 0, count: k)
-        cover.withUnsafeMutableBufferPointer { cover in
-            won.withUnsafeMutableBufferPointer { won in
-                rows.withUnsafeMutableBufferPointer { rows in
-                    var previous = events.first.map(window.time) ?? 0
-                    var e = 0
-                    while e < events.count {
-                        let event = events[e]
-                        let time = window.time(event)
-                        if time != previous {
-                            let w = winner(cover)
-                            if w >= 0 { won[w] += time - previous }
-                            previous = time
-                        }
-                        let payload = Window.payload(event)
-                        let place = payload >> 1
-                        switch Window.kind(event) {
-                        case .coverEnd:
-                            cover[rank[place]] -= 1
-                            if payload & 1 == 1 {
-                                for w in 0..<k { rows[place * k + w] += won[w] }
-                            }
-                        case .coverStart:
-                            cover[rank[place]] += 1
-                            if payload & 1 == 1 {
-                                for w in 0..<k { rows[place * k + w] -= won[w] }
-                            }
-                        case .piece:
-                            let sign: Int64 = payload & 1 == 0 ? -1 : 1
-                            for w in 0..<k { rows[place * k + w] += sign * won[w] }
-                        case .instant:
-                            // All instants at `time` are adjacent and last; the best of them and
-                            // of the covering sources wins.
-                            var best = winner(cover)
-                            var last = e
-                            while last < events.count, window.time(events[last]) == time {
-                                let r = rank[Window.payload(events[last]) >> 1]
-                                if best < 0 || r < best { best = r }
-                                last += 1
-                            }
-                            for other in e..<last where Window.payload(events[other]) & 1 == 1 {
-                                instantWinner[Window.payload(events[other]) >> 1] = best
-                            }
-                            e = last - 1
-                        }
-                        e += 1
+        var coverage = Coverage(ranks: k)
+        var previous = events.first.map(window.time) ?? 0
+        var e = 0
+        while e < events.count {
+            let event = events[e]
+            let time = window.time(event)
+            if time != previous {
+                let w = coverage.winner
+                if w >= 0 {
+                    if let last = stretches.last, last.winner == w, last.to == previous {
+                        stretches[stretches.count - 1].to = time
+                    } else {
+                        stretches.append(Stretch(from: previous, to: time, winner: w))
                     }
                 }
+                previous = time
             }
+            let payload = Window.payload(event)
+            switch Window.kind(event) {
+            case .coverEnd: coverage.add(-1, at: rank[payload])
+            case .coverStart: coverage.add(1, at: rank[payload])
+            case .instant:
+                // All instants at `time` are adjacent and last; the best of them and of the
+                // covering sources wins.
+                var best = coverage.winner
+                var last = e
+                while last < events.count, window.time(events[last]) == time {
+                    let r = rank[Window.payload(events[last]) >> 1]
+                    if best < 0 || r < best { best = r }
+                    last += 1
+                }
+                for other in e..<last where Window.payload(events[other]) & 1 == 1 {
+                    instantWinner[Window.payload(events[other]) >> 1] = best
+                }
+                e = last - 1
+            }
+            e += 1
         }
 
-        // Amounts, sample by sample in canonical order.
+        // Amounts, sample by sample in canonical order, and within a sample winner by winner
+        // in rank order.
         var tally = Tally(sources: sources)
         var total = 0.0
         var count = 0
+        // The milliseconds of the sample's day parts each rank won, and the ranks that won any.
+        var won = [Int64](repeating: 0, count: k)
+        var winners: [Int] = []
         for place in 0..<n {
             let r = rank[place]
             let value = samples[order[place]].value ?? 0
@@ -228,23 +254,46 @@ extension Rollup {
                 tally.add(source: r, winner: w, amount: value, millis: 0)
                 continue
             }
-            var onDay = false
+            for part in parts[partStart[place]..<partStart[place + 1]] {
+                var i = Self.firstStretch(endingAfter: part.from, in: stretches)
+                while i < stretches.count, stretches[i].from < part.to {
+                    let overlap = min(stretches[i].to, part.to) - max(stretches[i].from, part.from)
+                    let w = stretches[i].winner
+                    if won[w] == 0 {
+                        // Kept in rank order: a sample mostly meets one or two winners.
+                        var at = winners.count
+                        while at > 0, winners[at - 1] > w { at -= 1 }
+                        winners.insert(w, at: at)
+                    }
+                    won[w] += overlap
+                    i += 1
+                }
+            }
+            guard !winners.isEmpty else { continue }
             let whole = Double(duration[place])
-            for w in 0..<k {
-                let millis = rows[place * k + w]
-                guard millis > 0 else { continue }
-                onDay = true
+            for w in winners {
+                let millis = won[w]
+                won[w] = 0
                 let amount = value * (Double(millis) / whole)
                 if w == r { total += amount }
                 tally.add(source: r, winner: w, amount: amount, millis: millis)
             }
-            if onDay {
-                count += 1
-                tally.count(source: r)
-            }
+            winners.removeAll(keepingCapacity: true)
+            count += 1
+            tally.count(source: r)
         }
         return RollupCell(
             metric: metric, day: day, count: count, value: total, sources: tally.sourceShares())
+    }
+
+    /// The index of the first of `stretches` (ascending, disjoint) that ends after `millis`.
+    private static func firstStretch(endingAfter millis: Int64, in stretches: [Stretch]) -> Int {
+        var (low, high) = (0, stretches.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if stretches[middle].to <= millis { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 
     /// Sleep: the asleep time (stages asleep, core, deep, rem) of the day's samples, where at each
@@ -287,30 +336,25 @@ extension Rollup {
         events.append(contentsOf: ends)
         events.sort()
 
-        var cover = [Int32](repeating: 0, count: k)
-        var asleep = [Int32](repeating: 0, count: k)
+        var coverage = Coverage(ranks: k)
+        var asleep = Coverage(ranks: k)
         var previous = events.first.map(window.time) ?? 0
-        cover.withUnsafeMutableBufferPointer { cover in
-            asleep.withUnsafeMutableBufferPointer { asleep in
-                for event in events {
-                    let time = window.time(event)
-                    if time != previous {
-                        let w = winner(cover)
-                        if w >= 0 {
-                            let span = time - previous
-                            for r in 0..<k where asleep[r] > 0 {
-                                tally.add(
-                                    source: r, winner: w, amount: Double(span) / 1000, millis: span)
-                            }
-                        }
-                        previous = time
+        for event in events {
+            let time = window.time(event)
+            if time != previous {
+                let w = coverage.winner
+                if w >= 0 {
+                    let span = time - previous
+                    asleep.forEachRank { r in
+                        tally.add(source: r, winner: w, amount: Double(span) / 1000, millis: span)
                     }
-                    let place = Window.payload(event)
-                    let step: Int32 = Window.kind(event) == .coverStart ? 1 : -1
-                    cover[rank[place]] += step
-                    if countsAsleep[place] { asleep[rank[place]] += step }
                 }
+                previous = time
             }
+            let place = Window.payload(event)
+            let step: Int32 = Window.kind(event) == .coverStart ? 1 : -1
+            coverage.add(step, at: rank[place])
+            if countsAsleep[place] { asleep.add(step, at: rank[place]) }
         }
         var shares = tally.sourceShares()
         // Seconds from exact milliseconds, so the amounts do not carry the sweep's rounding.
@@ -344,18 +388,38 @@ private struct Tally {
     struct Suppression {
         var amount = 0.0
         var times = 0
+
+        @inline(__always)
+        mutating func add(_ amount: Double) {
+            self.amount += amount
+            times += 1
+        }
     }
+
+    /// A (suppressed source, winner) pair of local ranks.
+    struct Pair: FlatKey {
+        var source: Int32
+        var winner: Int32
+        var flatHash: UInt64 { FlatHash.mix(UInt64(UInt32(bitPattern: source)), UInt64(UInt32(bitPattern: winner))) }
+    }
+
+    /// Up to this many sources the pairs are kept in a square table (the usual day has two or
+    /// three); past it, only the pairs that met: a day of thousands of sources has far fewer
+    /// than their square.
+    static let squareSources = 16
 
     var sources: [SourceID]
     var shares: [Share]
-    /// `[source * k + winner]`.
-    var suppressions: [Suppression]
+    /// `[source * k + winner]`, with few sources.
+    var square: [Suppression]
+    /// The pairs that met, with many.
+    var pairs = FlatMap<Pair, Suppression>()
 
     init(sources: [SourceID]) {
         let k = sources.count
         self.sources = sources
         shares = Array(repeating: Share(), count: k)
-        suppressions = Array(repeating: Suppression(), count: k * k)
+        square = k <= Self.squareSources ? Array(repeating: Suppression(), count: k * k) : []
     }
 
     /// Counts one sample of source `source`.
@@ -371,30 +435,38 @@ private struct Tally {
         } else {
             shares[source].suppressed += amount
             shares[source].suppressedMillis += millis
-            suppressions[source * sources.count + winner].amount += amount
-            suppressions[source * sources.count + winner].times += 1
+            if square.isEmpty {
+                pairs[Pair(source: Int32(source), winner: Int32(winner)), default: Suppression()].add(amount)
+            } else {
+                square[source * sources.count + winner].add(amount)
+            }
         }
     }
 
     /// The shares of the sources with samples on the day, sorted by source id.
     func sourceShares() -> [RollupCell.SourceShare] {
         let k = sources.count
+        // Per source, the winner that suppressed the largest amount; ties go to the higher
+        // priority (the lower rank), whatever order the pairs met in.
+        var by = [Int](repeating: -1, count: k)
+        var most = [Double](repeating: 0, count: k)
+        func consider(_ r: Int, _ w: Int, _ suppression: Suppression) {
+            if by[r] < 0 || suppression.amount > most[r] || (suppression.amount == most[r] && w < by[r]) {
+                (by[r], most[r]) = (w, suppression.amount)
+            }
+        }
+        for (pair, suppression) in pairs { consider(Int(pair.source), Int(pair.winner), suppression) }
+        for (place, suppression) in square.enumerated() where suppression.times > 0 {
+            consider(place / k, place % k, suppression)
+        }
         var result: [RollupCell.SourceShare] = []
         for r in 0..<k where shares[r].samples > 0 {
-            // The winner that suppressed the largest amount; ties go to the higher priority.
-            var by: Int? = nil
-            for w in 0..<k where suppressions[r * k + w].times > 0 {
-                if let best = by, suppressions[r * k + w].amount <= suppressions[r * k + best].amount {
-                    continue
-                }
-                by = w
-            }
             let share = shares[r]
             result.append(
                 RollupCell.SourceShare(
                     source: sources[r], samples: share.samples, counted: share.counted,
                     countedMillis: share.countedMillis, suppressed: share.suppressed,
-                    suppressedMillis: share.suppressedMillis, suppressedBy: by.map { sources[$0] }))
+                    suppressedMillis: share.suppressedMillis, suppressedBy: by[r] < 0 ? nil : sources[by[r]]))
         }
         result.sort { $0.source < $1.source }
         return result
