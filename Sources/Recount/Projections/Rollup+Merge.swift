@@ -239,9 +239,13 @@ extension Rollup {
         var tally = Tally(sources: sources)
         var total = 0.0
         var count = 0
-        // The milliseconds of the sample's day parts each rank won, and the ranks that won any.
+        // The milliseconds of the sample's day parts each rank won, and, with many sources, the
+        // ranks that won any (with few, every rank is looked at).
         var won = [Int64](repeating: 0, count: k)
-        var winners: [Int] = []
+        let fewSources = k <= Tally.squareSources
+        var winners: [Int] = fewSources ? Array(0..<k) : []
+        // Where the last part's stretches began: parts mostly come in time order.
+        var stretch = 0
         for place in 0..<n {
             let r = rank[place]
             let value = samples[order[place]].value ?? 0
@@ -254,31 +258,30 @@ extension Rollup {
                 tally.add(source: r, winner: w, amount: value, millis: 0)
                 continue
             }
+            var onDay = false
             for part in parts[partStart[place]..<partStart[place + 1]] {
-                var i = Self.firstStretch(endingAfter: part.from, in: stretches)
+                stretch = Self.firstStretch(endingAfter: part.from, in: stretches, from: stretch)
+                var i = stretch
                 while i < stretches.count, stretches[i].from < part.to {
                     let overlap = min(stretches[i].to, part.to) - max(stretches[i].from, part.from)
                     let w = stretches[i].winner
-                    if won[w] == 0 {
-                        // Kept in rank order: a sample mostly meets one or two winners.
-                        var at = winners.count
-                        while at > 0, winners[at - 1] > w { at -= 1 }
-                        winners.insert(w, at: at)
-                    }
+                    if !fewSources, won[w] == 0 { winners.append(w) }
                     won[w] += overlap
+                    onDay = true
                     i += 1
                 }
             }
-            guard !winners.isEmpty else { continue }
+            guard onDay else { continue }
+            if !fewSources { winners.sort() }
             let whole = Double(duration[place])
-            for w in winners {
+            for w in winners where won[w] > 0 {
                 let millis = won[w]
                 won[w] = 0
                 let amount = value * (Double(millis) / whole)
                 if w == r { total += amount }
                 tally.add(source: r, winner: w, amount: amount, millis: millis)
             }
-            winners.removeAll(keepingCapacity: true)
+            if !fewSources { winners.removeAll(keepingCapacity: true) }
             count += 1
             tally.count(source: r)
         }
@@ -286,9 +289,16 @@ extension Rollup {
             metric: metric, day: day, count: count, value: total, sources: tally.sourceShares())
     }
 
-    /// The index of the first of `stretches` (ascending, disjoint) that ends after `millis`.
-    private static func firstStretch(endingAfter millis: Int64, in stretches: [Stretch]) -> Int {
-        var (low, high) = (0, stretches.count)
+    /// The index of the first of `stretches` (ascending, disjoint) that ends after `millis`:
+    /// walked to from `hint` when `millis` lies past the stretch before it (parts mostly come
+    /// in time order), else found by bisection.
+    private static func firstStretch(endingAfter millis: Int64, in stretches: [Stretch], from hint: Int) -> Int {
+        if hint == 0 || stretches[hint - 1].to <= millis {
+            var i = hint
+            while i < stretches.count, stretches[i].to <= millis { i += 1 }
+            return i
+        }
+        var (low, high) = (0, hint)
         while low < high {
             let middle = (low + high) / 2
             if stretches[middle].to <= millis { low = middle + 1 } else { high = middle }
