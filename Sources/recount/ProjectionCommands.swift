@@ -344,15 +344,26 @@ enum ProjectionCommands {
                 func object(_ values: [RollupRow.Value]?) -> Output.Value {
                     values.map { .raw(Output.json($0.map { ($0.name, Output.number($0.value)) })) } ?? .null
                 }
-                Output.jsonLine([
+                let (values, reason) = parts(row.new)
+                var fields: [(String, Output.Value)] = [
                     ("user", .string(row.user)), ("metric", .string(row.metric)), ("date", .string(row.date)),
-                    ("version", .int(Int64(row.version))), ("old", object(row.old)), ("new", object(row.new)),
-                ])
+                    ("version", .int(Int64(row.version))), ("old", object(row.old)),
+                    ("new", object(row.new.state == .unknown ? nil : values)),
+                    ("state", .string(row.new.state.rawValue)),
+                ]
+                if let reason { fields.append(("reason", .string(reason.rawValue))) }
+                Output.jsonLine(fields)
             }
         } else {
             Output.table(
-                ["user", "metric", "date", "version", "old", "new"],
-                rows.map { [$0.user, $0.metric, $0.date, String($0.version), text($0.old), text($0.new)] })
+                ["user", "metric", "date", "version", "old", "new", "state", "why not known"],
+                rows.map { row in
+                    let (values, reason) = parts(row.new)
+                    return [
+                        row.user, row.metric, row.date, String(row.version), text(row.old),
+                        text(row.new.state == .unknown ? nil : values), row.new.state.rawValue, reason?.rawValue ?? "",
+                    ]
+                })
         }
         return .success
     }

@@ -123,7 +123,8 @@ import Testing
             // The feed a backend follows: the cell moved after version 1, from 6h20m to 0.
             let feed = try engine.changes(since: 1)
             #expect(feed.map { "\($0.metric) \($0.date) v\($0.version)" } == ["sleep 2026-07-14 v3"])
-            #expect(feed.first?.old?.first?.value == 22_800 && feed.first?.new.first?.value == 0)
+            #expect(feed.first?.old?.first?.value == 22_800)
+            #expect(feed.first?.new == .known([RollupRow.Value(name: "value", value: 0)]), "a delivery checked in")
             #expect(try engine.changes(since: 3).isEmpty)
             try engine.close()
         }
@@ -142,7 +143,7 @@ import Testing
             try Self.ingest(engine, [upsert("bob", "b2", 50)])
             func feed(since version: UInt64) throws -> [String] {
                 let rows = try engine.changes(since: version).map {
-                    "\($0.user) v\($0.version) \($0.old?.first?.value ?? -1) → \($0.new.first?.value ?? -1)"
+                    "\($0.user) v\($0.version) \($0.old?.first?.value ?? -1) → \(Self.figure($0.new)) \($0.new.state)"
                 }
                 // Replayed one user at a time, the figures are the same.
                 #expect(
@@ -150,15 +151,36 @@ import Testing
                         == "\(try engine.changes(since: version))")
                 return rows
             }
-            #expect(try feed(since: 2) == ["bob v3 200.0 → 250.0"])
+            #expect(try feed(since: 2) == ["bob v3 200.0 → 250.0 partial"], "no check-in yet")
             try Self.ingest(
                 engine,
                 [
                     #"{"kind":"config.sources","user":"*","receivedAt":"2026-07-15T00:00:00Z","metric":"steps","priority":["com.fitbit"]}"#
                 ])
-            #expect(try feed(since: 3) == ["alice v4 100.0 → 100.0", "bob v4 250.0 → 250.0"])
-            #expect(try feed(since: 1) == ["alice v4 100.0 → 100.0", "bob v4 -1.0 → 250.0"], "bob had no cell at 1")
+            #expect(try feed(since: 3) == ["alice v4 100.0 → 100.0 partial", "bob v4 250.0 → 250.0 partial"])
+            #expect(
+                try feed(since: 1) == ["alice v4 100.0 → 100.0 partial", "bob v4 -1.0 → 250.0 partial"],
+                "bob had no cell at 1")
+            // Bob's samples deleted with no check-in: his day is unknown, and the feed says so
+            // rather than hand a follower a 0 to push (seed 002's zero-steps email).
+            try Self.ingest(
+                engine,
+                [
+                    #"{"kind":"samples.delete","user":"bob","receivedAt":"2026-07-15T01:00:00Z","provider":"fitbit","ids":["b1","b2"]}"#
+                ])
+            #expect(try feed(since: 4) == ["bob v5 250.0 → none unknown"])
+            #expect(
+                try engine.rollups(user: "bob", metric: "steps", from: "2026-07-14", to: "2026-07-14").map(\.reading)
+                    == (try engine.changes(since: 4).map(\.new)))
             try engine.close()
+        }
+    }
+
+    /// The first figure of a reading, `none` for an unknown day.
+    static func figure(_ reading: RollupRow.Reading) -> String {
+        switch reading {
+        case .known(let values), .partial(let values, _): values.first.map { "\($0.value)" } ?? "none"
+        case .unknown: "none"
         }
     }
 

@@ -49,8 +49,13 @@ public struct RollupRow: Sendable, Equatable {
     public var version: UInt64?
 
     /// The state the reading is in.
-    public var state: State {
-        switch reading {
+    public var state: State { reading.state }
+}
+
+extension RollupRow.Reading {
+    /// Known, partial or unknown.
+    public var state: RollupRow.State {
+        switch self {
         case .known: .known
         case .partial: .partial
         case .unknown: .unknown
@@ -252,7 +257,9 @@ public struct CellChangeRow: Sendable, Equatable {
     public var version: UInt64
     /// Its figures at the given version (`nil`: it had no rollup then).
     public var old: [RollupRow.Value]?
-    public var new: [RollupRow.Value]
+    /// The day now, as `rollups` reads it: figures only when it is known or partial (an
+    /// unknown day is never a zero a follower could push, contract §3 rule 8).
+    public var new: RollupRow.Reading
 }
 
 /// What the projections hold, and per provider how its channels sync: the operator's summary

@@ -22,19 +22,26 @@ extension Projections {
     }
 
     /// The cells whose version is above `version`, with their figures in `before` (the
-    /// projections folded up to `version`) and now, ordered by user, metric and day.
+    /// projections folded up to `version`) and their reading now (known, partial or unknown, as
+    /// `rollups` reads them), ordered by user, metric and day.
     package func changes(since version: UInt64, before: [NamedCell: [RollupRow.Value]], user: String?)
         -> [CellChangeRow]
     {
-        rollups.filter { key, stored in
+        var reader: (user: UInt32, metric: Metric, reader: DayReader)?
+        return rollups.filter { key, stored in
             stored.version > version && (user == nil || users[key.user] == user)
         }.sorted { a, b in
             a.key.user == b.key.user ? a.key < b.key : users[a.key.user] < users[b.key.user]
         }.map { key, stored in
             let name = users[key.user]
+            // Rows come a user's metric at a time: one reader each.
+            if reader?.user != key.user || reader?.metric != key.metric {
+                reader = (key.user, key.metric, dayReader(user: key.user, metric: key.metric, asOf: nil))
+            }
             return CellChangeRow(
                 user: name, metric: key.metric.name, date: "\(key.day)", version: stored.version,
-                old: before[NamedCell(user: name, metric: key.metric, day: key.day)], new: Self.values(of: stored.cell))
+                old: before[NamedCell(user: name, metric: key.metric, day: key.day)],
+                new: reader!.reader.reading(of: key.day, stored))
         }
     }
 }

@@ -17,37 +17,55 @@ extension Projections {
         guard Int(last.daysSinceEpoch) - Int(first.daysSinceEpoch) < Self.maximumQueryDays else {
             throw QueryError(.rangeTooLong, "at most \(Self.maximumQueryDays) days can be asked for at once")
         }
-        // The providers the user has for the metric (a sample or a check-in came from them),
-        // one channel each; as of an instant, those the user had by then.
+        let reader = dayReader(user: userID, metric: metric, asOf: asOf)
+        return (first.daysSinceEpoch...last.daysSinceEpoch).map { days in
+            let day = CivilDay(daysSinceEpoch: days)
+            let rollup = userID.flatMap { rollups[CellKey(user: $0, metric: metric, day: day)] }
+            return RollupRow(
+                user: user, metric: metric.name, date: "\(day)", reading: reader.reading(of: day, rollup),
+                unit: metric.canonicalUnit, version: rollup?.version)
+        }
+    }
+
+    /// How one user's metric reads day by day (contract §3 rule 8): `rollups` and `changes`.
+    struct DayReader {
+        /// The providers the user has for the metric (a sample or a check-in came from them),
+        /// one channel each; as of an instant, those the user had by then.
+        let channels: [SyncState]
+        /// Where the user's days end: the user's latest observed offset.
+        let offsetMillis: Int64
+        /// The figures of a known day without a rollup (a known zero).
+        let knownZero: [RollupRow.Value]
+        let asOf: Int64?
+
+        /// The day's reading, from its rollup if it has one.
+        func reading(of day: CivilDay, _ rollup: StoredRollup?) -> RollupRow.Reading {
+            let dayStart = Int64(day.daysSinceEpoch) * 86_400_000 - offsetMillis
+            let values = rollup.map { Projections.values(of: $0.cell) } ?? knownZero
+            guard
+                let reason = Projections.reason(
+                    channels, dayStart: dayStart, dayEnd: dayStart + 86_400_000, asOf: asOf)
+            else { return .known(values) }
+            return (rollup?.cell.count ?? 0) > 0 ? .partial(values, reason) : .unknown(reason)
+        }
+    }
+
+    /// The reader of `user`'s `metric` days (a user the projections do not know has none).
+    func dayReader(user: UInt32?, metric: Metric, asOf: Int64?) -> DayReader {
         let channels =
-            userID.map { id in
+            user.map { id in
                 providers.strings.indices.compactMap {
                     syncStates[SyncKey(user: id, provider: UInt32($0), metric: metric)]
                 }
             }?.filter { $0.isHad(asOf: asOf) } ?? []
-        let offsetMillis = Int64(userID.map(latestOffset(user:)) ?? 0) * 1000
-        // A known day without a rollup is a known zero; its figures do not depend on the day.
+        // A known zero's figures do not depend on the day.
         let knownZero = Self.values(
             of: Rollup.compute(
-                metric: metric, day: first, samples: [], priority: SourcePriority(configured: [], sources: [:]),
-                zones: zones))
-        return (first.daysSinceEpoch...last.daysSinceEpoch).map { days in
-            let day = CivilDay(daysSinceEpoch: days)
-            let dayStart = Int64(days) * 86_400_000 - offsetMillis
-            let reason = Self.reason(
-                channels, dayStart: dayStart, dayEnd: dayStart + 86_400_000, asOf: asOf)
-            let rollup = userID.flatMap { rollups[CellKey(user: $0, metric: metric, day: day)] }
-            let values = rollup.map { Self.values(of: $0.cell) } ?? knownZero
-            let reading: RollupRow.Reading =
-                if let reason {
-                    (rollup?.cell.count ?? 0) > 0 ? .partial(values, reason) : .unknown(reason)
-                } else {
-                    .known(values)
-                }
-            return RollupRow(
-                user: user, metric: metric.name, date: "\(day)", reading: reading, unit: metric.canonicalUnit,
-                version: rollup?.version)
-        }
+                metric: metric, day: CivilDay(daysSinceEpoch: 0), samples: [],
+                priority: SourcePriority(configured: [], sources: [:]), zones: zones))
+        return DayReader(
+            channels: channels, offsetMillis: Int64(user.map(latestOffset(user:)) ?? 0) * 1000,
+            knownZero: knownZero, asOf: asOf)
     }
 
     /// Why a day `[dayStart, dayEnd)` is not known from these channels, or `nil` when it is.
