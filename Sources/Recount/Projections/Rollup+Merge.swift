@@ -105,7 +105,11 @@ extension Rollup {
 
         /// The lowest rank with a positive count, or `-1`.
         var winner: Int {
-            for (word, set) in bits.enumerated() where set != 0 { return word << 6 | set.trailingZeroBitCount }
+            var word = 0
+            while word < bits.count {
+                if bits[word] != 0 { return word << 6 | bits[word].trailingZeroBitCount }
+                word += 1
+            }
             return -1
         }
 
@@ -194,6 +198,7 @@ extension Rollup {
         // Who won when, as stretches (adjacent ones of one winner joined), and the winning rank
         // at each instantaneous sample (-1 when it is not on the day).
         var stretches: [Stretch] = []
+        stretches.reserveCapacity(events.count)
         var instantWinner = [Int](repeating: -1, count: n)
         var coverage = Coverage(ranks: k)
         var previous = events.first.map(window.time) ?? 0
@@ -259,7 +264,9 @@ extension Rollup {
                 continue
             }
             var onDay = false
-            for part in parts[partStart[place]..<partStart[place + 1]] {
+            // Indices, not a slice: a slice of `parts` retained its storage for every sample.
+            for index in partStart[place]..<partStart[place + 1] {
+                let part = parts[index]
                 stretch = Self.firstStretch(endingAfter: part.from, in: stretches, from: stretch)
                 var i = stretch
                 while i < stretches.count, stretches[i].from < part.to {
@@ -292,6 +299,7 @@ extension Rollup {
     /// The index of the first of `stretches` (ascending, disjoint) that ends after `millis`:
     /// walked to from `hint` when `millis` lies past the stretch before it (parts mostly come
     /// in time order), else found by bisection.
+    @inline(__always)
     private static func firstStretch(endingAfter millis: Int64, in stretches: [Stretch], from hint: Int) -> Int {
         if hint == 0 || stretches[hint - 1].to <= millis {
             var i = hint
