@@ -360,22 +360,26 @@ import Testing
         var random = SplitMix64(seed: testSeed(0xD1FF_0008 + UInt64(metric.rawValue)))
         let zones = ZoneOffsets()
         for _ in 0..<400 {
-            let workload = Workload.random(metric: metric, using: &random)
-            let cell = Rollup.compute(
-                metric: metric, day: workload.day, samples: workload.samples, priority: workload.priority,
-                zones: zones)
-            let reference = Reference.compute(metric: metric, workload: workload)
-            #expect(cell.count == reference.count, "\(workload)")
-            #expect(abs(cell.value! - reference.value) <= 1e-9 * max(1, reference.value), "\(workload)")
-            #expect(cell.sources.map(\.source) == reference.sources.map(\.source), "\(workload)")
-            for (fast, slow) in zip(cell.sources, reference.sources) {
-                #expect(fast.samples == slow.samples)
-                #expect(fast.countedMillis == slow.countedMillis, "\(workload)")
-                #expect(fast.suppressedMillis == slow.suppressedMillis, "\(workload)")
-                #expect(fast.suppressedBy == slow.suppressedBy, "\(workload)")
-                #expect(abs(fast.counted - slow.counted) <= 1e-9 * max(1, slow.counted))
-                #expect(abs(fast.suppressed - slow.suppressed) <= 1e-9 * max(1, slow.suppressed))
-            }
+            Self.expectTheReference(
+                metric: metric, workload: Workload.random(metric: metric, using: &random), zones: zones)
+        }
+    }
+
+    /// Expects the sweep's cell of `workload` to be the brute-force reference's.
+    static func expectTheReference(metric: Metric, workload: Workload, zones: ZoneOffsets) {
+        let cell = Rollup.compute(
+            metric: metric, day: workload.day, samples: workload.samples, priority: workload.priority, zones: zones)
+        let reference = Reference.compute(metric: metric, workload: workload)
+        #expect(cell.count == reference.count, "\(workload)")
+        #expect(abs(cell.value! - reference.value) <= 1e-9 * max(1, reference.value), "\(workload)")
+        #expect(cell.sources.map(\.source) == reference.sources.map(\.source), "\(workload)")
+        for (fast, slow) in zip(cell.sources, reference.sources) {
+            #expect(fast.samples == slow.samples)
+            #expect(fast.countedMillis == slow.countedMillis, "\(workload)")
+            #expect(fast.suppressedMillis == slow.suppressedMillis, "\(workload)")
+            #expect(fast.suppressedBy == slow.suppressedBy, "\(workload)")
+            #expect(abs(fast.counted - slow.counted) <= 1e-9 * max(1, slow.counted))
+            #expect(abs(fast.suppressed - slow.suppressed) <= 1e-9 * max(1, slow.suppressed))
         }
     }
 
@@ -403,17 +407,7 @@ import Testing
             }
             workload.samples = samples
             workload.priority = SourcePriority(configured: ["com.example.3"], sources: table)
-            let cell = Rollup.compute(
-                metric: metric, day: workload.day, samples: workload.samples, priority: workload.priority, zones: zones)
-            let reference = Reference.compute(metric: metric, workload: workload)
-            #expect(cell.count == reference.count)
-            #expect(abs(cell.value! - reference.value) <= 1e-9 * max(1, reference.value))
-            #expect(cell.sources.map(\.source) == reference.sources.map(\.source))
-            for (fast, slow) in zip(cell.sources, reference.sources) {
-                #expect(fast.countedMillis == slow.countedMillis)
-                #expect(fast.suppressedMillis == slow.suppressedMillis)
-                #expect(fast.suppressedBy == slow.suppressedBy)
-            }
+            Self.expectTheReference(metric: metric, workload: workload, zones: zones)
         }
     }
 
