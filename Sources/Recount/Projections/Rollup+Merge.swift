@@ -466,16 +466,28 @@ private struct Tally {
         let k = sources.count
         // Per source, the winner that suppressed the largest amount; ties go to the higher
         // priority (the lower rank), whatever order the pairs met in.
-        var by = [Int](repeating: -1, count: k)
-        var most = [Double](repeating: 0, count: k)
+        var best: (by: [Int], most: [Double]) = ([], [])
         func consider(_ r: Int, _ w: Int, _ suppression: Suppression) {
-            if by[r] < 0 || suppression.amount > most[r] || (suppression.amount == most[r] && w < by[r]) {
-                (by[r], most[r]) = (w, suppression.amount)
+            if best.by[r] < 0 || suppression.amount > best.most[r]
+                || (suppression.amount == best.most[r] && w < best.by[r])
+            {
+                (best.by[r], best.most[r]) = (w, suppression.amount)
             }
         }
-        for (pair, suppression) in pairs { consider(Int(pair.source), Int(pair.winner), suppression) }
-        for (place, suppression) in square.enumerated() where suppression.times > 0 {
-            consider(place / k, place % k, suppression)
+        if square.isEmpty {
+            best = ([Int](repeating: -1, count: k), [Double](repeating: 0, count: k))
+            for (pair, suppression) in pairs { consider(Int(pair.source), Int(pair.winner), suppression) }
+        }
+        /// The winner that suppressed most of rank `r`, from the square table (a day has few
+        /// sources: no per-day arrays) or from the pairs.
+        func suppressor(of r: Int) -> Int? {
+            guard !square.isEmpty else { return best.by[r] < 0 ? nil : best.by[r] }
+            var by: Int? = nil
+            for w in 0..<k where square[r * k + w].times > 0 {
+                if let held = by, square[r * k + w].amount <= square[r * k + held].amount { continue }
+                by = w
+            }
+            return by
         }
         var result: [RollupCell.SourceShare] = []
         for r in 0..<k where shares[r].samples > 0 {
@@ -484,7 +496,7 @@ private struct Tally {
                 RollupCell.SourceShare(
                     source: sources[r], samples: share.samples, counted: share.counted,
                     countedMillis: share.countedMillis, suppressed: share.suppressed,
-                    suppressedMillis: share.suppressedMillis, suppressedBy: by[r] < 0 ? nil : sources[by[r]]))
+                    suppressedMillis: share.suppressedMillis, suppressedBy: suppressor(of: r).map { sources[$0] }))
         }
         result.sort { $0.source < $1.source }
         return result
