@@ -101,6 +101,27 @@ import Testing
         }
     }
 
+    /// `-0` is read as `0`, in values and workout totals: JSON writes both `0`, so a log dumped
+    /// and ingested again holds the same bits (the projections' digest tells the signs apart).
+    @Test func aNegativeZeroIsReadAsZero() throws {
+        try withLog { log, directory in
+            let line = Self.upsert([
+                Self.sample(
+                    "z", "steps", "2026-07-14T08:00:00Z", "2026-07-14T08:10:00Z", extra: #","value":-0,"unit":"count""#),
+                Self.sample(
+                    "w", "HKWorkoutTypeIdentifier", "2026-07-14T09:00:00Z", "2026-07-14T09:30:00Z",
+                    extra:
+                        #","activity":"HKWorkoutActivityTypeRunning","distance":-0.0,"energy":{"value":-0,"unit":"kJ"}"#
+                ),
+            ])
+            #expect(try ingest(line, into: log, directory: directory).rejected.isEmpty)
+            let samples = try #require(try envelopes(log).first).1.samples
+            #expect(samples[0].value == 0 && samples[0].value?.sign == .plus)
+            #expect(samples[1].workout?.distance?.value.sign == .plus)
+            #expect(samples[1].workout?.energy?.value.sign == .plus)
+        }
+    }
+
     /// Every catalogue metric under every type name, and every unit, converted exactly.
     @Test func everyMetricAliasAndUnitIsAccepted() throws {
         let decoder = EnvelopeDecoder()

@@ -150,7 +150,7 @@ extension EnvelopeDecoder {
             if input.has(.stage) {
                 throw FieldError(.fieldNotUsed, path: input.path(.stage), reason: "is only for sleep samples")
             }
-            value = number
+            value = Self.signedZeroDropped(number)
             unitName = unit
         case .sleep:
             for field in [SampleFields.Field.value, .unit] where input.has(field) {
@@ -270,7 +270,7 @@ extension EnvelopeDecoder {
         if case .number(let number) = value {
             let canonical = UnitName(metric.canonicalUnit)
             try Self.checkQuantity(number.double, canonical, of: metric, value: path, unit: path)
-            return WorkoutTotal(value: number.double)
+            return WorkoutTotal(value: Self.signedZeroDropped(number.double))
         }
         guard case .object = value else {
             throw FieldError(
@@ -283,6 +283,11 @@ extension EnvelopeDecoder {
         }
         let unit = UnitName(try object.string("unit", .text))
         try Self.checkQuantity(number.double, unit, of: metric, value: object.path("value"), unit: object.path("unit"))
-        return WorkoutTotal(value: number.double, unit: unit)
+        return WorkoutTotal(value: Self.signedZeroDropped(number.double), unit: unit)
     }
+
+    /// `number`, a `-0` read as `0`: JSON writes both `0` (so `log dump` does), and the
+    /// projections' digest tells their bits apart, so a log re-ingested from its dump gave
+    /// another digest.
+    static func signedZeroDropped(_ number: Double) -> Double { number == 0 ? 0 : number }
 }
