@@ -59,7 +59,7 @@ enum ImportCommand {
         } catch let error as ImportError where error.code == .invalidUser {
             throw UsageError(message: error.description)
         }
-        output.flush()
+        try output.finish()
         Output.standardError((invocation.json ? report.jsonLine : report.summary) + "\n")
         return report.invalidTotal > 0 ? .someInputRejected : .success
     }
@@ -103,16 +103,25 @@ private final class LineOutput {
         added()
     }
 
+    /// The first write that failed: later lines are dropped, and `finish` throws it.
+    private var failure: StandardStream.WriteError?
+
     /// Writes what is pending (from the buffer itself: no `Data` copy of it).
     func flush() {
         pending.withUnsafeBytes { write($0) }
         pending.removeAll(keepingCapacity: true)
     }
 
-    /// Writes bytes to standard output; a failed write stops the process, as
-    /// `FileHandle.write(_:)` does.
+    /// Writes what is pending; throws the first write that failed.
+    func finish() throws(StandardStream.WriteError) {
+        flush()
+        if let failure { throw failure }
+    }
+
+    /// Writes bytes to standard output unless a write failed already.
     private func write(_ bytes: UnsafeRawBufferPointer) {
-        try! FileHandle.standardOutput.write(contentsOf: bytes)
+        guard failure == nil else { return }
+        do { try StandardStream.write(bytes, to: STDOUT_FILENO) } catch { failure = error }
     }
 
     /// Ends the line just added; writes out when enough is pending.

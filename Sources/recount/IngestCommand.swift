@@ -96,15 +96,20 @@ enum DumpCommand {
         let user = try invocation.user()
         let reader = try RecountEngine.logReader(directory: invocation.dataDirectory)
         var out = ""
-        // Records read before damage are printed before the damage is reported.
-        defer { FileHandle.standardOutput.write(Data(out.utf8)) }
-        try RecountEngine.forEachEnvelope(in: reader, from: from, user: user) { position, envelope in
-            out += "{\"position\":\(position),\"envelope\":\(EnvelopeJSON.string(envelope))}\n"
-            if out.utf8.count > 1 << 16 {
-                FileHandle.standardOutput.write(Data(out.utf8))
-                out = ""
+        do {
+            try RecountEngine.forEachEnvelope(in: reader, from: from, user: user) { position, envelope in
+                out += "{\"position\":\(position),\"envelope\":\(EnvelopeJSON.string(envelope))}\n"
+                if out.utf8.count > 1 << 16 {
+                    try StandardStream.writeOutput(out)
+                    out = ""
+                }
             }
+        } catch {
+            // Records read before damage are printed before the damage is reported.
+            if !(error is StandardStream.WriteError) { try? StandardStream.writeOutput(out) }
+            throw error
         }
+        try StandardStream.writeOutput(out)
         return .success
     }
 }

@@ -17,30 +17,60 @@ import Testing
         var errors: String
     }
 
-    static func recount(_ arguments: [String], input: Data? = nil) throws -> Run {
-        try run(binary, arguments, input: input)
+    static func recount(_ arguments: [String], input: Data? = nil, outputPath: String? = nil) throws -> Run {
+        try run(binary, arguments, input: input, outputPath: outputPath)
     }
 
-    /// Runs `executable` with `arguments`, `input` on its standard input, to its end.
-    static func run(_ executable: String, _ arguments: [String], input: Data? = nil) throws -> Run {
+    /// Runs `executable` with `arguments`, `input` on its standard input, to its end; its
+    /// standard output goes to the file `outputPath` when given (then `output` is empty).
+    static func run(_ executable: String, _ arguments: [String], input: Data? = nil, outputPath: String? = nil)
+        throws -> Run
+    {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         let output = Pipe()
         let errors = Pipe()
         let stdin = Pipe()
-        process.standardOutput = output
+        process.standardOutput =
+            try outputPath.map { path in try FileHandle(forWritingTo: URL(fileURLWithPath: path)) } ?? output
         process.standardError = errors
         process.standardInput = stdin
         try process.run()
         if let input { stdin.fileHandleForWriting.write(input) }
         try stdin.fileHandleForWriting.close()
+        try output.fileHandleForWriting.close()
         let out = output.fileHandleForReading.readDataToEndOfFile()
         let err = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return Run(
             status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),
             errors: String(decoding: err, as: UTF8.self))
+    }
+
+    /// Results that cannot be written (standard output a full disk) are a failure with a
+    /// sentence, exit 1: never a trap, never lost output with exit 0.
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: binary)
+                && FileManager.default.fileExists(atPath: "/dev/full"),
+            "build the recount product first (swift build)"))
+    func resultsThatCannotBeWrittenAreAFailure() throws {
+        try withTemporaryDirectory { directory in
+            let data = directory + "/data"
+            let export = Self.fixtures.appendingPathComponent("tdda-export6s3sample.xml").path
+            let imported = try Self.recount(["import", "apple-health", export, "--user", "alice"])
+            #expect(try Self.recount(["--data", data, "ingest", "-"], input: Data(imported.output.utf8)).status == 0)
+            for command in [
+                ["log", "dump"], ["stats"], ["--json", "digest"], ["rollups", "--user", "alice", "--metric", "steps"],
+                ["import", "apple-health", export, "--user", "alice"],
+            ] {
+                let run = try Self.recount(["--data", data] + command, outputPath: "/dev/full")
+                #expect(run.status == 1, "\(command)")
+                #expect(
+                    run.errors.contains("standard output could not be written: No space left on device"), "\(command)")
+            }
+        }
     }
 
     @Test(
