@@ -194,14 +194,23 @@ package struct AppleHealthImporter: Sendable {
                 }
                 let outcome = parser.parse()
                 if let failure = reader.emitFailure { throw failure }
+                // The samples read before damage to the input are valid: the envelope being built
+                // is printed with the others, and the repaired export upserts the same samples again.
+                func printedBefore() throws -> String {
+                    try reader.flush()
+                    let (samples, envelopes) = (reader.report.samplesWritten, reader.report.envelopesWritten)
+                    return " (printed before it: \(samples) sample\(samples == 1 ? "" : "s") in \(envelopes)"
+                        + " envelope\(envelopes == 1 ? "" : "s"))"
+                }
                 if let failure = zip?.failure {
                     throw ImportError(
                         code: .unreadableFile, path: path,
-                        message: "unreadable zip entry \(zip?.entryPath ?? ""): \(failure)")
+                        message: "unreadable zip entry \(zip?.entryPath ?? ""): \(failure)" + (try printedBefore()))
                 }
                 if let readFailure {
                     throw ImportError(
-                        code: .unreadableFile, path: path, message: "read failed: \(readFailure)")
+                        code: .unreadableFile, path: path,
+                        message: "read failed: \(readFailure)" + (try printedBefore()))
                 }
                 if let root = reader.foreignRoot {
                     throw ImportError(
@@ -214,16 +223,9 @@ package struct AppleHealthImporter: Sendable {
                             code: .malformedXML, path: path, line: 1, column: 1,
                             message: "document has no root element")
                     }
-                    // The samples read before the damage are valid and their ids derive from the
-                    // records: the envelope being built is printed with the others, and the
-                    // repaired export upserts the same samples again.
-                    try reader.flush()
-                    let (samples, envelopes) = (reader.report.samplesWritten, reader.report.envelopesWritten)
                     throw ImportError(
                         code: .malformedXML, path: path, line: failure.line, column: failure.column,
-                        message: XMLErrorText.message(code: failure.code)
-                            + " (printed before it: \(samples) sample\(samples == 1 ? "" : "s") in \(envelopes)"
-                            + " envelope\(envelopes == 1 ? "" : "s"))")
+                        message: XMLErrorText.message(code: failure.code) + (try printedBefore()))
                 }
                 guard reader.sawElement else {
                     throw ImportError(

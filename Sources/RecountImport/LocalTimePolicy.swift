@@ -50,8 +50,9 @@ struct ZoneCensus: Equatable {
     private static let anchorOffset = pattern.firstIndex(of: UInt8(ascii: "Z"))!
 
     /// Scans a stream (opened and closed here).
-    /// - Returns: the census, or `nil` when the stream could not be read.
-    static func scan(_ stream: InputStream) -> ZoneCensus? {
+    /// - Returns: the census of what could be read: a damaged zip or file counts the zones
+    ///   before the damage (the import then prints the samples before it, and stops there).
+    static func scan(_ stream: InputStream) -> ZoneCensus {
         stream.open()
         defer { stream.close() }
         var census = ZoneCensus()
@@ -63,7 +64,7 @@ struct ZoneCensus: Equatable {
             let count = buffer.withUnsafeMutableBufferPointer {
                 stream.read($0.baseAddress! + carried, maxLength: chunk)
             }
-            if count < 0 { return nil }
+            if count < 0 { return census }
             let filled = carried + count
             let consumed = buffer.withUnsafeBufferPointer {
                 census.count(UnsafeBufferPointer(rebasing: $0[0..<filled]), atEnd: count == 0)

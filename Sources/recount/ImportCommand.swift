@@ -58,6 +58,11 @@ enum ImportCommand {
             }
         } catch let error as ImportError where error.code == .invalidUser {
             throw UsageError(message: error.description)
+        } catch {
+            // The envelopes printed before damage, the last ones still pending here, are what
+            // the error counts.
+            try? output.finish()
+            throw error
         }
         try output.finish()
         Output.standardError((invocation.json ? report.jsonLine : report.summary) + "\n")

@@ -80,7 +80,7 @@ import Testing
         // Put entries at every offset around the 1 MiB chunk boundary.
         var text = String(repeating: " ", count: (1 << 20) - 40)
         for _ in 0..<8 { text += entry + "Z " }
-        let census = try #require(ZoneCensus.scan(InputStream(data: Data(text.utf8))))
+        let census = ZoneCensus.scan(InputStream(data: Data(text.utf8)))
         #expect(census.zones == ["Europe/Paris": 8])
     }
 }

@@ -48,6 +48,34 @@ import Testing
             errors: String(decoding: err, as: UTF8.self))
     }
 
+    /// A real export.zip cut short (a truncated download): the importer prints every envelope
+    /// read before the damage, and the error counts exactly those, none left in a buffer.
+    static let garminZip = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../../shared/data/apple-health-export-fr-garmin/export.zip").standardizedFileURL
+        .path
+
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: binary)
+                && FileManager.default.fileExists(atPath: garminZip),
+            "needs the recount product and ../shared/data/apple-health-export-fr-garmin"))
+    func aCutZipPrintsEveryEnvelopeItsErrorCounts() throws {
+        try withTemporaryDirectory { directory in
+            let whole = try Data(contentsOf: URL(fileURLWithPath: Self.garminZip))
+            let cut = directory + "/cut.zip"
+            // export.xml is the first half of the archive: cut inside it.
+            try whole.prefix(whole.count * 4 / 10).write(to: URL(fileURLWithPath: cut))
+            let run = try Self.recount(["import", "apple-health", cut, "--user", "alice"])
+            #expect(run.status == 1)
+            let lines = run.output.split(separator: "\n")
+            let samples = lines.reduce(0) { $0 + $1.components(separatedBy: #"{"id":"#).count - 1 }
+            #expect(lines.count > 10, "most of the export was read before the cut")
+            #expect(
+                run.errors.contains("(printed before it: \(samples) samples in \(lines.count) envelopes)"),
+                "\(run.errors)")
+        }
+    }
+
     /// Results that cannot be written (standard output a full disk) are a failure with a
     /// sentence, exit 1: never a trap, never lost output with exit 0.
     @Test(
