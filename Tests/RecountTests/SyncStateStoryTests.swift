@@ -122,6 +122,35 @@ import Testing
         }
     }
 
+    /// `--as-of T` reads a channel's recovery as it stood at T: an expired token received after
+    /// T names no window and no lost time then, as a store holding only what came by T says.
+    @Test func asOfAnInstantBeforeAnExpiryTheExpiryIsNotSeen() throws {
+        let page =
+            #"{"kind":"healthconnect.changes","user":"u1","receivedAt":"2026-05-01T10:00:00Z","recordTypes":["Steps"],"token":"t0","nextChangesToken":"t1","hasMore":false,"changesTokenExpired":false,"changes":[{"upsertion":{"id":"a","type":"Steps","start":"2026-05-01T08:00:00+02:00","end":"2026-05-01T09:00:00+02:00","value":100,"unit":"count","origin":"com.google.android.apps.fitness"}}]}"#
+        let expiry =
+            #"{"kind":"healthconnect.changes","user":"u1","receivedAt":"2026-07-10T10:00:00Z","recordTypes":["Steps"],"token":"t1","nextChangesToken":"t2","hasMore":false,"changesTokenExpired":true,"changes":[]}"#
+        try withTemporaryDirectory { directory in
+            func reasons(_ lines: [String], asOf: String, in name: String) throws -> [String] {
+                let engine = try RecountEngine(directory: directory + "/" + name)
+                defer { try? engine.close() }
+                _ = try engine.ingest(ndjson: Array(lines.joined(separator: "\n").utf8), source: "test")
+                return try engine.rollups(user: "u1", metric: "steps", from: "2026-05-02", to: "2026-07-09", asOf: asOf)
+                    .map { row in
+                        switch row.reading {
+                        case .known: "known"
+                        case .partial(_, let reason): "partial \(reason.rawValue)"
+                        case .unknown(let reason): "unknown \(reason.rawValue)"
+                        }
+                    }
+            }
+            let before = "2026-06-01T00:00:00Z"
+            #expect(
+                try reasons([page, expiry], asOf: before, in: "both") == reasons([page], asOf: before, in: "first"))
+            let after = try reasons([page, expiry], asOf: "2026-07-11T00:00:00Z", in: "both")
+            #expect(after.first == "unknown unrecoverable_gap" && after.last == "unknown recovery_window_open")
+        }
+    }
+
     /// A changes page still reading (`hasMore`) brings neither samples nor a check-in, so the
     /// user does not have Health Connect yet and Fitbit alone makes the day known. And an
     /// expired page logged after a later check-in starts its recovery window at the last

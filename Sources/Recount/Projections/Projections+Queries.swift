@@ -30,8 +30,9 @@ extension Projections {
     /// How one user's metric reads day by day (contract §3 rule 8): `rollups` and `changes`.
     struct DayReader {
         /// The providers the user has for the metric (a sample or a check-in came from them),
-        /// one channel each; as of an instant, those the user had by then.
-        let channels: [SyncState]
+        /// one channel each, with its recovery windows and lost time; as of an instant, those
+        /// the user had by then, as they stood then.
+        let channels: [Channel]
         /// Where the user's days end: the user's latest observed offset.
         let offsetMillis: Int64
         /// The figures of a known day without a rollup (a known zero).
@@ -50,14 +51,24 @@ extension Projections {
         }
     }
 
+    /// A sync channel with its recovery windows and lost time (read once, not for every day).
+    struct Channel {
+        var state: SyncState
+        var windows: [Range<Int64>]
+        var lost: [Range<Int64>]
+    }
+
     /// The reader of `user`'s `metric` days (a user the projections do not know has none).
     func dayReader(user: UInt32?, metric: Metric, asOf: Int64?) -> DayReader {
-        let channels =
+        let channels: [Channel] =
             user.map { id in
                 providers.strings.indices.compactMap {
                     syncStates[SyncKey(user: id, provider: UInt32($0), metric: metric)]
                 }
-            }?.filter { $0.isHad(asOf: asOf) } ?? []
+            }?.filter { $0.isHad(asOf: asOf) }.map { state -> Channel in
+                let (windows, lost) = state.recovery(asOf: asOf)
+                return Channel(state: state, windows: windows, lost: lost)
+            } ?? []
         // A known zero's figures do not depend on the day.
         let knownZero = Self.values(
             of: Rollup.compute(
@@ -70,17 +81,17 @@ extension Projections {
 
     /// Why a day `[dayStart, dayEnd)` is not known from these channels, or `nil` when it is.
     static func reason(
-        _ channels: some Collection<SyncState>, dayStart: Int64, dayEnd: Int64, asOf: Int64?
+        _ channels: [Channel], dayStart: Int64, dayEnd: Int64, asOf: Int64?
     ) -> RollupRow.Reason? {
         guard !channels.isEmpty else { return .neverSynced }
         var found: RollupRow.Reason? = nil
-        for state in channels {
-            if state.lost.contains(where: { $0.overlaps(dayStart..<dayEnd) }) { return .unrecoverableGap }
+        for channel in channels {
+            if channel.lost.contains(where: { $0.overlaps(dayStart..<dayEnd) }) { return .unrecoverableGap }
             // An empty window (an expiry at the instant of the last read) still names its day.
-            if state.recoveryWindows.contains(where: { $0.lowerBound < dayEnd && $0.upperBound > dayStart }) {
+            if channel.windows.contains(where: { $0.lowerBound < dayEnd && $0.upperBound > dayStart }) {
                 found = .recoveryWindowOpen
             } else if found == nil,
-                (state.lastCheckin(atOrBefore: asOf) ?? .min) < dayEnd || (asOf.map { dayEnd > $0 } ?? false)
+                (channel.state.lastCheckin(atOrBefore: asOf) ?? .min) < dayEnd || (asOf.map { dayEnd > $0 } ?? false)
             {
                 found = .noCheckinSinceDayEnd
             }

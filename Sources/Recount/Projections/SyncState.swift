@@ -124,25 +124,43 @@ package struct SyncState: Equatable, Sendable {
     /// The windows to read again with a `reconcile` covering each, ascending: the part of each
     /// missed stretch within 30 days of the newest expiry. Empty when the channel is ok.
     package var recoveryWindows: [Range<Int64>] {
-        // Asked for every day of a rollup query: a channel without missed stretches (most) costs
-        // no closure call.
-        missed.isEmpty ? [] : missed.compactMap(window(of:))
+        // A channel without missed stretches (most) costs no closure call.
+        missed.isEmpty ? [] : missed.compactMap { Self.window(of: $0, horizon: horizon) }
     }
 
     /// The part of a missed stretch that can still be read, if any.
-    private func window(of stretch: Range<Int64>) -> Range<Int64>? {
+    private static func window(of stretch: Range<Int64>, horizon: Int64) -> Range<Int64>? {
         stretch.upperBound > horizon ? max(stretch.lowerBound, horizon)..<stretch.upperBound : nil
     }
 
     /// The time the client can no longer read (ascending, disjoint): the parts of missed
     /// stretches beyond the horizon, recovered or not.
     package var lost: [Range<Int64>] {
-        missed.isEmpty ? lostRecovered : Self.union(lostRecovered + missed.compactMap(lostPart(of:)))
+        missed.isEmpty
+            ? lostRecovered : Self.union(lostRecovered + missed.compactMap { Self.lostPart(of: $0, horizon: horizon) })
     }
 
     /// The part of a missed stretch beyond the horizon, if any.
-    private func lostPart(of stretch: Range<Int64>) -> Range<Int64>? {
+    private static func lostPart(of stretch: Range<Int64>, horizon: Int64) -> Range<Int64>? {
         stretch.lowerBound < horizon ? stretch.clamped(to: .min..<horizon) : nil
+    }
+
+    /// The recovery windows and the lost time as they stood at `millis` (now when `nil`): only
+    /// the expiries received by then count, with the horizon of the newest of them. A stretch
+    /// that a later reconcile recovered has left `missed`, so as of an instant before that
+    /// reconcile its days read as not checked in since they ended rather than as in an open
+    /// window; its lost part counts from 30 days after its end (the earliest its expiry came).
+    package func recovery(asOf millis: Int64?) -> (windows: [Range<Int64>], lost: [Range<Int64>]) {
+        guard let millis else { return (recoveryWindows, lost) }
+        let known = missed.filter { $0.upperBound <= millis }
+        let newestExpiry = horizon == .min ? nil : horizon + Self.recoveryHorizonMillis
+        let expiry = newestExpiry.flatMap { $0 <= millis ? $0 : nil } ?? known.last?.upperBound
+        let horizonThen = expiry.map { $0 - Self.recoveryHorizonMillis } ?? .min
+        let recovered = lostRecovered.filter { $0.upperBound + Self.recoveryHorizonMillis <= millis }
+        return (
+            known.compactMap { Self.window(of: $0, horizon: horizonThen) },
+            Self.union(recovered + known.compactMap { Self.lostPart(of: $0, horizon: horizonThen) })
+        )
     }
 
     /// `ranges` as ascending, disjoint ranges covering the same time.
@@ -185,11 +203,11 @@ package struct SyncState: Equatable, Sendable {
     mutating func reconciled(from: Int64, to: Int64, at millis: Int64) {
         guard millis > healthReceivedAt ?? .min else { return }
         let recovered = missed.filter { stretch in
-            window(of: stretch).map { from <= $0.lowerBound && to >= $0.upperBound } ?? false
+            Self.window(of: stretch, horizon: horizon).map { from <= $0.lowerBound && to >= $0.upperBound } ?? false
         }
         guard !recovered.isEmpty else { return }
         missed.removeAll { recovered.contains($0) }
-        lostRecovered = Self.union(lostRecovered + recovered.compactMap(lostPart(of:)))
+        lostRecovered = Self.union(lostRecovered + recovered.compactMap { Self.lostPart(of: $0, horizon: horizon) })
         healthReceivedAt = millis
     }
 }
