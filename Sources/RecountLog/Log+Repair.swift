@@ -262,7 +262,8 @@ struct LogSurvey {
                         .corruptSegment,
                         "the segment's frames end at position \(tail.position); the manifest says \(entry.endPosition)",
                         path: segment.path, offset: tail.offset),
-                    missing: tail.position..<entry.endPosition)
+                    // Positions up to the next segment's first are a gap the manifest may hold.
+                    missing: nil)
             }
             if let commit, commit.segment == segment.firstPosition {
                 let committed = try Self.tail(of: segment, in: file, length: commit.segmentLength)

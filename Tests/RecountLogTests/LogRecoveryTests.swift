@@ -450,6 +450,39 @@ import Testing
         }
     }
 
+    /// A manifest, checksum intact, whose sealed segment's end disagrees with the segment's
+    /// frames: the writer refuses the log, and `repair` rewrites the manifest from the frames,
+    /// keeping every record.
+    @Test func repairRewritesAManifestWhoseSealedEndDisagreesWithTheFrames() throws {
+        try withTemporaryDirectory { directory in
+            let log = try Log(
+                directory: directory,
+                configuration: LogConfiguration(segmentBytes: 400, indexInterval: 64, durability: .everyBatch))
+            let appended = try appendBatches(log, Array(repeating: 3, count: 12))
+            try log.close()
+            #expect(try segmentFiles(directory).count >= 3)
+            let path = directory + "/MANIFEST"
+            var bytes = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
+            // The first entry's end position (after magic, version and count, and its first position).
+            var end = bytes[20..<28].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            end += 2
+            withUnsafeBytes(of: end.littleEndian) { bytes.replaceSubrange(20..<28, with: $0) }
+            let checksum = bytes.withUnsafeBytes {
+                Checksum.xxh3(UnsafeRawBufferPointer(rebasing: $0[..<(bytes.count - 8)]))
+            }
+            withUnsafeBytes(of: checksum.littleEndian) { bytes.replaceSubrange((bytes.count - 8)..., with: $0) }
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            #expect(throws: LogError.self) { _ = try Log(directory: directory) }
+            let repair = try Log.repair(directory: directory)
+            #expect(repair.damage != nil && repair.lostPositions == nil)
+            let reopened = try Log(directory: directory)
+            let all = appended.flatMap { Array($0) }
+            #expect(try readAll(reopened.reader()).map(\.0) == all)
+            #expect(try appendBatches(reopened, [1])[0].lowerBound > all.last!)
+            try reopened.close()
+        }
+    }
+
     /// Two copies of a closed log of records 1..<8, each with one of its two commit slots torn.
     static func logsWithATornCommitSlot(in directory: String) throws -> [String] {
         let source = directory + "/source"
