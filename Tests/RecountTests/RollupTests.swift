@@ -258,6 +258,18 @@ import Testing
         #expect(none.description == "heart_rate 2026-07-16: no samples")
     }
 
+    /// Readings whose sum overflows a double still have a finite mean.
+    @Test func aMeanOfHugeReadingsIsFinite() {
+        let huge = Double.greatestFiniteMagnitude
+        let cell = Self.compute(
+            .heartRate, "2026-07-14",
+            [
+                Self.sample("a", .heartRate, "2026-07-14T09:00:00Z", value: huge),
+                Self.sample("b", .heartRate, "2026-07-14T10:00:00Z", value: huge),
+            ])
+        #expect(cell.value == huge && cell.count == 2 && cell.maximum == huge)
+    }
+
     @Test func weightIsTheLatestOfTheDay() {
         let samples = [
             Self.sample("a", .weight, "2026-07-14T07:00:00-07:00", value: 81.0, position: 9),

@@ -126,6 +126,17 @@ package enum Rollup {
             maximum = max(maximum, value)
         }
         guard count > 0 else { return RollupCell(metric: metric, day: day, count: 0, value: nil) }
+        // Finite values whose sum overflows (two readings of 1.7e308) are averaged by parts,
+        // again in canonical order; every other day keeps the plain mean, bit for bit.
+        if metric != .weight, !sum.isFinite {
+            sum = 0
+            for index in order {
+                let sample = samples[index]
+                guard let value = sample.value, startDay(of: sample, zones: zones) == day else { continue }
+                sum += value / Double(count)
+            }
+            return RollupCell(metric: metric, day: day, count: count, value: sum, minimum: minimum, maximum: maximum)
+        }
         let value = metric == .weight ? latest : sum / Double(count)
         return RollupCell(
             metric: metric, day: day, count: count, value: value, minimum: minimum, maximum: maximum)
