@@ -4,7 +4,7 @@ package import RecountLog
 /// The durable copy of the projections: `DIR/projections/checkpoint`, the whole state at one
 /// log position, replaced atomically (temporary file, fsync, rename, fsync of the directory).
 ///
-/// Layout: magic `RCPJ`, version (`UInt32`, 7), payload length (`UInt64`), stored length
+/// Layout: magic `RCPJ`, version (`UInt32`, 9), payload length (`UInt64`), stored length
 /// (`UInt64`), XXH3-64 of the stored bytes, the XXH3-64 of the log record at the position the
 /// checkpoint covers (0: none; it ties the checkpoint to its log), then the payload (`Projections.checkpoint()`, which
 /// starts with the log position it covers and the tz data version) in chunks of about
@@ -16,14 +16,15 @@ package import RecountLog
 /// the log or of another log (its record differs from the log's at that position) is ignored,
 /// and the projections are rebuilt from the log. (A new version also marks projection rules that
 /// changed, so that a checkpoint folded under older ones is rebuilt: 4 the sync rules, 5 the
-/// overlap merge across dates, 6 and 7 since when the user has each provider.)
+/// overlap merge across dates, 6 and 7 since when the user has each provider, 8 missed stretches, 9
+/// the mean of readings whose sum overflows.)
 package struct CheckpointFile {
     package let path: String
     /// The payload bytes after which a chunk closes.
     private let chunkBytes: Int
     private let fileSystem = PosixFileSystem()
     private static let magic: UInt32 = 0x4A50_4352  // "RCPJ" read little-endian
-    private static let version: UInt32 = 8
+    private static let version: UInt32 = 9
     private static let headerSize = 40
     private static let chunkHeaderSize = 8
 
