@@ -11,7 +11,8 @@ public struct LogRepair: Sendable, CustomStringConvertible {
     /// The manifest or commit record was missing or damaged and was rebuilt from the segments.
     public var rebuiltManifest = false
 
-    /// How many records (envelopes) were lost.
+    /// How many positions were lost: at most this many records (positions a crashed writer
+    /// reserved and never wrote count too).
     public var lostRecords: UInt64 { lostPositions.map { $0.upperBound - $0.lowerBound } ?? 0 }
 
     public var description: String {
@@ -20,7 +21,9 @@ public struct LogRepair: Sendable, CustomStringConvertible {
         }
         var text = "found: \(damage)\n"
         if let lost = lostPositions, !lost.isEmpty {
-            text += "lost \(lostRecords) records, positions \(lost.lowerBound)..<\(lost.upperBound)\n"
+            text +=
+                "lost positions \(lost.lowerBound)..<\(lost.upperBound): at most \(lostRecords) records (positions "
+                + "reserved and never written count too); none of them will be given again\n"
         } else {
             text += "no record was lost\n"
         }
