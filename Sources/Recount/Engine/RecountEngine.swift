@@ -88,7 +88,7 @@ public final class RecountEngine: Sendable {
         progress: (@Sendable (ReplayProgress) -> Void)? = nil
     ) throws {
         var (state, folded) = try Self.load(
-            CheckpointFile(dataDirectory: directory), reader: LogReader(directory: DataDirectory(directory).log),
+            CheckpointFile(dataDirectory: directory), reader: Self.logReader(directory: directory),
             progress: progress)
         if recompute { state.recompute() }
         self.init(readingDirectory: directory, state, recordsFolded: folded.records, onlyUser: nil)
@@ -112,7 +112,7 @@ public final class RecountEngine: Sendable {
         readingDirectory directory: String, user: String, progress: (@Sendable (ReplayProgress) -> Void)? = nil
     ) throws {
         let (state, folded) = try ProjectionReplay.recomputed(
-            LogReader(directory: DataDirectory(directory).log), users: [user],
+            Self.logReader(directory: directory), users: [user],
             progress: progress)
         self.init(readingDirectory: directory, state, recordsFolded: folded.records, onlyUser: user)
     }
@@ -420,7 +420,7 @@ public final class RecountEngine: Sendable {
 
     /// A reader of what the engine's log holds now.
     func logReader() throws -> LogReader {
-        try log?.reader() ?? LogReader(directory: DataDirectory(directory).log)
+        try log?.reader() ?? Self.logReader(directory: directory)
     }
 
     /// Makes every appended envelope durable.
