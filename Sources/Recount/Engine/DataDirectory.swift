@@ -22,19 +22,23 @@ extension RecountEngine {
         try LogReader(directory: DataDirectory(directory).log)
     }
 
-    /// Checks every frame of the data directory `directory`'s log (`LogReader.check`) and
+    /// Checks the data directory `directory`'s log as `LogReader.check` does (every frame's
+    /// checksum, every frame split into its records, damage after the committed frames) and
     /// decodes every record: a fold stops at one that is not an envelope, whatever its
-    /// checksum says.
+    /// checksum says. Each frame is decompressed once, by the decoding pass.
     /// - Throws: `LogError` for damage, `UnreadableRecord` for a record that is no envelope.
     package static func checkLog(directory: String) throws -> (stats: LogStats, reader: LogReader) {
         let reader = try logReader(directory: directory)
-        let stats = try reader.check()
+        // The first problem in log order is reported: a frame that fails its checksum or does not
+        // split into its records, or a record that is no envelope.
         var samples = SampleBlock([])
         try reader.forEach { record in
             _ = try record.decoding { bytes throws(EnvelopeCodecError) in
                 try EnvelopeCodec.decodeBlock(bytes, into: &samples)
             }
         }
+        let stats = try reader.stats()
+        if let damage = reader.uncommittedDamage { throw damage }
         return (stats, reader)
     }
 
