@@ -463,43 +463,46 @@ private struct Tally {
 
     /// The shares of the sources with samples on the day, sorted by source id.
     func sourceShares() -> [RollupCell.SourceShare] {
-        let k = sources.count
-        // Per source, the winner that suppressed the largest amount; ties go to the higher
-        // priority (the lower rank), whatever order the pairs met in.
-        var best: (by: [Int], most: [Double]) = ([], [])
-        func consider(_ r: Int, _ w: Int, _ suppression: Suppression) {
-            if best.by[r] < 0 || suppression.amount > best.most[r]
-                || (suppression.amount == best.most[r] && w < best.by[r])
-            {
-                (best.by[r], best.most[r]) = (w, suppression.amount)
-            }
-        }
-        if square.isEmpty {
-            best = ([Int](repeating: -1, count: k), [Double](repeating: 0, count: k))
-            for (pair, suppression) in pairs { consider(Int(pair.source), Int(pair.winner), suppression) }
-        }
-        /// The winner that suppressed most of rank `r`, from the square table (a day has few
-        /// sources: no per-day arrays) or from the pairs.
-        func suppressor(of r: Int) -> Int? {
-            guard !square.isEmpty else { return best.by[r] < 0 ? nil : best.by[r] }
-            var by: Int? = nil
-            for w in 0..<k where square[r * k + w].times > 0 {
-                if let held = by, square[r * k + w].amount <= square[r * k + held].amount { continue }
-                by = w
-            }
-            return by
-        }
+        let fromPairs = square.isEmpty ? mainSuppressorsFromPairs() : []
         var result: [RollupCell.SourceShare] = []
-        for r in 0..<k where shares[r].samples > 0 {
+        for r in 0..<sources.count where shares[r].samples > 0 {
             let share = shares[r]
+            let by = square.isEmpty ? fromPairs[r] : mainSuppressorFromSquare(of: r)
             result.append(
                 RollupCell.SourceShare(
                     source: sources[r], samples: share.samples, counted: share.counted,
                     countedMillis: share.countedMillis, suppressed: share.suppressed,
-                    suppressedMillis: share.suppressedMillis, suppressedBy: suppressor(of: r).map { sources[$0] }))
+                    suppressedMillis: share.suppressedMillis, suppressedBy: by.map { sources[$0] }))
         }
         result.sort { $0.source < $1.source }
         return result
+    }
+
+    /// The winner that suppressed the largest amount of rank `r`, from the square table; ties
+    /// go to the higher priority (the lower rank).
+    private func mainSuppressorFromSquare(of r: Int) -> Int? {
+        let k = sources.count
+        var by: Int? = nil
+        for w in 0..<k where square[r * k + w].times > 0 {
+            if let held = by, square[r * k + w].amount <= square[r * k + held].amount { continue }
+            by = w
+        }
+        return by
+    }
+
+    /// Per rank, the winner that suppressed the largest amount of it, from the pairs that met
+    /// (in whatever order they met); ties go to the higher priority (the lower rank).
+    private func mainSuppressorsFromPairs() -> [Int?] {
+        var by = [Int?](repeating: nil, count: sources.count)
+        var most = [Double](repeating: 0, count: sources.count)
+        for (pair, suppression) in pairs {
+            let (r, w) = (Int(pair.source), Int(pair.winner))
+            if let held = by[r], suppression.amount < most[r] || (suppression.amount == most[r] && held < w) {
+                continue
+            }
+            (by[r], most[r]) = (w, suppression.amount)
+        }
+        return by
     }
 }
 
