@@ -79,3 +79,45 @@ import Testing
         }
     }
 }
+
+extension SampleIDTests {
+    /// Every byte value at every digit of a UUID, in both letter cases, against a digit-at-a-time
+    /// reading: a UUID exactly when each byte is a hex digit of the text's one letter case.
+    @Test func everyByteAtEveryDigitReadsAsTheDigitAtATimeReadingDoes() {
+        func expected(_ bytes: [UInt8]) -> (high: UInt64, low: UInt64, lowercase: Bool)? {
+            var words: [UInt64] = [0, 0]
+            var cases = Set<Bool>()
+            var digit = 0
+            for (index, byte) in bytes.enumerated() where ![8, 13, 18, 23].contains(index) {
+                let value: UInt64
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): value = UInt64(byte - UInt8(ascii: "0"))
+                case UInt8(ascii: "a")...UInt8(ascii: "f"):
+                    value = UInt64(byte - UInt8(ascii: "a") + 10)
+                    cases.insert(true)
+                case UInt8(ascii: "A")...UInt8(ascii: "F"):
+                    value = UInt64(byte - UInt8(ascii: "A") + 10)
+                    cases.insert(false)
+                default: return nil
+                }
+                words[digit / 16] = words[digit / 16] << 4 | value
+                digit += 1
+            }
+            guard cases.count <= 1 else { return nil }
+            return (words[0], words[1], cases.first ?? true)
+        }
+        for template in ["8a1e0f52-3c44-4b8e-9b1d-2f6c7a9e0001", "8A1E0F52-3C44-4B8E-9B1D-2F6C7A9E0001"] {
+            let base = Array(template.utf8)
+            for position in base.indices where ![8, 13, 18, 23].contains(position) {
+                for byte in UInt8.min...UInt8.max {
+                    var bytes = base
+                    bytes[position] = byte
+                    let parsed = bytes.withUnsafeBytes { SampleID(utf8: $0) }.uuid
+                    let reference = expected(bytes)
+                    #expect(parsed?.high == reference?.high && parsed?.low == reference?.low)
+                    #expect(parsed?.lowercase == reference?.lowercase, "byte \(byte) at \(position) of \(template)")
+                }
+            }
+        }
+    }
+}
