@@ -1,7 +1,8 @@
 import Foundation
-import Recount
 import TestSupport
 import Testing
+
+@testable import Recount
 
 /// The strict JSON parser and writer: accepted values, each rejection class with its offset and
 /// path, round trips, a seeded mutation fuzz, and a differential check against Foundation.
@@ -39,12 +40,18 @@ import Testing
         }
     }
 
-    /// The number a text parses to.
-    static func number(_ text: String) throws -> JSONNumber {
+    /// The number a text parses to, after checking that `JSONReader.parseDouble` (which builds
+    /// no literal) reads the same `Double`, bit for bit.
+    static func number(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> JSONNumber {
         guard case .number(let number) = try value(text) else {
             Issue.record("\(text) is not a number")
             throw JSONParseError(.syntax, offset: 0, path: "$", reason: "not a number")
         }
+        let double = try Array(text.utf8).withUnsafeBytes { bytes in
+            var reader = JSONReader(base: bytes.baseAddress!, count: bytes.count, maxDepth: 1)
+            return try reader.parseDouble()
+        }
+        #expect(double.bitPattern == number.double.bitPattern, "\(text)", sourceLocation: sourceLocation)
         return number
     }
 

@@ -20,12 +20,15 @@ extension EnvelopeDecoder {
         if let scan, let lifted = scan.samples[key] {
             try object.checkCount(key, lifted.count)
             samples.reserveCapacity(lifted.count)
-            for index in lifted.indices {
-                let path = ElementPath(array: key, index: index)
-                let sample = try sample(
-                    SampleInput(fields: lifted[index], bytes: scan.bytes, element: path), repeats: &repeats)
-                try check(sample, at: path)
-                samples.append(sample)
+            try lifted.withUnsafeBufferPointer { lifted throws(FieldError) in
+                for index in lifted.indices {
+                    let path = ElementPath(array: key, index: index)
+                    let sample = try sample(
+                        SampleInput(fields: lifted.baseAddress! + index, bytes: scan.bytes, element: path),
+                        repeats: &repeats)
+                    try check(sample, at: path)
+                    samples.append(sample)
+                }
             }
         } else {
             let arrayPath = object.path(key)
@@ -54,7 +57,9 @@ extension EnvelopeDecoder {
                 return .failure(FieldError(.invalidJSON, path: path.text, reason: "could not be read back"))
             }
             return Result { () throws(FieldError) in
-                try sample(SampleInput(fields: fields, bytes: bytes, element: path), repeats: &repeats)
+                try withUnsafePointer(to: fields) { fields throws(FieldError) in
+                    try sample(SampleInput(fields: fields, bytes: bytes, element: path), repeats: &repeats)
+                }
             }
         }
         return try result.get()

@@ -144,8 +144,11 @@ package struct EnvelopeDecoder {
                     switch change {
                     case .upsertion(let upsertion):
                         let path = ElementPath(array: "changes", index: index, member: "upsertion")
-                        let input = SampleInput(fields: lifted.upsertions[upsertion], bytes: scan.bytes, element: path)
-                        try upsert(try sample(input, repeats: &repeats), at: index)
+                        try lifted.upsertions.withUnsafeBufferPointer { upsertions throws(FieldError) in
+                            let input = SampleInput(
+                                fields: upsertions.baseAddress! + upsertion, bytes: scan.bytes, element: path)
+                            try upsert(try sample(input, repeats: &repeats), at: index)
+                        }
                     case .deletion(let span):
                         let id = try StringRule.id.string(
                             utf8: span.text(in: scan.bytes), path: "changes[\(index)].deletion.recordId")

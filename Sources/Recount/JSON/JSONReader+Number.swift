@@ -19,29 +19,42 @@ extension JSONReader {
     mutating func parseNumber() throws(JSONReadFailure) -> JSONNumber {
         let start = index
         let parts = try scanNumber()
-        let literal = String(
-            decoding: UnsafeRawBufferPointer(start: base + start, count: index &- start), as: UTF8.self)
+        let text = UnsafeRawBufferPointer(start: base + start, count: index &- start)
+        let literal = String(decoding: text, as: UTF8.self)
         var int64: Int64? = nil
-        let magnitude: Double
-        if parts.truncated {
-            guard let value = Double(literal) else { throw JSONReader.invalidNumber(at: start) }
-            return JSONNumber(literal: literal, double: value, isInteger: parts.isInteger, int64: nil)
-        } else if parts.isInteger {
-            magnitude = Double(parts.mantissa)
+        if !parts.truncated, parts.isInteger {
             if parts.negative {
                 if parts.mantissa <= UInt64(Int64.max) &+ 1 { int64 = Int64(bitPattern: 0 &- parts.mantissa) }
             } else if parts.mantissa <= UInt64(Int64.max) {
                 int64 = Int64(parts.mantissa)
             }
-        } else if let exact = JSONReader.exactDouble(parts.mantissa, parts.exponent &- parts.fractionDigits) {
+        }
+        guard let double = JSONReader.double(parts, text: text) else { throw JSONReader.invalidNumber(at: start) }
+        return JSONNumber(literal: literal, double: double, isInteger: parts.isInteger, int64: int64)
+    }
+
+    /// Parses a number as `parseNumber()` does, its `Double` alone: no literal is built when the
+    /// fast paths give it (a sample's value is read this way, once per sample).
+    mutating func parseDouble() throws(JSONReadFailure) -> Double {
+        let start = index
+        let parts = try scanNumber()
+        let text = UnsafeRawBufferPointer(start: base + start, count: index &- start)
+        guard let double = JSONReader.double(parts, text: text) else { throw JSONReader.invalidNumber(at: start) }
+        return double
+    }
+
+    /// The nearest `Double` to the number `text` whose parts `scanNumber()` read: exact from the
+    /// parts when it can be (see `parseNumber()`), else through `Double(String)`.
+    private static func double(_ parts: NumberParts, text: UnsafeRawBufferPointer) -> Double? {
+        let magnitude: Double
+        if !parts.truncated, parts.isInteger {
+            magnitude = Double(parts.mantissa)
+        } else if !parts.truncated, let exact = exactDouble(parts.mantissa, parts.exponent &- parts.fractionDigits) {
             magnitude = exact
         } else {
-            guard let value = Double(literal) else { throw JSONReader.invalidNumber(at: start) }
-            return JSONNumber(literal: literal, double: value, isInteger: false, int64: nil)
+            return Double(String(decoding: text, as: UTF8.self))
         }
-        return JSONNumber(
-            literal: literal, double: parts.negative ? -magnitude : magnitude, isInteger: parts.isInteger,
-            int64: int64)
+        return parts.negative ? -magnitude : magnitude
     }
 
     /// What `scanNumber()` read of a number.
