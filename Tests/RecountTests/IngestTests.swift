@@ -1,8 +1,9 @@
 import Foundation
-import Recount
 import RecountLog
 import TestSupport
 import Testing
+
+@testable import Recount
 
 /// Ingest end to end: NDJSON lines through the decoder into a real log and back out.
 @Suite struct IngestTests {
@@ -367,6 +368,29 @@ import Testing
             #expect(report.rejectedLines == 250)
             #expect(report.rejected.map(\.error.line) == Array(1...IngestReport.rejectionsKept))
             #expect(report.appended == 1)
+        }
+    }
+}
+
+extension IngestTests {
+    /// The byte sets the string rules check: every byte value against the characters each
+    /// rule names, and base64's padding rules.
+    @Test func stringRulesAcceptExactlyTheirCharacters() {
+        let alphanumeric = Set(Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8))
+        let rules: [(StringRule, String)] = [
+            (.user, ".-_:@"), (.provider, "._-"), (.cohort, "._:-"), (.timeZone, "_+-/"), (.base64, "+/="),
+        ]
+        for (rule, others) in rules {
+            let allowed = alphanumeric.union(others.utf8)
+            for byte in UInt8.min...UInt8.max {
+                #expect(rule.ascii?.contains(byte) == allowed.contains(byte), "byte \(byte) for \(rule.describe)")
+            }
+        }
+        for text in ["", "QQ==", "QUI=", "QUJD", "YnBsaXN0MDDUAQIDBAUGBwpYJHZlcnNpb24="] {
+            #expect(Base64.isCanonical(text), "\(text)")
+        }
+        for text in ["Q", "QQ=", "Q===", "====", "QQ=A", "Q=Q=", "QUJD-", "QUJ_", "QUJ\u{C9}"] {
+            #expect(!Base64.isCanonical(text), "\(text)")
         }
     }
 }

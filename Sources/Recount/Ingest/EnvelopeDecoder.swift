@@ -301,20 +301,16 @@ extension Kind {
 
 /// Checks standard, padded base64 (RFC 4648 §4).
 enum Base64 {
+    /// The base64 alphabet without its padding.
+    private static let alphabet = ASCIISet.alphanumerics(and: "+/")
+
     static func isCanonical(_ text: String) -> Bool {
         text.withRawUTF8 { bytes in
             guard bytes.count % 4 == 0 else { return false }
-            var padding = 0
-            for byte in bytes {
-                if byte == UInt8(ascii: "=") {
-                    padding += 1
-                } else if padding > 0
-                    || !(StringRule.isAlphanumeric(byte) || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "/"))
-                {
-                    return false
-                }
-            }
-            return padding <= 2
+            // At most two `=`, all at the end.
+            var end = bytes.count
+            while end > 0, bytes.count - end < 2, bytes[end - 1] == UInt8(ascii: "=") { end -= 1 }
+            return bytes[..<end].allSatisfy { alphabet.contains($0) }
         }
     }
 }

@@ -159,7 +159,7 @@ struct StringRule: Sendable {
     var minimum = 1
     var maximum: Int
     /// Allowed ASCII bytes, or `nil` for any text without control characters.
-    var ascii: (@Sendable (UInt8) -> Bool)? = nil
+    var ascii: ASCIISet? = nil
     var describe: String
     /// The code of a string with bytes outside `ascii`.
     var outsideASCII: IngestError.Code = .invalidCharacters
@@ -194,7 +194,7 @@ struct StringRule: Sendable {
                     ? "must be \(minimum) characters" : "must be \(minimum) to \(maximum) characters")
         }
         if let ascii {
-            guard !utf8.contains(where: { !ascii($0) }) else {
+            guard utf8.allSatisfy({ ascii.contains($0) }) else {
                 throw FieldError(outsideASCII, path: path(), reason: "must be \(describe)")
             }
         } else if utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
@@ -203,22 +203,18 @@ struct StringRule: Sendable {
         }
     }
 
-    static func isAlphanumeric(_ byte: UInt8) -> Bool {
-        (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
-    }
-
     static let user = StringRule(
-        maximum: 128, ascii: { isAlphanumeric($0) || ".-_:@".utf8.contains($0) },
+        maximum: 128, ascii: .alphanumerics(and: ".-_:@"),
         describe: "letters, digits and . _ : @ -")
     static let provider = StringRule(
-        maximum: 64, ascii: { isAlphanumeric($0) || "._-".utf8.contains($0) }, describe: "letters, digits and . _ -")
+        maximum: 64, ascii: .alphanumerics(and: "._-"), describe: "letters, digits and . _ -")
     static let cohort = StringRule(
-        maximum: 64, ascii: { isAlphanumeric($0) || "._:-".utf8.contains($0) }, describe: "letters, digits and . _ : -")
+        maximum: 64, ascii: .alphanumerics(and: "._:-"), describe: "letters, digits and . _ : -")
     static let timeZone = StringRule(
-        maximum: 64, ascii: { isAlphanumeric($0) || "_+-/".utf8.contains($0) }, describe: "an IANA time zone name",
+        maximum: 64, ascii: .alphanumerics(and: "_+-/"), describe: "an IANA time zone name",
         outsideASCII: .unknownTimeZone)
     static let base64 = StringRule(
-        minimum: 0, maximum: 65_536, ascii: { isAlphanumeric($0) || "+/=".utf8.contains($0) }, describe: "base64",
+        minimum: 0, maximum: 65_536, ascii: .alphanumerics(and: "+/="), describe: "base64",
         outsideASCII: .invalidBase64)
     static let id = StringRule(maximum: EnvelopeLimits.idLength, describe: "an id")
     static let text = StringRule(maximum: 256, describe: "text")
