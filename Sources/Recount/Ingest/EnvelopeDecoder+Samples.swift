@@ -17,7 +17,7 @@ extension EnvelopeDecoder {
                 throw FieldError(.duplicateId, path: path.field("id"), reason: "repeats an id earlier in this envelope")
             }
         }
-        if let scan, let lifted = scan.samples[key] {
+        if let scan, let lifted = scan.samples(key) {
             try object.checkCount(key, lifted.count)
             samples.reserveCapacity(lifted.count)
             try lifted.withUnsafeBufferPointer { lifted throws(FieldError) in

@@ -11,13 +11,18 @@ package struct EnvelopeScan {
     let bytes: UnsafeRawBufferPointer
     /// The root object, each lifted sample array standing as an empty array.
     var root = JSONObject()
-    /// The lifted sample arrays by member name.
-    var samples: [String: [SampleFields]] = [:]
+    /// The lifted sample arrays with their member names (an envelope has one at most).
+    private var liftedSamples: [(key: String, fields: [SampleFields])] = []
     /// The lifted `changes` array of a Health Connect page.
     var changes: LiftedChanges? = nil
 
     /// The number of arrays the scan read as samples or changes (the rest of the line is a tree).
-    package var liftedArrays: Int { samples.count + (changes == nil ? 0 : 1) }
+    package var liftedArrays: Int { liftedSamples.count + (changes == nil ? 0 : 1) }
+
+    /// The lifted sample array of member `key`, if the scan lifted it.
+    func samples(_ key: String) -> [SampleFields]? {
+        liftedSamples.first { $0.key == key }?.fields
+    }
 
     /// The elements of a lifted `changes` array, in order; the upsertions' fields are kept apart
     /// so that going through the changes copies none of them.
@@ -33,8 +38,8 @@ package struct EnvelopeScan {
         var upsertions: [SampleFields] = []
     }
 
-    /// Root members whose arrays are read as samples.
-    static let sampleArrays: Set<String> = ["added", "samples"]
+    /// Whether the root member `key`'s array is read as samples.
+    static func holdsSamples(_ key: String) -> Bool { key == "added" || key == "samples" }
 
     /// Scans `bytes`, or returns `nil` when the line is not plain (see the type's description).
     package static func scan(_ bytes: UnsafeRawBufferPointer, maxDepth: Int) -> EnvelopeScan? {
@@ -56,20 +61,30 @@ package struct EnvelopeScan {
         // Room for an envelope's usual members at once: growing from one by doubling copied
         // them three or four times.
         scan.root.members.reserveCapacity(8)
+        var keyPrints: [UInt64] = []
+        keyPrints.reserveCapacity(8)
         reader.skipWhitespace()
         if !reader.next(is: 0x7D) {  // }
             repeat {
                 reader.skipWhitespace()
                 guard reader.index < reader.count, reader.byte(reader.index) == 0x22 else { return nil }
                 let key = try reader.parseString()
-                guard !scan.root.members.contains(where: { $0.key.hasSameUTF8(as: key) }) else { return nil }
+                // Keys are compared by a fingerprint of their bytes first: comparing each new
+                // key's string with every earlier one cost more than reading the members.
+                let print = key.withRawUTF8 { JSONReader.fingerprint($0) }
+                guard
+                    !keyPrints.indices.contains(where: {
+                        keyPrints[$0] == print && scan.root.members[$0].key.hasSameUTF8(as: key)
+                    })
+                else { return nil }
+                keyPrints.append(print)
                 reader.skipWhitespace()
                 guard reader.next(is: 0x3A) else { return nil }  // :
                 reader.skipWhitespace()
                 let isArray = reader.index < reader.count && reader.byte(reader.index) == 0x5B
-                if isArray, sampleArrays.contains(key) {
+                if isArray, holdsSamples(key) {
                     guard let samples = try scanSamples(&reader) else { return nil }
-                    scan.samples[key] = samples
+                    scan.liftedSamples.append((key, samples))
                     scan.root.members.append((key: key, value: .array([])))
                 } else if isArray, key == "changes" {
                     guard let changes = try scanChanges(&reader) else { return nil }
