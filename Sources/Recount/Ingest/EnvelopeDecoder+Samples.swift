@@ -4,14 +4,15 @@ extension EnvelopeDecoder {
     /// The samples of array `key` (read from `scan` when it lifted them), each of a metric
     /// `allowed` accepts, with no id twice.
     func samples(
-        _ object: ObjectReader, _ key: String, scan: EnvelopeScan?, allowed: (Metric) -> Bool, mismatch: String
+        _ object: ObjectReader, _ key: String, scan: EnvelopeScan?, allowed: (Metric) -> Bool,
+        mismatch: @autoclosure () -> String
     ) throws(FieldError) -> [Sample] {
         var samples: [Sample] = []
         var seen = IdSet()
         var repeats = SampleRepeats()
         func check(_ sample: borrowing Sample, at path: ElementPath) throws(FieldError) {
             guard allowed(sample.type.metric) else {
-                throw FieldError(.typeMismatch, path: path.field("type"), reason: mismatch)
+                throw FieldError(.typeMismatch, path: path.field("type"), reason: mismatch())
             }
             guard seen.insert(sample.id) else {
                 throw FieldError(.duplicateId, path: path.field("id"), reason: "repeats an id earlier in this envelope")
