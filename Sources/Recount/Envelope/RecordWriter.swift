@@ -1,24 +1,50 @@
+/// Where the primitives of the binary record format are written: a record's bytes
+/// (`RecordWriter`), or one sample's fields staged before they join it (`StagedBytes`).
+protocol RecordSink {
+    mutating func byte(_ value: UInt8)
+    mutating func append(_ bytes: UnsafeRawBufferPointer)
+}
+
+extension RecordSink {
+    /// LEB128.
+    @inline(__always)
+    mutating func varint(_ value: UInt64) {
+        var value = value
+        while value >= 0x80 {
+            byte(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+        }
+        byte(UInt8(value))
+    }
+
+    /// Zig-zag LEB128, for signed values near zero.
+    @inline(__always)
+    mutating func signed(_ value: Int64) { varint(UInt64(bitPattern: (value << 1) ^ (value >> 63))) }
+
+    mutating func double(_ value: Double) {
+        withUnsafeBytes(of: value.bitPattern.littleEndian) { append($0) }
+    }
+
+    mutating func bool(_ value: Bool) { byte(value ? 1 : 0) }
+
+    /// An instant's offset: zig-zag LEB128 of twice its seconds, plus 1 for `-00:00` (unknown).
+    mutating func offset(of instant: Instant) {
+        signed(Int64(instant.offsetSeconds) &* 2 | (instant.offsetIsUnknown ? 1 : 0))
+    }
+}
+
 /// Appends the primitives of the binary record format to a byte buffer.
-struct RecordWriter {
+struct RecordWriter: RecordSink {
     var bytes: [UInt8] = []
 
     mutating func byte(_ value: UInt8) { bytes.append(value) }
 
-    /// LEB128.
-    mutating func varint(_ value: UInt64) {
-        var value = value
-        while value >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
-            value >>= 7
-        }
-        bytes.append(UInt8(value))
-    }
+    mutating func append(_ raw: UnsafeRawBufferPointer) { bytes.append(contentsOf: raw) }
 
-    /// Zig-zag LEB128, for signed values near zero.
-    mutating func signed(_ value: Int64) { varint(UInt64(bitPattern: (value << 1) ^ (value >> 63))) }
-
-    mutating func double(_ value: Double) {
-        withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
+    /// Appends the staged bytes and empties the stage.
+    mutating func append(_ staged: inout StagedBytes) {
+        staged.withBytes { bytes.append(contentsOf: $0) }
+        staged = StagedBytes()
     }
 
     mutating func string(_ value: String) {
@@ -29,17 +55,35 @@ struct RecordWriter {
         }
     }
 
-    mutating func bool(_ value: Bool) { byte(value ? 1 : 0) }
-
     /// A type name: its metric's code, then the name as written.
     mutating func metricName(_ name: MetricName) {
         byte(name.metric.rawValue)
         string(name.name)
     }
+}
 
-    /// An instant's offset: zig-zag LEB128 of twice its seconds, plus 1 for `-00:00` (unknown).
-    mutating func offset(of instant: Instant) {
-        signed(Int64(instant.offsetSeconds) &* 2 | (instant.offsetIsUnknown ? 1 : 0))
+/// A sample's fixed-size fields, written to a buffer on the stack and then appended to the
+/// record at once: appending each byte to the record's array checked its uniqueness and
+/// capacity every time (its varints were 2.5% of an ingest's instructions).
+struct StagedBytes: RecordSink {
+    /// Room for the most a sample writes between two strings (128 bytes: see `SampleBlock.write`).
+    static let capacity = 160
+    private var storage = InlineArray<160, UInt8>(repeating: 0)
+    private var count = 0
+
+    @inline(__always)
+    mutating func byte(_ value: UInt8) {
+        storage[count] = value
+        count &+= 1
+    }
+
+    mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        for byte in bytes { self.byte(byte) }
+    }
+
+    /// The bytes staged so far.
+    func withBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        storage.span.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0.prefix(count))) }
     }
 }
 

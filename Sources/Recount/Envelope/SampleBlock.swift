@@ -166,7 +166,11 @@ package struct SampleBlock: Sendable {
         }
     }
 
-    private static func write(_ entry: Entry, after previousStart: Int64, _ out: inout RecordWriter) {
+    /// Writes one sample. Its fields are staged and appended at once; the rare strings (an id
+    /// that is no UUID, a sync identifier, an activity's name) are appended between stages. A
+    /// stage holds at most 128 bytes: flags 2, id 16, type 5, start 13, end 13, zone 5, value 13,
+    /// stage 1, origin 5, device 5, sync version 10, last modified 13, activity 1, totals 26.
+    private static func write(_ entry: borrowing Entry, after previousStart: Int64, _ out: inout RecordWriter) {
         var flags: Flags = []
         if entry.end != nil { flags.insert(.end) }
         if entry.zone >= 0 { flags.insert(.timeZone) }
@@ -183,46 +187,53 @@ package struct SampleBlock: Sendable {
         if workout?.energy != nil { flags.insert(.energy) }
         let uuid = entry.id.uuid
         if let uuid { flags.insert(uuid.lowercase ? .lowercaseUUID : .uppercaseUUID) }
-        out.varint(flags.rawValue)
+        var stage = StagedBytes()
+        stage.varint(flags.rawValue)
         if let uuid {
-            withUnsafeBytes(of: (uuid.high.bigEndian, uuid.low.bigEndian)) { out.bytes.append(contentsOf: $0) }
+            withUnsafeBytes(of: (uuid.high.bigEndian, uuid.low.bigEndian)) { stage.append($0) }
         } else {
+            out.append(&stage)
             out.string(entry.id.text)
         }
-        out.varint(UInt64(entry.type))
-        out.signed(entry.start.millis &- previousStart)
-        out.offset(of: entry.start)
+        stage.varint(UInt64(entry.type))
+        stage.signed(entry.start.millis &- previousStart)
+        stage.offset(of: entry.start)
         if let end = entry.end {
-            out.signed(end.millis &- entry.start.millis)
-            out.offset(of: end)
+            stage.signed(end.millis &- entry.start.millis)
+            stage.offset(of: end)
         }
-        if entry.zone >= 0 { out.varint(UInt64(entry.zone)) }
+        if entry.zone >= 0 { stage.varint(UInt64(entry.zone)) }
         if flags.contains(.value), let value = entry.value {
-            out.double(value)
-            out.varint(UInt64(entry.unit))
+            stage.double(value)
+            stage.varint(UInt64(entry.unit))
         }
-        if let stage = entry.stage { out.byte(stage.rawValue) }
-        out.varint(UInt64(entry.origin))
-        if entry.device >= 0 { out.varint(UInt64(entry.device)) }
-        if let syncIdentifier = entry.syncIdentifier { out.string(syncIdentifier) }
-        if let syncVersion = entry.syncVersion { out.signed(syncVersion) }
+        if let sleepStage = entry.stage { stage.byte(sleepStage.rawValue) }
+        stage.varint(UInt64(entry.origin))
+        if entry.device >= 0 { stage.varint(UInt64(entry.device)) }
+        if let syncIdentifier = entry.syncIdentifier {
+            out.append(&stage)
+            out.string(syncIdentifier)
+        }
+        if let syncVersion = entry.syncVersion { stage.signed(syncVersion) }
         if let lastModified = entry.lastModified {
-            out.signed(lastModified.millis &- entry.start.millis)
-            out.offset(of: lastModified)
+            stage.signed(lastModified.millis &- entry.start.millis)
+            stage.offset(of: lastModified)
         }
         if let activity = workout?.activity {
-            out.byte(activity.activity.rawValue)
+            stage.byte(activity.activity.rawValue)
+            out.append(&stage)
             out.string(activity.name)
         }
         // A total's unit is its units-table index + 1; 0 is a bare number in the canonical unit.
         if let distance = workout?.distance {
-            out.double(distance.value)
-            out.varint(UInt64(entry.distanceUnit + 1))
+            stage.double(distance.value)
+            stage.varint(UInt64(entry.distanceUnit + 1))
         }
         if let energy = workout?.energy {
-            out.double(energy.value)
-            out.varint(UInt64(entry.energyUnit + 1))
+            stage.double(energy.value)
+            stage.varint(UInt64(entry.energyUnit + 1))
         }
+        out.append(&stage)
     }
 
     // MARK: Reading
