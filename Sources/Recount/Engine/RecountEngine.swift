@@ -243,10 +243,13 @@ public final class RecountEngine: Sendable {
         do {
             try ingestor().ingest(reader, source: source, into: &report, rejected: rejected, progress: progress) {
                 envelopes, blocks, positions in
-                self.projections.withLock { projections in
-                    for (index, position) in zip(envelopes.indices, positions) {
-                        folded += projections.apply(envelopes[index], samples: blocks[index], at: position)
-                        self.addWork(1 + envelopes[index].samples.count)
+                // Read in place: a subscript copied each envelope, retaining every string it holds.
+                envelopes.withUnsafeBufferPointer { envelopes in
+                    self.projections.withLock { projections in
+                        for (index, position) in zip(envelopes.indices, positions) {
+                            folded += projections.apply(envelopes[index], samples: blocks[index], at: position)
+                            self.addWork(1 + (blocks[index]?.entries.count ?? 0))
+                        }
                     }
                 }
             }

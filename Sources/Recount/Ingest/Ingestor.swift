@@ -138,11 +138,11 @@ package struct Ingestor {
                 if batch.byteCount + size > batchBytes { try flush() }
                 if batch.isEmpty { deadline = .now + linger.maxAge }
                 record.withUnsafeBytes { batch.append($0) }
+                pendingSamples += block?.entries.count ?? 0
                 if appended != nil {
-                    envelopes.append(envelope)
-                    blocks.append(block)
+                    envelopes.append(consume envelope)
+                    blocks.append(consume block)
                 }
-                pendingSamples += envelope.samples.count
                 if batch.count >= batchSize { try flush() }
             }
         }
