@@ -394,3 +394,39 @@ extension IngestTests {
         }
     }
 }
+
+extension IngestTests {
+    /// An ingest keeps the values its samples' repeated fields were built into from one line to
+    /// the next (a few per field): every logged envelope must still hold exactly what its line
+    /// decodes to alone, with more distinct types, units, origins, devices and zones than are kept,
+    /// in an order that returns to evicted ones, and a rejected line in between.
+    @Test func repeatedFieldsKeptAcrossLinesDecodeAsEachLineAlone() throws {
+        let kinds: [(type: String, unit: String)] = [
+            ("steps", "count"), ("heart_rate", "count/min"), ("distance", "m"), ("distance", "km"),
+            ("active_energy", "kcal"), ("active_energy", "kJ"), ("weight", "kg"), ("weight", "lb"),
+        ]
+        let zones = ["America/Los_Angeles", "Europe/Paris", "Asia/Tokyo", "UTC", "Australia/Sydney", "Africa/Cairo"]
+        var lines: [String] = []
+        for index in 0..<60 {
+            let kind = kinds[(index * 5) % kinds.count]
+            let samples = (0..<3).map { part in
+                "{\"id\":\"s-\(index)-\(part)\",\"type\":\"\(kind.type)\",\"start\":\"2026-07-13T10:0\(part):00Z\","
+                    + "\"timeZone\":\"\(zones[(index + part) % zones.count])\",\"value\":\(index + 1),"
+                    + "\"unit\":\"\(kind.unit)\",\"origin\":\"origin.\((index * 7 + part) % 9)\","
+                    + "\"device\":\"device \((index * 3) % 7)\"}"
+            }
+            lines.append(Self.upsert(samples))
+            if index == 30 { lines.append(Self.upsert([Self.sample("bad", "steps", "not a time")])) }
+        }
+        try withLog { log, directory in
+            let report = try ingest(lines.joined(separator: "\n") + "\n", into: log, directory: directory)
+            #expect(report.appended == 60 && report.rejectedLines == 1)
+            let logged = try envelopes(log).map(\.1)
+            let alone = try lines.filter { !$0.contains("not a time") }.map { line in
+                try Array(line.utf8).withUnsafeBytes { try EnvelopeDecoder().decode(line: $0, number: 1) }
+                    .stamped(at: Self.clock)
+            }
+            #expect(logged == alone)
+        }
+    }
+}

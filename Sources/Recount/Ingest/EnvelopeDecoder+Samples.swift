@@ -4,12 +4,11 @@ extension EnvelopeDecoder {
     /// The samples of array `key` (read from `scan` when it lifted them), each of a metric
     /// `allowed` accepts, with no id twice.
     func samples(
-        _ object: ObjectReader, _ key: String, scan: EnvelopeScan?, allowed: (Metric) -> Bool,
-        mismatch: @autoclosure () -> String
+        _ object: ObjectReader, _ key: String, scan: EnvelopeScan?, repeats: inout SampleRepeats,
+        allowed: (Metric) -> Bool, mismatch: @autoclosure () -> String
     ) throws(FieldError) -> [Sample] {
         var samples: [Sample] = []
         var seen = IdSet()
-        var repeats = SampleRepeats()
         func check(_ sample: borrowing Sample, at path: ElementPath) throws(FieldError) {
             guard allowed(sample.type.metric) else {
                 throw FieldError(.typeMismatch, path: path.field("type"), reason: mismatch())

@@ -18,6 +18,15 @@ package struct EnvelopeDecoder {
 
     /// Decodes line `line` of an input.
     package func decode(line bytes: UnsafeRawBufferPointer, number line: Int) throws(IngestError) -> EnvelopeInput {
+        var repeats = SampleRepeats()
+        return try decode(line: bytes, number: line, repeats: &repeats)
+    }
+
+    /// Decodes line `line` of an input, building the repeated fields of its samples through
+    /// `repeats`, which a caller decoding many lines keeps from one to the next.
+    func decode(line bytes: UnsafeRawBufferPointer, number line: Int, repeats: inout SampleRepeats)
+        throws(IngestError) -> EnvelopeInput
+    {
         guard bytes.count <= EnvelopeLimits.lineBytes else {
             throw IngestError(
                 .lineTooLong, line: line, path: "$",
@@ -25,7 +34,7 @@ package struct EnvelopeDecoder {
         }
         if scanning, let scan = EnvelopeScan.scan(bytes, maxDepth: EnvelopeLimits.depth) {
             do {
-                return try decode(.object(scan.root), scan: scan)
+                return try decode(.object(scan.root), scan: scan, repeats: &repeats)
             } catch {
                 throw IngestError(error.code, line: line, path: error.path, reason: error.reason)
             }
@@ -43,14 +52,16 @@ package struct EnvelopeDecoder {
                 reason: "is not valid JSON: \(error.reason)\(at) (byte \(error.offset + 1))")
         }
         do {
-            return try decode(value)
+            return try decode(value, repeats: &repeats)
         } catch {
             throw IngestError(error.code, line: line, path: error.path, reason: error.reason)
         }
     }
 
     /// Decodes a parsed envelope; `scan`, when given, holds the sample arrays it read already.
-    func decode(_ value: JSONValue, scan: EnvelopeScan? = nil) throws(FieldError) -> EnvelopeInput {
+    func decode(_ value: JSONValue, scan: EnvelopeScan? = nil, repeats: inout SampleRepeats) throws(FieldError)
+        -> EnvelopeInput
+    {
         let root = try ObjectReader(value, path: "$")
         guard case .string(let kindName) = try root.required("kind") else {
             throw FieldError(.wrongType, path: "kind", reason: "must be a string")
@@ -77,7 +88,7 @@ package struct EnvelopeDecoder {
             if case .null = anchorValue { anchor = nil } else { anchor = try base64(anchorValue, path: "anchor") }
             let newAnchor = try base64(try root.required("newAnchor"), path: "newAnchor")
             let added = try samples(
-                root, "added", scan: scan, allowed: { $0 == type.metric },
+                root, "added", scan: scan, repeats: &repeats, allowed: { $0 == type.metric },
                 mismatch: "must be a \(type.metric.name) sample, like the delivery's type")
             var deleted: [HealthKitDeletion] = []
             var seen = IdSet()
@@ -113,7 +124,6 @@ package struct EnvelopeDecoder {
             var samples: [Sample] = []
             var upserted = IdSet()
             var deleted = IdSet()
-            var repeats = SampleRepeats()
             func upsert(_ sample: consuming Sample, at index: Int) throws(FieldError) {
                 guard metrics.contains(sample.type.metric) else {
                     throw FieldError(
@@ -183,7 +193,8 @@ package struct EnvelopeDecoder {
             let provider = try root.string("provider", .provider)
             body = .samplesUpsert(
                 provider: provider,
-                samples: try samples(root, "samples", scan: scan, allowed: { _ in true }, mismatch: ""))
+                samples: try samples(
+                    root, "samples", scan: scan, repeats: &repeats, allowed: { _ in true }, mismatch: ""))
         case .samplesDelete:
             try root.allowOnly(Kind.samplesDelete.fields)
             let provider = try root.string("provider", .provider)
@@ -219,7 +230,7 @@ package struct EnvelopeDecoder {
                 throw FieldError(.windowReversed, path: "window.from", reason: "is after window.to")
             }
             let samples = try samples(
-                root, "samples", scan: scan, allowed: { $0 == metric.metric },
+                root, "samples", scan: scan, repeats: &repeats, allowed: { $0 == metric.metric },
                 mismatch: "must be a \(metric.metric.name) sample, like the reconcile's metric")
             body = .reconcile(Reconcile(provider: provider, metric: metric, from: from, to: to, samples: samples))
         case .configSources:

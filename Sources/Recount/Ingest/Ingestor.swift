@@ -75,6 +75,7 @@ package struct Ingestor {
         var record: [UInt8] = []
         var pendingSamples = 0
         var deadline = ContinuousClock.now
+        var repeats = SampleRepeats()
         func flush() throws {
             guard !batch.isEmpty else { return }
             let positions = try log.append(batch)
@@ -107,7 +108,7 @@ package struct Ingestor {
                 case .bytes(let line):
                     if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return .blank }
                     do throws(IngestError) {
-                        return .accepted(try decoder.decode(line: line, number: input.lineNumber))
+                        return .accepted(try decoder.decode(line: line, number: input.lineNumber, repeats: &repeats))
                     } catch {
                         return .rejected(error)
                     }
