@@ -288,3 +288,35 @@ extension Array where Element == UInt8 {
         return result
     }
 }
+
+extension RecordFormatTests {
+    /// Samples whose fixed fields take the most bytes a record gives them (the widest varints,
+    /// every optional field, both letter cases of UUID and a text id, strings between them)
+    /// read back as written: the writer stages each sample's fixed fields in a buffer of
+    /// bounded size (`StagedBytes`).
+    @Test func samplesWithEveryFieldAtItsWidestReadBackAsWritten() throws {
+        let far = Instant(millis: Int64.max / 2, offsetSeconds: -64_800)
+        let early = Instant(millis: Int64.min / 2, offsetSeconds: 64_800, offsetIsUnknown: true)
+        let kilometre = UnitName(unit: .kilometer, symbol: "km")
+        let joule = UnitName(unit: .kilojoule, symbol: "kJ")
+        func widest(_ id: SampleID, _ start: Instant, _ end: Instant) -> Sample {
+            Sample(
+                id: id, type: MetricName(metric: .workout, name: "HKWorkoutTypeIdentifier"), start: start, end: end,
+                timeZone: "Pacific/Chatham", value: -.greatestFiniteMagnitude, unit: kilometre, stage: .awake,
+                origin: String(repeating: "o", count: 256), device: String(repeating: "d", count: 256),
+                syncIdentifier: String(repeating: "s", count: 256), syncVersion: Int64.max, lastModified: early,
+                workout: WorkoutDetails(
+                    activity: ActivityName(activity: .yoga, name: "yoga"),
+                    distance: WorkoutTotal(value: .greatestFiniteMagnitude, unit: kilometre),
+                    energy: WorkoutTotal(value: .leastNonzeroMagnitude, unit: joule)))
+        }
+        let samples = [
+            widest("8A1E0F52-3C44-4B8E-9B1D-2F6C7A9E0001", far, early),
+            widest("8a1e0f52-3c44-4b8e-9b1d-2f6c7a9e0002", early, far),
+            widest(SampleID(String(repeating: "i", count: 256)), far, early),
+        ]
+        let envelope = Envelope(
+            user: "u", receivedAt: Self.clock, body: .samplesUpsert(provider: "p", samples: samples))
+        #expect(try Self.decode(Self.encode(envelope)) == envelope)
+    }
+}
