@@ -18,9 +18,11 @@ import Testing
         #expect(precomposed && decomposed && !again)
     }
 
-    /// An id's number is the order it was first added in, whether added now or before.
-    @Test func numbersFollowTheOrderIdsWereFirstAdded() {
-        var set = IdSet()
+    /// An id's number is the order it was first added in, whether added now or before, with any
+    /// room reserved (less or more than the ids added).
+    @Test(arguments: [nil, 0, 3, 200, 5000])
+    func numbersFollowTheOrderIdsWereFirstAdded(capacity: Int?) {
+        var set = capacity.map { IdSet(capacity: $0) } ?? IdSet()
         let first = (0..<200).map { set.number(inserting: SampleID("id-\($0)")) }
         #expect(first.map(\.number) == Array(0..<200) && first.allSatisfy(\.inserted))
         let again = set.number(inserting: SampleID("id-137"))

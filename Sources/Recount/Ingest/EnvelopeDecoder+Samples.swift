@@ -8,7 +8,8 @@ extension EnvelopeDecoder {
         allowed: (Metric) -> Bool, mismatch: @autoclosure () -> String
     ) throws(FieldError) -> [Sample] {
         var samples: [Sample] = []
-        var seen = IdSet()
+        let lifted = scan?.samples(key)
+        var seen = IdSet(capacity: lifted?.count ?? 0)
         func check(_ sample: borrowing Sample, at path: ElementPath) throws(FieldError) {
             guard allowed(sample.type.metric) else {
                 throw FieldError(.typeMismatch, path: path.field("type"), reason: mismatch())
@@ -17,7 +18,7 @@ extension EnvelopeDecoder {
                 throw FieldError(.duplicateId, path: path.field("id"), reason: "repeats an id earlier in this envelope")
             }
         }
-        if let scan, let lifted = scan.samples(key) {
+        if let scan, let lifted {
             try object.checkCount(key, lifted.count)
             samples.reserveCapacity(lifted.count)
             try lifted.withUnsafeBufferPointer { lifted throws(FieldError) in

@@ -13,6 +13,16 @@ package struct IdSet {
     /// An empty set.
     package init() {}
 
+    /// A set with room for `capacity` ids: growing from one id by doubling reallocated its
+    /// arrays three or four times for an envelope's few samples.
+    package init(capacity: Int) {
+        ids.reserveCapacity(capacity)
+        prints.reserveCapacity(capacity)
+        var size = 64
+        while size < capacity * 2 { size *= 2 }
+        if size > slots.count { slots = Array(repeating: 0, count: size) }
+    }
+
     /// Adds `id`; `false` when it was already there.
     package mutating func insert(_ id: SampleID) -> Bool { number(inserting: id).inserted }
 
