@@ -26,6 +26,14 @@ public struct RunMetadata: Sendable {
         if let hash = firstLine(of: ["git", "-C", repository, "rev-parse", "--short", "HEAD"]) {
             let status = output(of: ["git", "-C", repository, "status", "--porcelain"])
             commit = hash + (status.map { $0.isEmpty ? "" : "-dirty" } ?? "-unknown-status")
+            // git answers for the repository as it is now: a binary built before its last commit
+            // (or copied away and run later) ran older code than that commit.
+            if let committed = firstLine(of: ["git", "-C", repository, "log", "-1", "--format=%ct"]).flatMap(
+                Double.init),
+                let built = executableModified(), built.timeIntervalSince1970 < committed
+            {
+                commit += "-built-before-it"
+            }
         }
         #if DEBUG
             let configuration = "debug"
@@ -57,6 +65,12 @@ public struct RunMetadata: Sendable {
         #else
             "swiftc 6.0"
         #endif
+    }
+
+    /// When this process's executable was last written.
+    private static func executableModified() -> Date? {
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+        return (try? FileManager.default.attributesOfItem(atPath: executable))?[.modificationDate] as? Date
     }
 
     private static func cpuModel() -> String? {
