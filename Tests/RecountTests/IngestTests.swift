@@ -430,3 +430,26 @@ extension IngestTests {
         }
     }
 }
+
+extension IngestTests {
+    /// An anchor is checked by the base64 rule's type, length and characters before its padding.
+    @Test(arguments: [
+        (#"12"#, "wrongType", "must be a string"),
+        (#""QQ-=""#, "invalidBase64", "must be base64"),
+        (#""QQ\u00e9=""#, "invalidBase64", "must be base64"),
+        (#""QQ=A""#, "invalidBase64", "is not padded standard base64"),
+        (#""QQ=""#, "invalidBase64", "is not padded standard base64"),
+        ("\"" + String(repeating: "A", count: 65_540) + "\"", "invalidLength", "must be 0 to 65536 characters"),
+    ])
+    func anchorsNameTheirFirstFault(anchor: String, code: String, reason: String) {
+        let line =
+            #"{"kind":"healthkit.delivery","user":"u1","type":"steps","anchor":"#
+            + anchor + #","newAnchor":"QQ==","added":[],"deleted":[]}"#
+        #expect {
+            try Array(line.utf8).withUnsafeBytes { try EnvelopeDecoder().decode(line: $0, number: 1) }
+        } throws: { error in
+            guard let error = error as? IngestError else { return false }
+            return error.path == "anchor" && error.code.description == code && error.reason == reason
+        }
+    }
+}
