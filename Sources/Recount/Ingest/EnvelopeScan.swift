@@ -68,10 +68,9 @@ package struct EnvelopeScan {
             repeat {
                 reader.skipWhitespace()
                 guard reader.index < reader.count, reader.byte(reader.index) == 0x22 else { return nil }
-                let key = try reader.parseString()
                 // Keys are compared by a fingerprint of their bytes first: comparing each new
                 // key's string with every earlier one cost more than reading the members.
-                let print = key.withRawUTF8 { JSONReader.fingerprint($0) }
+                let (key, print) = try reader.parseKey()
                 guard
                     !keyPrints.indices.contains(where: {
                         keyPrints[$0] == print && scan.root.members[$0].key.hasSameUTF8(as: key)
