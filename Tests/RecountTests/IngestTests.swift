@@ -453,3 +453,30 @@ extension IngestTests {
         }
     }
 }
+
+extension IngestTests {
+    /// Root members are matched to the kind's fields by their bytes on the scan's fast path too:
+    /// an escaped spelling of a field is that field, an unknown or a canonically equivalent but
+    /// different spelling is refused by name.
+    @Test(arguments: [
+        (#""\u0074ype":"steps""#, nil),
+        (#""typo":"steps""#, "typo"),
+        (#""type":"steps","anchor2":null"#, "anchor2"),
+        (#""type":"steps","recordTypes":[]"#, "recordTypes"),
+        ("\"type\":\"steps\",\"u\u{0301}ser\":null", "[\"u\u{0301}ser\"]"),
+    ])
+    func rootMembersAreMatchedByTheirBytes(members: String, unknown: String?) throws {
+        let line =
+            #"{"kind":"healthkit.delivery","user":"u1","#
+            + members + #","anchor":null,"newAnchor":"QQ==","added":[],"deleted":[]}"#
+        let decoded = Array(line.utf8).withUnsafeBytes { bytes in
+            Result { () throws(IngestError) -> EnvelopeInput in try EnvelopeDecoder().decode(line: bytes, number: 1) }
+        }
+        switch (decoded, unknown) {
+        case (.success, nil): break
+        case (.failure(let error), let unknown?):
+            #expect(error.path == unknown && error.reason == "is not a known field", "\(error)")
+        default: Issue.record("\(members): \(decoded)")
+        }
+    }
+}

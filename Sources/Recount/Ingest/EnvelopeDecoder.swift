@@ -62,7 +62,7 @@ package struct EnvelopeDecoder {
     func decode(_ value: JSONValue, scan: EnvelopeScan? = nil, repeats: inout SampleRepeats) throws(FieldError)
         -> EnvelopeInput
     {
-        let root = try ObjectReader(value, path: "$")
+        let root = try ObjectReader(value, path: "$", keyPrints: scan?.rootKeyPrints)
         guard case .string(let kindName) = try root.required("kind") else {
             throw FieldError(.wrongType, path: "kind", reason: "must be a string")
         }
@@ -293,10 +293,10 @@ package struct EnvelopeDecoder {
 
 extension Kind {
     /// The members an envelope of this kind may have (contract §1).
-    fileprivate var fields: [String] { Self.fieldsByKind[Int(rawValue) - 1] }
+    fileprivate var fields: KnownKeys { Self.fieldsByKind[Int(rawValue) - 1] }
 
     /// `fields` of each kind, by code, made once.
-    private static let fieldsByKind: [[String]] = allCases.map { kind in
+    private static let fieldsByKind: [KnownKeys] = allCases.map { kind in
         let own: [String] =
             switch kind {
             case .healthKitDelivery: ["type", "anchor", "newAnchor", "added", "deleted"]
@@ -310,7 +310,7 @@ extension Kind {
             case .configProvider: ["provider", "expectedCheckinSeconds", "cohort"]
             case .configOwnOrigins: ["origins"]
             }
-        return ["kind", "user", "receivedAt"] + own
+        return KnownKeys(fingerprinting: ["kind", "user", "receivedAt"] + own)
     }
 }
 

@@ -11,6 +11,8 @@ package struct EnvelopeScan {
     let bytes: UnsafeRawBufferPointer
     /// The root object, each lifted sample array standing as an empty array.
     var root = JSONObject()
+    /// The fingerprints of the root's keys (`JSONReader.fingerprint`), in member order.
+    private(set) var rootKeyPrints: [UInt64] = []
     /// The lifted sample arrays with their member names (an envelope has one at most).
     private var liftedSamples: [(key: String, fields: [SampleFields])] = []
     /// The lifted `changes` array of a Health Connect page.
@@ -61,8 +63,7 @@ package struct EnvelopeScan {
         // Room for an envelope's usual members at once: growing from one by doubling copied
         // them three or four times.
         scan.root.members.reserveCapacity(8)
-        var keyPrints: [UInt64] = []
-        keyPrints.reserveCapacity(8)
+        scan.rootKeyPrints.reserveCapacity(8)
         reader.skipWhitespace()
         if !reader.next(is: 0x7D) {  // }
             repeat {
@@ -72,11 +73,11 @@ package struct EnvelopeScan {
                 // key's string with every earlier one cost more than reading the members.
                 let (key, print) = try reader.parseKey()
                 guard
-                    !keyPrints.indices.contains(where: {
-                        keyPrints[$0] == print && scan.root.members[$0].key.hasSameUTF8(as: key)
+                    !scan.rootKeyPrints.indices.contains(where: {
+                        scan.rootKeyPrints[$0] == print && scan.root.members[$0].key.hasSameUTF8(as: key)
                     })
                 else { return nil }
-                keyPrints.append(print)
+                scan.rootKeyPrints.append(print)
                 reader.skipWhitespace()
                 guard reader.next(is: 0x3A) else { return nil }  // :
                 reader.skipWhitespace()
