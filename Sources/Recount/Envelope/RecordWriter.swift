@@ -67,7 +67,6 @@ struct RecordWriter: RecordSink {
 /// capacity every time (its varints were 2.5% of an ingest's instructions).
 struct StagedBytes: RecordSink {
     /// Room for the most a sample writes between two strings (128 bytes: see `SampleBlock.write`).
-    static let capacity = 160
     private var storage = InlineArray<160, UInt8>(repeating: 0)
     private var count = 0
 
