@@ -16,6 +16,58 @@ import Testing
         }
     }
 
+    /// Records decoded through one `RepeatedStrings` (as a replay reads the log) equal their
+    /// decodes without it: strings around the longest it holds, strings that differ only in
+    /// the middle (same length, same first and last eight bytes: the same slot), non-ASCII strings,
+    /// and strings that come back after others took their slots.
+    @Test func stringsKeptFromRecordToRecordDecodeAsTheirBytes() throws {
+        let decoder = EnvelopeDecoder()
+        let names = [
+            "u", "user-1", "user-2", String(repeating: "a", count: 56), String(repeating: "a", count: 57),
+            "user-abc" + String(repeating: "x", count: 30) + "-defghij",
+            "user-abc" + String(repeating: "y", count: 30) + "-defghij",
+            "caf\u{E9}-origin", "cafe\u{301}-origin", "com.apple.health.\u{1F600}",
+        ]
+        var records: [[UInt8]] = []
+        for round in 0..<3 {
+            for (number, name) in names.enumerated() {
+                let origin = names[(number + round) % names.count]
+                // Users are ASCII (contract): the first seven names.
+                let user = names[number % 7]
+                let line = """
+                    {"kind":"samples.upsert","user":\(jsonString(user)),"receivedAt":"2026-07-14T12:01:00Z",\
+                    "provider":"fitbit","samples":[{"id":"fb-\(number)","type":"steps",\
+                    "start":"2026-07-14T07:00:00-04:00","value":\(number),"unit":"count","origin":\(jsonString(origin)),\
+                    "device":\(jsonString(name + "-device"))}]}
+                    """
+                let envelope = try Array(line.utf8).withUnsafeBytes { try decoder.decode(line: $0, number: 1) }
+                    .stamped(at: EnvelopeCorpusTests.clock)
+                var record: [UInt8] = []
+                EnvelopeCodec.encode(envelope, into: &record)
+                records.append(record)
+            }
+        }
+        let repeated = RepeatedStrings()
+        var block = SampleBlock([])
+        for record in records {
+            let alone = try record.withUnsafeBytes { try EnvelopeCodec.decode($0) }
+            let cached = try record.withUnsafeBytes {
+                try EnvelopeCodec.decodeBlock($0, into: &block, repeated: repeated)
+            }
+            #expect(cached.user.utf8.elementsEqual(alone.user.utf8))
+            #expect(block.samples.map { Array($0.origin.utf8) } == alone.samples.map { Array($0.origin.utf8) })
+            #expect(
+                block.samples.map { $0.device.map { Array($0.utf8) } }
+                    == alone.samples.map { $0.device.map { Array($0.utf8) } })
+            #expect(block.samples == alone.samples)
+        }
+    }
+
+    private func jsonString(_ text: String) -> String {
+        let data = try! JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes])
+        return String(decoding: data.dropFirst().dropLast(), as: UTF8.self)
+    }
+
     /// The user peek agrees with decoding on every corpus record, for its own user and others,
     /// and a record too short to tell is left to decoding.
     @Test func recordsAreMatchedToTheirUserWithoutDecoding() throws {
