@@ -41,6 +41,67 @@ import Testing
         }
     }
 
+    /// A key whose hash is given: keys of one hash share a tag, so a home bucket.
+    struct GivenHashKey: FlatKey {
+        var value: UInt64
+        var flatHash: UInt64
+    }
+
+    /// Keys placed all at once (as a checkpoint loads them) are found at the numbers they
+    /// were appended at, as inserted ones are: with heavy collisions, with runs that pass the
+    /// last bucket (every key of the top tag has the last bucket as home, whatever the size),
+    /// and then through more inserts and growth. A key appended twice is refused, however
+    /// many keys of its tag lie between.
+    @Test func keysPlacedAtOnceAreFoundAsInsertedOnes() {
+        var random = SplitMix64(seed: testSeed(23))
+        for size in [0, 1, 7, 100, 5_000, 20_000] {
+            var keys: [GivenHashKey] = []
+            var values = Set<UInt64>()
+            while keys.count < size {
+                let value = random.next()
+                guard values.insert(value).inserted else { continue }
+                let hash: UInt64 =
+                    switch random.next() % 32 {
+                    case 0: 0xFFFF_FFFF << 32 | random.next() % 4  // home: the last bucket
+                    case 1: UInt64(random.next() % 64) << 32  // homes among the first buckets
+                    default: FlatHash.mix(value)
+                    }
+                keys.append(GivenHashKey(value: value, flatHash: hash))
+            }
+            var placed = FlatTable<GivenHashKey>()
+            var inserted = FlatTable<GivenHashKey>()
+            for key in keys {
+                placed.appendUnplaced(key)
+                _ = inserted.insert(key)
+            }
+            let placedAll = placed.placeAppendedKeys()
+            #expect(placedAll)
+            for (number, key) in keys.enumerated() {
+                #expect(placed.number(of: key) == number)
+            }
+            for _ in 0..<200 {
+                let absent = GivenHashKey(value: random.next(), flatHash: 0xFFFF_FFFF << 32 | random.next() % 4)
+                #expect(placed.number(of: absent) == inserted.number(of: absent))
+            }
+            // Inserting after placing: known keys keep their numbers, new ones come next.
+            for round in 0..<(size + 20) {
+                let key =
+                    round % 2 == 0 && !keys.isEmpty
+                    ? keys[round % keys.count] : GivenHashKey(value: random.next(), flatHash: random.next())
+                let (placedNumber, insertedNumber) = (placed.insert(key), inserted.insert(key))
+                #expect(placedNumber == insertedNumber)
+            }
+            for number in 0..<inserted.count { #expect(placed.number(of: inserted.keys[number]) == number) }
+
+            guard size >= 2 else { continue }
+            var twice = FlatTable<GivenHashKey>()
+            for key in keys { twice.appendUnplaced(key) }
+            twice.appendUnplaced(keys[Int(random.next() % UInt64(keys.count))])
+            let placedTwice = twice.placeAppendedKeys()
+            #expect(!placedTwice)
+        }
+    }
+
     /// A `FlatMap` answers as a dictionary does, stores through `default`, and iterates in the
     /// order keys were first stored.
     @Test func aFlatMapIsADictionaryInInsertionOrder() {

@@ -120,12 +120,6 @@ package struct CheckpointReader {
             defer { offset += MemoryLayout<T>.size }
             return T(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: T.self))
         }
-
-        /// A reader of the same block `bytes` further on; `nil` when nothing is left there. (In
-        /// a block of fixed-size entries, a reader at an entry's start reads a whole entry.)
-        package func ahead(_ bytes: Int) -> BlockReader? {
-            raw.count - offset > bytes ? BlockReader(raw: raw, offset: offset + bytes) : nil
-        }
     }
 
     /// Ranges as `CanonicalBytes` writes them, which must be ascending and disjoint.

@@ -93,6 +93,89 @@ package struct FlatTable<Key: FlatKey>: Sendable {
         return (number, true)
     }
 
+    /// Numbers `key` next without placing it in the buckets: the table does not find it (nor
+    /// tell it from a key already held) until `placeAppendedKeys()`. For loading millions of
+    /// keys: placing each as it comes is a cache miss a key.
+    package mutating func appendUnplaced(_ key: Key) { keys.append(key) }
+
+    /// Makes room for `count` keys in all (not in the buckets: for `appendUnplaced`).
+    package mutating func reserveKeys(_ count: Int) { keys.reserveCapacity(count) }
+
+    /// Places every key in freshly sized buckets at once: the keys' tags are sorted by home
+    /// bucket (a radix sort, a few sequential passes), then laid out in that order, each at
+    /// its home or the first free bucket after the previous one, as linear probing finds them.
+    /// - Returns: `false` when a key comes twice (the table is then unusable).
+    package mutating func placeAppendedKeys() -> Bool {
+        let count = keys.count
+        buckets = [UInt64](repeating: 0, count: Self.bucketCount(for: count))
+        let mask = UInt64(buckets.count - 1)
+        // Each key's tag (high half) and number (low half), by home bucket (`tag & mask`).
+        var entries = [UInt64](repeating: 0, count: count)
+        var spare = [UInt64](repeating: 0, count: count)
+        for number in 0..<count { entries[number] = UInt64(Self.tag(keys[number])) << 32 | UInt64(number) }
+        let homeBits = UInt64.bitWidth - mask.leadingZeroBitCount
+        for shift in stride(from: 0, to: homeBits, by: Self.radixBits) {
+            Self.radixPass(&entries, into: &spare, shift: 32 + shift, mask: mask)
+            swap(&entries, &spare)
+        }
+        var next: UInt64 = 0
+        var wrapped: [UInt64] = []
+        var homeStart = 0
+        for index in entries.indices {
+            let entry = entries[index]
+            let home = (entry >> 32) & mask
+            // A key twice has one tag, so one home: compare it with the same tags before it there.
+            if index > 0, (entries[index - 1] >> 32) & mask != home { homeStart = index }
+            for earlier in homeStart..<index where entries[earlier] >> 32 == entry >> 32 {
+                if keys[Int(truncatingIfNeeded: entries[earlier] & 0xFFFF_FFFF)]
+                    == keys[Int(truncatingIfNeeded: entry & 0xFFFF_FFFF)]
+                {
+                    return false
+                }
+            }
+            let place = Swift.max(home, next)
+            guard place <= mask else {
+                wrapped.append(entry)
+                continue
+            }
+            buckets[Int(place)] = entry + 1
+            next = place + 1
+        }
+        // Keys whose run passed the last bucket continue from the first, as probes wrap.
+        var place = 0
+        for entry in wrapped {
+            while buckets[place] != 0 { place += 1 }
+            buckets[place] = entry + 1
+            place += 1
+        }
+        return true
+    }
+
+    /// The bits of the home bucket a radix pass sorts by.
+    private static var radixBits: Int { 11 }
+
+    /// One stable counting-sort pass of `entries` into `sorted` by the `radixBits` bits at
+    /// `shift` (of the home bucket, `mask` bounds it).
+    private static func radixPass(_ entries: inout [UInt64], into sorted: inout [UInt64], shift: Int, mask: UInt64) {
+        let digitMask = UInt64(1 << radixBits - 1)
+        var starts = [Int](repeating: 0, count: 1 << radixBits + 1)
+        entries.withUnsafeBufferPointer { entries in
+            starts.withUnsafeMutableBufferPointer { starts in
+                for entry in entries {
+                    starts[Int(truncatingIfNeeded: ((entry & mask << 32) >> shift) & digitMask) + 1] += 1
+                }
+                for digit in 1..<starts.count { starts[digit] += starts[digit - 1] }
+                sorted.withUnsafeMutableBufferPointer { sorted in
+                    for entry in entries {
+                        let digit = Int(truncatingIfNeeded: ((entry & mask << 32) >> shift) & digitMask)
+                        sorted[starts[digit]] = entry
+                        starts[digit] += 1
+                    }
+                }
+            }
+        }
+    }
+
     /// The first bucket `key` probes, read ahead of its lookup (see `IdIndex.prefetch`).
     @inline(__always)
     package func firstBucket(of key: Key) -> UInt64 { buckets[Int(Self.tag(key)) & (buckets.count - 1)] }

@@ -3,8 +3,6 @@ extension IdIndex {
     private static let checkpointEntrySize = 28 + Record.checkpointSize
     /// How many entries one block of the checkpoint holds.
     private static let checkpointBlockEntries = 1 << 16
-    /// How many keys' table buckets loading reads at once.
-    private static let checkpointPrefetchBatch = 16
 
     /// Writes the index in number order, interning order kept, so that reading it back gives
     /// the same numbers (and so the same cells, in the same order). The keys and records are
@@ -47,35 +45,28 @@ extension IdIndex {
         }
         let count = try input.int()
         guard count <= input.remainingBytes / Self.checkpointEntrySize else { throw CheckpointReader.Malformed() }
-        table = FlatTable(capacity: count)
+        // Keys are placed in the table's buckets all at once, after the last (`placeAppendedKeys`).
+        table.reserveKeys(count)
         records.reserveCapacity(count)
         let (texts, interned) = (UInt32(textIDs.strings.count), UInt32(strings.strings.count))
         for start in stride(from: 0, to: count, by: Self.checkpointBlockEntries) {
             let numbers = start..<min(count, start + Self.checkpointBlockEntries)
             try input.block(count: numbers.count * Self.checkpointEntrySize) {
                 block throws(CheckpointReader.Malformed) in
-                for number in numbers {
-                    // The buckets of the next few keys are read together before the first is
-                    // inserted: in a table of millions of keys each is a cache miss, and misses
-                    // issued together are waited for together (see `prefetch`).
-                    if (number - start) % Self.checkpointPrefetchBatch == 0 {
-                        var ahead = block
-                        for _ in 0..<min(Self.checkpointPrefetchBatch, numbers.upperBound - number) {
-                            var key = ahead
-                            prefetched ^= table.firstBucket(of: StoredKey(reading: &key))
-                            ahead = ahead.ahead(Self.checkpointEntrySize) ?? ahead
-                        }
-                    }
+                for _ in numbers {
                     let key = StoredKey(reading: &block)
                     guard key.user < users, key.provider < providers, key.kind < texts + 2,
-                        table.insert(key) == (number, true), let record = Record(reading: &block),
-                        record.zone <= interned, record.syncIdentifier <= interned, record.unitSymbol <= interned,
+                        let record = Record(reading: &block), record.zone <= interned,
+                        record.syncIdentifier <= interned, record.unitSymbol <= interned,
                         record.source.rawValue < sources
                     else { throw CheckpointReader.Malformed() }
+                    table.appendUnplaced(key)
                     appendLoaded(record)
                 }
             }
         }
+        // A key twice is damage.
+        guard table.placeAppendedKeys() else { throw CheckpointReader.Malformed() }
     }
 }
 
