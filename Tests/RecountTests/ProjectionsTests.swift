@@ -243,6 +243,29 @@ import Testing
         #expect(throws: CheckpointReader.Malformed.self) { try Projections(checkpoint: damaged) }
     }
 
+    /// A checkpoint that names one id twice (a writer's bug: the key of the second id entry
+    /// made the first's) is refused: its ids are placed in the index's table all at once, and
+    /// that placing still finds a key twice.
+    @Test func aCheckpointNamingAnIdTwiceIsRefused() throws {
+        var projections = Projections()
+        _ = try Self.fold([Self.delivery(anchor: nil, added: (0..<3).map { Self.heartRate($0) })], into: &projections)
+        let bytes = projections.checkpoint()
+        #expect((try? Projections(checkpoint: bytes)) != nil)
+        // An id entry is 137 bytes, its key first: user, provider (4 bytes each), 16 bytes of
+        // UUID (zero for a text id), then the text id's number + 2 (4 bytes).
+        func textKind(at offset: Int) -> UInt32? {
+            guard offset + 28 <= bytes.count, bytes[(offset + 8)..<(offset + 24)].allSatisfy({ $0 == 0 }) else {
+                return nil
+            }
+            return bytes[(offset + 24)..<(offset + 28)].reversed().reduce(0) { $0 << 8 | UInt32($1) }
+        }
+        let first = try #require(
+            (0..<bytes.count).first { textKind(at: $0) == 2 && textKind(at: $0 + 137) == 3 })
+        var twice = bytes
+        twice.replaceSubrange((first + 137)..<(first + 165), with: bytes[first..<(first + 28)])
+        #expect(throws: CheckpointReader.Malformed.self) { try Projections(checkpoint: twice) }
+    }
+
     /// A checkpoint whose bytes were changed behind an intact checksum (a writer's bug, or
     /// tampering) is refused or read, never a trap: every eight bytes of one set to a large
     /// number in turn (a counter of 2^64 − 1 made every command trap converting it to `Int`).

@@ -13,6 +13,12 @@ package struct FlatMap<Key: FlatKey, Value: Sendable>: Sequence, Sendable {
         values.reserveCapacity(capacity)
     }
 
+    /// An empty map with room for `count` keys appended unplaced (`appendUnplaced`).
+    package init(unplacedCapacity count: Int) {
+        table.reserveKeys(count)
+        values.reserveCapacity(count)
+    }
+
     package var count: Int { values.count }
     package var isEmpty: Bool { values.isEmpty }
 
@@ -34,6 +40,16 @@ package struct FlatMap<Key: FlatKey, Value: Sendable>: Sequence, Sendable {
             yield &values[number]
         }
     }
+
+    /// Stores `value` under `key`, numbered next, without placing the key in the table: the map
+    /// finds it only after `placeAppendedKeys()` (see `FlatTable.appendUnplaced`).
+    package mutating func appendUnplaced(_ key: Key, _ value: Value) {
+        table.appendUnplaced(key)
+        values.append(value)
+    }
+
+    /// Places every key appended unplaced; `false` when a key came twice.
+    package mutating func placeAppendedKeys() -> Bool { table.placeAppendedKeys() }
 
     /// The keys and values in the order the keys were first stored.
     package func makeIterator() -> some IteratorProtocol<(key: Key, value: Value)> {

@@ -87,6 +87,11 @@ extension Projections {
     /// Stores a cell's rollup, widening its user's span of days for the metric.
     private mutating func store(_ stored: StoredRollup, at key: CellKey) {
         rollups[key] = stored
+        widenRollupSpan(to: key)
+    }
+
+    /// Widens the span of days with a rollup of `key`'s user and metric to take in its day.
+    private mutating func widenRollupSpan(to key: CellKey) {
         let user = UserMetric(user: key.user, metric: key.metric)
         let span = rollupSpans[user].map { min($0.lowerBound, key.day)...max($0.upperBound, key.day) }
         rollupSpans[user] = span ?? key.day...key.day
@@ -141,17 +146,20 @@ extension Projections {
 
     mutating func readRollupCheckpoint(_ input: inout CheckpointReader) throws(CheckpointReader.Malformed) {
         let count = try input.int()
-        // Sized once: growing a table of 270,000 cells placed them all again a dozen times.
-        rollups = FlatMap(capacity: min(count, 1 << 24))
+        // The cells are placed in the table at once, after the last (`FlatTable.placeAppendedKeys`).
+        rollups = FlatMap(unplacedCapacity: min(count, 1 << 24))
         for _ in 0..<count {
             let user: UInt32 = try input.integer()
             let version: UInt64 = try input.integer()
             let length = Int(try input.integer(UInt32.self))
             let cell = try RollupCell(reading: &input, length: length, sources: UInt32(sources.count))
             guard user < users.strings.count else { throw CheckpointReader.Malformed() }
-            store(
-                StoredRollup(cell: cell, version: version), at: CellKey(user: user, metric: cell.metric, day: cell.day))
+            let key = CellKey(user: user, metric: cell.metric, day: cell.day)
+            rollups.appendUnplaced(key, StoredRollup(cell: cell, version: version))
+            widenRollupSpan(to: key)
         }
+        // A cell twice is damage.
+        guard rollups.placeAppendedKeys() else { throw CheckpointReader.Malformed() }
     }
 }
 
