@@ -243,6 +243,42 @@ import Testing
         #expect(throws: CheckpointReader.Malformed.self) { try Projections(checkpoint: damaged) }
     }
 
+    /// The dirty-day set marks a day once (later positions kept), tells a day clean before
+    /// from one marked already whatever was marked in between, and starts over after a drain
+    /// (the day marked last before it is clean again after it).
+    @Test func dirtyDaysAreMarkedOnceAndDrainedInOrder() {
+        let day = CivilDay(daysSinceEpoch: 20_000)
+        let a = DirtyDays.Key(user: 0, provider: 0, metric: .steps, day: day)
+        let b = DirtyDays.Key(user: 1, provider: 0, metric: .steps, day: day)
+        var dirty = DirtyDays()
+        let marks = [(a, 5), (a, 3), (b, 6), (b, 7), (a, 9)].map { dirty.mark($0, at: $1) }
+        #expect(marks == [true, false, true, false, false])
+        let drained = dirty.drain()
+        #expect(drained.map(\.key) == [a, b] && drained.map(\.value) == [9, 7])
+        #expect(dirty.isEmpty && !dirty.contains(a))
+        let markedAfterDrain = dirty.mark(a, at: 10)
+        #expect(markedAfterDrain)
+        #expect(dirty.days.map(\.value) == [10])
+    }
+
+    /// A cell's members are the samples added to it, whichever cells were added to in between,
+    /// and its span covers them.
+    @Test func cellMembersAreKeptPerCell() {
+        let day = CivilDay(daysSinceEpoch: 20_000)
+        let x = Projections.CellKey(user: 0, metric: .steps, day: day)
+        let y = Projections.CellKey(user: 0, metric: .steps, day: CivilDay(daysSinceEpoch: 20_001))
+        var cells = CellMembers()
+        cells.insert(1, spanning: SampleSpan(start: 10, end: 20), into: x)
+        cells.insert(1, spanning: SampleSpan(start: 10, end: 20), into: x)
+        cells.insert(2, spanning: SampleSpan(start: 30, end: 40), into: y)
+        cells.insert(3, spanning: SampleSpan(start: 5, end: 12), into: x)
+        #expect(cells.members(of: x) == [1, 3] && cells.members(of: y) == [2])
+        #expect(cells.span(of: x) == SampleSpan(start: 5, end: 20))
+        cells.remove(3, spanning: SampleSpan(start: 5, end: 12), from: x) { _ in SampleSpan(start: 10, end: 20) }
+        cells.insert(4, spanning: SampleSpan(start: 50, end: 60), into: x)
+        #expect(cells.members(of: x) == [1, 4] && cells.span(of: x) == SampleSpan(start: 10, end: 60))
+    }
+
     /// A checkpoint that names one id twice (a writer's bug: the key of the second id entry
     /// made the first's) is refused: its ids are placed in the index's table all at once, and
     /// that placing still finds a key twice.

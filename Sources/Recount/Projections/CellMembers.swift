@@ -13,6 +13,9 @@ package struct CellMembers: Sendable {
 
     private var table = FlatTable<Projections.CellKey>()
     private var cells: [Cell] = []
+    /// The cell `insert` added to last and its number (a cache, no part of the state): an
+    /// envelope's samples mostly fall in one cell. Cells keep their numbers once made.
+    private var lastInserted: (cell: Projections.CellKey, number: Int)?
 
     package init() {}
 
@@ -41,7 +44,9 @@ package struct CellMembers: Sendable {
     /// turned back across midnight) is added once: its days come one after another, so it would
     /// be last.
     mutating func insert(_ sample: Int, spanning span: SampleSpan, into cell: Projections.CellKey) {
-        let (number, inserted) = table.insert(cell)
+        let (number, inserted) =
+            if let lastInserted, lastInserted.cell == cell { (lastInserted.number, false) } else { table.insert(cell) }
+        lastInserted = (cell, number)
         if inserted {
             // Room for a few samples at once: growing from one by doubling reallocated each
             // cell's list three or four times.

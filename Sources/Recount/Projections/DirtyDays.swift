@@ -18,6 +18,9 @@ package struct DirtyDays: Sendable {
     private var table = FlatTable<Key>()
     /// The position of the last change of each day, by the day's number in `table`.
     private var positions: [UInt64] = []
+    /// The day `mark` marked last and its number (a cache, no part of the set): an envelope's
+    /// samples mostly fall on one day, which is then marked once per sample.
+    private var lastMarked: (key: Key, number: Int)?
 
     package init() {}
 
@@ -36,7 +39,9 @@ package struct DirtyDays: Sendable {
     /// - Returns: whether the day was clean before.
     @discardableResult
     package mutating func mark(_ key: Key, at position: UInt64) -> Bool {
-        let (number, inserted) = table.insert(key)
+        let (number, inserted) =
+            if let lastMarked, lastMarked.key == key { (lastMarked.number, false) } else { table.insert(key) }
+        lastMarked = (key, number)
         if inserted {
             positions.append(position)
         } else if position > positions[number] {
@@ -50,6 +55,7 @@ package struct DirtyDays: Sendable {
         defer {
             table.removeAll()
             positions.removeAll(keepingCapacity: true)
+            lastMarked = nil
         }
         return days
     }
