@@ -399,13 +399,21 @@ extension IngestTests {
     /// An ingest keeps the values its samples' repeated fields were built into from one line to
     /// the next (a few per field): every logged envelope must still hold exactly what its line
     /// decodes to alone, with more distinct types, units, origins, devices and zones than are kept,
-    /// in an order that returns to evicted ones, and a rejected line in between.
+    /// in an order that returns to evicted ones, devices around the longest text kept, and a
+    /// rejected line in between.
     @Test func repeatedFieldsKeptAcrossLinesDecodeAsEachLineAlone() throws {
         let kinds: [(type: String, unit: String)] = [
             ("steps", "count"), ("heart_rate", "count/min"), ("distance", "m"), ("distance", "km"),
             ("active_energy", "kcal"), ("active_energy", "kJ"), ("weight", "kg"), ("weight", "lb"),
         ]
         let zones = ["America/Los_Angeles", "Europe/Paris", "Asia/Tokyo", "UTC", "Australia/Sydney", "Africa/Cairo"]
+        // Texts around the longest whose value is kept, some differing only in their last byte.
+        let longest = RepeatedField<String>.longestText
+        let devices =
+            (0..<5).map { "device \($0)" }
+            + [longest - 2, longest - 2, longest - 1, longest - 1, longest + 5, longest + 5].enumerated().map {
+                String(repeating: "d", count: $1) + "\($0 % 2)"
+            }
         var lines: [String] = []
         for index in 0..<60 {
             let kind = kinds[(index * 5) % kinds.count]
@@ -413,7 +421,7 @@ extension IngestTests {
                 "{\"id\":\"s-\(index)-\(part)\",\"type\":\"\(kind.type)\",\"start\":\"2026-07-13T10:0\(part):00Z\","
                     + "\"timeZone\":\"\(zones[(index + part) % zones.count])\",\"value\":\(index + 1),"
                     + "\"unit\":\"\(kind.unit)\",\"origin\":\"origin.\((index * 7 + part) % 9)\","
-                    + "\"device\":\"device \((index * 3) % 7)\"}"
+                    + "\"device\":\"\(devices[(index * 3 + part) % devices.count])\"}"
             }
             lines.append(Self.upsert(samples))
             if index == 30 { lines.append(Self.upsert([Self.sample("bad", "steps", "not a time")])) }
