@@ -243,12 +243,15 @@ public final class RecountEngine: Sendable {
         do {
             try ingestor().ingest(reader, source: source, into: &report, rejected: rejected, progress: progress) {
                 envelopes, blocks, positions in
-                // Read in place: a subscript copied each envelope, retaining every string it holds.
+                // Read in place: a subscript copied each envelope and block, retaining every
+                // string and array they hold.
                 envelopes.withUnsafeBufferPointer { envelopes in
-                    self.projections.withLock { projections in
-                        for (index, position) in zip(envelopes.indices, positions) {
-                            folded += projections.apply(envelopes[index], samples: blocks[index], at: position)
-                            self.addWork(1 + (blocks[index]?.entries.count ?? 0))
+                    blocks.withUnsafeBufferPointer { blocks in
+                        self.projections.withLock { projections in
+                            for (index, position) in zip(envelopes.indices, positions) {
+                                folded += projections.apply(envelopes[index], samples: blocks[index], at: position)
+                                self.addWork(1 + (blocks[index]?.entries.count ?? 0))
+                            }
                         }
                     }
                 }

@@ -120,11 +120,17 @@ package struct Projections {
     ///   - samples: the envelope's samples as `EnvelopeCodec.decodeBlock` reads them.
     ///   - position: its log position (positions only grow).
     package mutating func apply(_ envelope: Envelope, samples block: SampleBlock?, at position: UInt64) -> Effect {
+        // Bound, not merged with `??`: a merged block was a copy, retaining its four arrays.
+        if let block { return fold(envelope, samples: block, at: position) }
+        return fold(envelope, samples: SampleBlock(envelope.samples), at: position)
+    }
+
+    /// `apply` with the envelope's samples in hand.
+    private mutating func fold(_ envelope: Envelope, samples: SampleBlock, at position: UInt64) -> Effect {
         precondition(position > self.position, "the log is folded in order")
         self.position = position
         var effect = Effect()
         let received = envelope.receivedAt.millis
-        let samples = block ?? SampleBlock(envelope.samples)
         // Every envelope's user is interned, config ones too (`*` included): interning order is
         // part of the checkpoint.
         let user = users.intern(envelope.user)
