@@ -28,4 +28,16 @@ import Testing
         let again = set.number(inserting: SampleID("id-137"))
         #expect(again.number == 137 && !again.inserted)
     }
+
+    /// A set emptied before it held an id (its slots not made yet), and again after, takes ids
+    /// afresh and refuses their repeats.
+    @Test func aSetEmptiedBeforeAndAfterItsFirstIdStartsAfresh() {
+        var set = IdSet()
+        set.removeAll()
+        let first = (set.insert("a"), set.insert("a"))
+        #expect(first == (true, false))
+        set.removeAll()
+        let second = (set.insert("a"), set.insert("b"), set.insert("b"))
+        #expect(second == (true, true, false))
+    }
 }

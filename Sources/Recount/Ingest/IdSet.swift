@@ -7,8 +7,10 @@
 package struct IdSet {
     private var ids: [SampleID] = []
     private var prints: [UInt64] = []
-    /// Per slot: 1 + the index in `ids`, or 0 when empty. The count is a power of two.
-    private var slots: [Int32] = Array(repeating: 0, count: 64)
+    /// Per slot: 1 + the index in `ids`, or 0 when empty. The count is a power of two, and 0
+    /// until the first id comes (most envelopes' deletion lists are empty: a set made for one
+    /// allocated its slots all the same).
+    private var slots: [Int32] = []
 
     /// An empty set.
     package init() {}
@@ -16,12 +18,16 @@ package struct IdSet {
     /// A set with room for `capacity` ids: growing from one id by doubling reallocated its
     /// arrays three or four times for an envelope's few samples.
     package init(capacity: Int) {
+        guard capacity > 0 else { return }
         ids.reserveCapacity(capacity)
         prints.reserveCapacity(capacity)
-        var size = 64
+        var size = Self.initialSlots
         while size < capacity * 2 { size *= 2 }
-        if size > slots.count { slots = Array(repeating: 0, count: size) }
+        slots = Array(repeating: 0, count: size)
     }
+
+    /// The slots a set has once it holds an id.
+    private static var initialSlots: Int { 64 }
 
     /// Adds `id`; `false` when it was already there.
     package mutating func insert(_ id: SampleID) -> Bool { number(inserting: id).inserted }
@@ -29,6 +35,7 @@ package struct IdSet {
     /// Adds `id` unless it is there; either way its number, the order in which the ids were
     /// first added (so a caller can keep what it knows of each id in an array).
     package mutating func number(inserting id: SampleID) -> (number: Int, inserted: Bool) {
+        if slots.isEmpty { slots = Array(repeating: 0, count: Self.initialSlots) }
         let print = id.fingerprint
         let mask = slots.count - 1
         var slot = Int(truncatingIfNeeded: print) & mask
