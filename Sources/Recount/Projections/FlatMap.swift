@@ -7,12 +7,6 @@ package struct FlatMap<Key: FlatKey, Value: Sendable>: Sequence, Sendable {
 
     package init() {}
 
-    /// An empty map sized for `capacity` keys before it grows.
-    package init(capacity: Int) {
-        table = FlatTable(capacity: capacity)
-        values.reserveCapacity(capacity)
-    }
-
     /// An empty map with room for `count` keys appended unplaced (`appendUnplaced`).
     package init(unplacedCapacity count: Int) {
         table.reserveKeys(count)

@@ -38,10 +38,9 @@ package struct FlatTable<Key: FlatKey>: Sendable {
     /// The keys by number.
     package private(set) var keys = GrowableArray<Key>()
 
-    /// An empty table sized for `capacity` keys before it grows.
-    package init(capacity: Int = 0) {
-        buckets = [UInt64](repeating: 0, count: Self.bucketCount(for: capacity))
-        keys.reserveCapacity(capacity)
+    /// An empty table (keys it is to hold at once are appended unplaced, then placed).
+    package init() {
+        buckets = [UInt64](repeating: 0, count: Self.bucketCount(for: 0))
     }
 
     /// How many keys the table holds.
