@@ -13,16 +13,18 @@ package enum LZ4Block {
     }
 
     /// Compresses `source` into `destination`; returns the compressed length, or 0 when it does not fit.
+    /// - Parameter acceleration: LZ4's trade of ratio for speed (1, the default, searches
+    ///   hardest); any setting decompresses the same way.
     package static func compress(
-        _ source: UnsafeRawBufferPointer, into destination: UnsafeMutableRawBufferPointer
+        _ source: UnsafeRawBufferPointer, into destination: UnsafeMutableRawBufferPointer, acceleration: Int32 = 1
     ) -> Int {
         guard source.count <= maximumInputSize, let src = source.baseAddress,
             let dst = destination.baseAddress
         else { return 0 }
         return Int(
-            LZ4_compress_default(
+            LZ4_compress_fast(
                 src.assumingMemoryBound(to: CChar.self), dst.assumingMemoryBound(to: CChar.self),
-                Int32(source.count), Int32(clamping: destination.count)))
+                Int32(source.count), Int32(clamping: destination.count), acceleration))
     }
 
     /// Decompresses `source`, which must expand to exactly `destination.count` bytes.

@@ -115,7 +115,9 @@ struct LogWriter {
         let first = nextPosition
         return frame.withUnsafeMutableBytes { frame in
             let body = UnsafeMutableRawBufferPointer(rebasing: frame[FrameHeader.size...])
-            var stored = batch.payload.withUnsafeBytes { LZ4Block.compress($0, into: body) }
+            // Acceleration 4: on the benchmark's first 40,000 envelopes the log grew 0.8% and an
+            // ingest took 1.2% fewer instructions (16: 3.8% larger, 1.6% fewer).
+            var stored = batch.payload.withUnsafeBytes { LZ4Block.compress($0, into: body, acceleration: 4) }
             let compressed = stored > 0 && stored < batch.byteCount
             if !compressed {
                 batch.payload.withUnsafeBytes { body.copyMemory(from: $0) }

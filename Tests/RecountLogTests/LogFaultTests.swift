@@ -7,10 +7,10 @@ import Testing
 @testable import RecountLog
 
 @Suite struct LogFaultTests {
-    func configuration(_ plan: FaultyFileSystem.Plan, durability: LogConfiguration.Durability = .everyBatch)
-        -> LogConfiguration
-    {
-        var configuration = LogConfiguration(segmentBytes: 2048, indexInterval: 256, durability: durability)
+    func configuration(
+        _ plan: FaultyFileSystem.Plan, durability: LogConfiguration.Durability = .everyBatch, segmentBytes: Int64 = 2048
+    ) -> LogConfiguration {
+        var configuration = LogConfiguration(segmentBytes: segmentBytes, indexInterval: 256, durability: durability)
         configuration.fileSystem = FaultyFileSystem(plan)
         return configuration
     }
@@ -18,10 +18,12 @@ import Testing
     @Test(arguments: [0, 1, 17, 39, 40, 100])
     func aFailedOrPartialWriteRejectsTheBatchAndLeavesAValidLog(partialBytes: Int) throws {
         try withTemporaryDirectory { directory in
-            // Write 1 preallocates zeros; writes 2 to 4 are the first three frames.
+            // Write 1 preallocates zeros; writes 2 to 4 are the first three frames. One segment
+            // holds them all, so write 5 is the fourth frame's whatever the frames compress to.
             let log = try Log(
                 directory: directory,
-                configuration: configuration(.init(failWrite: 5, partialBytes: partialBytes, errno: ENOSPC)))
+                configuration: configuration(
+                    .init(failWrite: 5, partialBytes: partialBytes, errno: ENOSPC), segmentBytes: 1 << 20))
             try appendBatches(log, [10, 10, 10])
             #expect { try appendBatches(log, [10]) } throws: { ($0 as? LogError)?.errno == ENOSPC }
             #expect(log.endPosition == 31)
