@@ -28,12 +28,10 @@ enum ReplayPeak {
             let groupBytes = Int(CommandLine.arguments[at + 2])
         else { return false }
         let reader = try RecountEngine.logReader(directory: CommandLine.arguments[at + 1])
-        let start = ContinuousClock.now
-        let replayed = try ProjectionReplay.digest(reader, groupBytes: groupBytes)
-        let elapsed = ContinuousClock.now - start
+        var stopwatch = Stopwatch()
+        let replayed = try stopwatch.time { try ProjectionReplay.digest(reader, groupBytes: groupBytes) }
         let measure = Measure(
-            peakKiB: procStatusKB("VmHWM") ?? 0,
-            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+            peakKiB: procStatusKB("VmHWM") ?? 0, seconds: stopwatch.seconds,
             userGroups: replayed.userGroups, samples: replayed.summary.samples, digest: SHA256.hex(replayed.digest))
         print(String(decoding: try JSONEncoder().encode(measure), as: UTF8.self))
         return true
