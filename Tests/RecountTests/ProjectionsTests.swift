@@ -456,7 +456,8 @@ import Testing
         #expect(equal > 1_000)
     }
 
-    /// The id index (flat records by number, tombstones in place) against a plain dictionary.
+    /// The id index (flat records by number, tombstones in place; rows with details in a side
+    /// array, a number's slot reused by its later records) against a plain dictionary.
     @Test func theIdIndexMatchesADictionary() {
         var random = SplitMix64(seed: testSeed(13))
         var index = IdIndex()
@@ -468,11 +469,7 @@ import Testing
                 index.delete(key)
                 #expect(before == model.removeValue(forKey: key))
             } else {
-                let entry = IdIndex.Entry(
-                    sample: LiveSample(
-                        id: key.id, metric: .steps, startMillis: Int64(step), startOffset: 0, endMillis: Int64(step),
-                        endOffset: 0, source: SourceID(0), position: UInt64(step)),
-                    receivedAt: Int64(step), syncIdentifier: random.next() % 4 == 0 ? "sync-\(key.id)" : nil)
+                let entry = Self.randomEntry(key.id, step: step, &random)
                 index.set(key, entry)
                 model[key] = entry
             }
@@ -484,10 +481,31 @@ import Testing
             if let identifier = entry.syncIdentifier {
                 #expect(
                     index.strings.id(of: identifier).flatMap {
-                        index.holder(ofSyncIdentifier: $0 + 1, user: key.user, provider: key.provider, metric: .steps)
+                        index.holder(
+                            ofSyncIdentifier: $0 + 1, user: key.user, provider: key.provider,
+                            metric: entry.sample.metric)
                     }.map(index.key) == key)
             }
         }
+    }
+
+    /// An entry whose optional fields are each there or not: a record of plain fields, one
+    /// whose value was written in another unit, one with a sync identity, a workout's details.
+    static func randomEntry(_ id: SampleID, step: Int, _ random: inout SplitMix64) -> IdIndex.Entry {
+        func maybe<T>(_ value: T) -> T? { random.next() % 2 == 0 ? value : nil }
+        let value = maybe(Double(step) / 4)
+        let isWorkout = random.next() % 4 == 0
+        return IdIndex.Entry(
+            sample: LiveSample(
+                id: id, metric: isWorkout ? .workout : .steps, startMillis: Int64(step), startOffset: -25_200,
+                endMillis: Int64(step) + 60_000, endOffset: 3_600, zone: maybe("Europe/Paris"), value: value,
+                stage: maybe(.deep), source: SourceID(UInt32(step % 5)), position: UInt64(step)),
+            receivedAt: Int64(step), lastModified: maybe(Int64(step) * 2),
+            syncIdentifier: random.next() % 4 == 0 ? "sync-\(id)" : nil, syncVersion: maybe(Int64(step % 7)),
+            unitSymbol: maybe("count"),
+            originalValue: random.next() % 2 == 0 ? value : maybe(Double(step) * 1_000),
+            activity: isWorkout ? maybe(.running) : nil, distance: isWorkout ? maybe(5_000) : nil,
+            energy: isWorkout ? maybe(-0.0) : nil)
     }
 
     /// Canonically equivalent strings with different bytes are different users, sync

@@ -32,99 +32,6 @@ package struct IdIndex: Sendable {
         package var energy: Double?
     }
 
-    /// What the index holds for one id number: a live sample, a tombstone, or nothing yet.
-    struct Record: Sendable {
-        enum State: UInt8, Sendable {
-            /// The id was looked up for an upsert that kept nothing: as if absent.
-            case empty
-            case live
-            case deleted
-        }
-
-        var state: State = .empty
-        var metric: Metric = .steps
-        var stage: SleepStage?
-        /// Which optional fields are present: 1 value, 2 original value, 4 lastModified,
-        /// 8 sync version, 16 workout distance, 32 workout energy (flags and raw words keep a
-        /// record at 112 bytes, not 160).
-        private var present: UInt8 = 0
-        /// A workout's activity as written: its code + 1 (0: none written).
-        private var activityCode: UInt8 = 0
-        var startOffset: Int32 = 0
-        var endOffset: Int32 = 0
-        /// Interned strings as id + 1 (0: none).
-        var zone: UInt32 = 0
-        var syncIdentifier: UInt32 = 0
-        var unitSymbol: UInt32 = 0
-        var source = SourceID(0)
-        var startMillis: Int64 = 0
-        var endMillis: Int64 = 0
-        var position: UInt64 = 0
-        var receivedAt: Int64 = 0
-        private var valueBits: UInt64 = 0
-        private var originalValueBits: UInt64 = 0
-        private var lastModifiedMillis: Int64 = 0
-        private var syncVersionNumber: Int64 = 0
-        private var distanceBits: UInt64 = 0
-        private var energyBits: UInt64 = 0
-
-        init(state: State = .empty, metric: Metric = .steps, stage: SleepStage? = nil) {
-            self.state = state
-            self.metric = metric
-            self.stage = stage
-        }
-
-        var value: Double? {
-            get { present & 1 != 0 ? Double(bitPattern: valueBits) : nil }
-            set { (valueBits, present) = Self.store(newValue?.bitPattern, bit: 1, present) }
-        }
-        var originalValue: Double? {
-            get { present & 2 != 0 ? Double(bitPattern: originalValueBits) : nil }
-            set { (originalValueBits, present) = Self.store(newValue?.bitPattern, bit: 2, present) }
-        }
-        var lastModified: Int64? {
-            get { present & 4 != 0 ? lastModifiedMillis : nil }
-            set { (lastModifiedMillis, present) = Self.store(newValue, bit: 4, present) }
-        }
-        var syncVersion: Int64? {
-            get { present & 8 != 0 ? syncVersionNumber : nil }
-            set { (syncVersionNumber, present) = Self.store(newValue, bit: 8, present) }
-        }
-
-        /// A workout's activity as written (`nil`: none, which counts as `other`).
-        var activity: WorkoutActivity? {
-            get { activityCode == 0 ? nil : WorkoutActivity(rawValue: activityCode - 1) }
-            set { activityCode = newValue.map { $0.rawValue + 1 } ?? 0 }
-        }
-        /// A workout's distance total, in m.
-        var distance: Double? {
-            get { present & 16 != 0 ? Double(bitPattern: distanceBits) : nil }
-            set { (distanceBits, present) = Self.store(newValue?.bitPattern, bit: 16, present) }
-        }
-        /// A workout's energy total, in kcal.
-        var energy: Double? {
-            get { present & 32 != 0 ? Double(bitPattern: energyBits) : nil }
-            set { (energyBits, present) = Self.store(newValue?.bitPattern, bit: 32, present) }
-        }
-
-        private static func store<T: FixedWidthInteger>(_ value: T?, bit: UInt8, _ present: UInt8) -> (T, UInt8) {
-            guard let value else { return (0, present & ~bit) }
-            return (value, present | bit)
-        }
-
-        /// Whether two live records hold the same content: everything but position and
-        /// receivedAt (doubles by bit pattern; interning gives equal strings equal ids).
-        func hasSameContent(as other: Record) -> Bool {
-            metric == other.metric && startMillis == other.startMillis && startOffset == other.startOffset
-                && endMillis == other.endMillis && endOffset == other.endOffset && zone == other.zone
-                && value?.bitPattern == other.value?.bitPattern && stage == other.stage && source == other.source
-                && lastModified == other.lastModified && syncIdentifier == other.syncIdentifier
-                && syncVersion == other.syncVersion && unitSymbol == other.unitSymbol
-                && originalValue?.bitPattern == other.originalValue?.bitPattern && activityCode == other.activityCode
-                && distance?.bitPattern == other.distance?.bitPattern && energy?.bitPattern == other.energy?.bitPattern
-        }
-    }
-
     /// A key as the table holds it: a UUID as its 16 bytes, any other id as its interned number.
     struct StoredKey: FlatKey {
         var user: UInt32
@@ -141,7 +48,7 @@ package struct IdIndex: Sendable {
 
     // Internal, not private, for the checkpoint (`IdIndex+Checkpoint.swift`) alone.
     var table = FlatTable<StoredKey>()
-    var records = GrowableArray<Record>()
+    var records = RecordStore()
     /// Ids that are not canonical UUIDs.
     var textIDs = Interner()
     /// Zones, sync identifiers and unit symbols.
@@ -248,7 +155,7 @@ package struct IdIndex: Sendable {
 
     /// The live entry of `key`, if any.
     package func entry(_ key: Key) -> Entry? {
-        number(of: key).flatMap { records[$0].state == .live ? entry(number: $0, id: key.id) : nil }
+        number(of: key).flatMap { records.state($0) == .live ? entry(number: $0, id: key.id) : nil }
     }
 
     /// The live sample numbered `number` (which must be live).
@@ -258,7 +165,7 @@ package struct IdIndex: Sendable {
 
     /// Calls `body` with each live sample's number, in the order ids were first seen.
     func forEachLiveNumber(_ body: (Int) -> Void) {
-        for number in records.indices where records[number].state == .live { body(number) }
+        for number in records.indices where records.state(number) == .live { body(number) }
     }
 
     /// Calls `body` with each live sample, in the order ids were first seen.
@@ -273,7 +180,7 @@ package struct IdIndex: Sendable {
     /// the order ids were first seen.
     func forEachNumber(ofUser user: UInt32, in state: Record.State, _ body: (Int) -> Void) {
         guard Int(user) < numbersByUser.count else { return }
-        for number in numbersByUser[Int(user)] where records[Int(number)].state == state { body(Int(number)) }
+        for number in numbersByUser[Int(user)] where records.state(Int(number)) == state { body(Int(number)) }
     }
 
     /// Live samples by key: a copy, for tests and small states.
@@ -455,59 +362,5 @@ extension IdIndex.StoredKey {
     /// The key of a UUID id.
     init(user: UInt32, provider: UInt32, uuid: (high: UInt64, low: UInt64, lowercase: Bool)) {
         self.init(user: user, provider: provider, high: uuid.high, low: uuid.low, kind: uuid.lowercase ? 1 : 0)
-    }
-}
-
-extension IdIndex.Record {
-    /// The bytes `write(_:)` takes: every field at a fixed place, so a checkpoint writes and
-    /// reads the records as one block.
-    static let checkpointSize = 109
-
-    /// Writes the record, fields in declaration order (a tombstone or empty record as its state
-    /// and zeros).
-    func write(_ out: inout CanonicalBytes.BlockWriter) {
-        out.put(state.rawValue)
-        out.put(metric.rawValue)
-        out.put(stage.map { $0.rawValue + 1 } ?? 0)
-        out.put(present)
-        out.put(activityCode)
-        for field in [startOffset, endOffset] { out.put(field) }
-        for field in [zone, syncIdentifier, unitSymbol, source.rawValue] { out.put(field) }
-        for field in [startMillis, endMillis] { out.put(field) }
-        for field in [position, UInt64(bitPattern: receivedAt), valueBits, originalValueBits] { out.put(field) }
-        for field in [lastModifiedMillis, syncVersionNumber] { out.put(field) }
-        for field in [distanceBits, energyBits] { out.put(field) }
-    }
-
-    /// Reads what `write(_:)` wrote; `nil` for codes no record has.
-    init?(reading input: inout CheckpointReader.BlockReader) {
-        guard let state = State(rawValue: input.take()), let metric = Metric(rawValue: input.take()) else {
-            return nil
-        }
-        let stageCode: UInt8 = input.take()
-        let stage = stageCode == 0 ? nil : SleepStage(rawValue: stageCode - 1)
-        guard stageCode == 0 || stage != nil else { return nil }
-        self.init(state: state, metric: metric, stage: stage)
-        present = input.take()
-        activityCode = input.take()
-        guard present & ~0x3F == 0, activityCode == 0 || WorkoutActivity(rawValue: activityCode - 1) != nil else {
-            return nil
-        }
-        startOffset = input.take()
-        endOffset = input.take()
-        zone = input.take()
-        syncIdentifier = input.take()
-        unitSymbol = input.take()
-        source = SourceID(input.take())
-        startMillis = input.take()
-        endMillis = input.take()
-        position = input.take()
-        receivedAt = input.take()
-        valueBits = input.take()
-        originalValueBits = input.take()
-        lastModifiedMillis = input.take()
-        syncVersionNumber = input.take()
-        distanceBits = input.take()
-        energyBits = input.take()
     }
 }

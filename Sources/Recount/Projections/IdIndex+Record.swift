@@ -1,0 +1,273 @@
+extension IdIndex {
+    /// What the index holds for one id number: a live sample, a tombstone, or nothing yet.
+    struct Record: Sendable {
+        enum State: UInt8, Sendable {
+            /// The id was looked up for an upsert that kept nothing: as if absent.
+            case empty
+            case live
+            case deleted
+        }
+
+        var state: State = .empty
+        var metric: Metric = .steps
+        var stage: SleepStage?
+        /// Which optional fields are present: 1 value, 2 original value, 4 lastModified,
+        /// 8 sync version, 16 workout distance, 32 workout energy (flags and raw words keep a
+        /// record at 112 bytes, not 160; the index stores it in 80, `RecordStore`).
+        fileprivate var present: UInt8 = 0
+        /// A workout's activity as written: its code + 1 (0: none written).
+        fileprivate var activityCode: UInt8 = 0
+        var startOffset: Int32 = 0
+        var endOffset: Int32 = 0
+        /// Interned strings as id + 1 (0: none).
+        var zone: UInt32 = 0
+        var syncIdentifier: UInt32 = 0
+        var unitSymbol: UInt32 = 0
+        var source = SourceID(0)
+        var startMillis: Int64 = 0
+        var endMillis: Int64 = 0
+        var position: UInt64 = 0
+        var receivedAt: Int64 = 0
+        fileprivate var valueBits: UInt64 = 0
+        fileprivate var originalValueBits: UInt64 = 0
+        fileprivate var lastModifiedMillis: Int64 = 0
+        fileprivate var syncVersionNumber: Int64 = 0
+        fileprivate var distanceBits: UInt64 = 0
+        fileprivate var energyBits: UInt64 = 0
+
+        init(state: State = .empty, metric: Metric = .steps, stage: SleepStage? = nil) {
+            self.state = state
+            self.metric = metric
+            self.stage = stage
+        }
+
+        var value: Double? {
+            get { present & 1 != 0 ? Double(bitPattern: valueBits) : nil }
+            set { (valueBits, present) = Self.store(newValue?.bitPattern, bit: 1, present) }
+        }
+        var originalValue: Double? {
+            get { present & 2 != 0 ? Double(bitPattern: originalValueBits) : nil }
+            set { (originalValueBits, present) = Self.store(newValue?.bitPattern, bit: 2, present) }
+        }
+        var lastModified: Int64? {
+            get { present & 4 != 0 ? lastModifiedMillis : nil }
+            set { (lastModifiedMillis, present) = Self.store(newValue, bit: 4, present) }
+        }
+        var syncVersion: Int64? {
+            get { present & 8 != 0 ? syncVersionNumber : nil }
+            set { (syncVersionNumber, present) = Self.store(newValue, bit: 8, present) }
+        }
+
+        /// A workout's activity as written (`nil`: none, which counts as `other`).
+        var activity: WorkoutActivity? {
+            get { activityCode == 0 ? nil : WorkoutActivity(rawValue: activityCode - 1) }
+            set { activityCode = newValue.map { $0.rawValue + 1 } ?? 0 }
+        }
+        /// A workout's distance total, in m.
+        var distance: Double? {
+            get { present & 16 != 0 ? Double(bitPattern: distanceBits) : nil }
+            set { (distanceBits, present) = Self.store(newValue?.bitPattern, bit: 16, present) }
+        }
+        /// A workout's energy total, in kcal.
+        var energy: Double? {
+            get { present & 32 != 0 ? Double(bitPattern: energyBits) : nil }
+            set { (energyBits, present) = Self.store(newValue?.bitPattern, bit: 32, present) }
+        }
+
+        private static func store<T: FixedWidthInteger>(_ value: T?, bit: UInt8, _ present: UInt8) -> (T, UInt8) {
+            guard let value else { return (0, present & ~bit) }
+            return (value, present | bit)
+        }
+
+        /// Whether two live records hold the same content: everything but position and
+        /// receivedAt (doubles by bit pattern; interning gives equal strings equal ids).
+        func hasSameContent(as other: Record) -> Bool {
+            metric == other.metric && startMillis == other.startMillis && startOffset == other.startOffset
+                && endMillis == other.endMillis && endOffset == other.endOffset && zone == other.zone
+                && value?.bitPattern == other.value?.bitPattern && stage == other.stage && source == other.source
+                && lastModified == other.lastModified && syncIdentifier == other.syncIdentifier
+                && syncVersion == other.syncVersion && unitSymbol == other.unitSymbol
+                && originalValue?.bitPattern == other.originalValue?.bitPattern && activityCode == other.activityCode
+                && distance?.bitPattern == other.distance?.bitPattern && energy?.bitPattern == other.energy?.bitPattern
+        }
+    }
+
+    /// The records by id number, each stored as an 80-byte `Row` of the fields every sample
+    /// has, and, for the few that need them, `Details` in a second array: a sync identity, a
+    /// value written in another unit than the canonical one, a workout's activity and totals.
+    /// A row keeps its details' slot once given one, for the number's later records. Reading
+    /// a record joins the two; the index's hundreds of megabytes shrink by the 32 bytes a
+    /// record of plain samples does not use.
+    struct RecordStore: Sendable {
+        private struct Row {
+            var state: Record.State
+            var metric: Metric
+            /// The stage's code + 1 (0: none).
+            var stageCode: UInt8
+            var present: UInt8
+            /// Whether the original value differs from the value and so is in the details.
+            var originalInDetails: Bool
+            var startOffset: Int32
+            var endOffset: Int32
+            var zone: UInt32
+            var unitSymbol: UInt32
+            var source: SourceID
+            /// The slot of the number's details + 1 (0: none yet).
+            var details: UInt32
+            var startMillis: Int64
+            var endMillis: Int64
+            var position: UInt64
+            var receivedAt: Int64
+            var valueBits: UInt64
+            var lastModifiedMillis: Int64
+        }
+
+        private struct Details {
+            var originalValueBits: UInt64 = 0
+            var syncVersionNumber: Int64 = 0
+            var distanceBits: UInt64 = 0
+            var energyBits: UInt64 = 0
+            var syncIdentifier: UInt32 = 0
+            var activityCode: UInt8 = 0
+        }
+
+        private var rows = GrowableArray<Row>()
+        private var details = GrowableArray<Details>()
+
+        var count: Int { rows.count }
+        var indices: Range<Int> { 0..<rows.count }
+
+        /// The state of record `number`, without reading the rest.
+        func state(_ number: Int) -> Record.State { rows[number].state }
+
+        subscript(number: Int) -> Record {
+            get {
+                let row = rows[number]
+                var record = Record(
+                    state: row.state, metric: row.metric,
+                    stage: row.stageCode == 0 ? nil : SleepStage(rawValue: row.stageCode - 1))
+                record.present = row.present
+                record.startOffset = row.startOffset
+                record.endOffset = row.endOffset
+                record.zone = row.zone
+                record.unitSymbol = row.unitSymbol
+                record.source = row.source
+                record.startMillis = row.startMillis
+                record.endMillis = row.endMillis
+                record.position = row.position
+                record.receivedAt = row.receivedAt
+                record.valueBits = row.valueBits
+                record.originalValueBits = row.present & 2 != 0 ? row.valueBits : 0
+                record.lastModifiedMillis = row.lastModifiedMillis
+                if row.details != 0 {
+                    let more = details[Int(row.details) - 1]
+                    if row.originalInDetails { record.originalValueBits = more.originalValueBits }
+                    record.syncVersionNumber = more.syncVersionNumber
+                    record.distanceBits = more.distanceBits
+                    record.energyBits = more.energyBits
+                    record.syncIdentifier = more.syncIdentifier
+                    record.activityCode = more.activityCode
+                }
+                return record
+            }
+            set {
+                var row = Self.row(newValue, details: rows[number].details)
+                store(newValue, in: &row)
+                rows[number] = row
+            }
+        }
+
+        mutating func append(_ record: Record) {
+            var row = Self.row(record, details: 0)
+            store(record, in: &row)
+            rows.append(row)
+        }
+
+        mutating func reserveCapacity(_ capacity: Int) { rows.reserveCapacity(capacity) }
+
+        /// A record's row, its details left to `store`.
+        private static func row(_ record: Record, details: UInt32) -> Row {
+            Row(
+                state: record.state, metric: record.metric, stageCode: record.stage.map { $0.rawValue + 1 } ?? 0,
+                present: record.present,
+                originalInDetails: record.present & 2 != 0 && record.originalValueBits != record.valueBits,
+                startOffset: record.startOffset, endOffset: record.endOffset, zone: record.zone,
+                unitSymbol: record.unitSymbol, source: record.source, details: details,
+                startMillis: record.startMillis, endMillis: record.endMillis, position: record.position,
+                receivedAt: record.receivedAt, valueBits: record.valueBits,
+                lastModifiedMillis: record.lastModifiedMillis)
+        }
+
+        /// Writes the record's details into the row's slot, giving it one when it has none and
+        /// the record has details (a slot left holds zeros, which read as none).
+        private mutating func store(_ record: Record, in row: inout Row) {
+            let more = Details(
+                originalValueBits: row.originalInDetails ? record.originalValueBits : 0,
+                syncVersionNumber: record.syncVersionNumber, distanceBits: record.distanceBits,
+                energyBits: record.energyBits, syncIdentifier: record.syncIdentifier,
+                activityCode: record.activityCode)
+            if row.details != 0 {
+                details[Int(row.details) - 1] = more
+            } else if row.originalInDetails || record.present & (8 | 16 | 32) != 0 || more.syncIdentifier != 0
+                || more.activityCode != 0
+            {
+                details.append(more)
+                row.details = UInt32(details.count)
+            }
+        }
+    }
+}
+
+extension IdIndex.Record {
+    /// The bytes `write(_:)` takes: every field at a fixed place, so a checkpoint writes and
+    /// reads the records as one block.
+    static let checkpointSize = 109
+
+    /// Writes the record, fields in declaration order (a tombstone or empty record as its state
+    /// and zeros).
+    func write(_ out: inout CanonicalBytes.BlockWriter) {
+        out.put(state.rawValue)
+        out.put(metric.rawValue)
+        out.put(stage.map { $0.rawValue + 1 } ?? 0)
+        out.put(present)
+        out.put(activityCode)
+        for field in [startOffset, endOffset] { out.put(field) }
+        for field in [zone, syncIdentifier, unitSymbol, source.rawValue] { out.put(field) }
+        for field in [startMillis, endMillis] { out.put(field) }
+        for field in [position, UInt64(bitPattern: receivedAt), valueBits, originalValueBits] { out.put(field) }
+        for field in [lastModifiedMillis, syncVersionNumber] { out.put(field) }
+        for field in [distanceBits, energyBits] { out.put(field) }
+    }
+
+    /// Reads what `write(_:)` wrote; `nil` for codes no record has.
+    init?(reading input: inout CheckpointReader.BlockReader) {
+        guard let state = State(rawValue: input.take()), let metric = Metric(rawValue: input.take()) else {
+            return nil
+        }
+        let stageCode: UInt8 = input.take()
+        let stage = stageCode == 0 ? nil : SleepStage(rawValue: stageCode - 1)
+        guard stageCode == 0 || stage != nil else { return nil }
+        self.init(state: state, metric: metric, stage: stage)
+        present = input.take()
+        activityCode = input.take()
+        guard present & ~0x3F == 0, activityCode == 0 || WorkoutActivity(rawValue: activityCode - 1) != nil else {
+            return nil
+        }
+        startOffset = input.take()
+        endOffset = input.take()
+        zone = input.take()
+        syncIdentifier = input.take()
+        unitSymbol = input.take()
+        source = SourceID(input.take())
+        startMillis = input.take()
+        endMillis = input.take()
+        position = input.take()
+        receivedAt = input.take()
+        valueBits = input.take()
+        originalValueBits = input.take()
+        lastModifiedMillis = input.take()
+        syncVersionNumber = input.take()
+        distanceBits = input.take()
+        energyBits = input.take()
+    }
+}
