@@ -41,6 +41,25 @@ extension IdIndex {
             self.stage = stage
         }
 
+        /// Every field at once, for `RecordStore` to rebuild a record from its row and details.
+        fileprivate init(
+            state: State, metric: Metric, stage: SleepStage?, present: UInt8, activityCode: UInt8,
+            startOffset: Int32, endOffset: Int32, zone: UInt32, syncIdentifier: UInt32, unitSymbol: UInt32,
+            source: SourceID, startMillis: Int64, endMillis: Int64, position: UInt64, receivedAt: Int64,
+            valueBits: UInt64, originalValueBits: UInt64, lastModifiedMillis: Int64, syncVersionNumber: Int64,
+            distanceBits: UInt64, energyBits: UInt64
+        ) {
+            (self.state, self.metric, self.stage, self.present, self.activityCode) =
+                (state, metric, stage, present, activityCode)
+            (self.startOffset, self.endOffset, self.zone, self.syncIdentifier, self.unitSymbol, self.source) =
+                (startOffset, endOffset, zone, syncIdentifier, unitSymbol, source)
+            (self.startMillis, self.endMillis, self.position, self.receivedAt) =
+                (startMillis, endMillis, position, receivedAt)
+            (self.valueBits, self.originalValueBits, self.lastModifiedMillis, self.syncVersionNumber) =
+                (valueBits, originalValueBits, lastModifiedMillis, syncVersionNumber)
+            (self.distanceBits, self.energyBits) = (distanceBits, energyBits)
+        }
+
         var value: Double? {
             get { present & 1 != 0 ? Double(bitPattern: valueBits) : nil }
             set { (valueBits, present) = Self.store(newValue?.bitPattern, bit: 1, present) }
@@ -102,8 +121,7 @@ extension IdIndex {
         private struct Row {
             var state: Record.State
             var metric: Metric
-            /// The stage's code + 1 (0: none).
-            var stageCode: UInt8
+            var stage: SleepStage?
             var present: UInt8
             /// Whether the original value differs from the value and so is in the details.
             var originalInDetails: Bool
@@ -141,34 +159,19 @@ extension IdIndex {
         func state(_ number: Int) -> Record.State { rows[number].state }
 
         subscript(number: Int) -> Record {
-            get {
+            @inline(__always) get {
                 let row = rows[number]
-                var record = Record(
-                    state: row.state, metric: row.metric,
-                    stage: row.stageCode == 0 ? nil : SleepStage(rawValue: row.stageCode - 1))
-                record.present = row.present
-                record.startOffset = row.startOffset
-                record.endOffset = row.endOffset
-                record.zone = row.zone
-                record.unitSymbol = row.unitSymbol
-                record.source = row.source
-                record.startMillis = row.startMillis
-                record.endMillis = row.endMillis
-                record.position = row.position
-                record.receivedAt = row.receivedAt
-                record.valueBits = row.valueBits
-                record.originalValueBits = row.present & 2 != 0 ? row.valueBits : 0
-                record.lastModifiedMillis = row.lastModifiedMillis
-                if row.details != 0 {
-                    let more = details[Int(row.details) - 1]
-                    if row.originalInDetails { record.originalValueBits = more.originalValueBits }
-                    record.syncVersionNumber = more.syncVersionNumber
-                    record.distanceBits = more.distanceBits
-                    record.energyBits = more.energyBits
-                    record.syncIdentifier = more.syncIdentifier
-                    record.activityCode = more.activityCode
-                }
-                return record
+                let more = row.details == 0 ? Details() : details[Int(row.details) - 1]
+                return Record(
+                    state: row.state, metric: row.metric, stage: row.stage, present: row.present,
+                    activityCode: more.activityCode, startOffset: row.startOffset, endOffset: row.endOffset,
+                    zone: row.zone, syncIdentifier: more.syncIdentifier, unitSymbol: row.unitSymbol, source: row.source,
+                    startMillis: row.startMillis, endMillis: row.endMillis, position: row.position,
+                    receivedAt: row.receivedAt, valueBits: row.valueBits,
+                    originalValueBits: row.originalInDetails
+                        ? more.originalValueBits : row.present & 2 != 0 ? row.valueBits : 0,
+                    lastModifiedMillis: row.lastModifiedMillis, syncVersionNumber: more.syncVersionNumber,
+                    distanceBits: more.distanceBits, energyBits: more.energyBits)
             }
             set {
                 var row = Self.row(newValue, details: rows[number].details)
@@ -177,6 +180,7 @@ extension IdIndex {
             }
         }
 
+        @inline(__always)
         mutating func append(_ record: Record) {
             var row = Self.row(record, details: 0)
             store(record, in: &row)
@@ -186,9 +190,10 @@ extension IdIndex {
         mutating func reserveCapacity(_ capacity: Int) { rows.reserveCapacity(capacity) }
 
         /// A record's row, its details left to `store`.
+        @inline(__always)
         private static func row(_ record: Record, details: UInt32) -> Row {
             Row(
-                state: record.state, metric: record.metric, stageCode: record.stage.map { $0.rawValue + 1 } ?? 0,
+                state: record.state, metric: record.metric, stage: record.stage,
                 present: record.present,
                 originalInDetails: record.present & 2 != 0 && record.originalValueBits != record.valueBits,
                 startOffset: record.startOffset, endOffset: record.endOffset, zone: record.zone,
@@ -200,7 +205,12 @@ extension IdIndex {
 
         /// Writes the record's details into the row's slot, giving it one when it has none and
         /// the record has details (a slot left holds zeros, which read as none).
+        @inline(__always)
         private mutating func store(_ record: Record, in row: inout Row) {
+            let hasDetails =
+                row.originalInDetails || record.present & (8 | 16 | 32) != 0 || record.syncIdentifier != 0
+                || record.activityCode != 0
+            guard hasDetails || row.details != 0 else { return }
             let more = Details(
                 originalValueBits: row.originalInDetails ? record.originalValueBits : 0,
                 syncVersionNumber: record.syncVersionNumber, distanceBits: record.distanceBits,
@@ -208,9 +218,7 @@ extension IdIndex {
                 activityCode: record.activityCode)
             if row.details != 0 {
                 details[Int(row.details) - 1] = more
-            } else if row.originalInDetails || record.present & (8 | 16 | 32) != 0 || more.syncIdentifier != 0
-                || more.activityCode != 0
-            {
+            } else {
                 details.append(more)
                 row.details = UInt32(details.count)
             }
