@@ -34,7 +34,10 @@ extension Projections {
             guard version >= (old?.version ?? 0) else { continue }
             let samples = inputs(of: key).map { index.liveSample(Int($0)) }
             var involved: [SourceID] = []
-            for sample in samples where !involved.contains(sample.source) { involved.append(sample.source) }
+            // By index: iterating the samples would copy each (retaining its id and zone).
+            for place in samples.indices where !involved.contains(samples[place].source) {
+                involved.append(samples[place].source)
+            }
             involved.sort()
             let priority: SourcePriority
             if let last = ranked, last.user == key.user, last.metric == key.metric, last.sources == involved {

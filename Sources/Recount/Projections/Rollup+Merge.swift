@@ -160,26 +160,27 @@ extension Rollup {
         var duration = [Int64](repeating: 0, count: n)
         for place in 0..<n {
             partStart[place] = parts.count
-            let sample = samples[order[place]]
-            guard sample.endMillis > sample.startMillis else {
+            // Fields read in place: a copy of the sample would retain its id and zone.
+            let index = order[place]
+            let (startMillis, endMillis) = (samples[index].startMillis, samples[index].endMillis)
+            guard endMillis > startMillis else {
                 // An instant of another day (written in another offset) takes part in deciding
                 // who wins at its instant; it counts on its own day only (the low payload bit).
-                if sample.startMillis >= window.start, sample.startMillis < window.end {
-                    let onDay = startDay(of: sample, zones: zones) == day ? 1 : 0
-                    later.append(window.key(sample.startMillis, .instant, place << 1 | onDay))
+                if startMillis >= window.start, startMillis < window.end {
+                    let onDay = startDay(of: samples[index], zones: zones) == day ? 1 : 0
+                    later.append(window.key(startMillis, .instant, place << 1 | onDay))
                 }
                 continue
             }
-            let end = DayAttribution.cappedEnd(
-                startMillis: sample.startMillis, endMillis: sample.endMillis)
-            duration[place] = end - sample.startMillis
-            let from = max(sample.startMillis, window.start)
+            let end = DayAttribution.cappedEnd(startMillis: startMillis, endMillis: endMillis)
+            duration[place] = end - startMillis
+            let from = max(startMillis, window.start)
             let to = min(end, window.end)
             guard from < to else { continue }
             let first = parts.count
             DayAttribution.forEachPiece(
-                startMillis: sample.startMillis, startOffset: sample.startOffset,
-                endMillis: sample.endMillis, zone: sample.zone, zones: zones
+                startMillis: startMillis, startOffset: samples[index].startOffset, endMillis: endMillis,
+                zone: samples[index].zone, zones: zones
             ) { pieceFrom, pieceTo, pieceDay in
                 guard pieceDay == day else { return }
                 if parts.count > first, parts[parts.count - 1].to == pieceFrom {
@@ -337,15 +338,16 @@ extension Rollup {
         var count = 0
         var tally = Tally(sources: sources)
         for place in 0..<n {
-            let sample = samples[order[place]]
-            if sleepDay(of: sample, zones: zones) == day {
-                countsAsleep[place] = sample.stage?.isAsleep ?? false
+            // Fields read in place: a copy of the sample would retain its id and zone.
+            let index = order[place]
+            if sleepDay(of: samples[index], zones: zones) == day {
+                countsAsleep[place] = samples[index].stage?.isAsleep ?? false
                 count += 1
                 tally.count(source: rank[place])
             }
-            let end = DayAttribution.cappedEnd(
-                startMillis: sample.startMillis, endMillis: sample.endMillis)
-            let from = max(sample.startMillis, window.start)
+            let startMillis = samples[index].startMillis
+            let end = DayAttribution.cappedEnd(startMillis: startMillis, endMillis: samples[index].endMillis)
+            let from = max(startMillis, window.start)
             let to = min(end, window.end)
             guard from < to else { continue }
             events.append(window.key(from, .coverStart, place))
