@@ -195,7 +195,7 @@ extension IdIndex {
             Row(
                 state: record.state, metric: record.metric, stage: record.stage,
                 present: record.present,
-                originalInDetails: record.present & 2 != 0 && record.originalValueBits != record.valueBits,
+                originalInDetails: record.originalValue.map { $0.bitPattern != record.valueBits } ?? false,
                 startOffset: record.startOffset, endOffset: record.endOffset, zone: record.zone,
                 unitSymbol: record.unitSymbol, source: record.source, details: details,
                 startMillis: record.startMillis, endMillis: record.endMillis, position: record.position,
@@ -208,8 +208,8 @@ extension IdIndex {
         @inline(__always)
         private mutating func store(_ record: Record, in row: inout Row) {
             let hasDetails =
-                row.originalInDetails || record.present & (8 | 16 | 32) != 0 || record.syncIdentifier != 0
-                || record.activityCode != 0
+                row.originalInDetails || record.syncVersion != nil || record.distance != nil || record.energy != nil
+                || record.syncIdentifier != 0 || record.activityCode != 0
             guard hasDetails || row.details != 0 else { return }
             let more = Details(
                 originalValueBits: row.originalInDetails ? record.originalValueBits : 0,
