@@ -11,7 +11,7 @@ enum IngestCommand {
         let durability = try Self.durability(invocation.options["durability"] ?? "every-batch")
         try invocation.createLogDirectory()
         let engine = try RecountEngine(
-            directory: invocation.dataDirectory, durability: durability,
+            directory: invocation.dataDirectory, durability: durability, memoryLimit: invocation.memoryLimit(),
             progress: ProjectionCommands.progress(invocation))
         if let torn = engine.recovery { Output.recovery(torn, json: invocation.json) }
         var reported = 0

@@ -18,7 +18,7 @@ struct Invocation {
     static let version = "recount 0.1.0"
 
     static let usage = """
-        usage: recount [--data DIR] [--json] COMMAND ...
+        usage: recount [--data DIR] [--json] [--memory-limit N] COMMAND ...
                recount --help | --version
 
         commands:
@@ -56,6 +56,8 @@ struct Invocation {
           help             this text
 
         DIR defaults to $RECOUNT_DATA, else ./recount-data (created on first use by ingest and demo).
+        --memory-limit N: the most ids and rollups (about 250 bytes each) held in memory at once
+        (default 1000000); past it, ranges of users are stored and dropped.
         With --json, results are JSON lines on standard output, and errors, rejections and notices
         JSON lines on standard error.
         """
@@ -92,10 +94,10 @@ struct Invocation {
         "data": .value, "json": .flag, "help": .flag, "version": .flag,
         "durability": .value, "no-recompute": .flag, "from": .value, "user": .value,
         "metric": .value, "to": .value, "day": .value, "until": .value, "as-of": .value, "provider": .value,
-        "since": .value, "time-zone": .value,
+        "since": .value, "time-zone": .value, "memory-limit": .value,
     ]
     /// Options every command takes.
-    private static let global: Set<String> = ["data", "json", "help", "version"]
+    private static let global: Set<String> = ["data", "json", "help", "version", "memory-limit"]
 
     /// The command words and arguments, without options.
     var words: [String] = []
@@ -158,6 +160,15 @@ struct Invocation {
         if let given = options["data"] { return given }
         if let variable = ProcessInfo.processInfo.environment["RECOUNT_DATA"], !variable.isEmpty { return variable }
         return "./recount-data"
+    }
+
+    /// `--memory-limit`: the most ids and rollups an engine holds in memory (`nil`: its default).
+    func memoryLimit() throws(UsageError) -> Int? {
+        guard let given = options["memory-limit"] else { return nil }
+        guard let limit = Int(given), limit > 0 else {
+            throw UsageError(message: "--memory-limit takes a positive number of ids and rollups, not '\(given)'")
+        }
+        return limit
     }
 
     /// The log directory inside the data directory.

@@ -17,14 +17,16 @@ enum ProjectionCommands {
         let progress = progress(invocation)
         if writing {
             try requireLog(invocation)
-            engine = try RecountEngine(directory: invocation.dataDirectory, progress: progress)
+            engine = try RecountEngine(
+                directory: invocation.dataDirectory, memoryLimit: invocation.memoryLimit(), progress: progress)
             // Opening for writing cuts a torn tail (keeping a copy): say so, as ingest does.
             if let torn = engine.recovery { Output.recovery(torn, json: invocation.json) }
         } else if let user {
             engine = try RecountEngine(readingDirectory: invocation.dataDirectory, user: user, progress: progress)
         } else {
             engine = try RecountEngine(
-                readingDirectory: invocation.dataDirectory, recompute: recompute, progress: progress)
+                readingDirectory: invocation.dataDirectory, recompute: recompute, memoryLimit: invocation.memoryLimit(),
+                progress: progress)
         }
         let result = try body(engine)
         try engine.close()
@@ -254,7 +256,7 @@ enum ProjectionCommands {
 
     static func stats(_ invocation: Invocation) throws -> ExitStatus {
         try invocation.allowOnly([])
-        let stats = try withEngine(invocation) { $0.stats() }
+        let stats = try withEngine(invocation) { try $0.stats() }
         let totals: [(String, Int)] = [
             ("users", stats.users), ("liveSamples", stats.liveSamples), ("deletedIds", stats.deletedIds),
             ("rollups", stats.rollups), ("dirtyDays", stats.dirtyDays),
@@ -370,7 +372,7 @@ enum ProjectionCommands {
 
     static func dirty(_ invocation: Invocation) throws -> ExitStatus {
         try invocation.allowOnly([])
-        let rows = try withEngine(invocation, recompute: false) { $0.dirtyDays() }
+        let rows = try withEngine(invocation, recompute: false) { try $0.dirtyDays() }
         if invocation.json {
             for row in rows {
                 Output.jsonLine([
@@ -388,7 +390,7 @@ enum ProjectionCommands {
 
     static func digest(_ invocation: Invocation) throws -> ExitStatus {
         try invocation.allowOnly([])
-        let digest = try withEngine(invocation) { $0.digest() }
+        let digest = try withEngine(invocation) { try $0.digest() }
         if invocation.json { Output.jsonLine([("digest", .string(digest))]) } else { print(digest) }
         return .success
     }
@@ -417,7 +419,8 @@ enum ProjectionCommands {
     static func verify(_ invocation: Invocation) throws -> ExitStatus {
         try invocation.allowOnly([])
         try requireLog(invocation)
-        let result = try RecountEngine.verify(directory: invocation.dataDirectory, progress: progress(invocation))
+        let result = try RecountEngine.verify(
+            directory: invocation.dataDirectory, memoryLimit: invocation.memoryLimit(), progress: progress(invocation))
         if let torn = result.recovery { Output.recovery(torn, json: invocation.json) }
         if invocation.json {
             Output.jsonLine(

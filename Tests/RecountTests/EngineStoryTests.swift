@@ -217,7 +217,7 @@ import Testing
             try Self.ingest(writer, [Self.delivery("sleep", added: [Self.night("n-1", "2026-07-14T00:20:00-07:00")])])
             let reader = try RecountEngine(readingDirectory: directory)
             #expect(try Self.value(reader, "alice", "sleep", "2026-07-14") == 6 * 3600 + 20 * 60)
-            #expect(reader.digest() == writer.digest())
+            #expect(try reader.digest() == writer.digest())
             #expect {
                 try reader.ingest(ndjson: Array("{}".utf8), source: "x")
             } throws: { (($0 as? IngestFailure)?.error as? LogError)?.code == .readOnly }
@@ -420,11 +420,11 @@ import Testing
         try withTemporaryDirectory { directory in
             var engine = try RecountEngine(directory: directory)
             try Self.ingest(engine, RandomWorkload.lines(seed: testSeed(7), count: 60))
-            let digest = engine.digest()
+            let digest = try engine.digest()
             try engine.close()
             engine = try RecountEngine(directory: directory)
             #expect(engine.recordsFoldedOnOpen == 0)
-            #expect(engine.digest() == digest)
+            #expect(try engine.digest() == digest)
             try engine.close()
 
             let path = directory + "/projections/checkpoint"
@@ -434,13 +434,13 @@ import Testing
             engine = try RecountEngine(directory: directory)
             #expect(engine.recordsFoldedOnOpen == 60)
             // Opening does not checkpoint what it folded; closing does.
-            let folded = engine.digest()
+            let folded = try engine.digest()
             try engine.close()
             engine = try RecountEngine(directory: directory)
             #expect(engine.recordsFoldedOnOpen == 0)
-            #expect(engine.digest() == folded)
+            #expect(try engine.digest() == folded)
             try engine.recompute()  // opening folds the tail; recomputing is the ingest's or the caller's
-            #expect(engine.digest() == digest)
+            #expect(try engine.digest() == digest)
             #expect(try engine.verify().matches)
             try engine.close()
 
@@ -463,7 +463,7 @@ import Testing
             for (store, seed) in [(mine, testSeed(45)), (other, testSeed(46))] {
                 let engine = try RecountEngine(directory: store)
                 try Self.ingest(engine, RandomWorkload.lines(seed: seed, count: 40))
-                digests.append(engine.digest())
+                digests.append(try engine.digest())
                 try engine.close()
             }
             #expect(digests[0] != digests[1])
@@ -473,11 +473,11 @@ import Testing
             let engine = try RecountEngine(directory: mine)
             #expect(engine.recordsFoldedOnOpen == 40, "rebuilt from the log")
             try engine.recompute()
-            #expect(engine.digest() == digests[0])
+            #expect(try engine.digest() == digests[0])
             try engine.close()
             // The checkpoint written on close is this log's: reopening folds nothing.
             let reopened = try RecountEngine(directory: mine)
-            #expect(reopened.recordsFoldedOnOpen == 0 && reopened.digest() == digests[0])
+            #expect(try reopened.recordsFoldedOnOpen == 0 && reopened.digest() == digests[0])
             try reopened.close()
         }
     }
@@ -505,7 +505,7 @@ import Testing
             try engine.recompute()
             try engine.sync()  // a replay reads the committed log
             let replayed = try RecountEngine.replay(directory: directory)
-            #expect(engine.digest() == replayed.digest && replayed.records == lines.count)
+            #expect(try engine.digest() == replayed.digest && replayed.records == lines.count)
             try engine.close()
         }
     }
@@ -542,14 +542,14 @@ import Testing
             let report = try Self.ingest(engine, lines)
             #expect(report.appended == 30)
             #expect(engine.checkpointFailure != nil)
-            let digest = engine.digest()
+            let digest = try engine.digest()
             try engine.close()
             #expect(!FileManager.default.fileExists(atPath: directory + "/projections/checkpoint"))
             try FileManager.default.removeItem(atPath: directory + "/projections/checkpoint.tmp")
             let reopened = try RecountEngine(directory: directory)
             #expect(reopened.recordsFoldedOnOpen == 30 && reopened.checkpointFailure == nil)
             try reopened.recompute()
-            #expect(reopened.digest() == digest)
+            #expect(try reopened.digest() == digest)
             try reopened.close()
             #expect(FileManager.default.fileExists(atPath: directory + "/projections/checkpoint"))
         }
@@ -573,7 +573,7 @@ import Testing
             #expect(eager.recordsFoldedOnOpen == 0)
             _ = try Self.ingest(eager, Array(lines[10...]))
             #expect(try foldedByAReader() == 0, "an interval of 1 checkpoints every ingest")
-            let digest = eager.digest()
+            let digest = try eager.digest()
             try eager.close()
             #expect(try RecountEngine(readingDirectory: directory).digest() == digest)
         }
@@ -589,7 +589,7 @@ import Testing
         try withTemporaryDirectory { directory in
             let engine = try RecountEngine(directory: directory + "/once")
             try Self.ingest(engine, lines)
-            let digest = engine.digest()
+            let digest = try engine.digest()
             #expect(try engine.verify().matches)
             try engine.close()
             #expect(try RecountEngine.replay(directory: directory + "/once").digest == digest)
@@ -598,13 +598,13 @@ import Testing
             for chunk in stride(from: 0, to: lines.count, by: 7) {
                 try Self.ingest(batched, Array(lines[chunk..<min(lines.count, chunk + 7)]))
             }
-            #expect(batched.digest() == digest, "batches of 7")
+            #expect(try batched.digest() == digest, "batches of 7")
             let answers = try Self.answers(batched)
             #expect(
                 answers.contains("CellAudit(") && answers.contains("CursorRow("), "the answers hold audits and cursors")
             try Self.ingest(batched, lines)
             try batched.recompute()
-            #expect(batched.digest() == digest, "every envelope twice")
+            #expect(try batched.digest() == digest, "every envelope twice")
             #expect(try Self.answers(batched) == answers, "every envelope twice: states, audits, staleness")
             try batched.close()
             let reopened = try RecountEngine(readingDirectory: directory + "/once")
@@ -645,7 +645,7 @@ extension EngineStoryTests {
         try withTemporaryDirectory { directory in
             let engine = try RecountEngine(directory: directory)
             try Self.ingest(engine, lines)
-            let digest = engine.digest()
+            let digest = try engine.digest()
             try engine.close()
             let reader = try LogReader(directory: directory + "/log")
             let whole = try RecountEngine.replay(reader)

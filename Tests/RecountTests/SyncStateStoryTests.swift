@@ -374,7 +374,7 @@ import Testing
             #expect(cursor.stuck)
             // The operator's summary shows the storm: one full re-delivery of five known samples,
             // and a stuck client.
-            let stats = engine.stats()
+            let stats = try engine.stats()
             #expect(stats.liveSamples == 5 && stats.users == 1)
             let healthKit = try #require(stats.providers.first)
             #expect(stats.providers.map(\.provider) == ["healthkit"])

@@ -11,8 +11,10 @@ public struct DataDirectory: Sendable {
     public var log: String { path + "/log" }
     /// The projections' directory.
     public var projections: String { path + "/projections" }
-    /// The projections' checkpoint file.
+    /// The projections' checkpoint file (of their first range of users, when they are split).
     public var checkpoint: String { projections + "/checkpoint" }
+    /// The manifest of the projections' ranges of users (`RangeManifest`).
+    package var ranges: String { projections + "/ranges" }
 }
 
 extension RecountEngine {

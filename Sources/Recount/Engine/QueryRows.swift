@@ -297,3 +297,48 @@ public struct EngineStats: Sendable, Equatable {
     /// By provider name.
     public var providers: [ProviderStats]
 }
+
+extension EngineStats {
+    /// The stats of projections held as ranges of users, from each range's: counts add up
+    /// (the ranges' users are disjoint), providers' rows by name.
+    init(joining parts: [EngineStats]) {
+        var providers: [String: ProviderStats] = [:]
+        for row in parts.flatMap(\.providers) {
+            var joined = providers[row.provider] ?? ProviderStats(provider: row.provider)
+            joined.channels += row.channels
+            joined.users += row.users
+            joined.needsRecovery += row.needsRecovery
+            joined.unrecoverable += row.unrecoverable
+            joined.stuck += row.stuck
+            joined.fullRedeliveries += row.fullRedeliveries
+            joined.redeliveredNew += row.redeliveredNew
+            joined.redeliveredKnown += row.redeliveredKnown
+            providers[row.provider] = joined
+        }
+        self.init(
+            position: parts.map(\.position).max() ?? 0, users: parts.reduce(0) { $0 + $1.users },
+            liveSamples: parts.reduce(0) { $0 + $1.liveSamples }, deletedIds: parts.reduce(0) { $0 + $1.deletedIds },
+            rollups: parts.reduce(0) { $0 + $1.rollups }, dirtyDays: parts.reduce(0) { $0 + $1.dirtyDays },
+            providers: providers.values.sorted { $0.provider < $1.provider })
+    }
+}
+
+extension StaleReport {
+    /// The report of projections held as ranges of users, from each range's (in range order):
+    /// rows joined, fractions added up by provider and cohort (the ranges' users are disjoint).
+    init(joining parts: [StaleReport], asOf: Int64) {
+        var fractions: [String: Fraction] = [:]
+        for fraction in parts.flatMap(\.fractions) {
+            let key = fraction.provider + "\u{0}" + (fraction.cohort ?? "")
+            var joined =
+                fractions[key]
+                ?? Fraction(provider: fraction.provider, cohort: fraction.cohort, users: 0, staleUsers: 0)
+            joined.users += fraction.users
+            joined.staleUsers += fraction.staleUsers
+            fractions[key] = joined
+        }
+        self.init(
+            asOf: RFC3339.format(millis: asOf, offsetSeconds: 0), rows: parts.flatMap(\.rows),
+            fractions: fractions.values.sorted { ($0.provider, $0.cohort ?? "") < ($1.provider, $1.cohort ?? "") })
+    }
+}

@@ -84,11 +84,11 @@ extension RecountEngine {
     }
 
     /// Cuts the damaged log of the data directory `directory` back to its last good frame
-    /// (`Log.repair`), and removes the projections' checkpoint when anything was cut, since it
-    /// may hold records the log no longer has: the next engine rebuilds it from the log.
+    /// (`Log.repair`), and removes the projections' checkpoints when anything was cut, since
+    /// they may hold records the log no longer has: the next engine rebuilds them from the log.
     public static func repairLog(directory: String) throws -> LogRepair {
         let repair = try Log.repair(directory: DataDirectory(directory).log)
-        if repair.damage != nil { try CheckpointFile(dataDirectory: directory).remove() }
+        if repair.damage != nil { try ProjectionRanges.remove(in: DataDirectory(directory)) }
         return repair
     }
 
@@ -103,11 +103,12 @@ extension RecountEngine {
     /// record is appended meanwhile) and closed before the replay: its projections and the
     /// replay's are never in memory together, and the replay reads the log as the engine saw it.
     /// - Throws: `LogError` when the log is locked by another writer, damaged or unreadable.
-    public static func verify(directory: String, progress: (@Sendable (ReplayProgress) -> Void)? = nil) throws
-        -> VerifyResult
-    {
+    /// - Parameter memoryLimit: the engine's (`RecountEngine.defaultMemoryLimit` when `nil`).
+    public static func verify(
+        directory: String, memoryLimit: Int? = nil, progress: (@Sendable (ReplayProgress) -> Void)? = nil
+    ) throws -> VerifyResult {
         let (stored, recovery) = try {
-            let engine = try RecountEngine(directory: directory, progress: progress)
+            let engine = try RecountEngine(directory: directory, memoryLimit: memoryLimit, progress: progress)
             let stored = try engine.storedDigest()
             let recovery = engine.recovery
             try engine.close()
@@ -134,6 +135,6 @@ extension RecountEngine {
         let reader = try logReader()
         let stats = try reader.check()
         try recompute()
-        return (stats, digest(), reader)
+        return (stats, try digest(), reader)
     }
 }

@@ -3,7 +3,8 @@ public import RecountLog
 import Synchronization
 
 /// The embedding API: the engine over one data directory, whose log lives in `DIR/log` and
-/// whose projections are checkpointed in `DIR/projections`.
+/// whose projections are checkpointed in `DIR/projections`, as ranges of users of which the
+/// engine holds at most about `memoryLimit` ids and rollups in memory at once.
 ///
 /// One engine per directory may be open for writing at a time (the log's lock enforces it);
 /// any number may be opened read-only beside it (`init(readingDirectory:)`). Methods may be
@@ -16,19 +17,20 @@ public final class RecountEngine: Sendable {
     public let directory: String
     /// The writer of the log; `nil` for an engine opened read-only.
     private let log: Log?
-    private let projections: Mutex<Projections>
+    private let projections: LockedRanges
     /// Held for a whole ingest, so that ingests from many tasks append and fold in turn (a fold
     /// must follow the log's order).
     private let ingesting = Mutex(())
-    private let checkpoint: CheckpointFile
-    /// The work done since the stored checkpoint: log records and samples folded, and days
-    /// recomputed. Changed only under the projections' lock.
-    private let uncheckpointed: Atomic<Int>
-    /// `checkpointFailure`.
-    private let failedCheckpoint = Mutex<(any Error)?>(nil)
-    /// How much work (see `uncheckpointed`) an ingest or recompute leaves before it checkpoints;
-    /// `nil`: 250,000 or half the ids the projections hold, whichever is larger.
+    /// How much work (log records and samples folded, days recomputed since the stored
+    /// checkpoints) an ingest or recompute leaves before it checkpoints; `nil`: 250,000 or half
+    /// the ids the projections hold, whichever is larger.
     public let checkpointInterval: Int?
+    /// The most ids and rollups (about 250 bytes each) the engine holds in memory at once:
+    /// past it, the least recently used ranges of users are stored and dropped, and a range
+    /// that grows past a quarter of it splits in two.
+    public let memoryLimit: Int
+    /// `memoryLimit` when none is given: about 250 MB.
+    public static let defaultMemoryLimit = 1_000_000
     /// Log records folded when the engine opened: those after the stored checkpoint (all of
     /// them when there was none, or it was damaged or ahead of the log).
     public let recordsFoldedOnOpen: Int
@@ -55,22 +57,23 @@ public final class RecountEngine: Sendable {
     ///     ids the projections hold, whichever is larger; 1 checkpoints after every ingest.
     ///   - progress: called each time the samples folded or the records read from the log's
     ///     tail pass another million (a lost checkpoint means folding the whole log).
+    ///   - memoryLimit: the most ids and rollups to hold in memory at once
+    ///     (`defaultMemoryLimit` when `nil`).
     /// - Throws: `LogError` when the log is locked by another writer, damaged, or unreadable.
     public init(
         directory: String, durability: LogConfiguration.Durability = .everyBatch, checkpointInterval: Int? = nil,
-        progress: (@Sendable (ReplayProgress) -> Void)? = nil
+        memoryLimit: Int? = nil, progress: (@Sendable (ReplayProgress) -> Void)? = nil
     ) throws {
         self.directory = directory
         self.checkpointInterval = checkpointInterval.map { max(1, $0) }
+        self.memoryLimit = memoryLimit ?? Self.defaultMemoryLimit
         let log = try Log(
             directory: DataDirectory(directory).log, configuration: LogConfiguration(durability: durability))
         self.log = log
-        checkpoint = CheckpointFile(dataDirectory: directory)
-        let (state, folded) = try Self.load(checkpoint, reader: log.reader(), progress: progress)
-        recordsFoldedOnOpen = folded.records
-        uncheckpointed = Atomic(folded.records + folded.samples)
+        var ranges = ProjectionRanges(directory: DataDirectory(directory), limit: self.memoryLimit, log: log)
+        recordsFoldedOnOpen = try ranges.open(log.reader(), progress: progress).records
         onlyUser = nil
-        projections = Mutex(state)
+        projections = LockedRanges(ranges)
     }
 
     /// Opens the data directory for queries only, beside a writer (another process's
@@ -84,14 +87,14 @@ public final class RecountEngine: Sendable {
     ///   - progress: as `init(directory:)`'s.
     /// - Throws: `LogError` (`.noLog` when there is no log there) or a record that does not decode.
     public convenience init(
-        readingDirectory directory: String, recompute: Bool = true,
+        readingDirectory directory: String, recompute: Bool = true, memoryLimit: Int? = nil,
         progress: (@Sendable (ReplayProgress) -> Void)? = nil
     ) throws {
-        var (state, folded) = try Self.load(
-            CheckpointFile(dataDirectory: directory), reader: Self.logReader(directory: directory),
-            progress: progress)
-        if recompute { state.recompute() }
-        self.init(readingDirectory: directory, state, recordsFolded: folded.records, onlyUser: nil)
+        let limit = memoryLimit ?? Self.defaultMemoryLimit
+        var ranges = ProjectionRanges(directory: DataDirectory(directory), limit: limit, log: nil)
+        let folded = try ranges.open(Self.logReader(directory: directory), progress: progress)
+        if recompute { _ = try ranges.recompute() }
+        self.init(readingDirectory: directory, ranges, recordsFolded: folded.records, memoryLimit: limit, onlyUser: nil)
     }
 
     /// Opens the data directory for queries about one user: that user's records and the `*`
@@ -114,21 +117,23 @@ public final class RecountEngine: Sendable {
         let (state, folded) = try ProjectionReplay.recomputed(
             Self.logReader(directory: directory), users: [user],
             progress: progress)
-        self.init(readingDirectory: directory, state, recordsFolded: folded.records, onlyUser: user)
+        self.init(
+            readingDirectory: directory, ProjectionRanges(holding: state, directory: DataDirectory(directory)),
+            recordsFolded: folded.records, memoryLimit: .max, onlyUser: user)
     }
 
-    /// A read-only engine over `state`, folded from the data directory `directory`.
+    /// A read-only engine over `ranges`, folded from the data directory `directory`.
     private init(
-        readingDirectory directory: String, _ state: sending Projections, recordsFolded: Int, onlyUser: String?
+        readingDirectory directory: String, _ ranges: sending ProjectionRanges, recordsFolded: Int, memoryLimit: Int,
+        onlyUser: String?
     ) {
         self.directory = directory
         log = nil
-        checkpoint = CheckpointFile(dataDirectory: directory)
         recordsFoldedOnOpen = recordsFolded
-        uncheckpointed = Atomic(0)
         checkpointInterval = nil
+        self.memoryLimit = memoryLimit
         self.onlyUser = onlyUser
-        projections = Mutex(state)
+        projections = LockedRanges(ranges)
     }
 
     /// Throws `QueryError(.invalidUser)` for a name no envelope can carry, and
@@ -137,17 +142,6 @@ public final class RecountEngine: Sendable {
         if let problem = Envelope.userNameProblem(user) { throw QueryError(.invalidUser, problem) }
         guard let onlyUser, onlyUser != user else { return }
         throw QueryError(.otherUser, "the engine was opened for \(onlyUser)'s queries only, not \(user)'s")
-    }
-
-    /// The checkpoint's projections (fresh ones when it is missing, damaged, ahead of the log
-    /// or another log's) with the records of `reader` after it folded in; and what was folded.
-    private static func load(
-        _ checkpoint: CheckpointFile, reader: LogReader, progress: (@Sendable (ReplayProgress) -> Void)?
-    ) throws -> (Projections, ProjectionReplay.Summary) {
-        var state = (try? checkpoint.load(folding: reader).get()) ?? Projections()
-        let folded = try ProjectionReplay.fold(
-            reader, into: &state, progress: progress)
-        return (state, folded)
     }
 
     /// The log's writer, or `.readOnly` for an engine opened for queries only.
@@ -205,7 +199,8 @@ public final class RecountEngine: Sendable {
             throw IngestFailure(report: report, error: error)
         }
         for (path, reader) in zip(paths, readers) {
-            try ingest(reader, source: path, into: &report, rejected: rejected, progress: progress)
+            try ingest(
+                reader, source: path, recompute: recompute, into: &report, rejected: rejected, progress: progress)
         }
         try foldAppended(into: &report, recompute: recompute)
         return report
@@ -224,14 +219,16 @@ public final class RecountEngine: Sendable {
     ) throws(IngestFailure) -> IngestReport {
         try ingesting.withLock { _ throws(IngestFailure) in
             var report = IngestReport()
-            try ingest(LineReader(bytes: ndjson, source: source), source: source, into: &report, rejected: rejected)
+            try ingest(
+                LineReader(bytes: ndjson, source: source), source: source, recompute: recompute, into: &report,
+                rejected: rejected)
             try foldAppended(into: &report, recompute: recompute)
             return report
         }
     }
 
     private func ingest(
-        _ reader: LineReader, source: String, into report: inout IngestReport,
+        _ reader: LineReader, source: String, recompute: Bool, into report: inout IngestReport,
         rejected: ((IngestRejection) -> Void)?, progress: ((IngestReport) -> Void)? = nil
     ) throws(IngestFailure) {
         // Each appended batch is folded as it is appended, from the envelopes in hand: reading
@@ -240,25 +237,28 @@ public final class RecountEngine: Sendable {
         // In-process queries may so see a batch before it is synced (`--durability none` or
         // `group-commit`); the checkpoint never covers one.
         var folded = Projections.Effect()
+        var recomputed = 0
         do {
             try ingestor().ingest(reader, source: source, into: &report, rejected: rejected, progress: progress) {
                 envelopes, blocks, positions in
                 // Read in place: a subscript copied each envelope and block, retaining every
                 // string and array they hold.
-                envelopes.withUnsafeBufferPointer { envelopes in
-                    blocks.withUnsafeBufferPointer { blocks in
-                        self.projections.withLock { projections in
+                try envelopes.withUnsafeBufferPointer { envelopes in
+                    try blocks.withUnsafeBufferPointer { blocks in
+                        try self.projections.withLock { projections in
                             for (index, position) in zip(envelopes.indices, positions) {
-                                folded += projections.apply(envelopes[index], samples: blocks[index], at: position)
-                                self.addWork(1 + (blocks[index]?.entries.count ?? 0))
+                                folded += try projections.apply(envelopes[index], samples: blocks[index], at: position)
                             }
+                            recomputed += try projections.fit(recompute: recompute)
                         }
                     }
                 }
             }
             report.note(folded)
+            report.daysRecomputed += recomputed
         } catch {
             report.note(folded)
+            report.daysRecomputed += recomputed
             // What was appended before the failure is folded all the same.
             try? foldAppended(into: &report, recompute: false)
             throw IngestFailure(report: report, error: error)
@@ -274,15 +274,12 @@ public final class RecountEngine: Sendable {
         do {
             let log = try writer()
             try projections.withLock { projections in
-                let folded = try ProjectionReplay.fold(log.reader(), into: &projections)
+                let (folded, days) = try projections.catchUp(log.reader(), recompute: recompute)
                 report.note(folded.effect)
-                addWork(folded.records + folded.samples)
-                if recompute {
-                    let days = projections.recompute().count
-                    report.daysRecomputed += days
-                    addWork(days)
-                }
-                if checkpointIsDue(projections) { try save(projections, log: log) }
+                report.daysRecomputed += days
+                if recompute { report.daysRecomputed += try projections.recompute() }
+                report.daysRecomputed += try projections.fit(recompute: recompute)
+                if checkpointIsDue(projections) { try projections.storeAll() }
             }
         } catch {
             throw IngestFailure(report: report, error: error)
@@ -295,9 +292,8 @@ public final class RecountEngine: Sendable {
     @discardableResult
     public func recompute() throws -> Int {
         try projections.withLock { projections in
-            let count = projections.recompute().count
-            addWork(count)
-            if let log, checkpointIsDue(projections) { try save(projections, log: log) }
+            let count = try projections.recompute() + projections.fit(recompute: true)
+            if log != nil, checkpointIsDue(projections) { try projections.storeAll() }
             return count
         }
     }
@@ -306,19 +302,27 @@ public final class RecountEngine: Sendable {
     /// days that have rollups when not given), each known, partial or unknown (contract §3 rule 8).
     ///
     /// - Parameter asOf: an RFC 3339 instant: a day that had not ended by then is not known.
-    /// - Throws: `QueryError` for an unknown metric, a malformed date or a reversed range.
+    /// - Throws: `QueryError` for an unknown metric, a malformed date or a reversed range;
+    ///   `LogError` when the user's projections cannot be read back (damage).
     public func rollups(
         user: String, metric: String, from: String? = nil, to: String? = nil, asOf: String? = nil
-    ) throws(QueryError) -> [RollupRow] {
+    ) throws -> [RollupRow] {
         try checkAsked(user)
         let metric = try Self.metric(metric)
         let first = try from.map { text throws(QueryError) in try Self.day(text) }
         let last = try to.map { text throws(QueryError) in try Self.day(text) }
         let instant = try asOf.map { text throws(QueryError) in try Self.instant(text) }
-        return try projections.withLock { projections throws(QueryError) in
-            recomputeBeforeReading(&projections)
-            return try projections.rollupRows(user: user, metric: metric, from: first, to: last, asOf: instant)
+        return try reading(user: user, recomputed: true) { projections in
+            try projections.rollupRows(user: user, metric: metric, from: first, to: last, asOf: instant)
         }
+    }
+
+    /// `body`'s answer from the projections of `user`'s range (its dirty days recomputed first
+    /// when `recomputed`), held for the call.
+    /// - Throws: `LogError` when the range cannot be read back from its checkpoint and the
+    ///   log (damage), or what `body` throws.
+    private func reading<T: Sendable>(user: String, recomputed: Bool, _ body: (Projections) throws -> T) throws -> T {
+        try projections.withLock { try $0.reading(user: user, recomputed: recomputed, body) }
     }
 
     static func instant(_ text: String) throws(QueryError) -> Int64 {
@@ -330,11 +334,11 @@ public final class RecountEngine: Sendable {
     }
 
     /// The live samples of a user's metric on one day (`YYYY-MM-DD`), in time order.
-    public func samples(user: String, metric: String, day: String) throws(QueryError) -> [SampleRow] {
+    public func samples(user: String, metric: String, day: String) throws -> [SampleRow] {
         try checkAsked(user)
         let metric = try Self.metric(metric)
         let day = try Self.day(day)
-        return projections.withLock { $0.sampleRows(user: user, metric: metric, day: day) }
+        return try reading(user: user, recomputed: false) { $0.sampleRows(user: user, metric: metric, day: day) }
     }
 
     /// One cell's current rollup, each source's part in it, and (with `history`) every version
@@ -344,10 +348,7 @@ public final class RecountEngine: Sendable {
         try checkAsked(user)
         let metric = try Self.metric(metric)
         let day = try Self.day(day)
-        let found = projections.withLock { projections in
-            recomputeBeforeReading(&projections)
-            return projections.audit(user: user, metric: metric, day: day)
-        }
+        let found = try reading(user: user, recomputed: true) { $0.audit(user: user, metric: metric, day: day) }
         guard var audit = found else { return nil }
         if history { audit.history = try CellHistory.versions(logReader(), user: user, metric: metric, day: day) }
         return audit
@@ -355,23 +356,42 @@ public final class RecountEngine: Sendable {
 
     /// The stored cursor of a user's provider for a metric, with its state and recovery window,
     /// so a reinstalled client can resume instead of replaying; `nil` when there is none.
-    public func cursor(user: String, provider: String, metric: String) throws(QueryError) -> CursorRow? {
+    public func cursor(user: String, provider: String, metric: String) throws -> CursorRow? {
         try checkAsked(user)
         let metric = try Self.metric(metric)
-        return projections.withLock { $0.cursorRow(user: user, provider: provider, metric: metric) }
+        return try reading(user: user, recomputed: false) {
+            $0.cursorRow(user: user, provider: provider, metric: metric)
+        }
     }
 
     /// The channels whose last check-in is older than their provider's expected interval at
     /// `asOf` (an RFC 3339 instant; now when not given), and per provider and cohort the
     /// fraction of users that are stale.
-    public func stale(asOf: String? = nil) throws(QueryError) -> StaleReport {
+    public func stale(asOf: String? = nil) throws -> StaleReport {
         let instant = try asOf.map { text throws(QueryError) in try Self.instant(text) } ?? Self.now().millis
-        return projections.withLock { $0.staleReport(asOf: instant) }
+        var reports: [StaleReport] = []
+        try eachRange(recomputed: false) { projections, _ in reports.append(projections.staleReport(asOf: instant)) }
+        return StaleReport(joining: reports, asOf: instant)
     }
 
     /// What the projections hold, and per provider how its channels sync (re-delivery storms,
     /// recoveries, stuck clients).
-    public func stats() -> EngineStats { projections.withLock { $0.stats() } }
+    public func stats() throws -> EngineStats {
+        var parts: [EngineStats] = []
+        try eachRange(recomputed: false) { projections, _ in parts.append(projections.stats()) }
+        return EngineStats(joining: parts)
+    }
+
+    /// Calls `body` with the projections of each range of users in turn, in their order, and
+    /// the users whose answers each gives (`nil`: all it holds); see `ProjectionRanges.forEach`.
+    private func eachRange(
+        recomputed: Bool, needed: (ProjectionRanges.Range) -> Bool = { _ in true },
+        _ body: (Projections, Set<String>?) throws -> Void
+    ) throws {
+        try projections.withLock { projections in
+            _ = try projections.forEach(recomputed: recomputed, needed: needed, body)
+        }
+    }
 
     /// Every cell whose version moved after `version` (a log position), with its figures then
     /// and now: the feed a backend follows to push updated days to its clients. Dirty days are
@@ -387,7 +407,10 @@ public final class RecountEngine: Sendable {
     func changes(since version: UInt64, user: String?, groupBytes: Int) throws -> [CellChangeRow] {
         if let user { try checkAsked(user) }
         try recompute()
-        let moved = projections.withLock { $0.usersWithChanges(since: version, user: user) }
+        var moved = Set<String>()
+        try eachRange(recomputed: false) { projections, _ in
+            moved.formUnion(projections.usersWithChanges(since: version, user: user))
+        }
         // Their figures then, from a replay up to `version` a group of users at a time.
         var figures: [Projections.NamedCell: [RollupRow.Value]] = [:]
         if !moved.isEmpty {
@@ -397,17 +420,35 @@ public final class RecountEngine: Sendable {
                 figures.merge(before.rollupFigures()) { held, _ in held }
             }
         }
-        return projections.withLock { $0.changes(since: version, before: figures, user: user) }
+        var rows: [CellChangeRow] = []
+        try eachRange(recomputed: false) { projections, _ in
+            rows += projections.changes(since: version, before: figures, user: user)
+        }
+        return rows
     }
 
     /// The days whose inputs changed since they were last recomputed.
-    public func dirtyDays() -> [DirtyDay] {
-        projections.withLock { $0.dirtyRows() }
+    public func dirtyDays() throws -> [DirtyDay] {
+        var rows: [DirtyDay] = []
+        try eachRange(recomputed: false, needed: { $0.dirtyDays > 0 }) { projections, _ in
+            rows += projections.dirtyRows()
+        }
+        return rows
     }
 
-    /// The SHA-256 (hex) of the projections' canonical form (`docs/projections.md`).
-    public func digest() -> String {
-        projections.withLock { SHA256.hex($0.digest()) }
+    /// The SHA-256 (hex) of the projections' canonical form (`docs/projections.md`): of every
+    /// range's part, joined in range order, as one fold of every user gives it.
+    public func digest() throws -> String {
+        var whole: [UInt8]?
+        var spool: DigestSpool?
+        var zoneDataVersion = ""
+        try eachRange(recomputed: false) { projections, users in
+            zoneDataVersion = projections.zones.dataVersion
+            guard let users else { return whole = projections.digest() }
+            if spool == nil { spool = try DigestSpool(directory: NSTemporaryDirectory()) }
+            try spool?.append(projections, users: users)
+        }
+        return SHA256.hex(try whole ?? spool?.digest(zoneDataVersion: zoneDataVersion) ?? Projections().digest())
     }
 
     static func metric(_ name: String) throws(QueryError) -> Metric {
@@ -432,56 +473,29 @@ public final class RecountEngine: Sendable {
     /// Makes every appended envelope durable.
     public func sync() throws { try writer().sync() }
 
-    /// The work done since the stored checkpoint.
-    private var work: Int { uncheckpointed.load(ordering: .relaxed) }
-
-    /// Counts work done since the stored checkpoint (under the projections' lock).
-    private func addWork(_ amount: Int) {
-        uncheckpointed.add(amount, ordering: .relaxed)
+    /// Whether the work since the stored checkpoints reaches the interval (under the
+    /// projections' lock). Checkpoints are written after syncing the log, so they never cover
+    /// a record the log could still lose; one that cannot be written (a full disk) only costs
+    /// the next engine a longer fold, so it is kept in `checkpointFailure` and the call goes on.
+    private func checkpointIsDue(_ projections: ProjectionRanges) -> Bool {
+        projections.unsavedWork >= checkpointInterval ?? max(250_000, projections.totalSize / 2)
     }
 
-    /// Rebuilds the dirty days (under the projections' lock) before a query reads rollups, so
-    /// that it never answers from a day whose inputs changed since it was computed.
-    private func recomputeBeforeReading(_ projections: inout Projections) {
-        guard !projections.dirty.isEmpty else { return }
-        addWork(projections.recompute().count)
-    }
-
-    /// Whether the work since the stored checkpoint reaches the interval (under the
-    /// projections' lock).
-    private func checkpointIsDue(_ projections: Projections) -> Bool {
-        work >= checkpointInterval ?? max(250_000, (projections.index.liveCount + projections.index.tombstoneCount) / 2)
-    }
-
-    /// Checkpoints the projections (under their lock), after syncing the log: a checkpoint
-    /// never covers a record the log could still lose. A log that cannot be synced throws; a
-    /// checkpoint that cannot be written (a full disk) only costs the next engine a longer
-    /// fold, so it is kept in `checkpointFailure` and the call goes on.
-    private func save(_ projections: Projections, log: Log) throws {
-        try log.sync()
-        do {
-            let record = try CheckpointFile.fingerprint(of: log.reader(), at: projections.position) ?? 0
-            try checkpoint.save(projections, record: record)
-        } catch {
-            failedCheckpoint.withLock { $0 = error }
-            return
-        }
-        failedCheckpoint.withLock { $0 = nil }
-        uncheckpointed.store(0, ordering: .relaxed)
+    /// The ids and rollups the engine holds in memory now, and in how many ranges of users.
+    var held: (entries: Int, ranges: Int) {
+        projections.withLock { ($0.heldSize, $0.ranges.count { $0.held != nil }) }
     }
 
     /// Why the last checkpoint could not be written (the disk full, say), or `nil` when the
     /// last one was. Nothing is lost either way: the log holds every ingested envelope, and the
     /// next engine folds what the stored checkpoint lacks.
-    public var checkpointFailure: (any Error)? { failedCheckpoint.withLock { $0 } }
+    public var checkpointFailure: (any Error)? { projections.withLock { $0.storeFailure } }
 
     /// Checkpoints what was done since the last checkpoint (see `checkpointFailure`), syncs the
     /// log and releases the data directory.
     public func close() throws {
         guard let log else { return }
-        try projections.withLock { projections in
-            if work > 0 { try save(projections, log: log) }
-        }
+        try projections.withLock { try $0.storeEverything() }
         try log.close()
     }
 
@@ -491,5 +505,21 @@ public final class RecountEngine: Sendable {
     /// The current time in UTC: for stamping envelopes and for queries, never for folding.
     static func now() -> Instant {
         Instant(millis: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)), offsetSeconds: 0)
+    }
+}
+
+/// The engine's ranges of users, touched only under `lock`, which is what makes the engine
+/// `Sendable`. (A `Mutex` holds a `sending` value, which a query's body, capturing the
+/// caller's state, could not be given.)
+private final class LockedRanges: @unchecked Sendable {
+    private let lock = NSLock()
+    private var ranges: ProjectionRanges
+
+    init(_ ranges: sending ProjectionRanges) { self.ranges = ranges }
+
+    func withLock<T>(_ body: (inout ProjectionRanges) throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&ranges)
     }
 }

@@ -4,9 +4,9 @@ package import RecountLog
 /// The durable copy of the projections: `DIR/projections/checkpoint`, the whole state at one
 /// log position, replaced atomically (temporary file, fsync, rename, fsync of the directory).
 ///
-/// Layout: magic `RCPJ`, version (`UInt32`, 9), payload length (`UInt64`), stored length
+/// Layout: magic `RCPJ`, version (`UInt32`, 10), payload length (`UInt64`), stored length
 /// (`UInt64`), XXH3-64 of the stored bytes, the XXH3-64 of the log record at the position the
-/// checkpoint covers (0: none; it ties the checkpoint to its log), then the payload (`Projections.checkpoint()`, which
+/// checkpoint covers (0: none; it ties the checkpoint to its log), that position, then the payload (`Projections.checkpoint()`, which
 /// starts with the log position it covers and the tz data version) in chunks of about
 /// `chunkBytes` (a chunk closes at the first field past it): each a raw length and a stored
 /// length (`UInt32`), then its LZ4 block (about a quarter of its size: ids, names and times
@@ -17,21 +17,27 @@ package import RecountLog
 /// and the projections are rebuilt from the log. (A new version also marks projection rules that
 /// changed, so that a checkpoint folded under older ones is rebuilt: 4 the sync rules, 5 the
 /// overlap merge across dates, 6 and 7 since when the user has each provider, 8 missed stretches, 9
-/// the mean of readings whose sum overflows.)
+/// the mean of readings whose sum overflows, 10 the position in the header, so that an engine
+/// checks a checkpoint against its log without reading the payload.)
 package struct CheckpointFile {
     package let path: String
     /// The payload bytes after which a chunk closes.
     private let chunkBytes: Int
     private let fileSystem = PosixFileSystem()
     private static let magic: UInt32 = 0x4A50_4352  // "RCPJ" read little-endian
-    private static let version: UInt32 = 9
-    private static let headerSize = 40
+    private static let version: UInt32 = 10
+    private static let headerSize = 48
     private static let chunkHeaderSize = 8
 
     /// The checkpoint of the data directory `directory`.
     /// - Parameter chunkBytes: the most payload bytes per chunk (small in tests, to make many).
     package init(dataDirectory directory: String, chunkBytes: Int = 8 << 20) {
-        path = DataDirectory(directory).checkpoint
+        self.init(path: DataDirectory(directory).checkpoint, chunkBytes: chunkBytes)
+    }
+
+    /// The checkpoint at `path` (one range of users' of an engine that split its projections).
+    package init(path: String, chunkBytes: Int = 8 << 20) {
+        self.path = path
         self.chunkBytes = max(1, min(chunkBytes, LZ4Block.maximumInputSize))
     }
 
@@ -48,23 +54,39 @@ package struct CheckpointFile {
     /// record at the position they cover is the one the checkpoint was saved after.
     package func load(folding reader: LogReader) -> Result<Projections, Unusable> {
         loadWithRecord().flatMap { loaded in
-            let position = loaded.projections.position
-            guard position < reader.endPosition else { return .failure(.otherLog) }
-            // A record before the log's start cannot be compared; the tail still folds.
-            guard position == 0 || position >= reader.snapshot.startPosition else {
-                return .success(loaded.projections)
-            }
-            let record: UInt64?
-            do {
-                record = try Self.fingerprint(of: reader, at: position)
-            } catch {
-                // Damage: the fold of the tail that follows reports it.
-                return .success(loaded.projections)
-            }
-            // Another record there, or none: the checkpoint folds records the log does not hold
-            // (another log's, or ones a repair cut while a kill kept it from removing it).
-            return record == loaded.record ? .success(loaded.projections) : .failure(.otherLog)
+            Self.matches(loaded.projections.position, loaded.record, reader)
+                ? .success(loaded.projections) : .failure(.otherLog)
         }
+    }
+
+    /// Whether the file is whole (its checksum holds) and a fold of `reader`'s log, as `load`
+    /// would find, without inflating its payload.
+    package func check(folding reader: LogReader) -> Result<Void, Unusable> {
+        guard let file = try? fileSystem.open(path, writable: false, create: false) else { return .failure(.missing) }
+        guard let size = try? file.size(), size >= Self.headerSize, let mapped = file.map(length: Int(size)) else {
+            return .failure(.damaged)
+        }
+        let header = withExtendedLifetime(mapped) { Self.header(mapped.bytes) }
+        guard let header else { return .failure(.damaged) }
+        return Self.matches(header.position, header.record, reader) ? .success(()) : .failure(.otherLog)
+    }
+
+    /// Whether projections folded through `position`, saved after the log record `record`,
+    /// are a fold of `reader`'s log: not ahead of it, and its record there is that one (a
+    /// record before the log's start, or one that cannot be read, is taken on trust: the fold
+    /// of the tail that follows reports damage).
+    private static func matches(_ position: UInt64, _ record: UInt64, _ reader: LogReader) -> Bool {
+        guard position < reader.endPosition else { return false }
+        guard position == 0 || position >= reader.snapshot.startPosition else { return true }
+        let found: UInt64?
+        do {
+            found = try fingerprint(of: reader, at: position)
+        } catch {
+            return true
+        }
+        // Another record there, or none: the checkpoint folds records the log does not hold
+        // (another log's, or ones a repair cut while a kill kept it from removing it).
+        return found == record
     }
 
     /// The XXH3-64 of the log record at `position` (0 for position 0, before any record), or
@@ -87,21 +109,34 @@ package struct CheckpointFile {
     }
 
     /// The projections a checkpoint file's bytes hold, and the fingerprint of their last record.
-    private static func decode(
-        _ stored: UnsafeRawBufferPointer
-    ) -> Result<(projections: Projections, record: UInt64), Unusable> {
+    /// A checkpoint file's header fields.
+    private struct Header {
+        var rawLength: UInt64
+        var record: UInt64
+        var position: UInt64
+    }
+
+    /// The header of a checkpoint file's bytes, or `nil` when they are not whole: another
+    /// magic or version, a length that disagrees, or a checksum that fails.
+    private static func header(_ stored: UnsafeRawBufferPointer) -> Header? {
         func field<T: FixedWidthInteger>(_ offset: Int, _: T.Type) -> T {
             T(littleEndian: stored.loadUnaligned(fromByteOffset: offset, as: T.self))
         }
-        guard field(0, UInt32.self) == Self.magic, field(4, UInt32.self) == Self.version else {
-            return .failure(.damaged)
-        }
+        guard field(0, UInt32.self) == Self.magic, field(4, UInt32.self) == Self.version else { return nil }
         let rawLength = field(8, UInt64.self)
         // LZ4 inflates at most 255-fold, so a larger raw length (which no checksum covers) is damage.
         guard field(16, UInt64.self) == UInt64(stored.count - Self.headerSize),
             rawLength <= 255 * UInt64(stored.count - Self.headerSize),
             Checksum.xxh3(UnsafeRawBufferPointer(rebasing: stored[Self.headerSize...])) == field(24, UInt64.self)
-        else { return .failure(.damaged) }
+        else { return nil }
+        return Header(rawLength: rawLength, record: field(32, UInt64.self), position: field(40, UInt64.self))
+    }
+
+    private static func decode(
+        _ stored: UnsafeRawBufferPointer
+    ) -> Result<(projections: Projections, record: UInt64), Unusable> {
+        guard let header = header(stored) else { return .failure(.damaged) }
+        let rawLength = header.rawLength
         // Each chunk is inflated when the reader reaches it, and released when it moves on.
         var (offset, inflated) = (Self.headerSize, UInt64(0))
         var input = CheckpointReader(totalBytes: Int(rawLength)) { chunk throws(CheckpointReader.Malformed) in
@@ -126,10 +161,12 @@ package struct CheckpointFile {
             (offset, inflated) = (offset + size, inflated + UInt64(raw))
             return true
         }
-        guard let projections = try? Projections(checkpoint: &input), inflated == rawLength else {
+        guard let projections = try? Projections(checkpoint: &input), inflated == rawLength,
+            projections.position == header.position
+        else {
             return .failure(.damaged)
         }
-        return .success((projections, field(32, UInt64.self)))
+        return .success((projections, header.record))
     }
 
     /// Why a checkpoint was not used.
@@ -176,6 +213,7 @@ package struct CheckpointFile {
             header.storeBytes(of: UInt64(storedLength).littleEndian, toByteOffset: 16, as: UInt64.self)
             header.storeBytes(of: check.littleEndian, toByteOffset: 24, as: UInt64.self)
             header.storeBytes(of: record.littleEndian, toByteOffset: 32, as: UInt64.self)
+            header.storeBytes(of: projections.position.littleEndian, toByteOffset: 40, as: UInt64.self)
         }
         try fileSystem.createDirectories(parentDirectory(of: path))
         try fileSystem.replace(path, with: bytes)

@@ -176,6 +176,11 @@ package struct IdIndex: Sendable {
         }
     }
 
+    /// How many ids of `user` (live or deleted) the index holds.
+    func idCount(ofUser user: UInt32) -> Int {
+        Int(user) < numbersByUser.count ? numbersByUser[Int(user)].count : 0
+    }
+
     /// Calls `body` with the number of each of `user`'s ids in `state` (live or deleted), in
     /// the order ids were first seen.
     func forEachNumber(ofUser user: UInt32, in state: Record.State, _ body: (Int) -> Void) {

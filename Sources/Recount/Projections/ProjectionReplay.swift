@@ -13,6 +13,8 @@ package enum ProjectionReplay {
         package var samples = 0
         /// The last position folded.
         package var lastPosition: UInt64 = 0
+        /// The position of the last record read, folded or skipped.
+        package var lastRead: UInt64 = 0
         /// What the folded envelopes changed.
         package var effect = Projections.Effect()
 
@@ -49,20 +51,37 @@ package enum ProjectionReplay {
         _ reader: LogReader, into projections: inout Projections, until: UInt64 = .max, users: Set<String>? = nil,
         progress: ((ReplayProgress) -> Void)? = nil, progressStep: Int = 1_000_000
     ) throws -> Summary {
-        var summary = Summary()
-        var reported = 0
         let filter = users.map(UserFilter.init)
-        let repeated = RepeatedStrings()
-        var samples = SampleBlock([])
-        try reader.forEach(from: max(reader.snapshot.startPosition, projections.position + 1), to: until) { record in
-            summary.read += 1
+        return try fold(
+            reader, from: projections.position + 1, until: until,
             // Optional chaining reads the filter in place: binding it with `if let` copied it,
             // retaining its arrays, for every record.
-            if filter?.concerns(record.bytes) != false {
+            picking: { _, bytes in filter?.concerns(bytes) != false }, progress: progress, progressStep: progressStep
+        ) { envelope, samples, position in
+            projections.apply(envelope, samples: samples, at: position)
+        }
+    }
+
+    /// The loop every fold shares: decodes each record of `reader` from `start` up to `until`
+    /// (exclusive) that `picking` chooses by its position and bytes, and hands its envelope,
+    /// samples and position to `apply`, which folds it and returns what it changed.
+    package static func fold(
+        _ reader: LogReader, from start: UInt64, until: UInt64, picking: (UInt64, UnsafeRawBufferPointer) -> Bool,
+        progress: ((ReplayProgress) -> Void)?, progressStep: Int = 1_000_000,
+        apply: (Envelope, SampleBlock, UInt64) -> Projections.Effect
+    ) throws -> Summary {
+        var summary = Summary()
+        var reported = 0
+        let repeated = RepeatedStrings()
+        var samples = SampleBlock([])
+        try reader.forEach(from: max(reader.snapshot.startPosition, start), to: until) { record in
+            summary.read += 1
+            summary.lastRead = record.position
+            if picking(record.position, record.bytes) {
                 let envelope = try record.decoding { bytes throws(EnvelopeCodecError) in
                     try EnvelopeCodec.decodeBlock(bytes, into: &samples, repeated: repeated)
                 }
-                summary.effect += projections.apply(envelope, samples: samples, at: record.position)
+                summary.effect += apply(envelope, samples, record.position)
                 summary.records += 1
                 summary.samples += samples.entries.count
                 summary.lastPosition = record.position

@@ -84,7 +84,7 @@ package struct Projections {
     /// The first and last day with a rollup of each user's metric (rollups are never removed,
     /// so a span only widens): the days a query without a range answers for.
     package internal(set) var rollupSpans = FlatMap<UserMetric, ClosedRange<CivilDay>>()
-    /// The last position applied.
+    /// The last position applied, or folded past (`advance(through:)`).
     package internal(set) var position: UInt64 = 0
     let zones = ZoneOffsets()
 
@@ -102,6 +102,12 @@ package struct Projections {
     }
 
     package init() {}
+
+    /// Records that every record up to `position` that bears on these projections is folded
+    /// in (an engine's range of users passes over other users' records without folding them).
+    package mutating func advance(through position: UInt64) {
+        self.position = max(self.position, position)
+    }
 
     /// Folds one logged envelope in.
     ///

@@ -1,0 +1,620 @@
+import Foundation
+import RecountLog
+
+/// The engine's projections as ranges of users in string order, each checkpointed in its own
+/// file, so that an engine holds about `limit` ids and rollups in memory at most, whatever
+/// the history's size (`docs/projections.md`, "Ranges of users").
+///
+/// A user's projections depend only on the user's envelopes and the `*` config defaults, so a
+/// range folds its users' records and every `*` record, and an answer about every user joins
+/// the ranges' answers in range order. A range is held (its projections in memory, folded
+/// through the last record the engine routed, `through`) or stored (its checkpoint). An
+/// ingested envelope is folded at once into its user's range when that range is held, or can
+/// be held within the limit; otherwise it waits in the log, and `catchUp` folds what waits a
+/// group of ranges at a time, one read of the log's tail per group. Past the limit the least
+/// recently used ranges are stored and dropped; a range grown past a quarter of the limit is
+/// split in two at a user, both halves rebuilt from the log in one read.
+struct ProjectionRanges {
+    struct Range {
+        /// The least user name it holds (`""` for the first range, which also holds `*`).
+        var lowerBound: String
+        /// Its checkpoint's file name in the projections' directory.
+        var file: String
+        /// Its projections, when held.
+        var held: Projections?
+        /// Every record bearing on the range up to this position is folded into its checkpoint
+        /// (unless `waiting`, which marks records after it that may bear on it).
+        var position: UInt64
+        /// Whether records after `position` may bear on it (it is behind the log).
+        var waiting: Bool
+        /// Its ids and rollups when last held: what holding it costs.
+        var size: Int
+        /// Its dirty days when last held.
+        var dirtyDays: Int
+        /// Whether its checkpoint file is not to be read (a half of a split, rebuilt from the log).
+        var fresh = false
+        /// Work (records, samples, days recomputed) folded into it since its checkpoint.
+        var unsaved = 0
+        /// The position through which what its records changed was reported (a range dropped
+        /// with its work unsaved folds those records again, and must not report them twice).
+        var reported: UInt64 = 0
+        /// When it was last used (a counter): the least recently used is dropped first.
+        var lastUse = 0
+
+        /// Ids and rollups it holds now, or held when it was stored.
+        var currentSize: Int { held.map(ProjectionRanges.size) ?? size }
+    }
+
+    /// The ranges, by lower bound.
+    private(set) var ranges: [Range] { didSet { bounds = ranges.map(\.lowerBound) } }
+    /// Their lower bounds.
+    private var bounds: [String] = []
+    /// The position of the last log record routed to the ranges (0: none).
+    private(set) var through: UInt64 = 0
+    private let directory: DataDirectory
+    /// The most ids and rollups held at once (one range alone may hold more).
+    let limit: Int
+    /// The log, which a stored checkpoint must not be ahead of; `nil` for an engine opened
+    /// read-only, which stores nothing.
+    private let log: Log?
+    /// Why the last checkpoint (or manifest) could not be stored, if it could not.
+    private(set) var storeFailure: (any Error)?
+    private var uses = 0
+    /// Whether a dropped range is stored whatever its unsaved work (`storeEverything`).
+    private var storesEveryDrop = false
+    /// The number of the next new range's file (`range-N`).
+    private var nextFile: Int
+    /// The manifest's fingerprint of the log record at each range's position, until `open`
+    /// compares them with the log's.
+    private var records: [UInt64] = []
+
+    /// The ranges the data directory's manifest lists, none held.
+    /// - Parameters:
+    ///   - limit: the most ids and rollups to hold at once.
+    ///   - log: the writer of the log, or `nil` for a read-only engine.
+    init(directory: DataDirectory, limit: Int, log: Log?) {
+        self.directory = directory
+        self.limit = max(1, limit)
+        self.log = log
+        let manifest = RangeManifest(path: directory.ranges)
+        ranges = manifest.entries.map { entry in
+            Range(
+                lowerBound: entry.lowerBound, file: entry.file, held: nil, position: entry.position, waiting: false,
+                size: entry.size, dirtyDays: entry.dirtyDays)
+        }
+        records = manifest.entries.map(\.record)
+        bounds = ranges.map(\.lowerBound)
+        nextFile = 1 + (ranges.compactMap { Self.fileNumber($0.file) }.max() ?? 0)
+        if log != nil { removeUnlisted() }
+    }
+
+    /// One range holding `projections` (a read-only engine of one user's records), never
+    /// stored nor dropped.
+    init(holding projections: Projections, directory: DataDirectory) {
+        self.directory = directory
+        limit = .max
+        log = nil
+        nextFile = 1
+        through = projections.position
+        ranges = [
+            Range(
+                lowerBound: "", file: "", held: projections, position: projections.position, waiting: false,
+                size: Self.size(of: projections), dirtyDays: projections.dirty.count)
+        ]
+        bounds = [""]
+    }
+
+    /// What holding a range's projections costs: its ids and rollups.
+    static func size(of projections: Projections) -> Int {
+        projections.index.liveCount + projections.index.tombstoneCount + projections.rollups.count
+    }
+
+    /// The ranges no more than a quarter of the limit may hold before they split.
+    private var splitSize: Int { max(1, limit / 4) }
+
+    /// The ids and rollups of the held ranges.
+    var heldSize: Int { ranges.reduce(0) { $0 + ($1.held.map(Self.size) ?? 0) } }
+
+    /// The work folded since the ranges' checkpoints.
+    var unsavedWork: Int { ranges.reduce(0) { $0 + $1.unsaved } }
+
+    /// The ids of every range (held or as last held).
+    var totalSize: Int { ranges.reduce(0) { $0 + $1.currentSize } }
+
+    // MARK: Opening and catching up
+
+    /// Marks as waiting every range the log holds records after the manifest's word for, or
+    /// whose word or checkpoint is not this log's, or whose checkpoint is damaged (rebuilt from
+    /// the log), and folds what waits (`catchUp`).
+    mutating func open(_ reader: LogReader, progress: ((ReplayProgress) -> Void)?) throws -> ProjectionReplay.Summary {
+        through = Self.lastPosition(of: reader)
+        for index in ranges.indices {
+            ranges[index].reported = through
+            let position = ranges[index].position
+            // A word about another log's records (or ones a repair cut) says nothing.
+            let found = position <= through ? try CheckpointFile.fingerprint(of: reader, at: position) : nil
+            if found != records[index] { ranges[index].position = 0 }
+            switch CheckpointFile(path: path(of: ranges[index].file)).check(folding: reader) {
+            case .success: ranges[index].waiting = ranges[index].position != through
+            case .failure(.missing) where ranges[index].position == 0: ranges[index].waiting = through > 0
+            case .failure:
+                ranges[index].waiting = true
+                ranges[index].fresh = true
+                ranges[index].position = 0
+            }
+        }
+        return try catchUp(reader, recompute: false, progress: progress).summary
+    }
+
+    /// The position of the last record `reader` holds (0: none).
+    static func lastPosition(of reader: LogReader) -> UInt64 {
+        // Not `endPosition - 1`: a repair leaves positions that hold no record.
+        reader.snapshot.segments.last { $0.endPosition > $0.firstPosition }.map { $0.endPosition - 1 } ?? 0
+    }
+
+    /// Folds the records after `through` that `reader` holds (routed to no range yet: an ingest
+    /// that failed part way) and those waiting for stored ranges into their ranges, a group
+    /// within the limit at a time, recomputing each range's dirty days when `recompute`.
+    /// - Returns: what was folded, and the days recomputed.
+    mutating func catchUp(
+        _ reader: LogReader, recompute: Bool, progress: ((ReplayProgress) -> Void)? = nil
+    ) throws -> (summary: ProjectionReplay.Summary, recomputed: Int) {
+        let end = Self.lastPosition(of: reader)
+        if end > through {
+            for index in ranges.indices { ranges[index].waiting = true }
+            through = end
+        }
+        var total = ProjectionReplay.Summary()
+        var recomputed = 0
+        for group in groupsOfWaiting() {
+            let before = total
+            let (summary, days) = try rebuild(
+                group, reader: reader, recompute: recompute,
+                progress: progress.map { report in
+                    { report(ReplayProgress(records: before.read + $0.records, samples: before.samples + $0.samples)) }
+                })
+            total.read += summary.read
+            total.records += summary.records
+            total.samples += summary.samples
+            total.effect += summary.effect
+            total.lastPosition = max(total.lastPosition, summary.lastPosition)
+            recomputed += days
+        }
+        if recompute { recomputed += recomputeHeld() }
+        return (total, recomputed)
+    }
+
+    /// The waiting ranges in groups that fit the limit together (a range over it alone).
+    private func groupsOfWaiting() -> [[Int]] {
+        var groups: [[Int]] = []
+        var (group, held) = ([Int](), 0)
+        for index in ranges.indices where ranges[index].waiting {
+            let cost = ranges[index].held == nil ? ranges[index].size : 0
+            if !group.isEmpty && held + cost > limit {
+                groups.append(group)
+                (group, held) = ([], 0)
+            }
+            group.append(index)
+            held += cost
+        }
+        if !group.isEmpty { groups.append(group) }
+        return groups
+    }
+
+    /// Holds the ranges of `group` (their checkpoints, or nothing for fresh ones) and folds
+    /// every record after their positions up to `through` that bears on them, in one read of
+    /// the log; recomputes them when `recompute`.
+    private mutating func rebuild(
+        _ group: [Int], reader: LogReader, recompute: Bool, progress: ((ReplayProgress) -> Void)? = nil
+    ) throws -> (summary: ProjectionReplay.Summary, recomputed: Int) {
+        try makeRoom(for: group)
+        // Taken out of the ranges while they fold, so the fold's closures touch no `self`.
+        var states = group.map { index in
+            ranges[index].held.take() ?? load(index, reader: reader)
+        }
+        let router = UserRouter(bounds)
+        let start = states.map(\.position).min() ?? through
+        var targets: [Int] = []
+        let reported = group.map { ranges[$0].reported }
+        let summary = try ProjectionReplay.fold(
+            reader, from: start + 1, until: through + 1,
+            picking: { position, bytes in
+                targets.removeAll(keepingCapacity: true)
+                let index = router.index(ofRecord: bytes)
+                for (slot, member) in group.enumerated()
+                where (index == nil || index == member) && position > states[slot].position {
+                    targets.append(slot)
+                }
+                return !targets.isEmpty
+            }, progress: progress
+        ) { envelope, samples, position in
+            var effect = Projections.Effect()
+            for slot in targets {
+                let changed = states[slot].apply(envelope, samples: samples, at: position)
+                if position > reported[slot] { effect += changed }
+            }
+            return effect
+        }
+        var recomputed = 0
+        for (slot, index) in group.enumerated() {
+            states[slot].advance(through: through)
+            let days = recompute ? states[slot].recompute().count : 0
+            recomputed += days
+            ranges[index].held = states[slot]
+            ranges[index].waiting = false
+            ranges[index].fresh = false
+            ranges[index].reported = through
+            ranges[index].unsaved += days
+            use(index)
+        }
+        // Every group member counts the work, so that each is stored before it is dropped.
+        for index in group where summary.records > 0 { ranges[index].unsaved += summary.records + summary.samples }
+        return (summary, recomputed)
+    }
+
+    /// Range `index`'s stored projections, advanced through the position its word says no
+    /// later record bears on them before; or fresh ones, when the range is fresh or its
+    /// checkpoint is missing, damaged, ahead of the log or another log's (the fold from
+    /// position 0 rebuilds it).
+    private func load(_ index: Int, reader: LogReader) -> Projections {
+        guard !ranges[index].fresh,
+            var loaded = try? CheckpointFile(path: path(of: ranges[index].file)).load(folding: reader).get()
+        else { return Projections() }
+        loaded.advance(through: ranges[index].position)
+        return loaded
+    }
+
+    /// Stores and drops the least recently used held ranges outside `group` until holding
+    /// `group` keeps within the limit.
+    private mutating func makeRoom(for group: [Int]) throws {
+        let needed = group.reduce(0) { $0 + (ranges[$1].held == nil ? ranges[$1].size : 0) }
+        while heldSize + needed > limit,
+            let victim = ranges.indices.filter({ ranges[$0].held != nil && !group.contains($0) }).min(by: {
+                ranges[$0].lastUse < ranges[$1].lastUse
+            })
+        {
+            try drop(victim)
+        }
+    }
+
+    private mutating func use(_ index: Int) {
+        uses += 1
+        ranges[index].lastUse = uses
+    }
+
+    // MARK: Folding an ingest
+
+    /// Folds a logged envelope (its position after every one routed before) into its user's
+    /// range, or every range's for a `*` default, where held or where holding it keeps within
+    /// the limit; elsewhere it waits in the log for `catchUp`.
+    mutating func apply(_ envelope: Envelope, samples: SampleBlock?, at position: UInt64) throws
+        -> Projections.Effect
+    {
+        defer { through = position }
+        let work = 1 + (samples?.entries.count ?? envelope.samples.count)
+        var targets: [Int]
+        // What the records that waited for a range held now changed counts too.
+        var effect = Projections.Effect()
+        if envelope.user == "*" {
+            targets = Array(ranges.indices)
+        } else {
+            let index = UserRouter.index(of: envelope.user, in: bounds)
+            if ranges[index].held == nil && (heldSize + ranges[index].size <= limit || heldSize == 0) {
+                effect += try rebuild([index], reader: reader(), recompute: false).summary.effect
+            }
+            targets = [index]
+        }
+        for index in targets {
+            guard ranges[index].held != nil else {
+                ranges[index].waiting = true
+                continue
+            }
+            effect += ranges[index].held!.apply(envelope, samples: samples, at: position)
+            ranges[index].unsaved += work
+            use(index)
+        }
+        return effect
+    }
+
+    /// After a batch of `apply`: splits ranges grown past a quarter of the limit (recomputing
+    /// them first when `recompute`; a range with dirty days left is not split), and stores and
+    /// drops the least recently used until the held ranges keep within the limit.
+    /// - Returns: the days recomputed.
+    mutating func fit(recompute: Bool) throws -> Int {
+        var recomputed = 0
+        var index = 0
+        while index < ranges.count {
+            if log != nil, let held = ranges[index].held, Self.size(of: held) > splitSize,
+                held.users.strings.count - (held.users.id(of: "*") == nil ? 0 : 1) >= 2,
+                recompute || held.dirty.isEmpty
+            {
+                if recompute { recomputed += self.recompute(index) }
+                try split(index)
+            } else {
+                index += 1
+            }
+        }
+        try dropToLimit()
+        return recomputed
+    }
+
+    /// Stores and drops the least recently used held ranges until the held ones keep within
+    /// the limit (or one is left).
+    private mutating func dropToLimit() throws {
+        while heldSize > limit,
+            ranges.filter({ $0.held != nil }).count > 1,
+            let victim = ranges.indices.filter({ ranges[$0].held != nil }).min(by: {
+                ranges[$0].lastUse < ranges[$1].lastUse
+            })
+        {
+            try drop(victim)
+        }
+        settle()
+    }
+
+    /// Splits held range `index` in two at the user that halves its ids, rebuilds both halves
+    /// from the log in one read (recomputed: the range had no dirty day), stores them, and
+    /// removes the old checkpoint.
+    private mutating func split(_ index: Int) throws {
+        guard let held = ranges[index].held.take() else { return }
+        var weighed: [(user: String, ids: Int)] = []
+        for (number, user) in held.users.strings.enumerated() where user != "*" {
+            weighed.append((user, 1 + held.index.idCount(ofUser: UInt32(number))))
+        }
+        weighed.sort { $0.user < $1.user }
+        let total = weighed.reduce(0) { $0 + $1.ids }
+        var (cut, lower) = (1, weighed[0].ids)
+        while cut < weighed.count - 1 && lower * 2 < total {
+            lower += weighed[cut].ids
+            cut += 1
+        }
+        let old = ranges[index]
+        ranges[index] = Range(
+            lowerBound: old.lowerBound, file: newFile(), held: nil, position: 0, waiting: true, size: lower,
+            dirtyDays: 0, fresh: true)
+        ranges.insert(
+            Range(
+                lowerBound: weighed[cut].user, file: newFile(), held: nil, position: 0, waiting: true,
+                size: total - lower, dirtyDays: 0, fresh: true),
+            at: index + 1)
+        _ = consume held
+        _ = try rebuild([index, index + 1], reader: reader(), recompute: true)
+        try store([index, index + 1])
+        if old.file != "", FileManager.default.fileExists(atPath: path(of: old.file)) {
+            try? PosixFileSystem().remove(path(of: old.file))
+        }
+    }
+
+    private mutating func newFile() -> String {
+        defer { nextFile += 1 }
+        return "range-\(nextFile)"
+    }
+
+    private static func fileNumber(_ file: String) -> Int? {
+        file.hasPrefix("range-") ? Int(file.dropFirst(6)) : nil
+    }
+
+    /// Advances every held range through `through`, and the word for every range nothing
+    /// waits for and nothing is unsaved in.
+    private mutating func settle() {
+        let through = through
+        for index in ranges.indices {
+            ranges[index].held?.advance(through: through)
+            if let held = ranges[index].held {
+                ranges[index].size = Self.size(of: held)
+                ranges[index].dirtyDays = held.dirty.count
+            }
+            if !ranges[index].waiting {
+                ranges[index].reported = through
+                if ranges[index].unsaved == 0 { ranges[index].position = through }
+            }
+        }
+    }
+
+    // MARK: Storing
+
+    /// Drops a held range, storing its checkpoint first when its unsaved work is worth it:
+    /// a sixteenth of what it holds, or when the log's records since the checkpoint pass what
+    /// it holds (or 100,000). Otherwise its records wait in the log, to be folded again when
+    /// it is next held: folding a few envelopes again costs less than rewriting a large range.
+    private mutating func drop(_ index: Int) throws {
+        let range = ranges[index]
+        if range.unsaved > 0,
+            storesEveryDrop || range.unsaved * 16 >= range.currentSize
+                || through - range.position > UInt64(max(range.currentSize, 100_000))
+        {
+            try store([index])
+        }
+        if let held = ranges[index].held {
+            ranges[index].size = Self.size(of: held)
+            ranges[index].dirtyDays = held.dirty.count
+        }
+        if ranges[index].unsaved > 0 {
+            // Not stored (or it failed: `storeFailure` says why): its checkpoint lacks what was
+            // folded, so it waits for the log again.
+            ranges[index].waiting = true
+            ranges[index].unsaved = 0
+        }
+        ranges[index].held = nil
+    }
+
+    /// Stores the checkpoints of every held range with unsaved work, and the manifest.
+    mutating func storeAll() throws {
+        try store(ranges.indices.filter { ranges[$0].held != nil && ranges[$0].unsaved > 0 })
+    }
+
+    /// Folds what waits for every range and stores every checkpoint that lacks work, so that
+    /// the next engine folds nothing (an engine's `close`).
+    mutating func storeEverything() throws {
+        storesEveryDrop = true
+        defer { storesEveryDrop = false }
+        _ = try catchUp(reader(), recompute: false)
+        try storeAll()
+    }
+
+    /// Syncs the log, then stores the checkpoints of the held ranges `indices` (each folded
+    /// through `through`) and the manifest. A log that cannot be synced throws; a checkpoint
+    /// that cannot be written is kept in `storeFailure` (the log holds everything it lacks).
+    private mutating func store(_ indices: [Int]) throws {
+        guard let log else { return }
+        try log.sync()
+        let reader = log.reader()
+        let through = through
+        for index in indices {
+            guard ranges[index].held != nil else { continue }
+            ranges[index].held!.advance(through: through)
+            let held = ranges[index].held!
+            do {
+                let record = try CheckpointFile.fingerprint(of: reader, at: held.position) ?? 0
+                try CheckpointFile(path: path(of: ranges[index].file)).save(held, record: record)
+                ranges[index].unsaved = 0
+                ranges[index].position = held.position
+                storeFailure = nil
+            } catch {
+                storeFailure = error
+            }
+        }
+        settle()
+        var fingerprints: [UInt64: UInt64] = [:]
+        for position in Set(ranges.map(\.position)) {
+            fingerprints[position] = try CheckpointFile.fingerprint(of: reader, at: position)
+        }
+        do {
+            try RangeManifest(
+                entries: ranges.map { range in
+                    RangeManifest.Entry(
+                        lowerBound: range.lowerBound, file: range.file,
+                        position: range.position, record: fingerprints[range.position] ?? 0,
+                        size: range.currentSize, dirtyDays: range.held?.dirty.count ?? range.dirtyDays)
+                }
+            ).save(to: directory.ranges)
+        } catch {
+            storeFailure = error
+        }
+    }
+
+    /// Removes every range's checkpoint and the manifest (after a repair cut records they may
+    /// hold): the next engine rebuilds them from the log. The manifest goes last, so an
+    /// interrupted removal leaves no manifest that lists a removed file with a position.
+    static func remove(in directory: DataDirectory) throws {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.projections)) ?? []
+        for name in names where name == "checkpoint" || fileNumber(name) != nil {
+            try CheckpointFile(path: directory.projections + "/" + name).remove()
+        }
+        if FileManager.default.fileExists(atPath: directory.ranges) { try PosixFileSystem().remove(directory.ranges) }
+    }
+
+    /// Removes range checkpoints the manifest does not list (a split a crash interrupted).
+    private func removeUnlisted() {
+        let listed = Set(ranges.map(\.file))
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.projections) else { return }
+        for name in names where Self.fileNumber(name) != nil && !listed.contains(name) {
+            try? PosixFileSystem().remove(path(of: name))
+        }
+    }
+
+    private func path(of file: String) -> String { directory.projections + "/" + file }
+
+    /// A reader of the log as the engine sees it.
+    private func reader() throws -> LogReader {
+        try log?.reader() ?? LogReader(directory: directory.log)
+    }
+
+    // MARK: Reading
+
+    /// Recomputes every held range's dirty days; returns how many.
+    private mutating func recomputeHeld() -> Int {
+        ranges.indices.reduce(0) { days, index in days + (ranges[index].held == nil ? 0 : recompute(index)) }
+    }
+
+    /// Holds range `index`, folded through `through`.
+    private mutating func hold(_ index: Int) throws {
+        if ranges[index].held == nil || ranges[index].waiting {
+            _ = try rebuild([index], reader: reader(), recompute: false)
+        }
+        use(index)
+    }
+
+    /// Recomputes every dirty day of every range, holding each range that has any in turn.
+    /// - Returns: how many days were recomputed.
+    mutating func recompute() throws -> Int {
+        try forEach(recomputed: true, needed: { $0.dirtyDays > 0 }) { _, _ in }
+    }
+
+    /// `body` with the projections of the range holding `user`, its dirty days recomputed
+    /// first when `recomputed`.
+    mutating func reading<T>(user: String, recomputed: Bool, _ body: (Projections) throws -> T) throws -> T {
+        let index = UserRouter.index(of: user, in: bounds)
+        try hold(index)
+        if recomputed { recompute(index) }
+        let answer = try body(ranges[index].held!)
+        try dropToLimit()
+        return answer
+    }
+
+    /// Recomputes held range `index`'s dirty days; returns how many.
+    @discardableResult
+    private mutating func recompute(_ index: Int) -> Int {
+        guard !ranges[index].held!.dirty.isEmpty else { return 0 }
+        let days = ranges[index].held!.recompute().count
+        ranges[index].unsaved += days
+        ranges[index].dirtyDays = 0
+        return days
+    }
+
+    /// Calls `body` with each range's projections in range order (holding them in turn within
+    /// the limit; stored ranges not `needed`, and not waiting, skipped), their dirty days
+    /// recomputed first when `recomputed`, and the users whose answers the range gives: `nil`
+    /// for every user it holds, or its users (`*` only in the first range) when there are
+    /// several ranges.
+    /// - Returns: the days recomputed.
+    @discardableResult
+    mutating func forEach(
+        recomputed: Bool, needed: (Range) -> Bool = { _ in true }, _ body: (Projections, Set<String>?) throws -> Void
+    ) throws -> Int {
+        var days = 0
+        for index in ranges.indices where needed(ranges[index]) || ranges[index].held != nil || ranges[index].waiting {
+            try hold(index)
+            if recomputed { days += recompute(index) }
+            let held = ranges[index].held!
+            let users: Set<String>? =
+                ranges.count == 1 ? nil : Set(held.users.strings.filter { $0 != "*" || index == 0 })
+            try body(held, users)
+            try dropToLimit()
+        }
+        return days
+    }
+}
+
+/// Which range of users a user, or a record, belongs to. User names are ASCII (`*` sorts
+/// before every one), so comparing their bytes compares the strings.
+struct UserRouter {
+    private let bounds: [[UInt8]]
+
+    init(_ lowerBounds: [String]) { bounds = lowerBounds.map { Array($0.utf8) } }
+
+    /// The index of the range holding `user`: the last whose lower bound is at most `user`.
+    static func index(of user: String, in lowerBounds: [String]) -> Int {
+        var (low, high) = (1, lowerBounds.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if lowerBounds[middle] <= user { low = middle + 1 } else { high = middle }
+        }
+        return low - 1
+    }
+
+    /// The index of the range a record's envelope belongs to; `nil` for a `*` default (every
+    /// range's) or a record too damaged to tell (decoding it reports the damage).
+    func index(ofRecord record: UnsafeRawBufferPointer) -> Int? {
+        guard bounds.count > 1 else { return 0 }
+        guard let user = EnvelopeCodec.userBytes(ofRecord: record),
+            !(user.count == 1 && user[0] == UInt8(ascii: "*"))
+        else { return nil }
+        var (low, high) = (1, bounds.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if !user.lexicographicallyPrecedes(bounds[middle]) { low = middle + 1 } else { high = middle }
+        }
+        return low - 1
+    }
+}

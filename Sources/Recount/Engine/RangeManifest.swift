@@ -1,0 +1,96 @@
+import Foundation
+import RecountLog
+
+/// `DIR/projections/ranges`: the engine's ranges of users (`ProjectionRanges`) and what it
+/// knew of each when it last stored one, replaced atomically (temporary file, fsync, rename).
+///
+/// Layout: the canonical bytes (`CanonicalBytes`) of `recount ranges v1`, the number of
+/// ranges (`UInt32`), then per range its least user, its checkpoint's file name, the log
+/// position every record bearing on it is folded through in that checkpoint (or that none
+/// after the checkpoint's own bears on it), the XXH3-64 of the log record there, its size
+/// (ids and rollups) and dirty days (`UInt64` each); then the XXH3-64 of all that. A missing or damaged manifest is read as one
+/// range of every user whose checkpoint is `DIR/projections/checkpoint`, folded through
+/// position 0 (so the engine folds the log after that checkpoint): the layout of a store that
+/// never split.
+struct RangeManifest: Equatable {
+    struct Entry: Equatable {
+        var lowerBound: String
+        var file: String
+        var position: UInt64
+        /// The XXH3-64 of the log record at `position` (0: none), which ties the word to its log.
+        var record: UInt64
+        var size: Int
+        var dirtyDays: Int
+    }
+
+    var entries: [Entry]
+
+    /// The manifest of a store that has never split (or whose manifest is lost).
+    static let unsplit = RangeManifest(
+        entries: [Entry(lowerBound: "", file: "checkpoint", position: 0, record: 0, size: 0, dirtyDays: 0)])
+
+    private static let magic = "recount ranges v1"
+
+    init(entries: [Entry]) { self.entries = entries }
+
+    /// The manifest at `path`, or `unsplit` when it is missing or damaged.
+    init(path: String) {
+        guard let stored = FileManager.default.contents(atPath: path).map(Array.init), let entries = Self.decode(stored)
+        else {
+            self = .unsplit
+            return
+        }
+        self.entries = entries
+    }
+
+    /// The entries `stored` holds, or `nil` when its checksum, layout or bounds are wrong.
+    private static func decode(_ stored: [UInt8]) -> [Entry]? {
+        guard stored.count >= 8 else { return nil }
+        let payload = Array(stored[..<(stored.count - 8)])
+        let check = stored[(stored.count - 8)...].withUnsafeBytes {
+            UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self))
+        }
+        guard payload.withUnsafeBytes({ Checksum.xxh3($0) }) == check else { return nil }
+        var input = CheckpointReader(payload)
+        var entries: [Entry] = []
+        do throws(CheckpointReader.Malformed) {
+            try input.expect(magic)
+            for _ in 0..<(try input.integer(UInt32.self)) {
+                entries.append(
+                    Entry(
+                        lowerBound: try input.string(), file: try input.string(), position: try input.integer(),
+                        record: try input.integer(), size: Int(clamping: try input.integer(UInt64.self)),
+                        dirtyDays: Int(clamping: try input.integer(UInt64.self))))
+            }
+            guard try input.isAtEnd() else { return nil }
+        } catch {
+            return nil
+        }
+        // The first range starts at the least string, bounds only grow, and files are names
+        // in the projections' directory.
+        guard entries.first?.lowerBound == "",
+            zip(entries, entries.dropFirst()).allSatisfy({ $0.lowerBound < $1.lowerBound }),
+            entries.allSatisfy({ !$0.file.isEmpty && !$0.file.contains("/") && $0.file != ".." })
+        else { return nil }
+        return entries
+    }
+
+    /// Writes the manifest to `path`, atomically and durably.
+    func save(to path: String) throws(LogError) {
+        var out = CanonicalBytes()
+        out.append(Self.magic)
+        out.append(UInt32(entries.count))
+        for entry in entries {
+            out.append(entry.lowerBound)
+            out.append(entry.file)
+            out.append(entry.position)
+            out.append(entry.record)
+            out.append(UInt64(entry.size))
+            out.append(UInt64(entry.dirtyDays))
+        }
+        var bytes = out.bytes
+        withUnsafeBytes(of: bytes.withUnsafeBytes { Checksum.xxh3($0) }.littleEndian) { bytes.append(contentsOf: $0) }
+        try PosixFileSystem().createDirectories(parentDirectory(of: path))
+        try PosixFileSystem().replace(path, with: bytes)
+    }
+}
