@@ -1,7 +1,9 @@
 // The projections against issue 8's goals (one core), as JSON lines: replay into memory and
 // into the durable store, recompute, checkpoint save and load, opening an engine over a
 // million-sample tail, the whole path NDJSON → log → projections → rollups, bytes on disk per
-// live sample, peak memory, and a query about one user against one through the checkpoint. Each measure carries its goal and the ratio to it.
+// live sample, peak memory (of a replay, and of an engine ingesting everything under a memory
+// limit a fifth of the store, against the default), and a query about one user against one
+// through the checkpoint. Each measure carries its goal and the ratio to it.
 //
 //   swift run -c release ProjectionBenchmark        full run (refuses a debug build)
 //   swift run ProjectionBenchmark --smoke           tiny run that checks counts, reports no times
@@ -12,7 +14,7 @@ import Recount
 import RecountLog
 import TestSupport
 
-if try ReplayPeak.runChildIfAsked() { exit(0) }
+if try ChildPeak.runChildIfAsked() { exit(0) }
 let run = BenchmarkRun(name: "ProjectionBenchmark")
 let smoke = run.smoke
 
@@ -265,13 +267,27 @@ run.check(foldedNew == expectedLive, "the replay found \(foldedNew) new samples"
 
 // A full replay as `recount replay` runs it (fold, recompute and digest, a group of users at a
 // time once the log's records pass `ProjectionReplay.defaultGroupBytes`), in a process of its own.
-let fullReplay = try ReplayPeak.measure(directory: endToEndDirectory, groupBytes: ProjectionReplay.defaultGroupBytes)
+let fullReplay = try ChildPeak.replay(directory: endToEndDirectory, groupBytes: ProjectionReplay.defaultGroupBytes)
 run.check(fullReplay.digest == storedDigest, "the replay's digest differs from the engine's")
 run.check(fullReplay.samples == totalSamples, "the replay folded \(fullReplay.samples) samples")
 // The baseline: the same replay with every user in one group.
-let wholeReplay = try ReplayPeak.measure(directory: endToEndDirectory, groupBytes: .max)
+let wholeReplay = try ChildPeak.replay(directory: endToEndDirectory, groupBytes: .max)
 run.check(
     wholeReplay.digest == storedDigest && wholeReplay.userGroups == 1, "the replay in one group differs")
+
+// The engine's own peak, ingesting the whole input in a child: under a memory limit of a
+// fifth of the store's ids and rollups (so it splits into ranges of users, stores and drops
+// them), and under the default limit, which holds this store whole.
+let boundedLimit = (expectedLive + expectedRollups) / 5
+let bounded = try ChildPeak.ingest(
+    [headPath, tailPath], directory: scratch + "/bounded", limit: boundedLimit)
+run.check(bounded.digest == storedDigest, "the bounded engine's digest differs")
+run.check(bounded.userGroups >= 5, "the bounded engine stored \(bounded.userGroups) ranges")
+let unbounded = try ChildPeak.ingest(
+    [headPath, tailPath], directory: scratch + "/unbounded", limit: RecountEngine.defaultMemoryLimit)
+run.check(unbounded.digest == storedDigest, "the engine's digest differs")
+try? FileManager.default.removeItem(atPath: scratch + "/bounded")
+try? FileManager.default.removeItem(atPath: scratch + "/unbounded")
 
 var replayed = Projections()
 _ = try ProjectionReplay.fold(logReader, into: &replayed)
@@ -488,6 +504,14 @@ emit(
 emitJSONLine([
     ("benchmark", "digest"), ("seconds", digestTime), ("liveSamplesPerSec", Double(expectedLive) / digestTime),
     ("liveSamples", expectedLive), ("rollups", expectedRollups),
+])
+emitJSONLine([
+    ("benchmark", "engine.bounded"), ("memoryLimit", boundedLimit), ("ranges", bounded.userGroups),
+    ("peakMiB", Double(bounded.peakKiB) / 1024), ("samplesPerSec", Double(bounded.samples) / bounded.seconds),
+    ("defaultLimitPeakMiB", Double(unbounded.peakKiB) / 1024),
+    ("defaultLimitSamplesPerSec", Double(unbounded.samples) / unbounded.seconds),
+    ("peakRatio", Double(bounded.peakKiB) / Double(unbounded.peakKiB)),
+    ("throughputRatio", unbounded.seconds / bounded.seconds),
 ])
 emit(
     "replay.peakRSS",

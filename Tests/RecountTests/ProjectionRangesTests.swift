@@ -8,10 +8,11 @@ import Testing
 /// stored, dropped and split as it goes: every answer must be the one an engine holding
 /// everything gives.
 @Suite struct ProjectionRangesTests {
-    /// The random workload's envelopes for twelve users (its three, renamed in four copies),
-    /// interleaved as many users' deliveries arrive; `*` defaults stay everyone's.
-    static func lines(seed: UInt64) -> [String] {
-        let copies = (0..<4).map { copy in
+    /// The random workload's envelopes for three users in each of `copies` copies (renamed
+    /// `alice-0`, …), interleaved as many users' deliveries arrive; `*` defaults stay
+    /// everyone's.
+    static func lines(seed: UInt64, copies: Int = 4) -> [String] {
+        let copies = (0..<copies).map { copy in
             RandomWorkload.lines(seed: seed &+ UInt64(copy), count: 60).map { line in
                 ["alice", "bob", "carol"].reduce(line) { line, user in
                     line.replacingOccurrences(of: #""user":"\#(user)""#, with: #""user":"\#(user)-\#(copy)""#)
@@ -21,11 +22,14 @@ import Testing
         return (0..<60).flatMap { index in copies.map { $0[index] } }
     }
 
-    static let users = (0..<4).flatMap { copy in ["alice", "bob", "carol"].map { "\($0)-\(copy)" } }
+    /// The users of `lines(seed:copies:)`.
+    static func users(copies: Int = 4) -> [String] {
+        (0..<copies).flatMap { copy in ["alice", "bob", "carol"].map { "\($0)-\(copy)" } }
+    }
 
     /// Everything a user or a backend can ask, as text.
-    static func answers(_ engine: RecountEngine) throws -> String {
-        try EngineStoryTests.answers(engine, users: users)
+    static func answers(_ engine: RecountEngine, copies: Int = 4) throws -> String {
+        try EngineStoryTests.answers(engine, users: users(copies: copies))
             + "\(try engine.stats())\n\(try engine.dirtyDays())\n\(try engine.changes(since: 0))\n"
             + "\(try engine.changes(since: 120))\n\(try engine.digest())"
     }
@@ -72,6 +76,36 @@ import Testing
             let reader = try RecountEngine(readingDirectory: ranged, recompute: false)
             #expect(reader.recordsFoldedOnOpen == 0)
             #expect(try Self.answers(reader) == expected)
+        }
+    }
+
+    /// Envelopes one per call, as a service ingests requests, into a store three times the
+    /// limit: ranges are dropped with a few envelopes unsaved and folded again when next held
+    /// (redoing their recompute where it was done), and nothing differs.
+    @Test func oneEnvelopePerCallIntoAStoreLargerThanTheLimit() throws {
+        let lines = Self.lines(seed: testSeed(64))
+        let (bulk, single) = (Array(lines[..<180]), Array(lines[180...]))
+        try withTemporaryDirectory { directory in
+            let whole = try RecountEngine(directory: directory + "/whole")
+            try Self.ingest(whole, bulk, recompute: true)
+            let stats = try whole.stats()
+            let limit = (stats.liveSamples + stats.deletedIds + stats.rollups) / 3
+            for line in single { _ = try whole.ingest(ndjson: Array(line.utf8), source: "test") }
+            let expected = try Self.answers(whole)
+            try whole.close()
+
+            let engine = try RecountEngine(directory: directory + "/ranged", memoryLimit: limit)
+            try Self.ingest(engine, bulk, recompute: true)
+            for (number, line) in single.enumerated() {
+                _ = try engine.ingest(ndjson: Array(line.utf8), source: "test", recompute: number % 3 != 0)
+            }
+            try engine.recompute()
+            #expect(try Self.answers(engine) == expected)
+            #expect(try engine.verify().matches)
+            try engine.close()
+            // What it stored, read whole and as it is (nothing recomputed on opening).
+            let stored = try RecountEngine(readingDirectory: directory + "/ranged", recompute: false, memoryLimit: .max)
+            #expect(try Self.answers(stored) == expected)
         }
     }
 

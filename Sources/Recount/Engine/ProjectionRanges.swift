@@ -38,6 +38,10 @@ struct ProjectionRanges {
         /// The position through which what its records changed was reported (a range dropped
         /// with its work unsaved folds those records again, and must not report them twice).
         var reported: UInt64 = 0
+        /// Where its dirty days were last recomputed since its checkpoint (0: not since): a
+        /// range dropped with unsaved work is rebuilt by folding its records again, and
+        /// recomputing there, so that it holds exactly what it held.
+        var recomputedAt: UInt64 = 0
         /// When it was last used (a counter): the least recently used is dropped first.
         var lastUse = 0
 
@@ -208,6 +212,8 @@ struct ProjectionRanges {
         _ group: [Int], reader: LogReader, recompute: Bool, progress: ((ReplayProgress) -> Void)? = nil
     ) throws -> (summary: ProjectionReplay.Summary, recomputed: Int) {
         try makeRoom(for: group)
+        // Where a range dropped with unsaved work had recomputed (0: none to redo).
+        var recomputeAt = group.map { ranges[$0].held == nil ? ranges[$0].recomputedAt : 0 }
         // Taken out of the ranges while they fold, so the fold's closures touch no `self`.
         var states = group.map { index in
             ranges[index].held.take() ?? load(index, reader: reader)
@@ -216,6 +222,8 @@ struct ProjectionRanges {
         let start = states.map(\.position).min() ?? through
         var targets: [Int] = []
         let reported = group.map { ranges[$0].reported }
+        // Days recomputed again where a dropped range had: work its checkpoint lacks.
+        var redone = group.map { _ in 0 }
         let summary = try ProjectionReplay.fold(
             reader, from: start + 1, until: through + 1,
             picking: { position, bytes in
@@ -230,6 +238,10 @@ struct ProjectionRanges {
         ) { envelope, samples, position in
             var effect = Projections.Effect()
             for slot in targets {
+                if recomputeAt[slot] != 0 && position > recomputeAt[slot] {
+                    redone[slot] += states[slot].recompute().count
+                    recomputeAt[slot] = 0
+                }
                 let changed = states[slot].apply(envelope, samples: samples, at: position)
                 if position > reported[slot] { effect += changed }
             }
@@ -237,8 +249,11 @@ struct ProjectionRanges {
         }
         var recomputed = 0
         for (slot, index) in group.enumerated() {
+            if recomputeAt[slot] != 0 { redone[slot] += states[slot].recompute().count }
             states[slot].advance(through: through)
             let days = recompute ? states[slot].recompute().count : 0
+            if days > 0 { ranges[index].recomputedAt = through }
+            ranges[index].unsaved += redone[slot]
             recomputed += days
             ranges[index].held = states[slot]
             ranges[index].waiting = false
@@ -468,6 +483,7 @@ struct ProjectionRanges {
                 let record = try CheckpointFile.fingerprint(of: reader, at: held.position) ?? 0
                 try CheckpointFile(path: path(of: ranges[index].file)).save(held, record: record)
                 ranges[index].unsaved = 0
+                ranges[index].recomputedAt = 0
                 ranges[index].position = held.position
                 storeFailure = nil
             } catch {
@@ -559,6 +575,7 @@ struct ProjectionRanges {
         let days = ranges[index].held!.recompute().count
         ranges[index].unsaved += days
         ranges[index].dirtyDays = 0
+        ranges[index].recomputedAt = through
         return days
     }
 

@@ -29,8 +29,8 @@ public final class RecountEngine: Sendable {
     /// past it, the least recently used ranges of users are stored and dropped, and a range
     /// that grows past a quarter of it splits in two.
     public let memoryLimit: Int
-    /// `memoryLimit` when none is given: about 250 MB.
-    public static let defaultMemoryLimit = 1_000_000
+    /// `memoryLimit` when none is given: about 500 MB.
+    public static let defaultMemoryLimit = 2_000_000
     /// Log records folded when the engine opened: those after the stored checkpoint (all of
     /// them when there was none, or it was damaged or ahead of the log).
     public let recordsFoldedOnOpen: Int
