@@ -154,9 +154,11 @@ import Testing
             #expect(try Self.answers(engine) == expected)
             try engine.close()
 
+            // Rebuilt a range that fits at a time: cut by its users' record bytes first.
             try FileManager.default.removeItem(atPath: DataDirectory(directory).ranges)
             engine = try RecountEngine(directory: directory, memoryLimit: 60)
-            #expect(engine.recordsFoldedOnOpen == lines.count)
+            #expect(engine.recordsFoldedOnOpen >= lines.count)
+            #expect(engine.held.entries <= 60, "\(engine.held)")
             #expect(try Self.answers(engine) == expected)
             try engine.close()
         }

@@ -140,14 +140,56 @@ struct ProjectionRanges {
             if found != records[index] { ranges[index].position = 0 }
             switch CheckpointFile(path: path(of: ranges[index].file)).check(folding: reader) {
             case .success: ranges[index].waiting = ranges[index].position != through
-            case .failure(.missing) where ranges[index].position == 0: ranges[index].waiting = through > 0
+            case .failure(.missing) where ranges[index].position == 0:
+                ranges[index].waiting = through > 0
+                ranges[index].fresh = true
             case .failure:
                 ranges[index].waiting = true
                 ranges[index].fresh = true
                 ranges[index].position = 0
             }
         }
+        try cutRebuilds(reader)
         return try catchUp(reader, recompute: false, progress: progress).summary
+    }
+
+    /// The bytes of log records taken to make one id or rollup when a range is cut before it
+    /// is rebuilt from nothing: 64, under the benchmark log's 83, so that the cut ranges come
+    /// out under the split size.
+    private static let recordBytesPerEntry = 64
+
+    /// Cuts every range to be rebuilt from nothing (no usable checkpoint) whose users' records
+    /// weigh more than the split size into ranges that do not, at its users by their record
+    /// bytes (one read of the log's headers), so that rebuilding a lost or damaged store from
+    /// the log holds no more than the limit at a time.
+    private mutating func cutRebuilds(_ reader: LogReader) throws {
+        let rebuilt = ranges.indices.filter { ranges[$0].waiting && ranges[$0].fresh }
+        let (product, overflow) = splitSize.multipliedReportingOverflow(by: Self.recordBytesPerEntry)
+        let most = overflow ? Int.max : product
+        guard !rebuilt.isEmpty, try reader.stats().rawBytes > UInt64(most) else { return }
+        let weights = try ProjectionReplay.weighUsers(reader, until: .max).filter { $0.key != "*" }.sorted {
+            $0.key < $1.key
+        }
+        for index in rebuilt.reversed() {
+            let upper = index + 1 < ranges.count ? ranges[index + 1].lowerBound : nil
+            var parts: [(lowerBound: String, bytes: Int)] = [(ranges[index].lowerBound, 0)]
+            for (user, weight) in weights
+            where user >= ranges[index].lowerBound && upper.map({ user < $0 }) ?? true {
+                if parts[parts.count - 1].bytes > 0 && parts[parts.count - 1].bytes + weight.bytes > most {
+                    parts.append((user, 0))
+                }
+                parts[parts.count - 1].bytes += weight.bytes
+            }
+            guard parts.count > 1 else { continue }
+            var cut: [Range] = []
+            for part in parts {
+                cut.append(
+                    Range(
+                        lowerBound: part.lowerBound, file: newFile(), held: nil, position: 0, waiting: true,
+                        size: part.bytes / Self.recordBytesPerEntry, dirtyDays: 0, fresh: true))
+            }
+            ranges.replaceSubrange(index...index, with: cut)
+        }
     }
 
     /// The position of the last record `reader` holds (0: none).
