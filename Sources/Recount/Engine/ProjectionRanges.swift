@@ -50,8 +50,8 @@ struct ProjectionRanges {
     }
 
     /// The ranges, by lower bound.
-    private(set) var ranges: [Range] { didSet { bounds = ranges.map(\.lowerBound) } }
-    /// Their lower bounds.
+    private(set) var ranges: [Range]
+    /// Their lower bounds (kept apart: an observer on `ranges` ran at every change of a range).
     private var bounds: [String] = []
     /// The position of the last log record routed to the ranges (0: none).
     private(set) var through: UInt64 = 0
@@ -190,6 +190,7 @@ struct ProjectionRanges {
             }
             ranges.replaceSubrange(index...index, with: cut)
         }
+        bounds = ranges.map(\.lowerBound)
     }
 
     /// The position of the last record `reader` holds (0: none).
@@ -349,27 +350,31 @@ struct ProjectionRanges {
     {
         defer { through = position }
         let work = 1 + (samples?.entries.count ?? envelope.samples.count)
-        var targets: [Int]
-        // What the records that waited for a range held now changed counts too.
         var effect = Projections.Effect()
-        if envelope.user == "*" {
-            targets = Array(ranges.indices)
-        } else {
-            let index = UserRouter.index(of: envelope.user, in: bounds)
-            if ranges[index].held == nil && (heldSize + ranges[index].size <= limit || heldSize == 0) {
-                effect += try rebuild([index], reader: reader(), recompute: false).summary.effect
+        // Optional chaining folds into a held range in place (and only tests one that is not,
+        // where reading `held` copied every field of the projections).
+        func fold(into index: Int) -> Bool {
+            guard let changed = ranges[index].held?.apply(envelope, samples: samples, at: position) else {
+                return false
             }
-            targets = [index]
-        }
-        for index in targets {
-            guard ranges[index].held != nil else {
-                ranges[index].waiting = true
-                continue
-            }
-            effect += ranges[index].held!.apply(envelope, samples: samples, at: position)
+            effect += changed
             ranges[index].unsaved += work
             use(index)
+            return true
         }
+        guard envelope.user != "*" else {
+            for index in ranges.indices where !fold(into: index) { ranges[index].waiting = true }
+            return effect
+        }
+        let index = UserRouter.index(of: envelope.user, in: bounds)
+        if fold(into: index) { return effect }
+        guard heldSize + ranges[index].size <= limit || heldSize == 0 else {
+            ranges[index].waiting = true
+            return effect
+        }
+        // What the records that waited for the range changed counts too.
+        effect += try rebuild([index], reader: reader(), recompute: false).summary.effect
+        _ = fold(into: index)
         return effect
     }
 
@@ -434,6 +439,7 @@ struct ProjectionRanges {
                 lowerBound: weighed[cut].user, file: newFile(), held: nil, position: 0, waiting: true,
                 size: total - lower, dirtyDays: 0, fresh: true),
             at: index + 1)
+        bounds = ranges.map(\.lowerBound)
         _ = consume held
         _ = try rebuild([index, index + 1], reader: reader(), recompute: true)
         try store([index, index + 1])
