@@ -109,6 +109,35 @@ import Testing
         }
     }
 
+    /// A reader opened beside a writer answers from the log as it was when it opened, even
+    /// after the writer split, stored and removed the ranges the reader's manifest listed (a
+    /// range whose checkpoint is gone or newer is folded from the log).
+    @Test func aReaderBesideASplittingWriterAnswersFromWhatItOpened() throws {
+        let lines = Self.lines(seed: testSeed(66))
+        let (first, second) = (Array(lines[..<120]), Array(lines[120...]))
+        func figures(_ engine: RecountEngine) throws -> String {
+            try Self.users().map { user in "\(try engine.rollups(user: user, metric: "steps"))" }.joined()
+                + "\(try engine.stats())\(try engine.digest())"
+        }
+        try withTemporaryDirectory { directory in
+            let whole = try RecountEngine(directory: directory + "/whole")
+            try Self.ingest(whole, first, recompute: true)
+            let expected = try figures(whole)
+            try whole.close()
+
+            let ranged = directory + "/ranged"
+            let writer = try RecountEngine(directory: ranged, memoryLimit: 60)
+            try Self.ingest(writer, first, recompute: true)
+            let reader = try RecountEngine(readingDirectory: ranged, recompute: false, memoryLimit: 60)
+            let files = Set(try FileManager.default.contentsOfDirectory(atPath: DataDirectory(ranged).projections))
+            try Self.ingest(writer, second, recompute: true)
+            try writer.close()
+            let now = Set(try FileManager.default.contentsOfDirectory(atPath: DataDirectory(ranged).projections))
+            #expect(!files.subtracting(now).isEmpty, "the writer removed checkpoints the reader listed")
+            #expect(try figures(reader) == expected)
+        }
+    }
+
     /// An engine dropped without `close` (a crash) leaves some ranges' checkpoints behind the
     /// log: the next engine folds what they lack, and answers as before.
     @Test func aRangedEngineLeftWithoutCloseFoldsWhatItsRangesLack() throws {

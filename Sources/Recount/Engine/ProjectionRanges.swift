@@ -61,6 +61,10 @@ struct ProjectionRanges {
     /// The log, which a stored checkpoint must not be ahead of; `nil` for an engine opened
     /// read-only, which stores nothing.
     private let log: Log?
+    /// The log as a read-only engine opened it: it reads through this snapshot only, so that a
+    /// checkpoint the writer stored since (ahead of it) is not read, and the range is folded
+    /// from the snapshot instead.
+    private var snapshot: LogReader?
     /// Why the last checkpoint (or manifest) could not be stored, if it could not.
     private(set) var storeFailure: (any Error)?
     private var uses = 0
@@ -131,6 +135,7 @@ struct ProjectionRanges {
     /// whose word or checkpoint is not this log's, or whose checkpoint is damaged (rebuilt from
     /// the log), and folds what waits (`catchUp`).
     mutating func open(_ reader: LogReader, progress: ((ReplayProgress) -> Void)?) throws -> ProjectionReplay.Summary {
+        if log == nil { snapshot = reader }
         through = Self.lastPosition(of: reader)
         for index in ranges.indices {
             ranges[index].reported = through
@@ -581,7 +586,8 @@ struct ProjectionRanges {
 
     /// A reader of the log as the engine sees it.
     private func reader() throws -> LogReader {
-        try log?.reader() ?? LogReader(directory: directory.log)
+        if let log { return log.reader() }
+        return try snapshot ?? LogReader(directory: directory.log)
     }
 
     // MARK: Reading
