@@ -580,8 +580,9 @@ import Testing
     }
 
     /// For random workloads, ingesting every envelope twice, replaying from scratch, folding
-    /// in memory or through the checkpoint, cutting the input into other batches, and running
-    /// under other `TZ` settings all give the same digest (which covers the sync state); the
+    /// in memory or through the checkpoint, holding the projections as ranges of users,
+    /// cutting the input into other batches, and running under other `TZ` settings all give
+    /// the same digest (which covers the sync state); the
     /// day states, audits, cursors and stale report agree too.
     @Test(arguments: [UInt64(11), 12, 13])
     func theDigestIsAFunctionOfTheLogAlone(seed: UInt64) throws {
@@ -609,6 +610,16 @@ import Testing
             try batched.close()
             let reopened = try RecountEngine(readingDirectory: directory + "/once")
             #expect(try Self.answers(reopened) == answers, "one batch: states, audits, staleness")
+
+            // Held as ranges of users under a tiny memory limit: split, stored and dropped.
+            let ranged = try RecountEngine(directory: directory + "/ranged", memoryLimit: 8)
+            for chunk in stride(from: 0, to: lines.count, by: 7) {
+                try Self.ingest(ranged, Array(lines[chunk..<min(lines.count, chunk + 7)]))
+            }
+            #expect(try ranged.digest() == digest, "ranges of users")
+            #expect(try Self.answers(ranged) == answers, "ranges of users: states, audits, staleness")
+            try ranged.close()
+            #expect(try RecountEngine(readingDirectory: directory + "/ranged", memoryLimit: 8).digest() == digest)
 
             for zone in ["UTC", "America/Los_Angeles", "Asia/Kolkata", "Pacific/Chatham"] {
                 setenv("TZ", zone, 1)
