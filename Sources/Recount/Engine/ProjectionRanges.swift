@@ -383,15 +383,18 @@ struct ProjectionRanges {
         return effect
     }
 
-    /// After a batch of `apply`: splits ranges grown past a quarter of the limit (recomputing
-    /// them first when `recompute`; a range with dirty days left is not split), and stores and
-    /// drops the least recently used until the held ranges keep within the limit.
+    /// After a batch of `apply`: splits the ranges grown past a quarter of the limit
+    /// (recomputing them first when `recompute`; a range with dirty days left is not split),
+    /// and stores and drops the least recently used until the held ranges keep within the
+    /// limit. A store of one range splits only once it passes the limit: a split folds its
+    /// range again, which a store that fits in memory need never pay.
     /// - Returns: the days recomputed.
     mutating func fit(recompute: Bool) throws -> Int {
         var recomputed = 0
         var index = 0
         while index < ranges.count {
-            if log != nil, let held = ranges[index].held, Self.size(of: held) > splitSize,
+            if log != nil, ranges.count > 1 || heldSize > limit, let held = ranges[index].held,
+                Self.size(of: held) > splitSize,
                 held.users.strings.count - (held.users.id(of: "*") == nil ? 0 : 1) >= 2,
                 recompute || held.dirty.isEmpty
             {

@@ -84,6 +84,8 @@ public final class RecountEngine: Sendable {
     /// - Parameters:
     ///   - recompute: rebuild the dirty days (in memory) after folding, so rollups answer for
     ///     every committed record; `false` keeps the dirty set as the writer left it.
+    ///   - memoryLimit: as `init(directory:)`'s; ranges of users the log is ahead of are folded
+    ///     as it opens, the others held as queries need them.
     ///   - progress: as `init(directory:)`'s.
     /// - Throws: `LogError` (`.noLog` when there is no log there) or a record that does not decode.
     public convenience init(
