@@ -218,39 +218,18 @@ struct ProjectionRanges {
         }
         var total = ProjectionReplay.Summary()
         var recomputed = 0
-        for group in groupsOfWaiting() {
-            let before = total
+        // The waiting ranges, in groups that fit the limit together (a range over it alone).
+        let waiting = ranges.indices.filter { ranges[$0].waiting }.map { index in
+            (item: index, weight: ranges[index].held == nil ? ranges[index].size : 0)
+        }
+        for group in ProjectionReplay.packed(waiting, holding: limit) {
             let (summary, days) = try rebuild(
-                group, reader: reader, recompute: recompute,
-                progress: progress.map { report in
-                    { report(ReplayProgress(records: before.read + $0.records, samples: before.samples + $0.samples)) }
-                })
-            total.read += summary.read
-            total.records += summary.records
-            total.samples += summary.samples
-            total.effect += summary.effect
-            total.lastPosition = max(total.lastPosition, summary.lastPosition)
+                group, reader: reader, recompute: recompute, progress: total.reporting(after: progress))
+            total += summary
             recomputed += days
         }
         if recompute { recomputed += recomputeHeld() }
         return (total, recomputed)
-    }
-
-    /// The waiting ranges in groups that fit the limit together (a range over it alone).
-    private func groupsOfWaiting() -> [[Int]] {
-        var groups: [[Int]] = []
-        var (group, held) = ([Int](), 0)
-        for index in ranges.indices where ranges[index].waiting {
-            let cost = ranges[index].held == nil ? ranges[index].size : 0
-            if !group.isEmpty && held + cost > limit {
-                groups.append(group)
-                (group, held) = ([], 0)
-            }
-            group.append(index)
-            held += cost
-        }
-        if !group.isEmpty { groups.append(group) }
-        return groups
     }
 
     /// Holds the ranges of `group` (their checkpoints, or nothing for fresh ones) and folds
@@ -301,13 +280,12 @@ struct ProjectionRanges {
             states[slot].advance(through: through)
             let days = recompute ? states[slot].recompute().count : 0
             if days > 0 { ranges[index].recomputedAt = through }
-            ranges[index].unsaved += redone[slot]
             recomputed += days
             ranges[index].held = states[slot]
             ranges[index].waiting = false
             ranges[index].fresh = false
             ranges[index].reported = through
-            ranges[index].unsaved += days
+            ranges[index].unsaved += redone[slot] + days
             use(index)
         }
         // Every group member counts the work, so that each is stored before it is dropped.
@@ -331,8 +309,14 @@ struct ProjectionRanges {
     /// `group` keeps within the limit.
     private mutating func makeRoom(for group: [Int]) throws {
         let needed = group.reduce(0) { $0 + (ranges[$1].held == nil ? ranges[$1].size : 0) }
+        try dropLeastRecentlyUsed(sparing: group, needing: needed)
+    }
+
+    /// Stores and drops the least recently used held ranges, but those of `sparing`, until the
+    /// held ones and `needed` more keep within the limit (or none is left to drop).
+    private mutating func dropLeastRecentlyUsed(sparing: [Int], needing needed: Int) throws {
         while heldSize + needed > limit,
-            let victim = ranges.indices.filter({ ranges[$0].held != nil && !group.contains($0) }).min(by: {
+            let victim = ranges.indices.filter({ ranges[$0].held != nil && !sparing.contains($0) }).min(by: {
                 ranges[$0].lastUse < ranges[$1].lastUse
             })
         {
@@ -409,16 +393,10 @@ struct ProjectionRanges {
     }
 
     /// Stores and drops the least recently used held ranges until the held ones keep within
-    /// the limit (or one is left).
+    /// the limit (or one is left: the most recently used).
     private mutating func dropToLimit() throws {
-        while heldSize > limit,
-            ranges.filter({ $0.held != nil }).count > 1,
-            let victim = ranges.indices.filter({ ranges[$0].held != nil }).min(by: {
-                ranges[$0].lastUse < ranges[$1].lastUse
-            })
-        {
-            try drop(victim)
-        }
+        let newest = ranges.indices.filter { ranges[$0].held != nil }.max { ranges[$0].lastUse < ranges[$1].lastUse }
+        try dropLeastRecentlyUsed(sparing: newest.map { [$0] } ?? [], needing: 0)
         settle()
     }
 
@@ -471,15 +449,19 @@ struct ProjectionRanges {
         let through = through
         for index in ranges.indices {
             ranges[index].held?.advance(through: through)
-            if let held = ranges[index].held {
-                ranges[index].size = Self.size(of: held)
-                ranges[index].dirtyDays = held.dirty.count
-            }
+            measure(index)
             if !ranges[index].waiting {
                 ranges[index].reported = through
                 if ranges[index].unsaved == 0 { ranges[index].position = through }
             }
         }
+    }
+
+    /// Notes a held range's size and dirty days, for when it is no longer held.
+    private mutating func measure(_ index: Int) {
+        guard let held = ranges[index].held else { return }
+        ranges[index].size = Self.size(of: held)
+        ranges[index].dirtyDays = held.dirty.count
     }
 
     // MARK: Storing
@@ -496,10 +478,7 @@ struct ProjectionRanges {
         {
             try store([index])
         }
-        if let held = ranges[index].held {
-            ranges[index].size = Self.size(of: held)
-            ranges[index].dirtyDays = held.dirty.count
-        }
+        measure(index)
         if ranges[index].unsaved > 0 {
             // Not stored (or it failed: `storeFailure` says why): its checkpoint lacks what was
             // folded, so it waits for the log again.

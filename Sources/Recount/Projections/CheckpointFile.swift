@@ -62,13 +62,10 @@ package struct CheckpointFile {
     /// Whether the file is whole (its checksum holds) and a fold of `reader`'s log, as `load`
     /// would find, without inflating its payload.
     package func check(folding reader: LogReader) -> Result<Void, Unusable> {
-        guard let file = try? fileSystem.open(path, writable: false, create: false) else { return .failure(.missing) }
-        guard let size = try? file.size(), size >= Self.headerSize, let mapped = file.map(length: Int(size)) else {
-            return .failure(.damaged)
+        reading { stored in
+            guard let header = Self.header(stored) else { return .failure(.damaged) }
+            return Self.matches(header.position, header.record, reader) ? .success(()) : .failure(.otherLog)
         }
-        let header = withExtendedLifetime(mapped) { Self.header(mapped.bytes) }
-        guard let header else { return .failure(.damaged) }
-        return Self.matches(header.position, header.record, reader) ? .success(()) : .failure(.otherLog)
     }
 
     /// Whether projections folded through `position`, saved after the log record `record`,
@@ -100,15 +97,21 @@ package struct CheckpointFile {
     }
 
     private func loadWithRecord() -> Result<(projections: Projections, record: UInt64), Unusable> {
+        reading(Self.decode)
+    }
+
+    /// `body`'s answer from the file's bytes, mapped (a writer replaces the file by renaming a
+    /// new one over it, so the mapped one never changes); `.missing` or `.damaged` when there
+    /// is no file or it is shorter than a header.
+    private func reading<T>(_ body: (UnsafeRawBufferPointer) -> Result<T, Unusable>) -> Result<T, Unusable> {
         guard let file = try? fileSystem.open(path, writable: false, create: false) else { return .failure(.missing) }
         guard let size = try? file.size(), size >= Self.headerSize, let mapped = file.map(length: Int(size)) else {
             return .failure(.damaged)
         }
         // The mapping must outlive every read of its bytes.
-        return withExtendedLifetime(mapped) { Self.decode(mapped.bytes) }
+        return withExtendedLifetime(mapped) { body(mapped.bytes) }
     }
 
-    /// The projections a checkpoint file's bytes hold, and the fingerprint of their last record.
     /// A checkpoint file's header fields.
     private struct Header {
         var rawLength: UInt64
@@ -132,6 +135,7 @@ package struct CheckpointFile {
         return Header(rawLength: rawLength, record: field(32, UInt64.self), position: field(40, UInt64.self))
     }
 
+    /// The projections a checkpoint file's bytes hold, and the fingerprint of their last record.
     private static func decode(
         _ stored: UnsafeRawBufferPointer
     ) -> Result<(projections: Projections, record: UInt64), Unusable> {

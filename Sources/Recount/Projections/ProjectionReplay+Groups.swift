@@ -63,12 +63,6 @@ extension ProjectionReplay {
         _ reader: LogReader, users: Set<String>? = nil, until: UInt64 = .max, groupBytes: Int = defaultGroupBytes,
         progress: (@Sendable (ReplayProgress) -> Void)? = nil, _ body: (Projections, Set<String>?) throws -> Void
     ) throws -> (summary: Summary, groups: Int) {
-        /// `progress` for a fold that starts after the records read and samples folded `before`.
-        func reporting(after before: Summary) -> ((ReplayProgress) -> Void)? {
-            progress.map { report in
-                { report(ReplayProgress(records: before.read + $0.records, samples: before.samples + $0.samples)) }
-            }
-        }
         if try reader.stats().rawBytes <= UInt64(groupBytes) {
             let (projections, summary) = try recomputed(
                 reader, users: users, until: until, progress: progress)
@@ -89,12 +83,9 @@ extension ProjectionReplay {
         }
         for group in groups {
             let (projections, folded) = try recomputed(
-                reader, users: group, until: until, progress: reporting(after: total))
+                reader, users: group, until: until, progress: total.reporting(after: progress))
             try body(projections, group)
-            total.read += folded.read
-            total.samples += folded.samples
-            total.effect += folded.effect
-            total.lastPosition = max(total.lastPosition, folded.lastPosition)
+            total += folded
         }
         // Every group folds the `*` records: they count once, with each group's users' own.
         let folded = Set(groups.joined()).union(["*"])
@@ -126,14 +117,20 @@ extension ProjectionReplay {
     /// over it alone). Canonically equivalent user strings are one key of `users`, so they
     /// share a group.
     static func groups(of users: [String: Int], holding bytes: Int) -> [Set<String>] {
-        var groups: [Set<String>] = []
-        var (group, held) = (Set<String>(), 0)
-        for (user, weight) in users.sorted(by: { $0.key < $1.key }) {
-            if !group.isEmpty && held + weight > bytes {
+        packed(users.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, holding: bytes).map(Set.init)
+    }
+
+    /// `items` in their order, cut into runs whose weights add up to at most `most` (an item
+    /// over it alone): the groups of a replay, and of the ranges an engine catches up.
+    static func packed<Item>(_ items: [(item: Item, weight: Int)], holding most: Int) -> [[Item]] {
+        var groups: [[Item]] = []
+        var (group, held) = ([Item](), 0)
+        for (item, weight) in items {
+            if !group.isEmpty && held + weight > most {
                 groups.append(group)
                 (group, held) = ([], 0)
             }
-            group.insert(user)
+            group.append(item)
             held += weight
         }
         if !group.isEmpty { groups.append(group) }

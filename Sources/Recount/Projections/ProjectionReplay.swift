@@ -13,8 +13,6 @@ package enum ProjectionReplay {
         package var samples = 0
         /// The last position folded.
         package var lastPosition: UInt64 = 0
-        /// The position of the last record read, folded or skipped.
-        package var lastRead: UInt64 = 0
         /// What the folded envelopes changed.
         package var effect = Projections.Effect()
 
@@ -24,6 +22,22 @@ package enum ProjectionReplay {
 
         /// How far the fold has got, as progress is reported.
         var progress: ReplayProgress { ReplayProgress(records: read, samples: samples) }
+
+        /// `progress` for a fold that starts after this one's records read and samples folded.
+        func reporting(after progress: ((ReplayProgress) -> Void)?) -> ((ReplayProgress) -> Void)? {
+            progress.map { report in
+                { report(ReplayProgress(records: read + $0.records, samples: samples + $0.samples)) }
+            }
+        }
+
+        /// Adds what a fold after this one read and folded.
+        static func += (total: inout Summary, next: Summary) {
+            total.read += next.read
+            total.records += next.records
+            total.samples += next.samples
+            total.effect += next.effect
+            total.lastPosition = max(total.lastPosition, next.lastPosition)
+        }
     }
 
     /// The projections of `reader`'s records up to `until` (exclusive), folded from scratch
@@ -76,7 +90,6 @@ package enum ProjectionReplay {
         var samples = SampleBlock([])
         try reader.forEach(from: max(reader.snapshot.startPosition, start), to: until) { record in
             summary.read += 1
-            summary.lastRead = record.position
             if picking(record.position, record.bytes) {
                 let envelope = try record.decoding { bytes throws(EnvelopeCodecError) in
                     try EnvelopeCodec.decodeBlock(bytes, into: &samples, repeated: repeated)
