@@ -68,6 +68,26 @@ import Testing
         return String(decoding: data.dropFirst().dropLast(), as: UTF8.self)
     }
 
+    /// Every corpus record read into one reused block (as a replay reads the log) gives the
+    /// samples its plain decode gives: ids that are no UUIDs, sync identifiers and workouts,
+    /// which the block keeps beside its entries, included.
+    @Test func aReusedBlockReadsEachRecordsSamples() throws {
+        var block = SampleBlock([])
+        let repeated = RepeatedStrings()
+        var kept = (texts: 0, workouts: 0)
+        for record in try Self.records() {
+            let alone = try record.withUnsafeBytes { try EnvelopeCodec.decode($0) }
+            _ = try record.withUnsafeBytes { try EnvelopeCodec.decodeBlock($0, into: &block, repeated: repeated) }
+            #expect(block.samples == alone.samples)
+            for number in block.entries.indices {
+                #expect(block.id(of: number) == alone.samples[number].id)
+                if block.id(of: number).uuid == nil || block.syncIdentifier(of: number) != nil { kept.texts += 1 }
+                if block.workout(of: number) != nil { kept.workouts += 1 }
+            }
+        }
+        #expect(kept.texts > 0 && kept.workouts > 0)
+    }
+
     /// The user peek agrees with decoding on every corpus record, for its own user and others,
     /// and a record too short to tell is left to decoding.
     @Test func recordsAreMatchedToTheirUserWithoutDecoding() throws {

@@ -19,7 +19,9 @@ package final class RepeatedStrings {
     /// Each slot's key: the length of its string's UTF-8 (0: empty slot), then those bytes.
     private let keys: UnsafeMutableRawPointer
     /// Strings by a hash of their bytes (one per slot: a newer string replaces an older one).
-    private var slots = [String?](repeating: nil, count: slotCount)
+    /// Unchecked: the class is used from one thread, and the runtime's exclusivity check cost as
+    /// much as the lookup.
+    @exclusivity(unchecked) private var slots = [String?](repeating: nil, count: slotCount)
 
     package init() {
         keys = .allocate(byteCount: Self.slotCount * Self.keyStride, alignment: 8)

@@ -36,9 +36,17 @@ package struct SampleBlock: Sendable {
         static func all(version: UInt8) -> UInt64 { version >= 3 ? (1 << 13) - 1 : (1 << 10) - 1 }
     }
 
-    /// One sample, its repeated strings as numbers in the block's tables (-1: absent).
+    /// One sample, its repeated strings as numbers in the block's tables (-1: absent). Every
+    /// field is a plain value (its rare strings and workout are numbers in `texts` and
+    /// `workouts`), so entries are copied and cleared without retaining or releasing anything.
     package struct Entry: Sendable {
-        package var id: SampleID
+        /// How the id is held: a UUID's halves in `idHigh` and `idLow`, or text in `texts`.
+        enum IdForm: UInt8 { case lowercaseUUID, uppercaseUUID, text }
+
+        /// The UUID's halves (big-endian); for a text id, `idLow` is its number in `texts`.
+        var idHigh: UInt64
+        var idLow: UInt64
+        var idForm: IdForm
         /// The type, in `types`.
         package var type: Int32
         package var start: Instant
@@ -51,13 +59,20 @@ package struct SampleBlock: Sendable {
         /// The value's unit, in `units` (present with the value).
         package var unit: Int32 = -1
         package var stage: SleepStage?
-        package var syncIdentifier: String?
+        /// The sync identifier, in `texts`.
+        var syncIdentifier: Int32 = -1
         package var syncVersion: Int64?
         package var lastModified: Instant?
-        package var workout: WorkoutDetails?
+        /// The workout's details, in `workouts`.
+        var workout: Int32 = -1
         /// The units of the workout's totals, in `units` (-1: a bare number in the canonical unit).
         var distanceUnit: Int32 = -1
         var energyUnit: Int32 = -1
+
+        /// The id's UUID halves and letter case, when it is a UUID.
+        var uuid: (high: UInt64, low: UInt64, lowercase: Bool)? {
+            idForm == .text ? nil : (idHigh, idLow, idForm == .lowercaseUUID)
+        }
     }
 
     /// Origins, devices and zones.
@@ -68,6 +83,10 @@ package struct SampleBlock: Sendable {
     package private(set) var units: [UnitName] = []
     /// The samples, in order.
     package private(set) var entries: [Entry] = []
+    /// The ids that are not UUIDs and the sync identifiers, in order of use.
+    fileprivate var texts: [String] = []
+    /// The workouts' details, in order.
+    fileprivate var workouts: [WorkoutDetails] = []
 
     /// The block of `samples`, its tables numbered in order of first use.
     package init(_ samples: [Sample]) {
@@ -91,13 +110,32 @@ package struct SampleBlock: Sendable {
     package var samples: [Sample] {
         entries.map { entry in
             Sample(
-                id: entry.id, type: types[Int(entry.type)], start: entry.start, end: entry.end,
+                id: id(of: entry), type: types[Int(entry.type)], start: entry.start, end: entry.end,
                 timeZone: string(entry.zone), value: entry.value, unit: entry.unit < 0 ? nil : units[Int(entry.unit)],
                 stage: entry.stage, origin: strings[Int(entry.origin)], device: string(entry.device),
-                syncIdentifier: entry.syncIdentifier, syncVersion: entry.syncVersion,
-                lastModified: entry.lastModified, workout: entry.workout)
+                syncIdentifier: text(entry.syncIdentifier), syncVersion: entry.syncVersion,
+                lastModified: entry.lastModified, workout: workout(of: entry))
         }
     }
+
+    /// The id of entry `number`.
+    package func id(of number: Int) -> SampleID { id(of: entries[number]) }
+
+    private func id(of entry: Entry) -> SampleID {
+        entry.idForm == .text
+            ? SampleID(texts[Int(entry.idLow)])
+            : SampleID(uuid: entry.idHigh, entry.idLow, lowercase: entry.idForm == .lowercaseUUID)
+    }
+
+    /// The sync identifier of entry `number`, if any.
+    package func syncIdentifier(of number: Int) -> String? { text(entries[number].syncIdentifier) }
+
+    /// The workout details of entry `number`, if any.
+    package func workout(of number: Int) -> WorkoutDetails? { workout(of: entries[number]) }
+
+    private func workout(of entry: Entry) -> WorkoutDetails? { entry.workout < 0 ? nil : workouts[Int(entry.workout)] }
+
+    private func text(_ number: Int32) -> String? { number < 0 ? nil : texts[Int(number)] }
 
     /// The entry of `strings` numbered `number`, if any.
     package func string(_ number: Int32) -> String? { number < 0 ? nil : strings[Int(number)] }
@@ -160,9 +198,9 @@ package struct SampleBlock: Sendable {
         }
         out.varint(UInt64(entries.count))
         var previousStart: Int64 = 0
-        for index in entries.indices {
-            Self.write(entries[index], after: previousStart, &out)
-            previousStart = entries[index].start.millis
+        for entry in entries {
+            write(entry, after: previousStart, &out)
+            previousStart = entry.start.millis
         }
     }
 
@@ -170,7 +208,7 @@ package struct SampleBlock: Sendable {
     /// that is no UUID, a sync identifier, an activity's name) are appended between stages. A
     /// stage holds at most 128 bytes: flags 2, id 16, type 5, start 13, end 13, zone 5, value 13,
     /// stage 1, origin 5, device 5, sync version 10, last modified 13, activity 1, totals 26.
-    private static func write(_ entry: borrowing Entry, after previousStart: Int64, _ out: inout RecordWriter) {
+    private func write(_ entry: Entry, after previousStart: Int64, _ out: inout RecordWriter) {
         var flags: Flags = []
         if entry.end != nil { flags.insert(.end) }
         if entry.zone >= 0 { flags.insert(.timeZone) }
@@ -178,14 +216,14 @@ package struct SampleBlock: Sendable {
         if entry.value != nil, entry.unit >= 0 { flags.insert(.value) }
         if entry.stage != nil { flags.insert(.stage) }
         if entry.device >= 0 { flags.insert(.device) }
-        if entry.syncIdentifier != nil { flags.insert(.syncIdentifier) }
+        if entry.syncIdentifier >= 0 { flags.insert(.syncIdentifier) }
         if entry.syncVersion != nil { flags.insert(.syncVersion) }
         if entry.lastModified != nil { flags.insert(.lastModified) }
-        let workout = entry.workout
+        let workout = workout(of: entry)
         if workout?.activity != nil { flags.insert(.activity) }
         if workout?.distance != nil { flags.insert(.distance) }
         if workout?.energy != nil { flags.insert(.energy) }
-        let uuid = entry.id.uuid
+        let uuid = entry.uuid
         if let uuid { flags.insert(uuid.lowercase ? .lowercaseUUID : .uppercaseUUID) }
         var stage = StagedBytes()
         stage.varint(flags.rawValue)
@@ -193,7 +231,7 @@ package struct SampleBlock: Sendable {
             withUnsafeBytes(of: (uuid.high.bigEndian, uuid.low.bigEndian)) { stage.append($0) }
         } else {
             out.append(&stage)
-            out.string(entry.id.text)
+            out.string(texts[Int(entry.idLow)])
         }
         stage.varint(UInt64(entry.type))
         stage.signed(entry.start.millis &- previousStart)
@@ -210,7 +248,7 @@ package struct SampleBlock: Sendable {
         if let sleepStage = entry.stage { stage.byte(sleepStage.rawValue) }
         stage.varint(UInt64(entry.origin))
         if entry.device >= 0 { stage.varint(UInt64(entry.device)) }
-        if let syncIdentifier = entry.syncIdentifier {
+        if let syncIdentifier = text(entry.syncIdentifier) {
             out.append(&stage)
             out.string(syncIdentifier)
         }
@@ -274,6 +312,8 @@ package struct SampleBlock: Sendable {
         types.removeAll(keepingCapacity: true)
         units.removeAll(keepingCapacity: true)
         entries.removeAll(keepingCapacity: true)
+        texts.removeAll(keepingCapacity: true)
+        workouts.removeAll(keepingCapacity: true)
     }
 
     /// A count of table elements or samples. Each takes a byte or more, so a count beyond the
@@ -295,8 +335,7 @@ package struct SampleBlock: Sendable {
     }
 
     /// Reads one sample and appends it; `previousStart` is the previous sample's start. (The
-    /// entry is appended first and filled in place: building it and then appending or returning
-    /// it copied it, retaining and releasing its strings.)
+    /// entry is appended first and filled in place, its optional fields as they come.)
     private mutating func readEntry(after previousStart: Int64, _ input: inout RecordReader)
         throws(EnvelopeCodecError)
     {
@@ -308,22 +347,24 @@ package struct SampleBlock: Sendable {
         let raw = try input.varint()
         guard raw & ~Flags.all(version: input.version) == 0 else { throw input.malformed("unknown sample flags") }
         let flags = Flags(rawValue: raw)
-        let id: SampleID
+        let (high, low, form): (UInt64, UInt64, Entry.IdForm)
         if flags.contains(.lowercaseUUID) || flags.contains(.uppercaseUUID) {
             guard input.bytes.count - input.offset >= 16 else { throw input.malformed("record ends early") }
-            let high = UInt64(bigEndian: input.bytes.loadUnaligned(fromByteOffset: input.offset, as: UInt64.self))
-            let low = UInt64(bigEndian: input.bytes.loadUnaligned(fromByteOffset: input.offset + 8, as: UInt64.self))
-            id = SampleID(uuid: high, low, lowercase: flags.contains(.lowercaseUUID))
+            high = UInt64(bigEndian: input.bytes.loadUnaligned(fromByteOffset: input.offset, as: UInt64.self))
+            low = UInt64(bigEndian: input.bytes.loadUnaligned(fromByteOffset: input.offset + 8, as: UInt64.self))
+            form = flags.contains(.lowercaseUUID) ? .lowercaseUUID : .uppercaseUUID
             input.offset += 16
         } else {
-            id = SampleID(try input.string())
+            (high, low, form) = (0, UInt64(texts.count), .text)
+            texts.append(try input.string())
         }
         let type = try number(in: types.count, &input)
         let startMillis = previousStart &+ (try input.signed())
         let start = try input.instant(millis: startMillis)
         let end = flags.contains(.end) ? try input.instant(millis: startMillis &+ (try input.signed())) : nil
         let zone = flags.contains(.timeZone) ? try number(in: strings.count, &input) : -1
-        entries.append(Entry(id: id, type: type, start: start, end: end, zone: zone, origin: 0))
+        entries.append(
+            Entry(idHigh: high, idLow: low, idForm: form, type: type, start: start, end: end, zone: zone, origin: 0))
         let last = entries.count - 1
         if flags.contains(.value) {
             entries[last].value = try input.double()
@@ -337,21 +378,28 @@ package struct SampleBlock: Sendable {
         }
         entries[last].origin = try number(in: strings.count, &input)
         if flags.contains(.device) { entries[last].device = try number(in: strings.count, &input) }
-        if flags.contains(.syncIdentifier) { entries[last].syncIdentifier = try input.string() }
+        if flags.contains(.syncIdentifier) {
+            entries[last].syncIdentifier = Int32(texts.count)
+            texts.append(try input.string())
+        }
         if flags.contains(.syncVersion) { entries[last].syncVersion = try input.signed() }
         if flags.contains(.lastModified) {
             entries[last].lastModified = try input.instant(millis: startMillis &+ (try input.signed()))
         }
         if !flags.isDisjoint(with: [.activity, .distance, .energy]) {
-            try Self.readWorkout(flags, units: units, into: &entries[last], &input)
+            let workout = try Self.readWorkout(flags, units: units, into: &entries[last], &input)
+            if let workout {
+                entries[last].workout = Int32(workouts.count)
+                workouts.append(workout)
+            }
         }
     }
 
-    /// The workout fields of a format-3 sample (flags 10–12).
+    /// The workout fields of a format-3 sample (flags 10–12); the totals' unit numbers go in `entry`.
     private static func readWorkout(
         _ flags: Flags, units: [UnitName], into entry: inout Entry, _ input: inout RecordReader
     )
-        throws(EnvelopeCodecError)
+        throws(EnvelopeCodecError) -> WorkoutDetails?
     {
         var activity: ActivityName?
         if flags.contains(.activity) {
@@ -373,7 +421,7 @@ package struct SampleBlock: Sendable {
         }
         let distance = try total(.distance, &entry.distanceUnit, &input)
         let energy = try total(.energy, &entry.energyUnit, &input)
-        entry.workout = WorkoutDetails.make(activity: activity, distance: distance, energy: energy)
+        return WorkoutDetails.make(activity: activity, distance: distance, energy: energy)
     }
 }
 
@@ -385,7 +433,12 @@ extension SampleBlock.Entry {
         hints: SampleBlock.Hints
     ) {
         let sample = pointer
-        id = sample.pointee.id
+        if let uuid = sample.pointee.id.uuid {
+            (idHigh, idLow, idForm) = (uuid.high, uuid.low, uuid.lowercase ? .lowercaseUUID : .uppercaseUUID)
+        } else {
+            (idHigh, idLow, idForm) = (0, UInt64(block.texts.count), .text)
+            block.texts.append(sample.pointee.id.text)
+        }
         type = block.number(sample.pointee.type, hint: hints.type, &numbering)
         start = sample.pointee.start
         end = sample.pointee.end
@@ -397,15 +450,21 @@ extension SampleBlock.Entry {
         value = sample.pointee.value
         if let unit = sample.pointee.unit { self.unit = block.number(unit, hint: hints.unit, &numbering) }
         stage = sample.pointee.stage
-        syncIdentifier = sample.pointee.syncIdentifier
+        if let syncIdentifier = sample.pointee.syncIdentifier {
+            self.syncIdentifier = Int32(block.texts.count)
+            block.texts.append(syncIdentifier)
+        }
         syncVersion = sample.pointee.syncVersion
         lastModified = sample.pointee.lastModified
-        workout = sample.pointee.workout
-        if let unit = workout?.distance?.unit {
-            distanceUnit = block.number(unit, hint: hints.distanceUnit, &numbering)
-        }
-        if let unit = workout?.energy?.unit {
-            energyUnit = block.number(unit, hint: hints.energyUnit, &numbering)
+        if let workout = sample.pointee.workout {
+            self.workout = Int32(block.workouts.count)
+            block.workouts.append(workout)
+            if let unit = workout.distance?.unit {
+                distanceUnit = block.number(unit, hint: hints.distanceUnit, &numbering)
+            }
+            if let unit = workout.energy?.unit {
+                energyUnit = block.number(unit, hint: hints.energyUnit, &numbering)
+            }
         }
     }
 }

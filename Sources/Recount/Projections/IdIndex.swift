@@ -106,7 +106,7 @@ package struct IdIndex: Sendable {
     mutating func prefetch(_ samples: UnsafeBufferPointer<SampleBlock.Entry>, user: UInt32, provider: UInt32) {
         var combined: UInt64 = 0
         for index in samples.indices {
-            guard let uuid = samples[index].id.uuid else { continue }
+            guard let uuid = samples[index].uuid else { continue }
             combined ^= table.firstBucket(of: StoredKey(user: user, provider: provider, uuid: uuid))
         }
         // Kept, so that the reads are not optimised away.
@@ -203,8 +203,7 @@ package struct IdIndex: Sendable {
     }
 
     /// A record of entry `number` of `samples`, whose zone, unit symbol and source the caller
-    /// interned (`intern(_:)`). (The entry is read field by field: a copy of it retains and
-    /// releases its strings.)
+    /// interned (`intern(_:)`).
     mutating func record(
         _ number: Int, of samples: SampleBlock, zone: UInt32, unitSymbol: UInt32, source: SourceID,
         position: UInt64, receivedAt: Int64
@@ -222,11 +221,11 @@ package struct IdIndex: Sendable {
         record.position = position
         record.receivedAt = receivedAt
         record.lastModified = samples.entries[number].lastModified?.millis
-        record.syncIdentifier = intern(samples.entries[number].syncIdentifier)
+        record.syncIdentifier = intern(samples.syncIdentifier(of: number))
         record.syncVersion = samples.entries[number].syncVersion
         record.unitSymbol = unitSymbol
         record.originalValue = samples.entries[number].value
-        if let workout = samples.entries[number].workout {
+        if let workout = samples.workout(of: number) {
             record.activity = workout.activity?.activity
             record.distance = workout.distance?.canonicalValue
             record.energy = workout.energy?.canonicalValue

@@ -88,17 +88,21 @@ package enum ProjectionReplay {
         var reported = 0
         let repeated = RepeatedStrings()
         var samples = SampleBlock([])
+        // The block and summary are handed on as `inout` parameters: read from the closure's
+        // captures, the block was copied for each record (retaining its arrays) and the summary
+        // checked for exclusive access.
+        func fold(_ record: LogRecord, _ samples: inout SampleBlock, _ summary: inout Summary) throws {
+            let envelope = try record.decoding { bytes throws(EnvelopeCodecError) in
+                try EnvelopeCodec.decodeBlock(bytes, into: &samples, repeated: repeated)
+            }
+            summary.effect += apply(envelope, samples, record.position)
+            summary.records += 1
+            summary.samples += samples.entries.count
+            summary.lastPosition = record.position
+        }
         try reader.forEach(from: max(reader.snapshot.startPosition, start), to: until) { record in
             summary.read += 1
-            if picking(record.position, record.bytes) {
-                let envelope = try record.decoding { bytes throws(EnvelopeCodecError) in
-                    try EnvelopeCodec.decodeBlock(bytes, into: &samples, repeated: repeated)
-                }
-                summary.effect += apply(envelope, samples, record.position)
-                summary.records += 1
-                summary.samples += samples.entries.count
-                summary.lastPosition = record.position
-            }
+            if picking(record.position, record.bytes) { try fold(record, &samples, &summary) }
             if let progress, summary.steps(of: progressStep) > reported {
                 reported = summary.steps(of: progressStep)
                 progress(summary.progress)

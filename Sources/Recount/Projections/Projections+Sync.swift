@@ -48,10 +48,12 @@ extension Projections {
         // The few metrics of an envelope, each once (a bit per metric code, no allocation).
         let received = fold.received
         var seen: UInt64 = 0
-        for number in samples.entries.indices {
-            let metric = samples.metric(of: number)
-            guard seen & 1 << metric.rawValue == 0 else { continue }
-            seen |= 1 << metric.rawValue
+        for number in samples.entries.indices { seen |= 1 << samples.metric(of: number).rawValue }
+        // Metric by metric, after the samples are read: reading them between updates copied the
+        // block, retaining its arrays.
+        while seen != 0 {
+            let metric = Metric(rawValue: UInt8(seen.trailingZeroBitCount))!
+            seen &= seen - 1
             updateSync(provider, metric, fold) {
                 $0.lastSampleAt = max($0.lastSampleAt ?? received, received)
                 $0.hadSince = min($0.hadSince ?? received, received)
@@ -63,6 +65,7 @@ extension Projections {
     /// samples did.
     mutating func foldSync(_ delivery: HealthKitDelivery, samples: SampleBlock, _ effect: Effect, _ fold: SyncFold) {
         let received = fold.received
+        let hasSamples = !samples.entries.isEmpty
         updateSync("healthkit", delivery.type.metric, fold) { state in
             let previous = state.cursor
             // The counters count deliveries as they come: one received no later than the newest
@@ -79,7 +82,7 @@ extension Projections {
                 state.redeliveredSamples.new += effect.newSamples
                 state.redeliveredSamples.known += effect.knownSamples
             }
-            let allKnown = !samples.entries.isEmpty && effect.newSamples == 0 && effect.replacedSamples == 0
+            let allKnown = hasSamples && effect.newSamples == 0 && effect.replacedSamples == 0
             state.repeatedAllKnown = allKnown && delivery.anchor == previous ? state.repeatedAllKnown + 1 : 0
         }
         noteSamples(samples, provider: "healthkit", fold)

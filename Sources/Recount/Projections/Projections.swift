@@ -126,9 +126,15 @@ package struct Projections {
     ///   - samples: the envelope's samples as `EnvelopeCodec.decodeBlock` reads them.
     ///   - position: its log position (positions only grow).
     package mutating func apply(_ envelope: Envelope, samples block: SampleBlock?, at position: UInt64) -> Effect {
-        // Bound, not merged with `??`: a merged block was a copy, retaining its four arrays.
+        // Bound, not merged with `??`: a merged block was a copy, retaining its arrays.
         if let block { return fold(envelope, samples: block, at: position) }
         return fold(envelope, samples: SampleBlock(envelope.samples), at: position)
+    }
+
+    /// `apply(_:samples:at:)` with a block in hand (a replay's): wrapping it in an optional
+    /// copied it, retaining its arrays.
+    package mutating func apply(_ envelope: Envelope, samples block: SampleBlock, at position: UInt64) -> Effect {
+        fold(envelope, samples: block, at: position)
     }
 
     /// `apply` with the envelope's samples in hand.
@@ -260,8 +266,7 @@ package struct Projections {
         swap(&upserts.interned, &internedRoom)
     }
 
-    /// The id-index record of entry `number` of `samples`, its strings interned. (Entries are
-    /// read field by field: a copy of one retains and releases its strings.)
+    /// The id-index record of entry `number` of `samples`, its strings interned.
     private mutating func record(_ number: Int, of samples: SampleBlock, _ upserts: inout SampleUpserts)
         -> IdIndex.Record
     {
@@ -298,7 +303,7 @@ package struct Projections {
             effect.knownSamples += 1
             return
         }
-        let number = index.insert(IdIndex.Key(user: user, provider: provider, id: samples.entries[entryNumber].id))
+        let number = index.insert(IdIndex.Key(user: user, provider: provider, id: samples.id(of: entryNumber)))
         let old = index.record(number)
         guard old.state != .deleted else {
             effect.knownSamples += 1
@@ -383,7 +388,7 @@ package struct Projections {
         _ effect: inout Effect
     ) {
         let provider = providers.intern(reconcile.provider)
-        let present = Set(samples.entries.map(\.id))
+        let present = Set(samples.entries.indices.map(samples.id(of:)))
         let from = reconcile.from.millis
         let to = reconcile.to.millis
         // Sorted, so deletions dirty days in the same order in every process.
