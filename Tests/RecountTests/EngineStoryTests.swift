@@ -210,6 +210,39 @@ import Testing
         }
     }
 
+    /// A read-only engine answers from the log as it opened it: the audit history and verify
+    /// of a reader opened before the writer revised a night stop at the first version, and
+    /// agree with its rollup; a reader opened after sees the revision.
+    @Test func aReadOnlyEngineAuditsAndVerifiesTheLogItOpened() throws {
+        try withTemporaryDirectory { directory in
+            let writer = try RecountEngine(directory: directory)
+            try Self.ingest(writer, [Self.delivery("sleep", added: [Self.night("n-1", "2026-07-14T00:20:00-07:00")])])
+            let readers = [
+                try RecountEngine(readingDirectory: directory),
+                try RecountEngine(readingDirectory: directory, user: "alice"),
+            ]
+            try Self.ingest(
+                writer,
+                [
+                    Self.delivery(
+                        "sleep", added: [Self.night("n-2", "2026-07-13T23:45:00-07:00")], deleted: ["n-1"],
+                        received: "2026-07-14T21:00:00Z")
+                ])
+            for reader in readers {
+                let audit = try #require(try reader.audit(user: "alice", metric: "sleep", day: "2026-07-14"))
+                #expect(audit.history.map(\.version) == [1])
+                #expect(audit.history.map { $0.values.first?.value } == [22_800])
+                #expect(try reader.verify().matches)
+                try reader.close()
+            }
+            let after = try RecountEngine(readingDirectory: directory)
+            let audit = try #require(try after.audit(user: "alice", metric: "sleep", day: "2026-07-14"))
+            #expect(audit.history.map(\.version) == [1, 2])
+            try after.close()
+            try writer.close()
+        }
+    }
+
     /// A read-only engine answers beside the writer, sees what it committed, and refuses to write.
     @Test func aReadOnlyEngineAnswersBesideTheWriter() throws {
         try withTemporaryDirectory { directory in

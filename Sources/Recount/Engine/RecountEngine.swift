@@ -17,6 +17,9 @@ public final class RecountEngine: Sendable {
     public let directory: String
     /// The writer of the log; `nil` for an engine opened read-only.
     private let log: Log?
+    /// The log as a read-only engine opened it: the audit history it replays ends where its
+    /// projections do, however far a writer beside it has appended since.
+    private let snapshot: LogReader?
     private let projections: LockedRanges
     /// Held for a whole ingest, so that ingests from many tasks append and fold in turn (a fold
     /// must follow the log's order).
@@ -70,6 +73,7 @@ public final class RecountEngine: Sendable {
         let log = try Log(
             directory: DataDirectory(directory).log, configuration: LogConfiguration(durability: durability))
         self.log = log
+        snapshot = nil
         var ranges = ProjectionRanges(directory: DataDirectory(directory), limit: self.memoryLimit, log: log)
         recordsFoldedOnOpen = try ranges.open(log.reader(), progress: progress).records
         onlyUser = nil
@@ -94,9 +98,12 @@ public final class RecountEngine: Sendable {
     ) throws {
         let limit = memoryLimit ?? Self.defaultMemoryLimit
         var ranges = ProjectionRanges(directory: DataDirectory(directory), limit: limit, log: nil)
-        let folded = try ranges.open(Self.logReader(directory: directory), progress: progress)
+        let snapshot = try Self.logReader(directory: directory)
+        let folded = try ranges.open(snapshot, progress: progress)
         if recompute { _ = try ranges.recompute() }
-        self.init(readingDirectory: directory, ranges, recordsFolded: folded.records, memoryLimit: limit, onlyUser: nil)
+        self.init(
+            readingDirectory: directory, snapshot, ranges, recordsFolded: folded.records, memoryLimit: limit,
+            onlyUser: nil)
     }
 
     /// Opens the data directory for queries about one user: that user's records and the `*`
@@ -116,21 +123,23 @@ public final class RecountEngine: Sendable {
     public convenience init(
         readingDirectory directory: String, user: String, progress: (@Sendable (ReplayProgress) -> Void)? = nil
     ) throws {
-        let (state, folded) = try ProjectionReplay.recomputed(
-            Self.logReader(directory: directory), users: [user],
-            progress: progress)
+        let snapshot = try Self.logReader(directory: directory)
+        let (state, folded) = try ProjectionReplay.recomputed(snapshot, users: [user], progress: progress)
         self.init(
-            readingDirectory: directory, ProjectionRanges(holding: state, directory: DataDirectory(directory)),
+            readingDirectory: directory, snapshot,
+            ProjectionRanges(holding: state, directory: DataDirectory(directory)),
             recordsFolded: folded.records, memoryLimit: .max, onlyUser: user)
     }
 
-    /// A read-only engine over `ranges`, folded from the data directory `directory`.
+    /// A read-only engine over `ranges`, folded from `snapshot`, the log of the data
+    /// directory `directory`.
     private init(
-        readingDirectory directory: String, _ ranges: sending ProjectionRanges, recordsFolded: Int, memoryLimit: Int,
-        onlyUser: String?
+        readingDirectory directory: String, _ snapshot: LogReader, _ ranges: sending ProjectionRanges,
+        recordsFolded: Int, memoryLimit: Int, onlyUser: String?
     ) {
         self.directory = directory
         log = nil
+        self.snapshot = snapshot
         recordsFoldedOnOpen = recordsFolded
         checkpointInterval = nil
         self.memoryLimit = memoryLimit
@@ -467,9 +476,11 @@ public final class RecountEngine: Sendable {
         return day
     }
 
-    /// A reader of what the engine's log holds now.
+    /// A reader of the engine's log: what it holds now, or for a read-only engine what it held
+    /// when the engine opened.
     func logReader() throws -> LogReader {
-        try log?.reader() ?? Self.logReader(directory: directory)
+        if let snapshot { return snapshot }
+        return try writer().reader()
     }
 
     /// Makes every appended envelope durable.
