@@ -35,15 +35,23 @@ import Testing
     }
 
     /// Ingests `lines` in batches of 20 lines, checking after each that the engine holds no
-    /// more than its limit (or one range).
-    static func ingest(_ engine: RecountEngine, _ lines: [String], recompute: Bool) throws {
+    /// more than its limit (or one range); returns what the reports counted, summed.
+    @discardableResult
+    static func ingest(_ engine: RecountEngine, _ lines: [String], recompute: Bool) throws -> [Int] {
+        var counted = [0, 0, 0, 0, 0]
         for start in stride(from: 0, to: lines.count, by: 20) {
             let batch = lines[start..<min(start + 20, lines.count)].joined(separator: "\n")
             let report = try engine.ingest(ndjson: Array(batch.utf8), source: "test", recompute: recompute)
             #expect(report.rejected.isEmpty)
             let held = engine.held
             #expect(held.entries <= engine.memoryLimit || held.ranges == 1, "\(held)")
+            let counts = [
+                report.newSamples, report.knownSamples, report.replacedSamples, report.deletedSamples,
+                report.daysDirtied,
+            ]
+            counted = zip(counted, counts).map(+)
         }
+        return counted
     }
 
     @Test(arguments: [true, false])
@@ -52,12 +60,14 @@ import Testing
         try withTemporaryDirectory { directory in
             let (whole, ranged) = (directory + "/whole", directory + "/ranged")
             let one = try RecountEngine(directory: whole)
-            try Self.ingest(one, lines, recompute: recompute)
+            let counted = try Self.ingest(one, lines, recompute: recompute)
             let expected = try Self.answers(one)
             try one.close()
 
             var engine = try RecountEngine(directory: ranged, memoryLimit: 60)
-            try Self.ingest(engine, lines, recompute: recompute)
+            // The reports count each sample and dirtied day once, however often a range was
+            // dropped and folded again from the log.
+            #expect(try Self.ingest(engine, lines, recompute: recompute) == counted)
             #expect(try Self.answers(engine) == expected)
             // A range with dirty days does not split (a fold of its halves from the log could
             // not tell which days were dirty): recomputing lets it.
@@ -109,6 +119,22 @@ import Testing
         }
     }
 
+    /// Under limits that drop ranges in the middle of a batch, the reports still count each
+    /// sample and dirtied day once: a range dropped with its work unsaved is folded again
+    /// from the log, and what it had reported must not be reported twice.
+    @Test(arguments: [12, 20, 30])
+    func reportsCountEverySampleOnceUnder(limit: Int) throws {
+        let lines = Self.lines(seed: testSeed(64), copies: 6)
+        try withTemporaryDirectory { directory in
+            let one = try RecountEngine(directory: directory + "/whole")
+            let counted = try Self.ingest(one, lines, recompute: true)
+            try one.close()
+            let engine = try RecountEngine(directory: directory + "/ranged", memoryLimit: limit)
+            #expect(try Self.ingest(engine, lines, recompute: true) == counted)
+            try engine.close()
+        }
+    }
+
     /// A reader opened beside a writer answers from the log as it was when it opened, even
     /// after the writer split, stored and removed the ranges the reader's manifest listed (a
     /// range whose checkpoint is gone or newer is folded from the log).
@@ -126,10 +152,14 @@ import Testing
             try whole.close()
 
             let ranged = directory + "/ranged"
-            let writer = try RecountEngine(directory: ranged, memoryLimit: 60)
-            try Self.ingest(writer, first, recompute: true)
+            // One range first; then a writer under a limit it is past, so that it splits the
+            // range the reader listed and removes its checkpoint.
+            let firstWriter = try RecountEngine(directory: ranged)
+            try Self.ingest(firstWriter, first, recompute: true)
+            try firstWriter.close()
             let reader = try RecountEngine(readingDirectory: ranged, recompute: false, memoryLimit: 60)
             let files = Set(try FileManager.default.contentsOfDirectory(atPath: DataDirectory(ranged).projections))
+            let writer = try RecountEngine(directory: ranged, memoryLimit: 60)
             try Self.ingest(writer, second, recompute: true)
             try writer.close()
             let now = Set(try FileManager.default.contentsOfDirectory(atPath: DataDirectory(ranged).projections))

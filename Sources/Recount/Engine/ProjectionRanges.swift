@@ -29,6 +29,9 @@ struct ProjectionRanges {
         var waiting: Bool
         /// Its ids and rollups when last held: what holding it costs.
         var size: Int
+        /// Records and samples routed to it while it waited: about what folding them adds to
+        /// `size`.
+        var pending = 0
         /// Its dirty days when last held.
         var dirtyDays: Int
         /// Whether its checkpoint file is not to be read (a half of a split, rebuilt from the log).
@@ -47,6 +50,8 @@ struct ProjectionRanges {
 
         /// Ids and rollups it holds now, or held when it was stored.
         var currentSize: Int { held.map(ProjectionRanges.size) ?? size }
+        /// What holding it would cost: its size, and what the records that wait for it add.
+        var projectedSize: Int { size + pending }
     }
 
     /// The ranges, by lower bound.
@@ -220,7 +225,7 @@ struct ProjectionRanges {
         var recomputed = 0
         // The waiting ranges, in groups that fit the limit together (a range over it alone).
         let waiting = ranges.indices.filter { ranges[$0].waiting }.map { index in
-            (item: index, weight: ranges[index].held == nil ? ranges[index].size : 0)
+            (item: index, weight: ranges[index].held == nil ? ranges[index].projectedSize : 0)
         }
         for group in ProjectionReplay.packed(waiting, holding: limit) {
             let (summary, days) = try rebuild(
@@ -283,6 +288,7 @@ struct ProjectionRanges {
             recomputed += days
             ranges[index].held = states[slot]
             ranges[index].waiting = false
+            ranges[index].pending = 0
             ranges[index].fresh = false
             ranges[index].reported = through
             ranges[index].unsaved += redone[slot] + days
@@ -308,7 +314,7 @@ struct ProjectionRanges {
     /// Stores and drops the least recently used held ranges outside `group` until holding
     /// `group` keeps within the limit.
     private mutating func makeRoom(for group: [Int]) throws {
-        let needed = group.reduce(0) { $0 + (ranges[$1].held == nil ? ranges[$1].size : 0) }
+        let needed = group.reduce(0) { $0 + (ranges[$1].held == nil ? ranges[$1].projectedSize : 0) }
         try dropLeastRecentlyUsed(sparing: group, needing: needed)
     }
 
@@ -352,13 +358,17 @@ struct ProjectionRanges {
             return true
         }
         guard envelope.user != "*" else {
-            for index in ranges.indices where !fold(into: index) { ranges[index].waiting = true }
+            for index in ranges.indices where !fold(into: index) {
+                ranges[index].waiting = true
+                ranges[index].pending += work
+            }
             return effect
         }
         let index = UserRouter.index(of: envelope.user, in: bounds)
         if fold(into: index) { return effect }
-        guard heldSize + ranges[index].size <= limit || heldSize == 0 else {
+        guard heldSize + ranges[index].projectedSize <= limit || heldSize == 0 else {
             ranges[index].waiting = true
+            ranges[index].pending += work
             return effect
         }
         // What the records that waited for the range changed counts too.
@@ -372,9 +382,23 @@ struct ProjectionRanges {
     /// and stores and drops the least recently used until the held ranges keep within the
     /// limit. A store of one range splits only once it passes the limit: a split folds its
     /// range again, which a store that fits in memory need never pay.
-    /// - Returns: the days recomputed.
-    mutating func fit(recompute: Bool) throws -> Int {
+    ///
+    /// A range that waits grows with every record routed to it. When `recompute`, one that
+    /// would pass half the limit is caught up first, and so split: caught up only at the
+    /// ingest's end, a range grew to several times the limit.
+    /// - Returns: the days recomputed, and what the records that waited for the ranges caught
+    ///   up changed.
+    mutating func fit(recompute: Bool) throws -> (recomputed: Int, effect: Projections.Effect) {
         var recomputed = 0
+        var effect = Projections.Effect()
+        if recompute, log != nil, ranges.count > 1 {
+            for index in ranges.indices
+            where ranges[index].held == nil && ranges[index].waiting && ranges[index].projectedSize > limit / 2 {
+                let caughtUp = try rebuild([index], reader: reader(), recompute: true)
+                recomputed += caughtUp.recomputed
+                effect += caughtUp.summary.effect
+            }
+        }
         var index = 0
         while index < ranges.count {
             if log != nil, ranges.count > 1 || heldSize > limit, let held = ranges[index].held,
@@ -389,7 +413,7 @@ struct ProjectionRanges {
             }
         }
         try dropToLimit()
-        return recomputed
+        return (recomputed, effect)
     }
 
     /// Stores and drops the least recently used held ranges until the held ones keep within
@@ -481,7 +505,10 @@ struct ProjectionRanges {
         measure(index)
         if ranges[index].unsaved > 0 {
             // Not stored (or it failed: `storeFailure` says why): its checkpoint lacks what was
-            // folded, so it waits for the log again.
+            // folded, so it waits for the log again. What the records folded so far changed
+            // was reported: dropped in the middle of a batch, before `settle` notes it, the
+            // range reported them a second time when folded again.
+            if !ranges[index].waiting { ranges[index].reported = through }
             ranges[index].waiting = true
             ranges[index].unsaved = 0
         }

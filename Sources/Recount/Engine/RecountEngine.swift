@@ -260,7 +260,9 @@ public final class RecountEngine: Sendable {
                             for (index, position) in zip(envelopes.indices, positions) {
                                 folded += try projections.apply(envelopes[index], samples: blocks[index], at: position)
                             }
-                            recomputed += try projections.fit(recompute: recompute)
+                            let fitted = try projections.fit(recompute: recompute)
+                            recomputed += fitted.recomputed
+                            folded += fitted.effect
                         }
                     }
                 }
@@ -289,7 +291,9 @@ public final class RecountEngine: Sendable {
                 report.note(folded.effect)
                 report.daysRecomputed += days
                 if recompute { report.daysRecomputed += try projections.recompute() }
-                report.daysRecomputed += try projections.fit(recompute: recompute)
+                let fitted = try projections.fit(recompute: recompute)
+                report.note(fitted.effect)
+                report.daysRecomputed += fitted.recomputed
                 if checkpointIsDue(projections) { try projections.storeAll() }
             }
         } catch {
@@ -303,7 +307,7 @@ public final class RecountEngine: Sendable {
     @discardableResult
     public func recompute() throws -> Int {
         try projections.withLock { projections in
-            let count = try projections.recompute() + projections.fit(recompute: true)
+            let count = try projections.recompute() + projections.fit(recompute: true).recomputed
             if log != nil, checkpointIsDue(projections) { try projections.storeAll() }
             return count
         }
