@@ -51,9 +51,7 @@ extension Projections {
         for number in samples.entries.indices { seen |= 1 << samples.metric(of: number).rawValue }
         // Metric by metric, after the samples are read: reading them between updates copied the
         // block, retaining its arrays.
-        while seen != 0 {
-            let metric = Metric(rawValue: UInt8(seen.trailingZeroBitCount))!
-            seen &= seen - 1
+        for metric in Metric.allCases where seen & 1 << metric.rawValue != 0 {
             updateSync(provider, metric, fold) {
                 $0.lastSampleAt = max($0.lastSampleAt ?? received, received)
                 $0.hadSince = min($0.hadSince ?? received, received)
