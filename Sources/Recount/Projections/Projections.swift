@@ -46,8 +46,9 @@ package struct Projections {
     /// (origin, device) pairs the live samples came from, by `SourceID`.
     package internal(set) var sources: [Source] = []
     var sourceIDs: [Source: SourceID] = [:]
-    /// The source `sourceID` returned last (a cache, no part of the state).
-    private var lastSource: (source: Source, id: SourceID)?
+    /// The two sources `sourceID` returned last, the latest first (a cache, no part of the
+    /// state): a user's envelopes mostly alternate between a phone and a watch.
+    private var lastSources: [(source: Source, id: SourceID)] = []
     /// The spans `markDirty` read last (a cache, no part of the state).
     private var neighbourSpans: NeighbourSpans?
     /// The room of the last envelope's `SampleUpserts.interned`, lent to the next one (no part
@@ -208,7 +209,7 @@ package struct Projections {
         let source = Source(origin: origin, device: device)
         // The samples of an envelope mostly share their source: comparing two strings is
         // cheaper than hashing them.
-        if let last = lastSource, last.source == source { return last.id }
+        for last in lastSources where last.source == source { return last.id }
         let id: SourceID
         if let known = sourceIDs[source] {
             id = known
@@ -217,7 +218,7 @@ package struct Projections {
             sources.append(source)
             sourceIDs[source] = id
         }
-        lastSource = (source, id)
+        lastSources = [(source, id)] + lastSources.prefix(1)
         return id
     }
 
