@@ -51,7 +51,10 @@ extension Projections {
         for number in samples.entries.indices { seen |= 1 << samples.metric(of: number).rawValue }
         // Metric by metric, after the samples are read: reading them between updates copied the
         // block, retaining its arrays.
-        for metric in Metric.allCases where seen & 1 << metric.rawValue != 0 {
+        while seen != 0 {
+            let code = UInt8(seen.trailingZeroBitCount)
+            seen &= seen - 1
+            guard let metric = Metric(rawValue: code) else { continue }
             updateSync(provider, metric, fold) {
                 $0.lastSampleAt = max($0.lastSampleAt ?? received, received)
                 $0.hadSince = min($0.hadSince ?? received, received)

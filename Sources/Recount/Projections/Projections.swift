@@ -47,8 +47,10 @@ package struct Projections {
     package internal(set) var sources: [Source] = []
     var sourceIDs: [Source: SourceID] = [:]
     /// The two sources `sourceID` returned last, the latest first (a cache, no part of the
-    /// state): a user's envelopes mostly alternate between a phone and a watch.
-    private var lastSources: [(source: Source, id: SourceID)] = []
+    /// state): a user's envelopes mostly alternate between a phone and a watch. Two fields,
+    /// not an array: one allocated per miss raised the bounded engine's peak.
+    private var lastSources: (latest: KnownSource?, previous: KnownSource?) = (nil, nil)
+    private typealias KnownSource = (source: Source, id: SourceID)
     /// The spans `markDirty` read last (a cache, no part of the state).
     private var neighbourSpans: NeighbourSpans?
     /// The room of the last envelope's `SampleUpserts.interned`, lent to the next one (no part
@@ -209,7 +211,8 @@ package struct Projections {
         let source = Source(origin: origin, device: device)
         // The samples of an envelope mostly share their source: comparing two strings is
         // cheaper than hashing them.
-        for last in lastSources where last.source == source { return last.id }
+        if let latest = lastSources.latest, latest.source == source { return latest.id }
+        if let previous = lastSources.previous, previous.source == source { return previous.id }
         let id: SourceID
         if let known = sourceIDs[source] {
             id = known
@@ -218,7 +221,7 @@ package struct Projections {
             sources.append(source)
             sourceIDs[source] = id
         }
-        lastSources = [(source, id)] + lastSources.prefix(1)
+        lastSources = ((source, id), lastSources.latest)
         return id
     }
 
