@@ -48,7 +48,7 @@ package struct Projections {
     var sourceIDs: [Source: SourceID] = [:]
     /// The two sources `sourceID` returned last, the latest first (a cache, no part of the
     /// state): a user's envelopes mostly alternate between a phone and a watch. Two fields,
-    /// not an array: one allocated per miss raised the bounded engine's peak.
+    /// not an array, so that a miss allocates nothing.
     private var lastSources: (latest: KnownSource?, previous: KnownSource?) = (nil, nil)
     private typealias KnownSource = (source: Source, id: SourceID)
     /// The spans `markDirty` read last (a cache, no part of the state).
@@ -132,12 +132,6 @@ package struct Projections {
         // Bound, not merged with `??`: a merged block was a copy, retaining its arrays.
         if let block { return fold(envelope, samples: block, at: position) }
         return fold(envelope, samples: SampleBlock(envelope.samples), at: position)
-    }
-
-    /// `apply(_:samples:at:)` with a block in hand (a replay's): wrapping it in an optional
-    /// copied it, retaining its arrays.
-    package mutating func apply(_ envelope: Envelope, samples block: SampleBlock, at position: UInt64) -> Effect {
-        fold(envelope, samples: block, at: position)
     }
 
     /// `apply` with the envelope's samples in hand.
