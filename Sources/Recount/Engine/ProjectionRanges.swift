@@ -101,12 +101,13 @@ struct ProjectionRanges {
         if log != nil { removeUnlisted() }
     }
 
-    /// One range holding `projections` (a read-only engine of one user's records), never
-    /// stored nor dropped.
-    init(holding projections: Projections, directory: DataDirectory) {
+    /// One range holding `projections`, folded from `snapshot` (a read-only engine of one
+    /// user's records), never stored nor dropped.
+    init(holding projections: Projections, foldedFrom snapshot: LogReader, directory: DataDirectory) {
         self.directory = directory
         limit = .max
         log = nil
+        self.snapshot = snapshot
         nextFile = 1
         through = projections.position
         ranges = [
@@ -594,7 +595,9 @@ struct ProjectionRanges {
     private func path(of file: String) -> String { directory.projections + "/" + file }
 
     /// A reader of the log as the engine sees it.
-    private func reader() throws -> LogReader {
+    /// The log as the engine reads it: the writer's as it is now, or the snapshot a read-only
+    /// engine opened (so that its audit history, `changes` and `verify` end where its ranges do).
+    func reader() throws -> LogReader {
         if let log { return log.reader() }
         return try snapshot ?? LogReader(directory: directory.log)
     }

@@ -17,9 +17,6 @@ public final class RecountEngine: Sendable {
     public let directory: String
     /// The writer of the log; `nil` for an engine opened read-only.
     private let log: Log?
-    /// The log as a read-only engine opened it: the audit history it replays ends where its
-    /// projections do, however far a writer beside it has appended since.
-    private let snapshot: LogReader?
     private let projections: LockedRanges
     /// Held for a whole ingest, so that ingests from many tasks append and fold in turn (a fold
     /// must follow the log's order).
@@ -73,7 +70,6 @@ public final class RecountEngine: Sendable {
         let log = try Log(
             directory: DataDirectory(directory).log, configuration: LogConfiguration(durability: durability))
         self.log = log
-        snapshot = nil
         var ranges = ProjectionRanges(directory: DataDirectory(directory), limit: self.memoryLimit, log: log)
         recordsFoldedOnOpen = try ranges.open(log.reader(), progress: progress).records
         onlyUser = nil
@@ -98,12 +94,9 @@ public final class RecountEngine: Sendable {
     ) throws {
         let limit = memoryLimit ?? Self.defaultMemoryLimit
         var ranges = ProjectionRanges(directory: DataDirectory(directory), limit: limit, log: nil)
-        let snapshot = try Self.logReader(directory: directory)
-        let folded = try ranges.open(snapshot, progress: progress)
+        let folded = try ranges.open(Self.logReader(directory: directory), progress: progress)
         if recompute { _ = try ranges.recompute() }
-        self.init(
-            readingDirectory: directory, snapshot, ranges, recordsFolded: folded.records, memoryLimit: limit,
-            onlyUser: nil)
+        self.init(readingDirectory: directory, ranges, recordsFolded: folded.records, memoryLimit: limit, onlyUser: nil)
     }
 
     /// Opens the data directory for queries about one user: that user's records and the `*`
@@ -126,20 +119,18 @@ public final class RecountEngine: Sendable {
         let snapshot = try Self.logReader(directory: directory)
         let (state, folded) = try ProjectionReplay.recomputed(snapshot, users: [user], progress: progress)
         self.init(
-            readingDirectory: directory, snapshot,
-            ProjectionRanges(holding: state, directory: DataDirectory(directory)),
+            readingDirectory: directory,
+            ProjectionRanges(holding: state, foldedFrom: snapshot, directory: DataDirectory(directory)),
             recordsFolded: folded.records, memoryLimit: .max, onlyUser: user)
     }
 
-    /// A read-only engine over `ranges`, folded from `snapshot`, the log of the data
-    /// directory `directory`.
+    /// A read-only engine over `ranges`, folded from the data directory `directory`.
     private init(
-        readingDirectory directory: String, _ snapshot: LogReader, _ ranges: sending ProjectionRanges,
-        recordsFolded: Int, memoryLimit: Int, onlyUser: String?
+        readingDirectory directory: String, _ ranges: sending ProjectionRanges, recordsFolded: Int, memoryLimit: Int,
+        onlyUser: String?
     ) {
         self.directory = directory
         log = nil
-        self.snapshot = snapshot
         recordsFoldedOnOpen = recordsFolded
         checkpointInterval = nil
         self.memoryLimit = memoryLimit
@@ -481,10 +472,9 @@ public final class RecountEngine: Sendable {
     }
 
     /// A reader of the engine's log: what it holds now, or for a read-only engine what it held
-    /// when the engine opened.
+    /// when the engine opened (`ProjectionRanges.reader()`). Not to be called under the lock.
     func logReader() throws -> LogReader {
-        if let snapshot { return snapshot }
-        return try writer().reader()
+        try projections.withLock { try $0.reader() }
     }
 
     /// Makes every appended envelope durable.
