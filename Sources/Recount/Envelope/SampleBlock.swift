@@ -84,9 +84,9 @@ package struct SampleBlock: Sendable {
     /// The samples, in order.
     package private(set) var entries: [Entry] = []
     /// The ids that are not UUIDs and the sync identifiers, in order of use.
-    fileprivate var texts: [String] = []
+    private var texts: [String] = []
     /// The workouts' details, in order.
-    fileprivate var workouts: [WorkoutDetails] = []
+    private var workouts: [WorkoutDetails] = []
 
     /// The block of `samples`, its tables numbered in order of first use.
     package init(_ samples: [Sample]) {
@@ -122,9 +122,7 @@ package struct SampleBlock: Sendable {
     package func id(of number: Int) -> SampleID { id(of: entries[number]) }
 
     private func id(of entry: Entry) -> SampleID {
-        entry.idForm == .text
-            ? SampleID(texts[Int(entry.idLow)])
-            : SampleID(uuid: entry.idHigh, entry.idLow, lowercase: entry.idForm == .lowercaseUUID)
+        entry.uuid.map { SampleID(uuid: $0.high, $0.low, lowercase: $0.lowercase) } ?? SampleID(texts[Int(entry.idLow)])
     }
 
     /// The sync identifier of entry `number`, if any.
@@ -136,6 +134,18 @@ package struct SampleBlock: Sendable {
     private func workout(of entry: Entry) -> WorkoutDetails? { entry.workout < 0 ? nil : workouts[Int(entry.workout)] }
 
     private func text(_ number: Int32) -> String? { number < 0 ? nil : texts[Int(number)] }
+
+    /// Keeps `text` (an id that is no UUID, a sync identifier) for an entry; returns its number.
+    fileprivate mutating func keep(text: String) -> Int32 {
+        texts.append(text)
+        return Int32(texts.count - 1)
+    }
+
+    /// Keeps `workout` for an entry; returns its number.
+    fileprivate mutating func keep(workout: WorkoutDetails) -> Int32 {
+        workouts.append(workout)
+        return Int32(workouts.count - 1)
+    }
 
     /// The entry of `strings` numbered `number`, if any.
     package func string(_ number: Int32) -> String? { number < 0 ? nil : strings[Int(number)] }
@@ -355,8 +365,7 @@ package struct SampleBlock: Sendable {
             form = flags.contains(.lowercaseUUID) ? .lowercaseUUID : .uppercaseUUID
             input.offset += 16
         } else {
-            (high, low, form) = (0, UInt64(texts.count), .text)
-            texts.append(try input.string())
+            (high, low, form) = (0, UInt64(keep(text: try input.string())), .text)
         }
         let type = try number(in: types.count, &input)
         let startMillis = previousStart &+ (try input.signed())
@@ -379,8 +388,7 @@ package struct SampleBlock: Sendable {
         entries[last].origin = try number(in: strings.count, &input)
         if flags.contains(.device) { entries[last].device = try number(in: strings.count, &input) }
         if flags.contains(.syncIdentifier) {
-            entries[last].syncIdentifier = Int32(texts.count)
-            texts.append(try input.string())
+            entries[last].syncIdentifier = keep(text: try input.string())
         }
         if flags.contains(.syncVersion) { entries[last].syncVersion = try input.signed() }
         if flags.contains(.lastModified) {
@@ -388,10 +396,7 @@ package struct SampleBlock: Sendable {
         }
         if !flags.isDisjoint(with: [.activity, .distance, .energy]) {
             let workout = try Self.readWorkout(flags, units: units, into: &entries[last], &input)
-            if let workout {
-                entries[last].workout = Int32(workouts.count)
-                workouts.append(workout)
-            }
+            if let workout { entries[last].workout = keep(workout: workout) }
         }
     }
 
@@ -439,8 +444,7 @@ extension SampleBlock.Entry {
         if let uuid = sample.pointee.id.uuid {
             (idHigh, idLow, idForm) = (uuid.high, uuid.low, uuid.lowercase ? .lowercaseUUID : .uppercaseUUID)
         } else {
-            (idHigh, idLow, idForm) = (0, UInt64(block.texts.count), .text)
-            block.texts.append(sample.pointee.id.text)
+            (idHigh, idLow, idForm) = (0, UInt64(block.keep(text: sample.pointee.id.text)), .text)
         }
         type = block.number(sample.pointee.type, hint: hints.type, &numbering)
         start = sample.pointee.start
@@ -454,14 +458,12 @@ extension SampleBlock.Entry {
         if let unit = sample.pointee.unit { self.unit = block.number(unit, hint: hints.unit, &numbering) }
         stage = sample.pointee.stage
         if let syncIdentifier = sample.pointee.syncIdentifier {
-            self.syncIdentifier = Int32(block.texts.count)
-            block.texts.append(syncIdentifier)
+            self.syncIdentifier = block.keep(text: syncIdentifier)
         }
         syncVersion = sample.pointee.syncVersion
         lastModified = sample.pointee.lastModified
         if let workout = sample.pointee.workout {
-            self.workout = Int32(block.workouts.count)
-            block.workouts.append(workout)
+            self.workout = block.keep(workout: workout)
             if let unit = workout.distance?.unit {
                 distanceUnit = block.number(unit, hint: hints.distanceUnit, &numbering)
             }
