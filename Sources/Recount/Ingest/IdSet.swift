@@ -23,7 +23,7 @@ package struct IdSet {
         prints.reserveCapacity(capacity)
         var size = Self.initialSlots
         while size < capacity * 2 { size *= 2 }
-        slots = Array(repeating: 0, count: size)
+        slots = Array(filledWith: 0, count: size)
     }
 
     /// The slots a set has once it holds an id.
@@ -35,7 +35,7 @@ package struct IdSet {
     /// Adds `id` unless it is there; either way its number, the order in which the ids were
     /// first added (so a caller can keep what it knows of each id in an array).
     package mutating func number(inserting id: SampleID) -> (number: Int, inserted: Bool) {
-        if slots.isEmpty { slots = Array(repeating: 0, count: Self.initialSlots) }
+        if slots.isEmpty { slots = Array(filledWith: 0, count: Self.initialSlots) }
         let print = id.fingerprint
         let mask = slots.count - 1
         var slot = Int(truncatingIfNeeded: print) & mask
@@ -63,7 +63,7 @@ package struct IdSet {
     }
 
     private mutating func grow() {
-        slots = Array(repeating: 0, count: slots.count * 2)
+        slots = Array(filledWith: 0, count: slots.count * 2)
         let mask = slots.count - 1
         for (index, print) in prints.enumerated() {
             var slot = Int(truncatingIfNeeded: print) & mask

@@ -80,7 +80,7 @@ extension Rollup {
         let byPriority = distinct.indices.sorted {
             priority.key(of: distinct[$0]) < priority.key(of: distinct[$1])
         }
-        var rankOfSlot = [Int](repeating: 0, count: distinct.count)
+        var rankOfSlot = [Int](filledWith: 0, count: distinct.count)
         for (rank, slot) in byPriority.enumerated() { rankOfSlot[slot] = rank }
         return (byPriority.map { distinct[$0] }, slot.map { rankOfSlot[$0] })
     }
@@ -92,8 +92,8 @@ extension Rollup {
         var bits: [UInt64]
 
         init(ranks: Int) {
-            counts = [Int32](repeating: 0, count: ranks)
-            bits = [UInt64](repeating: 0, count: (ranks + 63) / 64)
+            counts = [Int32](filledWith: 0, count: ranks)
+            bits = [UInt64](filledWith: 0, count: (ranks + 63) / 64)
         }
 
         @inline(__always)
@@ -156,8 +156,8 @@ extension Rollup {
         later.reserveCapacity(n)
         var parts: [(from: Int64, to: Int64)] = []
         parts.reserveCapacity(n)
-        var partStart = [Int](repeating: 0, count: n + 1)
-        var duration = [Int64](repeating: 0, count: n)
+        var partStart = [Int](filledWith: 0, count: n + 1)
+        var duration = [Int64](filledWith: 0, count: n)
         for place in 0..<n {
             partStart[place] = parts.count
             // Fields read in place: a copy of the sample would retain its id and zone.
@@ -200,7 +200,7 @@ extension Rollup {
         // at each instantaneous sample (-1 when it is not on the day).
         var stretches: [Stretch] = []
         stretches.reserveCapacity(events.count)
-        var instantWinner = [Int](repeating: -1, count: n)
+        var instantWinner = [Int](filledWith: -1, count: n)
         var coverage = Coverage(ranks: k)
         var previous = events.first.map(window.time) ?? 0
         var e = 0
@@ -247,7 +247,7 @@ extension Rollup {
         var count = 0
         // The milliseconds of the sample's day parts each rank won, and, with many sources, the
         // ranks that won any (with few, every rank is looked at).
-        var won = [Int64](repeating: 0, count: k)
+        var won = [Int64](filledWith: 0, count: k)
         let fewSources = k <= Tally.squareSources
         var winners: [Int] = fewSources ? Array(0..<k) : []
         // Where the last part's stretches began: parts mostly come in time order.
@@ -334,7 +334,7 @@ extension Rollup {
         var ends: [UInt64] = []
         ends.reserveCapacity(n)
         // Whether each sample is asleep and on the day.
-        var countsAsleep = [Bool](repeating: false, count: n)
+        var countsAsleep = [Bool](filledWith: false, count: n)
         var count = 0
         var tally = Tally(sources: sources)
         for place in 0..<n {
@@ -391,9 +391,8 @@ extension Rollup {
 
 /// Per-source counted and suppressed amounts of one merge, indexed by local rank.
 ///
-/// Two arrays of structs rather than an array per figure: each array a recompute allocates
-/// costs a lookup of its storage type's metadata in the runtime, and seven of them per cell
-/// were about 2% of a replay.
+/// Two arrays of structs rather than an array per figure: seven arrays allocated per cell were
+/// about 2% of a replay.
 private struct Tally {
     /// What one source had on the day.
     struct Share {
@@ -438,8 +437,8 @@ private struct Tally {
     init(sources: [SourceID]) {
         let k = sources.count
         self.sources = sources
-        shares = Array(repeating: Share(), count: k)
-        square = k <= Self.squareSources ? Array(repeating: Suppression(), count: k * k) : []
+        shares = Array(filledWith: Share(), count: k)
+        square = k <= Self.squareSources ? Array(filledWith: Suppression(), count: k * k) : []
     }
 
     /// Counts one sample of source `source`.
@@ -495,8 +494,8 @@ private struct Tally {
     /// Per rank, the winner that suppressed the largest amount of it, from the pairs that met
     /// (in whatever order they met); ties go to the higher priority (the lower rank).
     private func mainSuppressorsFromPairs() -> [Int?] {
-        var by = [Int?](repeating: nil, count: sources.count)
-        var most = [Double](repeating: 0, count: sources.count)
+        var by = [Int?](filledWith: nil, count: sources.count)
+        var most = [Double](filledWith: 0, count: sources.count)
         for (pair, suppression) in pairs {
             let (r, w) = (Int(pair.source), Int(pair.winner))
             if let held = by[r], suppression.amount < most[r] || (suppression.amount == most[r] && held < w) {
