@@ -415,7 +415,7 @@ import Testing
                 == #""a\"b\\c/\n\r\t\b\f\u0000\u001f"# + "\u{7F}é😀\"")
         #expect(JSONWriter.string(.string("plain")) == "\"plain\"")
         #expect(
-            JSONWriter.string(.object(JSONObject(members: [(key: "k\"", value: .null)])))
+            JSONWriter.string(.object(JSONObject(members: [.init(key: "k\"", value: .null)])))
                 == #"{"k\"":null}"#)
     }
 
@@ -609,16 +609,14 @@ import Testing
                         value(depth: depth + 1, using: &random, foundationSafe: foundationSafe)
                     })
             default:
-                var members: [(key: String, value: JSONValue)] = []
+                var members: [JSONObject.Member] = []
                 for _ in 0..<Int.random(in: 0...5, using: &random) {
                     let key = string(from: keyPieces, using: &random)
                     guard !members.contains(where: { Array($0.key.utf8) == Array(key.utf8) })
                     else { continue }
                     members.append(
-                        (
-                            key,
-                            value(depth: depth + 1, using: &random, foundationSafe: foundationSafe)
-                        ))
+                        JSONObject.Member(
+                            key: key, value: value(depth: depth + 1, using: &random, foundationSafe: foundationSafe)))
                 }
                 return .object(JSONObject(members: members))
             }

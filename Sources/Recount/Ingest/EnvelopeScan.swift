@@ -14,7 +14,13 @@ package struct EnvelopeScan {
     /// The fingerprints of the root's keys (`JSONReader.fingerprint`), in member order.
     private(set) var rootKeyPrints: [UInt64] = []
     /// The lifted sample arrays with their member names (an envelope has one at most).
-    private var liftedSamples: [(key: String, fields: [SampleFields])] = []
+    private var liftedSamples: [LiftedSamples] = []
+
+    /// A lifted sample array and its member name (a struct: see `JSONObject.Member`).
+    private struct LiftedSamples {
+        var key: String
+        var fields: [SampleFields]
+    }
     /// The lifted `changes` array of a Health Connect page.
     var changes: LiftedChanges? = nil
 
@@ -84,14 +90,14 @@ package struct EnvelopeScan {
                 let isArray = reader.index < reader.count && reader.byte(reader.index) == 0x5B
                 if isArray, holdsSamples(key) {
                     guard let samples = try scanSamples(&reader) else { return nil }
-                    scan.liftedSamples.append((key, samples))
-                    scan.root.members.append((key: key, value: .array([])))
+                    scan.liftedSamples.append(LiftedSamples(key: key, fields: samples))
+                    scan.root.members.append(JSONObject.Member(key: key, value: .array([])))
                 } else if isArray, key == "changes" {
                     guard let changes = try scanChanges(&reader) else { return nil }
                     scan.changes = changes
-                    scan.root.members.append((key: key, value: .array([])))
+                    scan.root.members.append(JSONObject.Member(key: key, value: .array([])))
                 } else {
-                    scan.root.members.append((key: key, value: try reader.parseTree()))
+                    scan.root.members.append(JSONObject.Member(key: key, value: try reader.parseTree()))
                 }
                 reader.skipWhitespace()
             } while try reader.nextSeparator(close: 0x7D)

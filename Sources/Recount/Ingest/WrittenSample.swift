@@ -169,6 +169,7 @@ struct WrittenSample: SampleSource {
         guard let total else { return .null }
         let value = number(EnvelopeJSON.number(total.value))
         guard let unit = total.unit else { return value }
-        return .object(JSONObject(members: [("value", value), ("unit", .string(unit.symbol))]))
+        return .object(
+            JSONObject(members: [.init(key: "value", value: value), .init(key: "unit", value: .string(unit.symbol))]))
     }
 }

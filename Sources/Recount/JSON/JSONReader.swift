@@ -240,12 +240,12 @@ struct JSONReader: ~Copyable {
         }
         let keyBase = keys.address(of: frame.keyStart)
         let valueBase = values.address(of: frame.valueStart)
-        let members = [(key: String, value: JSONValue)](unsafeUninitializedCapacity: memberCount) {
+        let members = [JSONObject.Member](unsafeUninitializedCapacity: memberCount) {
             buffer, initialized in
             guard let target = buffer.baseAddress else { return }
             for k in 0..<memberCount {
                 let key = (keyBase + k).move()
-                (target + k).initialize(to: (key: key.text, value: (valueBase + k).move()))
+                (target + k).initialize(to: JSONObject.Member(key: key.text, value: (valueBase + k).move()))
             }
             initialized = memberCount
         }

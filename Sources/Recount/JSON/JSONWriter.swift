@@ -59,7 +59,7 @@ package enum JSONWriter {
         /// An array and the position of its next element.
         case array([JSONValue], next: Int)
         /// An object's members and the position of its next member.
-        case object([(key: String, value: JSONValue)], next: Int)
+        case object([JSONObject.Member], next: Int)
     }
 
     /// Compact JSON text of a value, as a `String`.
