@@ -28,14 +28,27 @@ struct ObjectReader {
         }
     }
 
+    /// The value of member `key`, if any. With the keys' fingerprints, a name is compared only
+    /// with the key whose fingerprint it shares: comparing it with each key in turn cost about
+    /// 800 instructions a lookup, three lookups or more per envelope.
+    private func member(_ key: String) -> JSONValue? {
+        guard let keyPrints else { return object[key] }
+        let print = key.withRawUTF8 { JSONReader.fingerprint($0) }
+        for index in keyPrints.indices
+        where keyPrints[index] == print && JSONObject.sameScalars(object.members[index].key, key) {
+            return object.members[index].value
+        }
+        return nil
+    }
+
     func required(_ key: String) throws(FieldError) -> JSONValue {
-        guard let value = object[key] else { throw FieldError(.missingField, path: path(key), reason: "is required") }
+        guard let value = member(key) else { throw FieldError(.missingField, path: path(key), reason: "is required") }
         return value
     }
 
     /// An optional member; an explicit `null` is refused (leave the field out instead).
     func optional(_ key: String) throws(FieldError) -> JSONValue? {
-        guard let value = object[key] else { return nil }
+        guard let value = member(key) else { return nil }
         if case .null = value {
             throw FieldError(.nullField, path: path(key), reason: "must not be null (leave it out)")
         }
@@ -84,7 +97,7 @@ struct ObjectReader {
 
     /// What the instant of member `key` (which parsed) holds beyond its millisecond.
     func fractionBeyondMillis(_ key: String) -> Int64 {
-        guard case .string(let text) = object[key] else { return 0 }
+        guard case .string(let text) = member(key) else { return 0 }
         return RFC3339.fractionBeyondMillis(text)
     }
 
