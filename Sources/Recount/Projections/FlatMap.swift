@@ -52,3 +52,13 @@ package struct FlatMap<Key: FlatKey, Value: Sendable>: Sequence, Sendable {
 
     package var underestimatedCount: Int { values.count }
 }
+
+extension FlatMap where Key: Comparable {
+    /// The keys and values in ascending key order. The keys' numbers are sorted, not the pairs:
+    /// sorting pairs moved each value, retaining and releasing what it held.
+    package func sortedByKey() -> some Sequence<(key: Key, value: Value)> {
+        let keys = table.keys
+        let order = keys.indices.sorted { keys[$0] < keys[$1] }
+        return order.lazy.map { [values] in (key: keys[$0], value: values[$0]) }
+    }
+}

@@ -137,7 +137,7 @@ extension Projections {
     func writeRollupCheckpoint(_ out: inout CanonicalBytes) {
         out.append(UInt64(rollups.count))
         var cellBytes: [UInt8] = []
-        for (key, stored) in rollups.sorted(by: { $0.key < $1.key }) {
+        for (key, stored) in rollups.sortedByKey() {
             out.append(key.user)
             out.append(stored.version)
             cellBytes.removeAll(keepingCapacity: true)
