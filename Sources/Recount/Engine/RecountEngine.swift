@@ -168,7 +168,9 @@ public final class RecountEngine: Sendable {
     /// - Parameters:
     ///   - paths: the files, or `-`.
     ///   - recompute: rebuild the days the ingest dirtied before returning; `false` leaves them
-    ///     for `recompute()` or the next query that reads rollups.
+    ///     for `recompute()` or the next query that reads rollups, but for those of a range of
+    ///     users that must split to keep within `memoryLimit` (a range is recomputed before it
+    ///     splits; the report counts those days).
     ///   - rejected: called with each rejected line as it is found (the report keeps only the
     ///     first `IngestReport.rejectionsKept`).
     ///   - progress: called after each appended batch with the report so far.
