@@ -12,3 +12,23 @@ extension Array {
         append(contentsOf: repeatElement(value, count: count))
     }
 }
+
+extension Array {
+    /// This array's storage, emptied, leaving an empty array in its place: how a buffer kept
+    /// from one use to the next is taken (and put back when done), so that each use allocates
+    /// nothing once the buffer has grown.
+    mutating func takeEmptied() -> [Element] {
+        var taken: [Element] = []
+        swap(&taken, &self)
+        taken.removeAll(keepingCapacity: true)
+        return taken
+    }
+
+    /// This array's storage holding `count` copies of `value`, leaving an empty array in its
+    /// place (see `takeEmptied()`).
+    mutating func takeFilled(with value: Element, count: Int) -> [Element] {
+        var taken = takeEmptied()
+        taken.append(contentsOf: repeatElement(value, count: count))
+        return taken
+    }
+}
