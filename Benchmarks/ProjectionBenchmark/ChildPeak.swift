@@ -25,9 +25,10 @@ enum ChildPeak {
 
     /// In a child: `replayFlag DIRECTORY GROUP-BYTES` replays the log of `DIRECTORY` as
     /// `recount replay` does (fold, recompute and digest, at most `GROUP-BYTES` of records at a
-    /// time); `ingestFlag DIRECTORY LIMIT FILE...` ingests the files into a new engine there
-    /// holding at most `LIMIT` ids and rollups, then closes it (the time covers both) and takes
-    /// its digest. Prints the measure as JSON; `false` when this is not a child.
+    /// time); `ingestFlag DIRECTORY LIMIT RECOMPUTE FILE...` ingests the files into a new engine
+    /// there holding at most `LIMIT` ids and rollups, recomputing when `RECOMPUTE` is `yes`,
+    /// then closes it (the time covers both) and takes its digest, recomputed in the reader
+    /// when the ingest was not. Prints the measure as JSON; `false` when this is not a child.
     static func runChildIfAsked() throws -> Bool {
         let arguments = CommandLine.arguments
         if let at = arguments.firstIndex(of: replayFlag), arguments.count > at + 2,
@@ -41,16 +42,17 @@ enum ChildPeak {
                 digest: SHA256.hex(replayed.digest))
             return true
         }
-        if let at = arguments.firstIndex(of: ingestFlag), arguments.count > at + 3, let limit = Int(arguments[at + 2]) {
+        if let at = arguments.firstIndex(of: ingestFlag), arguments.count > at + 4, let limit = Int(arguments[at + 2]) {
             let directory = arguments[at + 1]
+            let recompute = arguments[at + 3] == "yes"
             var stopwatch = Stopwatch()
             let samples = try stopwatch.time {
                 let engine = try RecountEngine(directory: directory, durability: .none, memoryLimit: limit)
-                let report = try engine.ingest(files: Array(arguments[(at + 3)...]))
+                let report = try engine.ingest(files: Array(arguments[(at + 4)...]), recompute: recompute)
                 try engine.close()
                 return report.samples
             }
-            let engine = try RecountEngine(readingDirectory: directory, recompute: false, memoryLimit: limit)
+            let engine = try RecountEngine(readingDirectory: directory, recompute: !recompute, memoryLimit: limit)
             let ranges = try FileManager.default.contentsOfDirectory(atPath: DataDirectory(directory).projections)
                 .count { $0.hasPrefix("range-") || $0 == "checkpoint" }
             report(seconds: stopwatch.seconds, groups: ranges, samples: samples, digest: try engine.digest())
@@ -73,9 +75,9 @@ enum ChildPeak {
     }
 
     /// An ingest of `files` into a new engine at `directory` holding at most `limit` ids and
-    /// rollups.
-    static func ingest(_ files: [String], directory: String, limit: Int) throws -> Measure {
-        try child([ingestFlag, directory, String(limit)] + files)
+    /// rollups, recomputing or not.
+    static func ingest(_ files: [String], directory: String, limit: Int, recompute: Bool = true) throws -> Measure {
+        try child([ingestFlag, directory, String(limit), recompute ? "yes" : "no"] + files)
     }
 
     /// Runs this program as a child with `arguments`, and reads its measure.

@@ -277,16 +277,24 @@ run.check(
 
 // The engine's own peak, ingesting the whole input in a child: under a memory limit of a
 // fifth of the store's ids and rollups (so it splits into ranges of users, stores and drops
-// them), and under the default limit, which holds this store whole.
+// them), recomputing and not (`--no-recompute`: a range splits all the same, recomputed
+// first), and under the default limit, which holds this store whole.
 let boundedLimit = (expectedLive + expectedRollups) / 5
 let bounded = try ChildPeak.ingest(
     [headPath, tailPath], directory: scratch + "/bounded", limit: boundedLimit)
 run.check(bounded.digest == storedDigest, "the bounded engine's digest differs")
 run.check(bounded.userGroups >= 2, "the bounded engine stored \(bounded.userGroups) ranges")
+let boundedUnrecomputed = try ChildPeak.ingest(
+    [headPath, tailPath], directory: scratch + "/bounded-no-recompute", limit: boundedLimit, recompute: false)
+run.check(boundedUnrecomputed.digest == storedDigest, "the bounded engine's digest differs without recompute")
+run.check(
+    boundedUnrecomputed.userGroups >= 2,
+    "the bounded engine stored \(boundedUnrecomputed.userGroups) ranges without recompute")
 let unbounded = try ChildPeak.ingest(
     [headPath, tailPath], directory: scratch + "/unbounded", limit: RecountEngine.defaultMemoryLimit)
 run.check(unbounded.digest == storedDigest, "the engine's digest differs")
 try? FileManager.default.removeItem(atPath: scratch + "/bounded")
+try? FileManager.default.removeItem(atPath: scratch + "/bounded-no-recompute")
 try? FileManager.default.removeItem(atPath: scratch + "/unbounded")
 
 var replayed = Projections()
@@ -508,6 +516,9 @@ emitJSONLine([
 emitJSONLine([
     ("benchmark", "engine.bounded"), ("memoryLimit", boundedLimit), ("ranges", bounded.userGroups),
     ("peakMiB", Double(bounded.peakKiB) / 1024), ("samplesPerSec", Double(bounded.samples) / bounded.seconds),
+    ("noRecomputePeakMiB", Double(boundedUnrecomputed.peakKiB) / 1024),
+    ("noRecomputeSamplesPerSec", Double(boundedUnrecomputed.samples) / boundedUnrecomputed.seconds),
+    ("noRecomputeRanges", boundedUnrecomputed.userGroups),
     ("defaultLimitPeakMiB", Double(unbounded.peakKiB) / 1024),
     ("defaultLimitSamplesPerSec", Double(unbounded.samples) / unbounded.seconds),
     ("peakRatio", Double(bounded.peakKiB) / Double(unbounded.peakKiB)),
