@@ -19,6 +19,14 @@ package enum EnvelopeCodec {
     ///   can take instead of building it again).
     @discardableResult
     package static func encode(_ envelope: Envelope, into bytes: inout [UInt8]) -> SampleBlock? {
+        var block = SampleBlock([])
+        return encode(envelope, into: &bytes, block: &block) ? block : nil
+    }
+
+    /// Appends the record for `envelope` to `bytes`, its samples written from `block`, which
+    /// this empties and fills with them (an ingest keeps blocks from one batch to the next).
+    /// - Returns: whether the envelope's kind has samples (else `block` is left empty).
+    package static func encode(_ envelope: Envelope, into bytes: inout [UInt8], block: inout SampleBlock) -> Bool {
         var out = RecordWriter()
         swap(&out.bytes, &bytes)
         defer { swap(&out.bytes, &bytes) }
@@ -26,11 +34,12 @@ package enum EnvelopeCodec {
         out.byte(envelope.kind.rawValue)
         out.string(envelope.user)
         writeInstant(envelope.receivedAt, &out)
-        var block: SampleBlock?
+        block.removeAll()
+        var hasSamples = false
         func writeBlock(_ samples: [Sample]) {
-            let written = SampleBlock(samples)
-            written.write(&out)
-            block = written
+            block.fill(with: samples)
+            block.write(&out)
+            hasSamples = true
         }
         switch envelope.body {
         case .healthKitDelivery(let delivery):
@@ -85,7 +94,7 @@ package enum EnvelopeCodec {
         case .configOwnOrigins(let origins):
             writeStrings(origins, &out)
         }
-        return block
+        return hasSamples
     }
 
     /// The user of the record's envelope, read from its first fields only; `nil` when the

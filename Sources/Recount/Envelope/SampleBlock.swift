@@ -90,6 +90,14 @@ package struct SampleBlock: Sendable {
 
     /// The block of `samples`, its tables numbered in order of first use.
     package init(_ samples: [Sample]) {
+        fill(with: samples)
+    }
+
+    /// Fills this empty block (`removeAll()` empties one, keeping its arrays' room) with
+    /// `samples`, as `init(_:)` does: a block refilled for each envelope allocates nothing once
+    /// its arrays have grown.
+    package mutating func fill(with samples: [Sample]) {
+        precondition(entries.isEmpty && strings.isEmpty && types.isEmpty && units.isEmpty, "fill an empty block")
         var numbering = Numbering()
         entries.reserveCapacity(samples.count)
         // Samples are read in place through the buffer: binding one, or passing it to a function,
@@ -317,7 +325,7 @@ package struct SampleBlock: Sendable {
 
     /// Removes every sample and table entry, keeping the arrays' room: a replay reads every
     /// record into one block rather than allocating four arrays per record.
-    mutating func removeAll() {
+    package mutating func removeAll() {
         strings.removeAll(keepingCapacity: true)
         types.removeAll(keepingCapacity: true)
         units.removeAll(keepingCapacity: true)

@@ -73,6 +73,9 @@ package struct Ingestor {
         var batch = LogBatch()
         var envelopes: [Envelope] = []
         var blocks: [SampleBlock?] = []
+        // The blocks of the batch before, refilled by this one's envelopes: a block per envelope
+        // allocated its arrays and freed them, four of each per envelope.
+        var spareBlocks: [SampleBlock] = []
         var record: [UInt8] = []
         var pendingSamples = 0
         var deadline = ContinuousClock.now
@@ -87,7 +90,9 @@ package struct Ingestor {
             pendingSamples = 0
             try appended?(envelopes, blocks, positions)
             envelopes.removeAll(keepingCapacity: true)
-            blocks.removeAll(keepingCapacity: true)
+            while let block = blocks.popLast() {
+                if let block { spareBlocks.append(block) }
+            }
             progress?(report)
         }
         func reject(_ error: IngestError) {
@@ -128,22 +133,27 @@ package struct Ingestor {
             case .line(.accepted(let decoded)):
                 let envelope = decoded.stamped(at: now())
                 record.removeAll(keepingCapacity: true)
-                let block = EnvelopeCodec.encode(envelope, into: &record)
+                var block = spareBlocks.popLast() ?? SampleBlock([])
+                let hasSamples = EnvelopeCodec.encode(envelope, into: &record, block: &block)
                 let size = Self.lengthPrefixBytes(record.count) + record.count
                 guard size <= batchBytes else {
                     reject(
                         IngestError(
                             .recordTooLarge, line: input.lineNumber, path: "$",
                             reason: "makes a log record of \(size) bytes; at most \(batchBytes) fit in one log frame"))
+                    spareBlocks.append(block)
                     continue
                 }
                 if batch.byteCount + size > batchBytes { try flush() }
                 if batch.isEmpty { deadline = .now + linger.maxAge }
                 record.withUnsafeBytes { batch.append($0) }
-                pendingSamples += block?.entries.count ?? 0
+                pendingSamples += block.entries.count
                 if appended != nil {
                     envelopes.append(consume envelope)
-                    blocks.append(consume block)
+                    blocks.append(hasSamples ? block : nil)
+                    if !hasSamples { spareBlocks.append(block) }
+                } else {
+                    spareBlocks.append(block)
                 }
                 if batch.count >= batchSize { try flush() }
             }
