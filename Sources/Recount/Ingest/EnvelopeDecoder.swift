@@ -16,15 +16,22 @@ package struct EnvelopeDecoder {
         self.scanning = scanning
     }
 
-    /// Decodes line `line` of an input.
-    package func decode(line bytes: UnsafeRawBufferPointer, number line: Int) throws(IngestError) -> EnvelopeInput {
+    /// What a caller decoding many lines keeps from one line to the next: the strings its
+    /// samples repeat, and the room of the scan.
+    struct Scratch {
         var repeats = SampleRepeats()
-        return try decode(line: bytes, number: line, repeats: &repeats)
+        var scan = EnvelopeScan()
     }
 
-    /// Decodes line `line` of an input, building the repeated fields of its samples through
-    /// `repeats`, which a caller decoding many lines keeps from one to the next.
-    func decode(line bytes: UnsafeRawBufferPointer, number line: Int, repeats: inout SampleRepeats)
+    /// Decodes line `line` of an input.
+    package func decode(line bytes: UnsafeRawBufferPointer, number line: Int) throws(IngestError) -> EnvelopeInput {
+        var scratch = Scratch()
+        return try decode(line: bytes, number: line, scratch: &scratch)
+    }
+
+    /// Decodes line `line` of an input, working in `scratch`, which a caller decoding many
+    /// lines keeps from one to the next.
+    func decode(line bytes: UnsafeRawBufferPointer, number line: Int, scratch: inout Scratch)
         throws(IngestError) -> EnvelopeInput
     {
         guard bytes.count <= EnvelopeLimits.lineBytes else {
@@ -32,9 +39,9 @@ package struct EnvelopeDecoder {
                 .lineTooLong, line: line, path: "$",
                 reason: "is \(bytes.count) bytes; lines of at most \(EnvelopeLimits.lineBytes) bytes are accepted")
         }
-        if scanning, let scan = EnvelopeScan.scan(bytes, maxDepth: EnvelopeLimits.depth) {
+        if scanning, scratch.scan.rescan(bytes, maxDepth: EnvelopeLimits.depth) {
             do {
-                return try decode(.object(scan.root), scan: scan, repeats: &repeats)
+                return try decode(.object(scratch.scan.root), scan: scratch.scan, repeats: &scratch.repeats)
             } catch {
                 throw IngestError(error.code, line: line, path: error.path, reason: error.reason)
             }
@@ -52,7 +59,7 @@ package struct EnvelopeDecoder {
                 reason: "is not valid JSON: \(error.reason)\(at) (byte \(error.offset + 1))")
         }
         do {
-            return try decode(value, repeats: &repeats)
+            return try decode(value, repeats: &scratch.repeats)
         } catch {
             throw IngestError(error.code, line: line, path: error.path, reason: error.reason)
         }

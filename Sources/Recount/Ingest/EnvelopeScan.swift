@@ -8,13 +8,15 @@
 /// its tree would (a test checks both ways on the corpus and on fuzzed lines).
 package struct EnvelopeScan {
     /// The bytes scanned, which the sample fields point into.
-    let bytes: UnsafeRawBufferPointer
+    private(set) var bytes = UnsafeRawBufferPointer(start: nil, count: 0)
     /// The root object, each lifted sample array standing as an empty array.
     var root = JSONObject()
     /// The fingerprints of the root's keys (`JSONReader.fingerprint`), in member order.
     private(set) var rootKeyPrints: [UInt64] = []
     /// The lifted sample arrays with their member names (an envelope has one at most).
     private var liftedSamples: [LiftedSamples] = []
+    /// The room of the last scan's lifted sample array, for the next scan's.
+    private var spareFields: [SampleFields] = []
 
     /// A lifted sample array and its member name (a struct: see `JSONObject.Member`).
     private struct LiftedSamples {
@@ -49,68 +51,88 @@ package struct EnvelopeScan {
     /// Whether the root member `key`'s array is read as samples.
     static func holdsSamples(_ key: String) -> Bool { key == "added" || key == "samples" }
 
+    /// An empty scan, to `rescan` lines into.
+    package init() {}
+
     /// Scans `bytes`, or returns `nil` when the line is not plain (see the type's description).
     package static func scan(_ bytes: UnsafeRawBufferPointer, maxDepth: Int) -> EnvelopeScan? {
-        guard let base = bytes.baseAddress, bytes.count > 0 else { return nil }
+        var scan = EnvelopeScan()
+        return scan.rescan(bytes, maxDepth: maxDepth) ? scan : nil
+    }
+
+    /// Scans `bytes` into this scan, in the room of the one before: a decoder keeps one scan
+    /// for all its lines, where a scan per line allocated its arrays and freed them (through
+    /// generic value witnesses: about 2,600 instructions a line). `false` when the line is not
+    /// plain; what the scan holds is then not to be read.
+    package mutating func rescan(_ bytes: UnsafeRawBufferPointer, maxDepth: Int) -> Bool {
+        self.bytes = bytes
+        root.members.removeAll(keepingCapacity: true)
+        rootKeyPrints.removeAll(keepingCapacity: true)
+        while let lifted = liftedSamples.popLast() { spareFields = lifted.fields }
+        changes = nil
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return false }
         // The root object is one level; the tree parser counts it, so nested values get one less.
         var reader = JSONReader(base: base, count: bytes.count, maxDepth: maxDepth - 1)
         do throws(JSONReadFailure) {
             return try scanRoot(&reader)
         } catch {
-            return nil
+            return false
         }
     }
 
-    private static func scanRoot(_ reader: inout JSONReader) throws(JSONReadFailure) -> EnvelopeScan? {
-        if reader.count >= 3, reader.byte(0) == 0xEF { return nil }
+    private mutating func scanRoot(_ reader: inout JSONReader) throws(JSONReadFailure) -> Bool {
+        if reader.count >= 3, reader.byte(0) == 0xEF { return false }
         reader.skipWhitespace()
-        guard reader.next(is: 0x7B) else { return nil }  // {
-        var scan = EnvelopeScan(bytes: reader.bytes)
+        guard reader.next(is: 0x7B) else { return false }  // {
         // Room for an envelope's usual members at once: growing from one by doubling copied
         // them three or four times.
-        scan.root.members.reserveCapacity(8)
-        scan.rootKeyPrints.reserveCapacity(8)
+        root.members.reserveCapacity(8)
+        rootKeyPrints.reserveCapacity(8)
         reader.skipWhitespace()
         if !reader.next(is: 0x7D) {  // }
             repeat {
                 reader.skipWhitespace()
-                guard reader.index < reader.count, reader.byte(reader.index) == 0x22 else { return nil }
+                guard reader.index < reader.count, reader.byte(reader.index) == 0x22 else { return false }
                 // Keys are compared by a fingerprint of their bytes first: comparing each new
                 // key's string with every earlier one cost more than reading the members.
                 let (key, print) = try reader.parseKey()
                 guard
-                    !scan.rootKeyPrints.indices.contains(where: {
-                        scan.rootKeyPrints[$0] == print && scan.root.members[$0].key.hasSameUTF8(as: key)
+                    !rootKeyPrints.indices.contains(where: {
+                        rootKeyPrints[$0] == print && root.members[$0].key.hasSameUTF8(as: key)
                     })
-                else { return nil }
-                scan.rootKeyPrints.append(print)
+                else { return false }
+                rootKeyPrints.append(print)
                 reader.skipWhitespace()
-                guard reader.next(is: 0x3A) else { return nil }  // :
+                guard reader.next(is: 0x3A) else { return false }  // :
                 reader.skipWhitespace()
                 let isArray = reader.index < reader.count && reader.byte(reader.index) == 0x5B
-                if isArray, holdsSamples(key) {
-                    guard let samples = try scanSamples(&reader) else { return nil }
-                    scan.liftedSamples.append(LiftedSamples(key: key, fields: samples))
-                    scan.root.members.append(JSONObject.Member(key: key, value: .array([])))
+                if isArray, Self.holdsSamples(key) {
+                    guard let samples = try Self.scanSamples(&reader, into: spareFields.takeEmptied()) else {
+                        return false
+                    }
+                    liftedSamples.append(LiftedSamples(key: key, fields: samples))
+                    root.members.append(JSONObject.Member(key: key, value: .array([])))
                 } else if isArray, key == "changes" {
-                    guard let changes = try scanChanges(&reader) else { return nil }
-                    scan.changes = changes
-                    scan.root.members.append(JSONObject.Member(key: key, value: .array([])))
+                    guard let changes = try Self.scanChanges(&reader) else { return false }
+                    self.changes = changes
+                    root.members.append(JSONObject.Member(key: key, value: .array([])))
                 } else {
-                    scan.root.members.append(JSONObject.Member(key: key, value: try reader.parseTree()))
+                    root.members.append(JSONObject.Member(key: key, value: try reader.parseTree()))
                 }
                 reader.skipWhitespace()
             } while try reader.nextSeparator(close: 0x7D)
         }
         reader.skipWhitespace()
-        return reader.index == reader.count ? scan : nil
+        return reader.index == reader.count
     }
 
-    /// Reads an array of sample objects; `nil` when it is anything else, or when a sample
-    /// repeats a member or has one that is not a sample field.
-    private static func scanSamples(_ reader: inout JSONReader) throws(JSONReadFailure) -> [SampleFields]? {
+    /// Reads an array of sample objects into `samples` (empty, its room reused); `nil` when it
+    /// is anything else, or when a sample repeats a member or has one that is not a sample field.
+    private static func scanSamples(_ reader: inout JSONReader, into samples: [SampleFields]) throws(JSONReadFailure)
+        -> [SampleFields]?
+    {
         reader.index &+= 1  // [
-        var samples: [SampleFields] = []
+        var samples = samples
         // As for the root's members: most envelopes hold a few samples.
         samples.reserveCapacity(8)
         var order = SampleFields.MemberOrder()

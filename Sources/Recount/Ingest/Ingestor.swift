@@ -79,7 +79,7 @@ package struct Ingestor {
         var record: [UInt8] = []
         var pendingSamples = 0
         var deadline = ContinuousClock.now
-        var repeats = SampleRepeats()
+        var scratch = EnvelopeDecoder.Scratch()
         func flush() throws {
             guard !batch.isEmpty else { return }
             let positions = try log.append(batch)
@@ -114,7 +114,7 @@ package struct Ingestor {
                 case .bytes(let line):
                     if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return .blank }
                     do throws(IngestError) {
-                        return .accepted(try decoder.decode(line: line, number: input.lineNumber, repeats: &repeats))
+                        return .accepted(try decoder.decode(line: line, number: input.lineNumber, scratch: &scratch))
                     } catch {
                         return .rejected(error)
                     }
