@@ -29,7 +29,6 @@ extension Projections {
         // Cells come by user and metric, and a user's cells mostly share their sources: the
         // ranking of the cell before is reused when it ranked the same sources.
         var ranked: (user: UInt32, metric: Metric, sources: [SourceID], priority: SourcePriority)?
-        var buffers = Rollup.MergeBuffers()
         for (place, (key, version)) in dirtied.enumerated() where place == 0 || dirtied[place - 1].cell != key {
             let old = rollups[key]
             guard version >= (old?.version ?? 0) else { continue }
@@ -50,7 +49,7 @@ extension Projections {
             let new = StoredRollup(
                 cell: Rollup.compute(
                     metric: key.metric, day: key.day, samples: samples, priority: priority,
-                    zones: zones, buffers: &buffers),
+                    zones: zones),
                 version: version)
             store(new, at: key)
             changes.append(CellChange(key: key, old: old, new: new))

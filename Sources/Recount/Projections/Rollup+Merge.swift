@@ -87,19 +87,13 @@ extension Rollup {
 
     /// How many samples of each rank cover the sweep's instant, and the ranks with any as bits,
     /// so the winner (the lowest such rank) is found a word at a time.
-    fileprivate struct Coverage {
+    private struct Coverage {
         var counts: [Int32]
         var bits: [UInt64]
 
-        init() {
-            counts = []
-            bits = []
-        }
-
-        /// Zero counts for `ranks` ranks, in the arrays of `spent` (left empty).
-        init(ranks: Int, reusing spent: inout Coverage) {
-            counts = spent.counts.takeFilled(with: 0, count: ranks)
-            bits = spent.bits.takeFilled(with: 0, count: (ranks + 63) / 64)
+        init(ranks: Int) {
+            counts = [Int32](filledWith: 0, count: ranks)
+            bits = [UInt64](filledWith: 0, count: (ranks + 63) / 64)
         }
 
         @inline(__always)
@@ -132,37 +126,10 @@ extension Rollup {
     }
 
     /// A stretch of time `[from, to)` in which rank `winner` decided.
-    fileprivate struct Stretch {
+    private struct Stretch {
         var from: Int64
         var to: Int64
         var winner: Int
-    }
-
-    /// A part `[from, to)` of a sample on the day.
-    fileprivate struct Part {
-        var from: Int64
-        var to: Int64
-    }
-
-    /// The arrays a merge works in, kept from one cell to the next by a caller that merges
-    /// many: allocated afresh, a dozen or more a cell, allocating and freeing them was about a
-    /// third of a recompute's instructions.
-    struct MergeBuffers {
-        fileprivate var events: [UInt64] = []
-        fileprivate var later: [UInt64] = []
-        fileprivate var parts: [Part] = []
-        fileprivate var partStart: [Int] = []
-        fileprivate var duration: [Int64] = []
-        fileprivate var stretches: [Stretch] = []
-        fileprivate var instantWinner: [Int] = []
-        fileprivate var won: [Int64] = []
-        fileprivate var winners: [Int] = []
-        fileprivate var countsAsleep: [Bool] = []
-        fileprivate var coverage = Coverage()
-        fileprivate var asleep = Coverage()
-        fileprivate var tally = Tally()
-
-        init() {}
     }
 
     /// Sums (steps, distance, active energy): each sample adds value × (its counted time on the
@@ -170,7 +137,7 @@ extension Rollup {
     /// source covers its instant.
     static func mergeSum(
         metric: Metric, day: CivilDay, samples: [LiveSample], order: [Int], priority: SourcePriority,
-        zones: ZoneOffsets, buffers: inout MergeBuffers
+        zones: ZoneOffsets
     ) -> RollupCell {
         let n = order.count
         precondition(n < 1 << (payloadBits - 1), "too many samples in one rollup cell")
@@ -183,13 +150,14 @@ extension Rollup {
         // parts on the day, adjacent ones joined: `parts[partStart[place]..<partStart[place + 1]]`.
         // Cover starts come in canonical order, already sorted; the ends and instants are kept
         // apart and appended after them, so the sort mostly merges a few sorted runs.
-        var events = buffers.events.takeEmptied()
-        var later = buffers.later.takeEmptied()
-        var parts = buffers.parts.takeEmptied()
-        var partStart = buffers.partStart.takeFilled(with: 0, count: n + 1)
-        var duration = buffers.duration.takeFilled(with: 0, count: n)
-        defer { (buffers.events, buffers.later, buffers.parts) = (events, later, parts) }
-        defer { (buffers.partStart, buffers.duration) = (partStart, duration) }
+        var events: [UInt64] = []
+        events.reserveCapacity(2 * n)
+        var later: [UInt64] = []
+        later.reserveCapacity(n)
+        var parts: [(from: Int64, to: Int64)] = []
+        parts.reserveCapacity(n)
+        var partStart = [Int](filledWith: 0, count: n + 1)
+        var duration = [Int64](filledWith: 0, count: n)
         for place in 0..<n {
             partStart[place] = parts.count
             // Fields read in place: a copy of the sample would retain its id and zone.
@@ -218,7 +186,7 @@ extension Rollup {
                 if parts.count > first, parts[parts.count - 1].to == pieceFrom {
                     parts[parts.count - 1].to = pieceTo
                 } else {
-                    parts.append(Part(from: pieceFrom, to: pieceTo))
+                    parts.append((pieceFrom, pieceTo))
                 }
             }
             events.append(window.key(from, .coverStart, place))
@@ -230,10 +198,10 @@ extension Rollup {
 
         // Who won when, as stretches (adjacent ones of one winner joined), and the winning rank
         // at each instantaneous sample (-1 when it is not on the day).
-        var stretches = buffers.stretches.takeEmptied()
-        var instantWinner = buffers.instantWinner.takeFilled(with: -1, count: n)
-        var coverage = Coverage(ranks: k, reusing: &buffers.coverage)
-        defer { (buffers.stretches, buffers.instantWinner, buffers.coverage) = (stretches, instantWinner, coverage) }
+        var stretches: [Stretch] = []
+        stretches.reserveCapacity(events.count)
+        var instantWinner = [Int](filledWith: -1, count: n)
+        var coverage = Coverage(ranks: k)
         var previous = events.first.map(window.time) ?? 0
         var e = 0
         while e < events.count {
@@ -274,17 +242,14 @@ extension Rollup {
 
         // Amounts, sample by sample in canonical order, and within a sample winner by winner
         // in rank order.
-        var tally = Tally(sources: sources, reusing: &buffers.tally)
-        defer { buffers.tally = tally }
+        var tally = Tally(sources: sources)
         var total = 0.0
         var count = 0
         // The milliseconds of the sample's day parts each rank won, and, with many sources, the
         // ranks that won any (with few, every rank is looked at).
-        var won = buffers.won.takeFilled(with: 0, count: k)
+        var won = [Int64](filledWith: 0, count: k)
         let fewSources = k <= Tally.squareSources
-        var winners = buffers.winners.takeEmptied()
-        if fewSources { winners.append(contentsOf: 0..<k) }
-        defer { (buffers.won, buffers.winners) = (won, winners) }
+        var winners: [Int] = fewSources ? Array(0..<k) : []
         // Where the last part's stretches began: parts mostly come in time order.
         var stretch = 0
         for place in 0..<n {
@@ -354,7 +319,7 @@ extension Rollup {
     /// instant the highest-priority source with any sleep sample covering it decides.
     static func mergeSleep(
         day: CivilDay, samples: [LiveSample], order: [Int], priority: SourcePriority,
-        zones: ZoneOffsets, buffers: inout MergeBuffers
+        zones: ZoneOffsets
     ) -> RollupCell {
         let n = order.count
         precondition(n < 1 << payloadBits, "too many samples in one rollup cell")
@@ -364,14 +329,14 @@ extension Rollup {
         let window = Window(around: day, daysBefore: 369, daysAfter: 3)
 
         // Starts in canonical order (a sorted run), then the ends, as in `mergeSum`.
-        var events = buffers.events.takeEmptied()
-        var ends = buffers.later.takeEmptied()
+        var events: [UInt64] = []
+        events.reserveCapacity(2 * n)
+        var ends: [UInt64] = []
+        ends.reserveCapacity(n)
         // Whether each sample is asleep and on the day.
-        var countsAsleep = buffers.countsAsleep.takeFilled(with: false, count: n)
-        defer { (buffers.events, buffers.later, buffers.countsAsleep) = (events, ends, countsAsleep) }
+        var countsAsleep = [Bool](filledWith: false, count: n)
         var count = 0
-        var tally = Tally(sources: sources, reusing: &buffers.tally)
-        defer { buffers.tally = tally }
+        var tally = Tally(sources: sources)
         for place in 0..<n {
             // Fields read in place: a copy of the sample would retain its id and zone.
             let index = order[place]
@@ -391,9 +356,8 @@ extension Rollup {
         events.append(contentsOf: ends)
         events.sort()
 
-        var coverage = Coverage(ranks: k, reusing: &buffers.coverage)
-        var asleep = Coverage(ranks: k, reusing: &buffers.asleep)
-        defer { (buffers.coverage, buffers.asleep) = (coverage, asleep) }
+        var coverage = Coverage(ranks: k)
+        var asleep = Coverage(ranks: k)
         var previous = events.first.map(window.time) ?? 0
         for event in events {
             let time = window.time(event)
@@ -470,18 +434,11 @@ private struct Tally {
     /// The pairs that met, with many.
     var pairs = FlatMap<Pair, Suppression>()
 
-    init() {
-        sources = []
-        shares = []
-        square = []
-    }
-
-    /// An empty tally of `sources`, in the arrays of `spent` (left empty).
-    init(sources: [SourceID], reusing spent: inout Tally) {
+    init(sources: [SourceID]) {
         let k = sources.count
         self.sources = sources
-        shares = spent.shares.takeFilled(with: Share(), count: k)
-        square = spent.square.takeFilled(with: Suppression(), count: k <= Self.squareSources ? k * k : 0)
+        shares = Array(filledWith: Share(), count: k)
+        square = k <= Self.squareSources ? Array(filledWith: Suppression(), count: k * k) : []
     }
 
     /// Counts one sample of source `source`.

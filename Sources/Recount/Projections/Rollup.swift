@@ -23,25 +23,15 @@ package enum Rollup {
         metric: Metric, day: CivilDay, samples: [LiveSample], priority: SourcePriority,
         zones: ZoneOffsets
     ) -> RollupCell {
-        var buffers = MergeBuffers()
-        return compute(
-            metric: metric, day: day, samples: samples, priority: priority, zones: zones, buffers: &buffers)
-    }
-
-    /// `compute`, the merge working in `buffers` (kept by a caller that computes many cells).
-    static func compute(
-        metric: Metric, day: CivilDay, samples: [LiveSample], priority: SourcePriority,
-        zones: ZoneOffsets, buffers: inout MergeBuffers
-    ) -> RollupCell {
         let order = canonicalOrder(of: samples, metric: metric)
         switch metric {
         case .steps, .distance, .activeEnergy:
             return mergeSum(
                 metric: metric, day: day, samples: samples, order: order, priority: priority,
-                zones: zones, buffers: &buffers)
+                zones: zones)
         case .sleep:
             return mergeSleep(
-                day: day, samples: samples, order: order, priority: priority, zones: zones, buffers: &buffers)
+                day: day, samples: samples, order: order, priority: priority, zones: zones)
         case .heartRate, .bloodGlucose, .weight:
             return statistics(
                 metric: metric, day: day, samples: samples, order: order, zones: zones)

@@ -23,12 +23,4 @@ extension Array {
         taken.removeAll(keepingCapacity: true)
         return taken
     }
-
-    /// This array's storage holding `count` copies of `value`, leaving an empty array in its
-    /// place (see `takeEmptied()`).
-    mutating func takeFilled(with value: Element, count: Int) -> [Element] {
-        var taken = takeEmptied()
-        taken.append(contentsOf: repeatElement(value, count: count))
-        return taken
-    }
 }
