@@ -40,7 +40,7 @@ package struct FlatTable<Key: FlatKey>: Sendable {
 
     /// An empty table (keys it is to hold at once are appended unplaced, then placed).
     package init() {
-        buckets = [UInt64](repeating: 0, count: Self.bucketCount(for: 0))
+        buckets = [UInt64](filledWith: 0, count: Self.bucketCount(for: 0))
     }
 
     /// How many keys the table holds.
@@ -106,11 +106,11 @@ package struct FlatTable<Key: FlatKey>: Sendable {
     /// - Returns: `false` when a key comes twice (the table is then unusable).
     package mutating func placeAppendedKeys() -> Bool {
         let count = keys.count
-        buckets = [UInt64](repeating: 0, count: Self.bucketCount(for: count))
+        buckets = [UInt64](filledWith: 0, count: Self.bucketCount(for: count))
         let mask = UInt64(buckets.count - 1)
         // Each key's tag (high half) and number (low half), by home bucket (`tag & mask`).
-        var entries = [UInt64](repeating: 0, count: count)
-        var spare = [UInt64](repeating: 0, count: count)
+        var entries = [UInt64](filledWith: 0, count: count)
+        var spare = [UInt64](filledWith: 0, count: count)
         for number in 0..<count { entries[number] = UInt64(Self.tag(keys[number])) << 32 | UInt64(number) }
         let homeBits = UInt64.bitWidth - mask.leadingZeroBitCount
         for shift in stride(from: 0, to: homeBits, by: Self.radixBits) {
@@ -157,7 +157,7 @@ package struct FlatTable<Key: FlatKey>: Sendable {
     /// `shift` (of the home bucket, `mask` bounds it).
     private static func radixPass(_ entries: inout [UInt64], into sorted: inout [UInt64], shift: Int, mask: UInt64) {
         let digitMask = UInt64(1 << radixBits - 1)
-        var starts = [Int](repeating: 0, count: 1 << radixBits + 1)
+        var starts = [Int](filledWith: 0, count: 1 << radixBits + 1)
         entries.withUnsafeBufferPointer { entries in
             starts.withUnsafeMutableBufferPointer { starts in
                 for entry in entries {
@@ -198,7 +198,7 @@ package struct FlatTable<Key: FlatKey>: Sendable {
     /// Doubles the buckets and places every key again (from its tag: a bucket's position is its
     /// tag's low bits, so no key is hashed twice).
     private mutating func grow() {
-        var grown = [UInt64](repeating: 0, count: buckets.count * 2)
+        var grown = [UInt64](filledWith: 0, count: buckets.count * 2)
         let mask = grown.count - 1
         for entry in buckets where entry != 0 {
             var bucket = Int(entry >> 32) & mask
