@@ -167,42 +167,57 @@ extension Projections {
 }
 
 extension RollupCell {
-    /// Reads what `write(into:)` wrote (`length` bytes), checking it.
+    /// The bytes `write(into:)` gives a cell's head (version, metric, day, count, presence, the
+    /// three figures, the source count), and each of its sources (source, samples, four
+    /// amounts, the suppressor's presence byte and number).
+    private static let headBytes = 43
+    private static let shareBytes = 49
+
+    /// Reads what `write(into:)` wrote (`length` bytes), checking it. The length is checked
+    /// against the source count once, and the fields read as one block: read one by one, each
+    /// checked what was left, about 2,000 instructions a cell in an engine's opening.
     init(reading input: inout CheckpointReader, length: Int, sources: UInt32) throws(CheckpointReader.Malformed) {
-        let start = input.position
-        guard try input.integer(UInt8.self) == RollupCell.layoutVersion,
-            let metric = Metric(rawValue: try input.integer())
-        else { throw CheckpointReader.Malformed() }
-        let day = CivilDay(daysSinceEpoch: Int32(bitPattern: try input.integer(UInt32.self)))
-        let count = try input.int()
-        let presence: UInt8 = try input.integer()
-        func field(_ bit: UInt8) throws(CheckpointReader.Malformed) -> Double? {
-            let value = try input.double()
-            return presence & bit != 0 ? value : nil
+        guard length >= Self.headBytes, (length - Self.headBytes) % Self.shareBytes == 0 else {
+            throw CheckpointReader.Malformed()
         }
-        let (value, minimum, maximum) = (try field(1), try field(2), try field(4))
-        let shareCount = Int(try input.integer(UInt32.self))
-        // One allocation per cell (none for cells without sources), not one per doubling.
-        var shares: [SourceShare] = []
-        shares.reserveCapacity(min(shareCount, length))
-        for _ in 0..<shareCount {
-            let source: UInt32 = try input.integer()
-            let samples = try input.int()
-            let counted = try input.double()
-            let countedMillis = Int64(bitPattern: try input.integer())
-            let suppressed = try input.double()
-            let suppressedMillis = Int64(bitPattern: try input.integer())
-            let hasSuppressor = try input.bool()
-            let suppressor: UInt32 = try input.integer()
-            guard source < sources, !hasSuppressor || suppressor < sources else { throw CheckpointReader.Malformed() }
-            shares.append(
-                SourceShare(
-                    source: SourceID(source), samples: samples, counted: counted, countedMillis: countedMillis,
-                    suppressed: suppressed, suppressedMillis: suppressedMillis,
-                    suppressedBy: hasSuppressor ? SourceID(suppressor) : nil))
+        self = try input.block(count: length) { block throws(CheckpointReader.Malformed) in
+            guard block.take(UInt8.self) == RollupCell.layoutVersion, let metric = Metric(rawValue: block.take()) else {
+                throw CheckpointReader.Malformed()
+            }
+            let day = CivilDay(daysSinceEpoch: Int32(bitPattern: block.take(UInt32.self)))
+            guard let count = Int(exactly: block.take(UInt64.self)) else { throw CheckpointReader.Malformed() }
+            let presence: UInt8 = block.take()
+            func field(_ bit: UInt8) -> Double? {
+                let value = Double(bitPattern: block.take())
+                return presence & bit != 0 ? value : nil
+            }
+            let (value, minimum, maximum) = (field(1), field(2), field(4))
+            let shareCount = Int(block.take(UInt32.self))
+            guard shareCount == (length - Self.headBytes) / Self.shareBytes else { throw CheckpointReader.Malformed() }
+            // One allocation per cell (none for cells without sources), not one per doubling.
+            var shares: [SourceShare] = []
+            shares.reserveCapacity(shareCount)
+            for _ in 0..<shareCount {
+                let source: UInt32 = block.take()
+                guard let samples = Int(exactly: block.take(UInt64.self)) else { throw CheckpointReader.Malformed() }
+                let counted = Double(bitPattern: block.take())
+                let countedMillis = Int64(bitPattern: block.take())
+                let suppressed = Double(bitPattern: block.take())
+                let suppressedMillis = Int64(bitPattern: block.take())
+                let hasSuppressor: UInt8 = block.take()
+                let suppressor: UInt32 = block.take()
+                guard source < sources, hasSuppressor <= 1, hasSuppressor == 0 || suppressor < sources else {
+                    throw CheckpointReader.Malformed()
+                }
+                shares.append(
+                    SourceShare(
+                        source: SourceID(source), samples: samples, counted: counted, countedMillis: countedMillis,
+                        suppressed: suppressed, suppressedMillis: suppressedMillis,
+                        suppressedBy: hasSuppressor == 1 ? SourceID(suppressor) : nil))
+            }
+            return RollupCell(
+                metric: metric, day: day, count: count, value: value, minimum: minimum, maximum: maximum,
+                sources: shares)
         }
-        guard input.position - start == length else { throw CheckpointReader.Malformed() }
-        self.init(
-            metric: metric, day: day, count: count, value: value, minimum: minimum, maximum: maximum, sources: shares)
     }
 }
