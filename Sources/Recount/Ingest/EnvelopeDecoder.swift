@@ -18,9 +18,11 @@ package struct EnvelopeDecoder {
 
     /// What a caller decoding many lines keeps from one line to the next: the strings its
     /// samples repeat, and the room of the scan.
-    struct Scratch {
+    package struct Scratch {
         var repeats = SampleRepeats()
         var scan = EnvelopeScan()
+
+        package init() {}
     }
 
     /// Decodes line `line` of an input.
@@ -31,7 +33,7 @@ package struct EnvelopeDecoder {
 
     /// Decodes line `line` of an input, working in `scratch`, which a caller decoding many
     /// lines keeps from one to the next.
-    func decode(line bytes: UnsafeRawBufferPointer, number line: Int, scratch: inout Scratch)
+    package func decode(line bytes: UnsafeRawBufferPointer, number line: Int, scratch: inout Scratch)
         throws(IngestError) -> EnvelopeInput
     {
         guard bytes.count <= EnvelopeLimits.lineBytes else {
