@@ -93,8 +93,15 @@ import Testing
             let report = try ingest(corpus, into: log, directory: directory)
             #expect(report.rejected.isEmpty)
             let decoder = EnvelopeDecoder()
-            for (index, (position, envelope)) in try envelopes(log).enumerated() {
+            // Each logged envelope is its line decoded alone: the ingest decodes and encodes its
+            // lines in buffers it keeps from one to the next, and none may carry anything over.
+            let lines = corpus.split(separator: "\n").filter { !$0.allSatisfy(\.isWhitespace) }
+            let logged = try envelopes(log)
+            #expect(logged.count == lines.count)
+            for (index, (position, envelope)) in logged.enumerated() {
                 #expect(position == UInt64(index + 1))
+                let alone = try Array(lines[index].utf8).withUnsafeBytes { try decoder.decode(line: $0, number: 1) }
+                #expect(alone.stamped(at: Self.clock) == envelope, "line \(index + 1)")
                 let json = Array(EnvelopeJSON.string(envelope).utf8)
                 let again = try json.withUnsafeBytes { try decoder.decode(line: $0, number: 1) }
                 #expect(again.stamped(at: Self.clock) == envelope)
