@@ -44,7 +44,7 @@ struct RecordWriter: RecordSink {
     /// Appends the staged bytes and empties the stage.
     mutating func append(_ staged: inout StagedBytes) {
         staged.withBytes { bytes.append(contentsOf: $0) }
-        staged = StagedBytes()
+        staged.removeAll()
     }
 
     mutating func string(_ value: String) {
@@ -79,6 +79,10 @@ struct StagedBytes: RecordSink {
     mutating func append(_ bytes: UnsafeRawBufferPointer) {
         for byte in bytes { self.byte(byte) }
     }
+
+    /// Forgets the bytes staged (their room is written over, not cleared: a new stage zeroed
+    /// its 160 bytes each time).
+    mutating func removeAll() { count = 0 }
 
     /// The bytes staged so far.
     func withBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
