@@ -597,9 +597,9 @@ struct ProjectionRanges {
 
     private func path(of file: String) -> String { directory.projections + "/" + file }
 
-    /// A reader of the log as the engine sees it.
-    /// The log as the engine reads it: the writer's as it is now, or the snapshot a read-only
-    /// engine opened (so that its audit history, `changes` and `verify` end where its ranges do).
+    /// A reader of the log as the engine reads it: the writer's as it is now, or the snapshot a
+    /// read-only engine opened (so that its audit history, `changes` and `verify` end where its
+    /// ranges do).
     func reader() throws -> LogReader {
         if let log { return log.reader() }
         return try snapshot ?? LogReader(directory: directory.log)
