@@ -243,6 +243,44 @@ import Testing
         #expect(throws: CheckpointReader.Malformed.self) { try Projections(checkpoint: damaged) }
     }
 
+    /// A checkpoint of some users' projections (a range's part, when it splits) loads as the
+    /// fold of those users' envelopes and `*`'s alone, at the same positions, and folds on as
+    /// that fold does: ids, tombstones, dirty days, rollups and sync state alike.
+    @Test(arguments: ["alice-2", "bob-1", "carol-3"])
+    func aCheckpointOfSomeUsersIsTheFoldOfTheirEnvelopes(cut: String) throws {
+        let envelopes = try Self.envelopes(ProjectionRangesTests.lines(seed: testSeed(33)))
+        let (recomputedAt, splitAt) = (100, 160)
+        /// Folds `envelopes[range]` that `kept` keeps at their positions, recomputing where
+        /// the whole fold does.
+        func fold(_ range: Range<Int>, into projections: inout Projections, keeping kept: (String) -> Bool) {
+            for number in range {
+                if kept(envelopes[number].user) { _ = projections.apply(envelopes[number], at: UInt64(number + 1)) }
+                if number + 1 == recomputedAt { _ = projections.recompute() }
+            }
+            projections.advance(through: UInt64(range.upperBound))
+        }
+        var whole = Projections()
+        fold(0..<splitAt, into: &whole) { _ in true }
+        #expect(!whole.dirty.isEmpty, "the parts take dirty days with them")
+        for keep in [{ $0 < cut }, { $0 >= cut }] as [(String) -> Bool] {
+            let kept = { (user: String) in user == "*" || keep(user) }
+            let selection = whole.selection(keepingUsers: kept)
+            var bytes = CanonicalBytes()
+            whole.writeCheckpoint(&bytes, keeping: selection)
+            var part = try Projections(checkpoint: bytes.bytes)
+            var alone = Projections()
+            fold(0..<splitAt, into: &alone, keeping: kept)
+            #expect(part.digest() == alone.digest())
+            #expect(selection.size == alone.index.liveCount + alone.index.tombstoneCount + alone.rollups.count)
+            #expect(selection.dirtyDays == alone.dirty.count)
+            #expect(part.users.strings.count < whole.users.strings.count)
+            fold(splitAt..<envelopes.count, into: &part, keeping: kept)
+            fold(splitAt..<envelopes.count, into: &alone, keeping: kept)
+            _ = (part.recompute(), alone.recompute())
+            #expect(part.digest() == alone.digest())
+        }
+    }
+
     /// The dirty-day set marks a day once (later positions kept), tells a day clean before
     /// from one marked already whatever was marked in between, and starts over after a drain
     /// (the day marked last before it is clean again after it).

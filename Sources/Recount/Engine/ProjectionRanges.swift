@@ -13,7 +13,7 @@ import RecountLog
 /// be held within the limit; otherwise it waits in the log, and `catchUp` folds what waits a
 /// group of ranges at a time, one read of the log's tail per group. Past the limit the least
 /// recently used ranges are stored and dropped; a range grown past a quarter of the limit is
-/// split in two at a user, both halves rebuilt from the log in one read.
+/// split at its users, each part's checkpoint written from its projections in memory.
 struct ProjectionRanges {
     struct Range {
         /// The least user name it holds (`""` for the first range, which also holds `*`).
@@ -34,7 +34,7 @@ struct ProjectionRanges {
         var pending = 0
         /// Its dirty days when last held.
         var dirtyDays: Int
-        /// Whether its checkpoint file is not to be read (a half of a split, rebuilt from the log).
+        /// Whether its checkpoint file is not to be read (a range rebuilt from the log on opening).
         var fresh = false
         /// Work (records, samples, days recomputed) folded into it since its checkpoint.
         var unsaved = 0
@@ -380,13 +380,9 @@ struct ProjectionRanges {
 
     /// After a batch of `apply`: splits the ranges grown past a quarter of the limit, and
     /// stores and drops the least recently used until the held ranges keep within the limit.
-    /// A store of one range splits only once it passes the limit: a split folds its range
-    /// again, which a store that fits in memory need never pay.
-    ///
-    /// A range is recomputed before it splits, even when not `recompute` (`--no-recompute`):
-    /// its halves are folded again from the log and recomputed where it stands, and a fold
-    /// cannot tell which of their days were dirty. Left unsplit, a range with dirty days grew
-    /// without bound (the whole benchmark store, 436 MB, under a limit of 360,000).
+    /// A store of one range splits only once it passes the limit: a split writes its range's
+    /// parts and loads each when next used, which a store that fits in memory need never pay.
+    /// A range splits with its dirty days, recomputed or not.
     ///
     /// A range that waits grows with every record routed to it. One that would pass half the
     /// limit is caught up first, and so split: caught up only at the ingest's end, a range grew
@@ -406,15 +402,14 @@ struct ProjectionRanges {
         }
         var index = 0
         while index < ranges.count {
-            if log != nil, ranges.count > 1 || heldSize > limit, let held = ranges[index].held,
+            if log != nil, ranges.count > 1 || heldSize > limit, !ranges[index].waiting, let held = ranges[index].held,
                 Self.size(of: held) > splitSize,
-                held.users.strings.count - (held.users.id(of: "*") == nil ? 0 : 1) >= 2
-            {
-                recomputed += self.recompute(index)
+                held.users.strings.count - (held.users.id(of: "*") == nil ? 0 : 1) >= 2,
                 try split(index)
-            } else {
-                index += 1
+            {
+                continue
             }
+            index += 1
         }
         try dropToLimit()
         return (recomputed, effect)
@@ -428,38 +423,62 @@ struct ProjectionRanges {
         settle()
     }
 
-    /// Splits held range `index` in two at the user that halves its ids, rebuilds both halves
-    /// from the log in one read (recomputed: the range had no dirty day), stores them, and
-    /// removes the old checkpoint.
-    private mutating func split(_ index: Int) throws {
-        guard let held = ranges[index].held.take() else { return }
+    /// Splits held range `index` at its users into parts of about half the split size each,
+    /// by ids (two at least). Each part's checkpoint is written from the range's projections
+    /// in memory (its dirty days and unsaved work with it); the manifest then lists the parts
+    /// in its place, and its file goes. No part is held: the next use loads it. Returns
+    /// `false`, the range left whole and held, when a part could not be written
+    /// (`storeFailure` says why).
+    private mutating func split(_ index: Int) throws -> Bool {
+        guard let log, ranges[index].held != nil else { return false }
+        ranges[index].held!.advance(through: through)
+        let held = ranges[index].held!
         var weighed: [(user: String, ids: Int)] = []
         for (number, user) in held.users.strings.enumerated() where user != "*" {
             weighed.append((user, 1 + held.index.idCount(ofUser: UInt32(number))))
         }
         weighed.sort { $0.user < $1.user }
         let total = weighed.reduce(0) { $0 + $1.ids }
-        var (cut, lower) = (1, weighed[0].ids)
-        while cut < weighed.count - 1 && lower * 2 < total {
-            lower += weighed[cut].ids
-            cut += 1
+        let parts = max(2, Self.size(of: held) / max(1, splitSize / 2))
+        // Each part after the first starts at the user where the ids before it reach its share.
+        var cuts: [String] = []
+        var before = 0
+        for (place, (user, ids)) in weighed.enumerated() {
+            if place > 0, before * parts >= total * (cuts.count + 1) { cuts.append(user) }
+            before += ids
         }
+        // The checkpoints must not be ahead of the durable log.
+        try log.sync()
+        let reader = log.reader()
+        let record = try CheckpointFile.fingerprint(of: reader, at: held.position) ?? 0
         let old = ranges[index]
-        ranges[index] = Range(
-            lowerBound: old.lowerBound, file: newFile(), held: nil, position: 0, waiting: true, size: lower,
-            dirtyDays: 0, fresh: true)
-        ranges.insert(
-            Range(
-                lowerBound: weighed[cut].user, file: newFile(), held: nil, position: 0, waiting: true,
-                size: total - lower, dirtyDays: 0, fresh: true),
-            at: index + 1)
+        var written: [Range] = []
+        for part in 0...cuts.count {
+            let (from, to) = (part == 0 ? nil : cuts[part - 1], part == cuts.count ? nil : cuts[part])
+            // `*`'s defaults bear on every user: each range holds them.
+            let selection = held.selection { user in
+                user == "*" || (from.map { user >= $0 } ?? true) && (to.map { user < $0 } ?? true)
+            }
+            var range = Range(
+                lowerBound: from ?? old.lowerBound, file: newFile(), held: nil, position: held.position,
+                waiting: false, size: selection.size, dirtyDays: selection.dirtyDays)
+            range.reported = through
+            do {
+                try CheckpointFile(path: path(of: range.file)).save(held, keeping: selection, record: record)
+            } catch {
+                storeFailure = error
+                for range in written { try? PosixFileSystem().remove(path(of: range.file)) }
+                return false
+            }
+            written.append(range)
+        }
+        ranges.replaceSubrange(index...index, with: written)
         bounds = ranges.map(\.lowerBound)
-        _ = consume held
-        _ = try rebuild([index, index + 1], reader: reader(), recompute: true)
-        try store([index, index + 1])
-        if old.file != "", FileManager.default.fileExists(atPath: path(of: old.file)) {
+        // The old file goes once no manifest lists it (else the next writer removes it).
+        if try saveManifest(reader), old.file != "", FileManager.default.fileExists(atPath: path(of: old.file)) {
             try? PosixFileSystem().remove(path(of: old.file))
         }
+        return true
     }
 
     private mutating func newFile() -> String {
@@ -557,6 +576,13 @@ struct ProjectionRanges {
             }
         }
         settle()
+        try saveManifest(reader)
+    }
+
+    /// Saves the manifest of the ranges as they are (`reader` finds the log records at their
+    /// positions); returns whether it did (why not is kept in `storeFailure`).
+    @discardableResult
+    private mutating func saveManifest(_ reader: LogReader) throws -> Bool {
         var fingerprints: [UInt64: UInt64] = [:]
         for position in Set(ranges.map(\.position)) {
             fingerprints[position] = try CheckpointFile.fingerprint(of: reader, at: position)
@@ -570,8 +596,10 @@ struct ProjectionRanges {
                         size: range.currentSize, dirtyDays: range.held?.dirty.count ?? range.dirtyDays)
                 }
             ).save(to: directory.ranges)
+            return true
         } catch {
             storeFailure = error
+            return false
         }
     }
 

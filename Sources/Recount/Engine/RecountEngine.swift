@@ -27,7 +27,7 @@ public final class RecountEngine: Sendable {
     public let checkpointInterval: Int?
     /// The most ids and rollups (about 250 bytes each) the engine holds in memory at once:
     /// past it, the least recently used ranges of users are stored and dropped, and a range
-    /// that grows past a quarter of it splits in two.
+    /// that grows past a quarter of it splits at its users.
     public let memoryLimit: Int
     /// `memoryLimit` when none is given: about 500 MB.
     public static let defaultMemoryLimit = 2_000_000
@@ -168,9 +168,7 @@ public final class RecountEngine: Sendable {
     /// - Parameters:
     ///   - paths: the files, or `-`.
     ///   - recompute: rebuild the days the ingest dirtied before returning; `false` leaves them
-    ///     for `recompute()` or the next query that reads rollups, but for those of a range of
-    ///     users that must split to keep within `memoryLimit` (a range is recomputed before it
-    ///     splits; the report counts those days).
+    ///     for `recompute()` or the next query that reads rollups.
     ///   - rejected: called with each rejected line as it is found (the report keeps only the
     ///     first `IngestReport.rejectionsKept`).
     ///   - progress: called after each appended batch with the report so far.

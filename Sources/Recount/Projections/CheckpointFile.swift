@@ -183,9 +183,13 @@ package struct CheckpointFile {
 
     /// Writes `projections` as the checkpoint, atomically and durably. The payload streams
     /// into chunks as it is written, so only one chunk of it is held uncompressed at a time.
-    /// - Parameter record: `fingerprint(of:at:)` of the log the projections fold, at their
-    ///   position.
-    package func save(_ projections: Projections, record: UInt64) throws(LogError) {
+    /// - Parameters:
+    ///   - record: `fingerprint(of:at:)` of the log the projections fold, at their position.
+    ///   - selection: the users whose projections to write (a range's half when it splits);
+    ///     every user's when `nil`.
+    package func save(
+        _ projections: Projections, keeping selection: CheckpointSelection? = nil, record: UInt64
+    ) throws(LogError) {
         var bytes = [UInt8](repeating: 0, count: Self.headerSize)
         var payloadLength = 0
         var compressed: [UInt8] = []
@@ -205,7 +209,7 @@ package struct CheckpointFile {
             bytes.append(contentsOf: compressed[..<stored])
             payloadLength += chunk.count
         }
-        projections.writeCheckpoint(&payload)
+        projections.writeCheckpoint(&payload, keeping: selection)
         payload.finish()
         guard !failed else { throw LogError(.io, "the projections' checkpoint did not compress", path: path) }
         let check = bytes.withUnsafeBytes { Checksum.xxh3(UnsafeRawBufferPointer(rebasing: $0[Self.headerSize...])) }

@@ -6,26 +6,30 @@ extension IdIndex {
 
     /// Writes the index in number order, interning order kept, so that reading it back gives
     /// the same numbers (and so the same cells, in the same order). The keys and records are
-    /// one block of fixed-size entries.
-    func writeCheckpoint(_ out: inout CanonicalBytes) {
-        for interner in [textIDs, strings] {
-            out.append(UInt32(interner.strings.count))
-            for string in interner.strings { out.append(string) }
+    /// one block of fixed-size entries. With a `selection`, only its users' ids, renumbered.
+    func writeCheckpoint(_ out: inout CanonicalBytes, keeping selection: CheckpointSelection? = nil) {
+        for (interner, kept) in [(textIDs, selection?.textIDs), (strings, selection?.strings)] {
+            let strings = kept.map { $0.kept.map { interner.strings[$0] } } ?? interner.strings
+            out.append(UInt32(strings.count))
+            for string in strings { out.append(string) }
         }
-        out.append(UInt64(records.count))
+        let count = selection?.ids.count ?? records.count
+        out.append(UInt64(count))
         // In blocks of `checkpointBlockEntries` (9 MB), so that a streaming checkpoint spills
         // between them, and a chunked reader reads each from one chunk.
-        for start in stride(from: 0, to: records.count, by: Self.checkpointBlockEntries) {
-            let numbers = start..<min(records.count, start + Self.checkpointBlockEntries)
-            out.appendBlock(count: numbers.count * Self.checkpointEntrySize) { block in
-                for number in numbers {
-                    let key = table.keys[number]
+        for start in stride(from: 0, to: count, by: Self.checkpointBlockEntries) {
+            let places = start..<min(count, start + Self.checkpointBlockEntries)
+            out.appendBlock(count: places.count * Self.checkpointEntrySize) { block in
+                for place in places {
+                    let number = selection?.ids[place] ?? place
+                    var (key, record) = (table.keys[number], records[number])
+                    if let selection { (key, record) = (selection.renumbered(key), selection.renumbered(record)) }
                     block.put(key.user)
                     block.put(key.provider)
                     block.put(key.high)
                     block.put(key.low)
                     block.put(key.kind)
-                    records[number].write(&block)
+                    record.write(&block)
                 }
             }
         }

@@ -7,35 +7,44 @@ extension Projections {
         return out.bytes
     }
 
-    /// Writes what `checkpoint()` returns into `out`, which may stream it out.
-    package func writeCheckpoint(_ out: inout CanonicalBytes) {
+    /// Writes what `checkpoint()` returns into `out`, which may stream it out; with a
+    /// `selection`, only the projections of its users (a range's half when it splits).
+    package func writeCheckpoint(_ out: inout CanonicalBytes, keeping selection: CheckpointSelection? = nil) {
         out.append("recount checkpoint v2")
         out.append(position)
         out.append(zones.dataVersion)
-        for interner in [users, providers] {
-            out.append(UInt32(interner.strings.count))
-            for string in interner.strings { out.append(string) }
+        let userNames = selection.map { $0.users.kept.map { users.strings[$0] } } ?? users.strings
+        for strings in [userNames, providers.strings] {
+            out.append(UInt32(strings.count))
+            for string in strings { out.append(string) }
         }
-        out.append(UInt32(sources.count))
-        for source in sources {
+        let keptSources = selection.map { $0.sources.kept.map { sources[$0] } } ?? sources
+        out.append(UInt32(keptSources.count))
+        for source in keptSources {
             out.append(source.origin)
             out.append(source.device) { $0.append($1) }
         }
-        index.writeCheckpoint(&out)
-        let dirtyDays = dirty.days
+        index.writeCheckpoint(&out, keeping: selection)
+        let dirtyDays = dirty.days.filter { selection?.users.contains($0.key.user) ?? true }
         out.append(UInt64(dirtyDays.count))
         for (key, version) in dirtyDays {
-            out.append(key.user)
+            out.append(selection?.users[key.user] ?? key.user)
             out.append(key.provider)
             out.append(key.metric.rawValue)
             out.append(key.day.daysSinceEpoch)
             out.append(version)
         }
-        writeCounted(.priorities, &out) { writePriorityEntries(of: nil, &$0) }
-        writeCounted(.ownOrigins, &out) { writeOwnOriginEntries(of: nil, &$0) }
-        writeCounted(.syncStates, &out) { writeSyncStateEntries(of: nil, counters: true, &$0) }
-        writeCounted(.providerSettings, &out) { writeProviderSettingEntries(of: nil, &$0) }
-        writeRollupCheckpoint(&out)
+        let kept = selection?.userNames
+        writeCounted(.priorities, &out) { writePriorityEntries(of: kept, &$0) }
+        writeCounted(.ownOrigins, &out) { writeOwnOriginEntries(of: kept, &$0) }
+        writeCounted(.syncStates, &out) { writeSyncStateEntries(of: kept, counters: true, &$0) }
+        writeCounted(.providerSettings, &out) { writeProviderSettingEntries(of: kept, &$0) }
+        writeRollupCheckpoint(&out, keeping: selection)
+    }
+
+    /// The selection of the users `keep` accepts, for `writeCheckpoint(_:keeping:)`.
+    package func selection(keepingUsers keep: (String) -> Bool) -> CheckpointSelection {
+        CheckpointSelection(self, keepingUsers: keep)
     }
 
     /// Loads a checkpoint, or throws when it is damaged, foreign, or from other zone data.

@@ -134,10 +134,23 @@ extension Projections {
         return ordered.count
     }
 
-    func writeRollupCheckpoint(_ out: inout CanonicalBytes) {
-        out.append(UInt64(rollups.count))
+    /// Writes the rollups (of `selection`'s users alone, renumbered, when given) in cell order.
+    func writeRollupCheckpoint(_ out: inout CanonicalBytes, keeping selection: CheckpointSelection? = nil) {
+        guard let selection else { return writeRollupCells(rollups.sortedByKey(), count: rollups.count, &out) }
+        let kept = rollups.sortedByKey().filter { selection.users.contains($0.key.user) }.map { key, stored in
+            var stored = stored
+            stored.cell = selection.renumbered(stored.cell)
+            return (key: CellKey(user: selection.users[key.user], metric: key.metric, day: key.day), value: stored)
+        }
+        writeRollupCells(kept, count: kept.count, &out)
+    }
+
+    private func writeRollupCells(
+        _ cells: some Sequence<(key: CellKey, value: StoredRollup)>, count: Int, _ out: inout CanonicalBytes
+    ) {
+        out.append(UInt64(count))
         var cellBytes: [UInt8] = []
-        for (key, stored) in rollups.sortedByKey() {
+        for (key, stored) in cells {
             out.append(key.user)
             out.append(stored.version)
             cellBytes.removeAll(keepingCapacity: true)
