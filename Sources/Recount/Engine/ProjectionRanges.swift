@@ -73,6 +73,8 @@ struct ProjectionRanges {
     /// Why the last checkpoint (or manifest) could not be stored, if it could not.
     private(set) var storeFailure: (any Error)?
     private var uses = 0
+    /// How many times a range was held from its checkpoint or the log (it was not held).
+    private(set) var rangesLoaded = 0
     /// Whether a dropped range is stored whatever its unsaved work (`storeEverything`).
     private var storesEveryDrop = false
     /// The number of the next new range's file (`range-N`).
@@ -213,19 +215,27 @@ struct ProjectionRanges {
     /// Folds the records after `through` that `reader` holds (routed to no range yet: an ingest
     /// that failed part way) and those waiting for stored ranges into their ranges, a group
     /// within the limit at a time, recomputing each range's dirty days when `recompute`.
+    /// - Parameter unreported: whether to fold only the ranges whose waiting records were not
+    ///   reported (routed to them while they waited: an ingest's end). A range dropped with
+    ///   its work unsaved waits for records it reported already; it is folded when next held.
+    ///   Folded at each ingest's end, every such range was loaded again: one envelope per call
+    ///   into a store of ranges took 276 ms a call (`ProjectionBenchmark`, `engine.bounded`).
     /// - Returns: what was folded, and the days recomputed.
     mutating func catchUp(
-        _ reader: LogReader, recompute: Bool, progress: ((ReplayProgress) -> Void)? = nil
+        _ reader: LogReader, recompute: Bool, unreported: Bool = false, progress: ((ReplayProgress) -> Void)? = nil
     ) throws -> (summary: ProjectionReplay.Summary, recomputed: Int) {
         let end = Self.lastPosition(of: reader)
+        var everyRange = !unreported
         if end > through {
             for index in ranges.indices { ranges[index].waiting = true }
             through = end
+            everyRange = true
         }
         var total = ProjectionReplay.Summary()
         var recomputed = 0
         // The waiting ranges, in groups that fit the limit together (a range over it alone).
-        let waiting = ranges.indices.filter { ranges[$0].waiting }.map { index in
+        let waiting = ranges.indices.filter { ranges[$0].waiting && (everyRange || ranges[$0].pending > 0) }.map {
+            index in
             (item: index, weight: ranges[index].held == nil ? ranges[index].projectedSize : 0)
         }
         for group in ProjectionReplay.packed(waiting, holding: limit) {
@@ -247,6 +257,7 @@ struct ProjectionRanges {
         try makeRoom(for: group)
         // Where a range dropped with unsaved work had recomputed (0: none to redo).
         var recomputeAt = group.map { ranges[$0].held == nil ? ranges[$0].recomputedAt : 0 }
+        rangesLoaded += group.count { ranges[$0].held == nil }
         // Taken out of the ranges while they fold, so the fold's closures touch no `self`.
         var states = group.map { index in
             ranges[index].held.take() ?? load(index, reader: reader)
@@ -677,7 +688,9 @@ struct ProjectionRanges {
     }
 
     /// Calls `body` with each range's projections in range order (holding them in turn within
-    /// the limit; stored ranges not `needed`, and not waiting, skipped), their dirty days
+    /// the limit; stored ranges not `needed` skipped, unless records they have not folded nor
+    /// reported wait for them: one dropped with its work unsaved is `needed` as it was when
+    /// dropped, which is what folding its records again gives), their dirty days
     /// recomputed first when `recomputed`, and the users whose answers the range gives: `nil`
     /// for every user it holds, or its users (`*` only in the first range) when there are
     /// several ranges.
@@ -687,7 +700,9 @@ struct ProjectionRanges {
         recomputed: Bool, needed: (Range) -> Bool = { _ in true }, _ body: (Projections, Set<String>?) throws -> Void
     ) throws -> Int {
         var days = 0
-        for index in ranges.indices where needed(ranges[index]) || ranges[index].held != nil || ranges[index].waiting {
+        for index in ranges.indices
+        where needed(ranges[index]) || ranges[index].held != nil || (ranges[index].waiting && ranges[index].pending > 0)
+        {
             try hold(index)
             if recomputed { days += recompute(index) }
             let held = ranges[index].held!

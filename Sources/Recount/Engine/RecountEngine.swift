@@ -278,7 +278,7 @@ public final class RecountEngine: Sendable {
         do {
             let log = try writer()
             try projections.withLock { projections in
-                let (folded, days) = try projections.catchUp(log.reader(), recompute: recompute)
+                let (folded, days) = try projections.catchUp(log.reader(), recompute: recompute, unreported: true)
                 report.note(folded.effect)
                 report.daysRecomputed += days
                 if recompute { report.daysRecomputed += try projections.recompute() }
@@ -492,6 +492,10 @@ public final class RecountEngine: Sendable {
     var held: (entries: Int, ranges: Int) {
         projections.withLock { ($0.heldSize, $0.ranges.count { $0.held != nil }) }
     }
+
+    /// How many times a range of users was loaded (from its checkpoint or the log) since the
+    /// engine opened.
+    var rangesLoaded: Int { projections.withLock { $0.rangesLoaded } }
 
     /// Why the last checkpoint could not be written (the disk full, say), or `nil` when the
     /// last one was. Nothing is lost either way: the log holds every ingested envelope, and the
