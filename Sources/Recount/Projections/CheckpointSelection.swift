@@ -19,6 +19,8 @@ package struct CheckpointSelection {
     package private(set) var size = 0
     /// Kept dirty days.
     package private(set) var dirtyDays = 0
+    /// Kept rollups.
+    private(set) var rollups = 0
 
     /// The selection of the users of `projections` that `keep` accepts.
     init(_ projections: Projections, keepingUsers keep: (String) -> Bool) {
@@ -44,12 +46,13 @@ package struct CheckpointSelection {
         // A rollup may name sources no live sample comes from any more (deleted since it was
         // recomputed). Cells in key order, so that the numbering never follows table order.
         for (key, stored) in projections.rollups.sortedByKey() where users.contains(key.user) {
-            size += 1
+            rollups += 1
             for share in stored.cell.sources {
                 sources.keep(share.source.rawValue)
                 if let suppressor = share.suppressedBy { sources.keep(suppressor.rawValue) }
             }
         }
+        size += rollups
         dirtyDays = projections.dirty.days.reduce(0) { $0 + (users.contains($1.key.user) ? 1 : 0) }
     }
 

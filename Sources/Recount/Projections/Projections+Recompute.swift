@@ -137,12 +137,13 @@ extension Projections {
     /// Writes the rollups (of `selection`'s users alone, renumbered, when given) in cell order.
     func writeRollupCheckpoint(_ out: inout CanonicalBytes, keeping selection: CheckpointSelection? = nil) {
         guard let selection else { return writeRollupCells(rollups.sortedByKey(), count: rollups.count, &out) }
-        let kept = rollups.sortedByKey().filter { selection.users.contains($0.key.user) }.map { key, stored in
+        // Renumbered as they are written, one cell at a time.
+        let kept = rollups.sortedByKey().lazy.filter { selection.users.contains($0.key.user) }.map { key, stored in
             var stored = stored
             stored.cell = selection.renumbered(stored.cell)
             return (key: CellKey(user: selection.users[key.user], metric: key.metric, day: key.day), value: stored)
         }
-        writeRollupCells(kept, count: kept.count, &out)
+        writeRollupCells(kept, count: selection.rollups, &out)
     }
 
     private func writeRollupCells(
