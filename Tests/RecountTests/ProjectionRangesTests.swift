@@ -96,6 +96,20 @@ import Testing
         }
     }
 
+    /// A range splits at users into parts of about equal ids, and in two at least, however
+    /// its ids lie.
+    @Test func aRangeIsCutIntoPartsOfAboutEqualIds() {
+        let even = [("a", 10), ("b", 10), ("c", 10), ("d", 10)].map { (user: $0, ids: $1) }
+        #expect(ProjectionRanges.cuts(even, parts: 2) == ["c"])
+        #expect(ProjectionRanges.cuts(even, parts: 4) == ["b", "c", "d"])
+        #expect(ProjectionRanges.cuts(even, parts: 8) == ["b", "c", "d"])
+        let heavyFirst = [(user: "a", ids: 1000), (user: "b", ids: 1)]
+        #expect(ProjectionRanges.cuts(heavyFirst, parts: 2) == ["b"])
+        // The ids before the last user never reach half: the cut is before it all the same.
+        let heavyLast = [(user: "a", ids: 1), (user: "b", ids: 1000)]
+        #expect(ProjectionRanges.cuts(heavyLast, parts: 2) == ["b"])
+    }
+
     /// Envelopes one per call, as a service ingests requests, into a store three times the
     /// limit: ranges are dropped with a few envelopes unsaved and folded again when next held
     /// (redoing their recompute where it was done), and nothing differs.

@@ -449,15 +449,7 @@ struct ProjectionRanges {
             weighed.append((user, 1 + held.index.idCount(ofUser: UInt32(number))))
         }
         weighed.sort { $0.user < $1.user }
-        let total = weighed.reduce(0) { $0 + $1.ids }
-        let parts = max(2, Self.size(of: held) / max(1, splitSize / 2))
-        // Each part after the first starts at the user where the ids before it reach its share.
-        var cuts: [String] = []
-        var before = 0
-        for (place, (user, ids)) in weighed.enumerated() {
-            if place > 0, before * parts >= total * (cuts.count + 1) { cuts.append(user) }
-            before += ids
-        }
+        let cuts = Self.cuts(weighed, parts: max(2, Self.size(of: held) / max(1, splitSize / 2)))
         // The checkpoints must not be ahead of the durable log.
         try log.sync()
         let reader = log.reader()
@@ -490,6 +482,21 @@ struct ProjectionRanges {
             try? PosixFileSystem().remove(path(of: old.file))
         }
         return true
+    }
+
+    /// Where to cut `weighed` (two users at least, in order, with their ids) into about
+    /// `parts` parts of equal ids: the first user of each part after the first. Each part
+    /// starts at the user where the ids before it reach its share; one cut at least, before
+    /// the last user when the ids before it never reach the first share.
+    static func cuts(_ weighed: [(user: String, ids: Int)], parts: Int) -> [String] {
+        let total = weighed.reduce(0) { $0 + $1.ids }
+        var cuts: [String] = []
+        var before = 0
+        for (place, (user, ids)) in weighed.enumerated() {
+            if place > 0, before * parts >= total * (cuts.count + 1) { cuts.append(user) }
+            before += ids
+        }
+        return cuts.isEmpty ? [weighed[weighed.count - 1].user] : cuts
     }
 
     private mutating func newFile() -> String {
