@@ -185,7 +185,7 @@ package struct CheckpointFile {
     /// into chunks as it is written, so only one chunk of it is held uncompressed at a time.
     /// - Parameters:
     ///   - record: `fingerprint(of:at:)` of the log the projections fold, at their position.
-    ///   - selection: the users whose projections to write (a range's half when it splits);
+    ///   - selection: the users whose projections to write (a range's part when it splits);
     ///     every user's when `nil`.
     package func save(
         _ projections: Projections, keeping selection: CheckpointSelection? = nil, record: UInt64

@@ -1,4 +1,4 @@
-/// What a checkpoint of some users' projections keeps (a half of a range that splits), and the
+/// What a checkpoint of some users' projections keeps (a part of a range that splits), and the
 /// numbers it gives what it keeps.
 ///
 /// Users, sources, ids, text ids and strings are each numbered anew, in the order of the whole

@@ -8,7 +8,7 @@ extension Projections {
     }
 
     /// Writes what `checkpoint()` returns into `out`, which may stream it out; with a
-    /// `selection`, only the projections of its users (a range's half when it splits).
+    /// `selection`, only the projections of its users (a range's part when it splits).
     package func writeCheckpoint(_ out: inout CanonicalBytes, keeping selection: CheckpointSelection? = nil) {
         out.append("recount checkpoint v2")
         out.append(position)
