@@ -26,7 +26,7 @@ enum ChildPeak {
     /// In a child: `replayFlag DIRECTORY GROUP-BYTES` replays the log of `DIRECTORY` as
     /// `recount replay` does (fold, recompute and digest, at most `GROUP-BYTES` of records at a
     /// time); `ingestFlag DIRECTORY LIMIT RECOMPUTE FILE...` ingests the files into a new engine
-    /// there holding at most `LIMIT` ids and rollups, recomputing when `RECOMPUTE` is `yes`,
+    /// there holding at most `LIMIT` ids and rollups, recomputing when `RECOMPUTE` is `true`,
     /// then closes it (the time covers both) and takes its digest, recomputed in the reader
     /// when the ingest was not. Prints the measure as JSON; `false` when this is not a child.
     static func runChildIfAsked() throws -> Bool {
@@ -42,9 +42,10 @@ enum ChildPeak {
                 digest: SHA256.hex(replayed.digest))
             return true
         }
-        if let at = arguments.firstIndex(of: ingestFlag), arguments.count > at + 4, let limit = Int(arguments[at + 2]) {
+        if let at = arguments.firstIndex(of: ingestFlag), arguments.count > at + 4, let limit = Int(arguments[at + 2]),
+            let recompute = Bool(arguments[at + 3])
+        {
             let directory = arguments[at + 1]
-            let recompute = arguments[at + 3] == "yes"
             var stopwatch = Stopwatch()
             let samples = try stopwatch.time {
                 let engine = try RecountEngine(directory: directory, durability: .none, memoryLimit: limit)
@@ -77,7 +78,7 @@ enum ChildPeak {
     /// An ingest of `files` into a new engine at `directory` holding at most `limit` ids and
     /// rollups, recomputing or not.
     static func ingest(_ files: [String], directory: String, limit: Int, recompute: Bool = true) throws -> Measure {
-        try child([ingestFlag, directory, String(limit), recompute ? "yes" : "no"] + files)
+        try child([ingestFlag, directory, String(limit), String(recompute)] + files)
     }
 
     /// Runs this program as a child with `arguments`, and reads its measure.

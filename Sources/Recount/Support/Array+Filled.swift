@@ -12,15 +12,3 @@ extension Array {
         append(contentsOf: repeatElement(value, count: count))
     }
 }
-
-extension Array {
-    /// This array's storage, emptied, leaving an empty array in its place: how a buffer kept
-    /// from one use to the next is taken (and put back when done), so that each use allocates
-    /// nothing once the buffer has grown.
-    mutating func takeEmptied() -> [Element] {
-        var taken: [Element] = []
-        swap(&taken, &self)
-        taken.removeAll(keepingCapacity: true)
-        return taken
-    }
-}
