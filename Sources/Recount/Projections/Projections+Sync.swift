@@ -45,16 +45,12 @@ extension Projections {
 
     /// Notes the last sample of each metric an envelope's samples are of.
     mutating func noteSamples(_ samples: SampleBlock, provider: String, _ fold: SyncFold) {
-        // The few metrics of an envelope, each once (a bit per metric code, no allocation).
         let received = fold.received
-        var seen: UInt64 = 0
-        for number in samples.entries.indices { seen |= 1 << samples.metric(of: number).rawValue }
         // Metric by metric, after the samples are read: reading them between updates copied the
         // block, retaining its arrays.
-        while seen != 0 {
-            let code = UInt8(seen.trailingZeroBitCount)
-            seen &= seen - 1
-            guard let metric = Metric(rawValue: code) else { continue }
+        var metrics = MetricSet()
+        for number in samples.entries.indices { metrics.insert(samples.metric(of: number)) }
+        for metric in metrics {
             updateSync(provider, metric, fold) {
                 $0.lastSampleAt = max($0.lastSampleAt ?? received, received)
                 $0.hadSince = min($0.hadSince ?? received, received)
@@ -67,24 +63,27 @@ extension Projections {
     mutating func foldSync(_ delivery: HealthKitDelivery, samples: SampleBlock, _ effect: Effect, _ fold: SyncFold) {
         let received = fold.received
         let hasSamples = !samples.entries.isEmpty
+        // The closure captures the two anchors alone: capturing the delivery copied it, retaining
+        // every field of the envelope's body.
+        let (anchor, newAnchor) = (delivery.anchor, delivery.newAnchor)
         updateSync("healthkit", delivery.type.metric, fold) { state in
             let previous = state.cursor
             // The counters count deliveries as they come: one received no later than the newest
             // cursor is an old delivery folded again (an ingest repeated) or logged late.
             let isNewest = received > state.cursorReceivedAt ?? .min
-            state.offer(cursor: delivery.newAnchor, kind: .healthKitAnchor, receivedAt: received)
+            state.offer(cursor: newAnchor, kind: .healthKitAnchor, receivedAt: received)
             state.checkIn(at: received)
             guard isNewest else { return }
             // A nil anchor where one was handed out before: the client lost it (a reinstall) and
             // reads everything again. A channel's first delivery is its first sync.
-            if delivery.anchor == nil && previous != nil {
+            if anchor == nil && previous != nil {
                 state.fullRedeliveries += 1
                 state.lastFullRedelivery = (effect.newSamples, effect.knownSamples)
                 state.redeliveredSamples.new += effect.newSamples
                 state.redeliveredSamples.known += effect.knownSamples
             }
             let allKnown = hasSamples && effect.newSamples == 0 && effect.replacedSamples == 0
-            state.repeatedAllKnown = allKnown && delivery.anchor == previous ? state.repeatedAllKnown + 1 : 0
+            state.repeatedAllKnown = allKnown && anchor == previous ? state.repeatedAllKnown + 1 : 0
         }
         noteSamples(samples, provider: "healthkit", fold)
     }
@@ -92,12 +91,16 @@ extension Projections {
     /// A Health Connect changes page's token, expiry or check-in, for each of its record types.
     mutating func foldSync(_ page: HealthConnectChanges, samples: SampleBlock, _ fold: SyncFold) {
         let received = fold.received
-        for metric in Set(page.recordTypes.map(\.metric)) {
+        // Captured as fields, not as the page (see the delivery's `foldSync`).
+        let (token, expired, hasMore) = (page.nextChangesToken, page.changesTokenExpired, page.hasMore)
+        var metrics = MetricSet()
+        for type in page.recordTypes { metrics.insert(type.metric) }
+        for metric in metrics {
             updateSync("health_connect", metric, fold) { state in
-                state.offer(cursor: page.nextChangesToken, kind: .healthConnectToken, receivedAt: received)
-                if page.changesTokenExpired {
+                state.offer(cursor: token, kind: .healthConnectToken, receivedAt: received)
+                if expired {
                     state.tokenExpired(at: received)
-                } else if !page.hasMore {
+                } else if !hasMore {
                     state.checkIn(at: received)
                 }
             }
@@ -107,9 +110,9 @@ extension Projections {
 
     /// A reconcile's window, and its samples.
     mutating func foldSync(_ reconcile: Reconcile, samples: SampleBlock, _ fold: SyncFold) {
-        let received = fold.received
+        let (received, from, to) = (fold.received, reconcile.from.millis, reconcile.to.millis)
         updateSync(reconcile.provider, reconcile.metric.metric, fold) {
-            $0.reconciled(from: reconcile.from.millis, to: reconcile.to.millis, at: received)
+            $0.reconciled(from: from, to: to, at: received)
         }
         noteSamples(samples, provider: reconcile.provider, fold)
     }
