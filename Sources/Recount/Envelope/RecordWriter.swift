@@ -116,33 +116,34 @@ struct RecordReader {
         return bytes[offset]
     }
 
-    /// An unsigned LEB128 varint. One byte (flags, table numbers, small deltas) is read inline;
-    /// longer ones in `longVarint`.
+    /// An unsigned LEB128 varint. One byte (flags, table numbers, small deltas) and up to eight
+    /// with eight bytes left (times, offsets) are read inline; the rest in `longVarint`.
     @inline(__always)
     mutating func varint() throws(EnvelopeCodecError) -> UInt64 {
         if offset < bytes.count, bytes[offset] < 0x80 {
             offset += 1
             return UInt64(bytes[offset - 1])
         }
-        return try longVarint()
-    }
-
-    private mutating func longVarint() throws(EnvelopeCodecError) -> UInt64 {
         // Up to eight bytes (the record's times are mostly six or seven) from one load: the first
         // byte without its high bit ends the varint. Its 7-bit groups are kept by one mask (every
         // bit up to that byte's high bit, without the high bits), then closed up in three steps:
         // pairs of groups, pairs of pairs, the two halves.
-        if bytes.count - offset >= 8 {
+        if bytes.count &- offset >= 8 {
             let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
             let ends = ~word & 0x8080_8080_8080_8080
             if ends != 0 {
-                offset += ends.trailingZeroBitCount / 8 + 1
+                offset &+= ends.trailingZeroBitCount &>> 3 &+ 1
                 var groups = word & (ends ^ (ends &- 1)) & 0x7F7F_7F7F_7F7F_7F7F
-                groups = groups & 0x007F_007F_007F_007F | (groups & 0x7F00_7F00_7F00_7F00) >> 1
-                groups = groups & 0x0000_3FFF_0000_3FFF | (groups & 0x3FFF_0000_3FFF_0000) >> 2
-                return groups & 0x0FFF_FFFF | (groups & 0x0FFF_FFFF_0000_0000) >> 4
+                groups = groups & 0x007F_007F_007F_007F | (groups & 0x7F00_7F00_7F00_7F00) &>> 1
+                groups = groups & 0x0000_3FFF_0000_3FFF | (groups & 0x3FFF_0000_3FFF_0000) &>> 2
+                return groups & 0x0FFF_FFFF | (groups & 0x0FFF_FFFF_0000_0000) &>> 4
             }
         }
+        return try longVarint()
+    }
+
+    /// A varint of nine or ten bytes, or one within eight bytes of the record's end.
+    private mutating func longVarint() throws(EnvelopeCodecError) -> UInt64 {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         var position = offset
