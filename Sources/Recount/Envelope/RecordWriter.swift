@@ -245,6 +245,7 @@ struct RecordReader {
 
     /// The instant at `millis` with the offset `RecordWriter.offset(of:)` wrote; an offset of a
     /// day or more, or an unknown one other than 0, is malformed.
+    @inline(__always)
     mutating func instant(millis: Int64) throws(EnvelopeCodecError) -> Instant {
         let raw = try signed()
         let seconds = raw >> 1
