@@ -178,6 +178,7 @@ struct RecordReader {
         return Int(value)
     }
 
+    @inline(__always)
     mutating func double() throws(EnvelopeCodecError) -> Double {
         guard bytes.count - offset >= 8 else { throw malformed("record ends early") }
         defer { offset += 8 }

@@ -357,6 +357,7 @@ package struct SampleBlock: Sendable {
     private mutating func readEntry(after previousStart: Int64, _ input: inout RecordReader)
         throws(EnvelopeCodecError)
     {
+        @inline(__always)
         func number(in count: Int, _ input: inout RecordReader) throws(EnvelopeCodecError) -> Int32 {
             let index = try input.count()
             guard index < count else { throw input.malformed("table index \(index) out of range") }
