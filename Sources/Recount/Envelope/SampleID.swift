@@ -153,6 +153,7 @@ private struct HexDigits {
     var valid: Bool { invalid == 0 }
 
     /// The value of the `count` (4 or 8) hex digits at `offset`, the first the most significant.
+    @inline(__always)
     mutating func value(_ bytes: UnsafeRawBufferPointer, at offset: Int, count: Int) -> UInt64 {
         var word: UInt64
         if count == 8 {

@@ -46,6 +46,7 @@ extension JSONReader {
 
     /// Consumes a `,` (returns `true`) or the closing `close` (returns `false`); anything else,
     /// or a trailing comma, fails.
+    @inline(__always)
     mutating func nextSeparator(close: UInt8) throws(JSONReadFailure) -> Bool {
         if next(is: 0x2C) {
             skipWhitespace()
