@@ -17,6 +17,9 @@ package struct EnvelopeScan {
     private var liftedSamples: [LiftedSamples] = []
     /// The room of the last scan's lifted sample array, for the next scan's.
     private var spareFields: [SampleFields] = []
+    /// The member order of the last sample scanned, which the next line's first sample tries
+    /// first (a client writes its samples' members in one order).
+    private var sampleOrder = SampleFields.MemberOrder()
 
     /// A lifted sample array and its member name (a struct: see `JSONObject.Member`).
     private struct LiftedSamples {
@@ -107,13 +110,16 @@ package struct EnvelopeScan {
                 reader.skipWhitespace()
                 let isArray = reader.index < reader.count && reader.byte(reader.index) == 0x5B
                 if isArray, Self.holdsSamples(key) {
-                    guard let samples = try Self.scanSamples(&reader, into: spareFields.takeEmptied()) else {
+                    guard
+                        let samples = try Self.scanSamples(
+                            &reader, into: spareFields.takeEmptied(), order: &sampleOrder)
+                    else {
                         return false
                     }
                     liftedSamples.append(LiftedSamples(key: key, fields: samples))
                     root.members.append(JSONObject.Member(key: key, value: .array([])))
                 } else if isArray, key == "changes" {
-                    guard let changes = try Self.scanChanges(&reader) else { return false }
+                    guard let changes = try Self.scanChanges(&reader, order: &sampleOrder) else { return false }
                     self.changes = changes
                     root.members.append(JSONObject.Member(key: key, value: .array([])))
                 } else {
@@ -128,14 +134,14 @@ package struct EnvelopeScan {
 
     /// Reads an array of sample objects into `samples` (empty, its room reused); `nil` when it
     /// is anything else, or when a sample repeats a member or has one that is not a sample field.
-    private static func scanSamples(_ reader: inout JSONReader, into samples: [SampleFields]) throws(JSONReadFailure)
-        -> [SampleFields]?
-    {
+    /// `order` is the member order the next sample tries first (see `SampleFields.read`).
+    private static func scanSamples(
+        _ reader: inout JSONReader, into samples: [SampleFields], order: inout SampleFields.MemberOrder
+    ) throws(JSONReadFailure) -> [SampleFields]? {
         reader.index &+= 1  // [
         var samples = samples
         // As for the root's members: most envelopes hold a few samples.
         samples.reserveCapacity(8)
-        var order = SampleFields.MemberOrder()
         reader.skipWhitespace()
         if reader.next(is: 0x5D) { return samples }  // ]
         repeat {
@@ -152,10 +158,11 @@ package struct EnvelopeScan {
     /// Reads a `changes` array whose every element is `{"upsertion": {sample}}` or
     /// `{"deletion": {"recordId": "id"}}`; `nil` when it is anything else (the tree path then
     /// names what is wrong).
-    private static func scanChanges(_ reader: inout JSONReader) throws(JSONReadFailure) -> LiftedChanges? {
+    private static func scanChanges(_ reader: inout JSONReader, order: inout SampleFields.MemberOrder)
+        throws(JSONReadFailure) -> LiftedChanges?
+    {
         reader.index &+= 1  // [
         var changes = LiftedChanges()
-        var order = SampleFields.MemberOrder()
         reader.skipWhitespace()
         if reader.next(is: 0x5D) { return changes }  // ]
         repeat {
