@@ -39,6 +39,7 @@ extension JSONReader {
     ///   just past the closing quote.
     /// - Throws: `JSONReadFailure` for an unterminated string, a raw control character, invalid
     ///   UTF-8 or a bad escape.
+    @inline(__always)
     mutating func scanString() throws(JSONReadFailure) -> Int? {
         let quote = index
         var i = quote &+ 1
