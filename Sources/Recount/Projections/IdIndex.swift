@@ -151,6 +151,7 @@ package struct IdIndex: Sendable {
 
     // MARK: Records
 
+    @inline(__always)
     func record(_ number: Int) -> Record { records[number] }
 
     /// The live entry of `key`, if any.
