@@ -25,7 +25,9 @@ extension Projections {
             out.append(source.device) { $0.append($1) }
         }
         index.writeCheckpoint(&out, keeping: selection)
-        let dirtyDays = dirty.days.filter { selection?.users.contains($0.key.user) ?? true }
+        let dirtyDays =
+            selection.map { selection in dirty.days.filter { selection.users.contains($0.key.user) } }
+            ?? dirty.days
         out.append(UInt64(dirtyDays.count))
         for (key, version) in dirtyDays {
             out.append(selection?.users[key.user] ?? key.user)
