@@ -6,8 +6,14 @@ import Foundation
 import Recount
 
 let directory = CommandLine.arguments.dropFirst().first ?? NSTemporaryDirectory() + "recount-example-\(getpid())"
-let engine = try RecountEngine(directory: directory)
+// Group commit: an upload's envelopes reach the disk within 200 ms of each other, fsynced together.
+let engine = try RecountEngine(
+    directory: directory, durability: .groupCommit(maxBytes: 8 << 20, maxDelay: .milliseconds(200)))
 defer { try? engine.close() }
+if let torn = engine.recovery {
+    // A crash cut the log's last frame short; opening cut it off and saved its bytes.
+    print("recovered: \(torn)")
+}
 
 // An upload as the iOS app sends it: one HealthKit anchored-query result per line. Watch and
 // phone both counted Tuesday's walk; a later delivery (a check-in) shows the day has ended.
