@@ -31,6 +31,9 @@ package struct Projections {
         /// Days that became dirty.
         package var daysDirtied = 0
 
+        /// No change.
+        package init() {}
+
         /// Adds another effect's counts.
         package static func += (a: inout Effect, b: Effect) {
             a.newSamples += b.newSamples
