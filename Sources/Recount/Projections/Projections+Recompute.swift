@@ -102,7 +102,7 @@ extension Projections {
 
     /// The ranking of `involved` for the cell's user and metric: the user's own
     /// `config.sources` list, else the `*` default, else none (the documented default rule).
-    private func priority(for key: CellKey, _ involved: [SourceID]) -> SourcePriority {
+    func priority(for key: CellKey, _ involved: [SourceID]) -> SourcePriority {
         let user = users[key.user]
         let configured =
             (priorities[PriorityKey(user: user, metric: key.metric)]
