@@ -6,7 +6,8 @@ import Foundation
 import Recount
 
 let directory = CommandLine.arguments.dropFirst().first ?? NSTemporaryDirectory() + "recount-example-\(getpid())"
-// Group commit: an upload's envelopes reach the disk within 200 ms of each other, fsynced together.
+// Group commit: an ingest returns before its batch is fsynced, and batches are fsynced together
+// within 200 ms (what power loss may then lose: the README's Durability table).
 let engine = try RecountEngine(
     directory: directory, durability: .groupCommit(maxBytes: 8 << 20, maxDelay: .milliseconds(200)))
 defer { try? engine.close() }
