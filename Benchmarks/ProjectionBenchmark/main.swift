@@ -256,11 +256,12 @@ let checkpointBytes = diskBytes(DataDirectory(endToEndDirectory).projections)
 // MARK: - Replay into memory (fold only) from the written log, and its peak memory
 
 let logReader = try RecountEngine.logReader(directory: endToEndDirectory)
-var (foldedSamples, foldedNew, readRecords, decodedSamples) = (0, 0, 0, 0)
-// The fold, and where its time goes: reading the log alone (frames, checksums, LZ4), and
-// reading and decoding each record into its envelope and sample block as the fold does,
-// folding nothing. What is left of the fold's time is the fold's own. The three take turns,
-// so a slow spell of the machine falls on all of them.
+var (foldedSamples, foldedNew, readRecords, decodedSamples, indexedIds) = (0, 0, 0, 0, 0)
+// The fold, and where its time goes: reading the log alone (frames, checksums, LZ4); reading
+// and decoding each record into its envelope and sample block as the fold does, folding
+// nothing; and that plus the id index alone (each sample's id looked up, and numbered with an
+// empty record when new), none of the rest of the fold. They take turns, so a slow spell of
+// the machine falls on all of them.
 let replayTimes = try run.best(interleaving: [
     { stopwatch in
         var projections = Projections()
@@ -279,12 +280,34 @@ let replayTimes = try run.best(interleaving: [
             ) { _, _, _ in Projections.Effect() }.samples
         }
     },
+    { stopwatch in
+        var (users, providers, index) = (Interner(), Interner(), IdIndex())
+        let provider = providers.intern("healthkit")
+        var ids = 0
+        try stopwatch.time {
+            _ = try ProjectionReplay.fold(
+                logReader, from: logReader.snapshot.startPosition, until: .max, picking: { _, _ in true },
+                progress: nil
+            ) { envelope, samples, _ in
+                let user = users.intern(envelope.user)
+                // As the fold does: the envelope's ids' buckets read together first.
+                samples.entries.withUnsafeBufferPointer { index.prefetch($0, user: user, provider: provider) }
+                for number in samples.entries.indices {
+                    let id = index.insert(IdIndex.Key(user: user, provider: provider, id: samples.id(of: number)))
+                    ids = max(ids, id + 1)
+                }
+                return Projections.Effect()
+            }
+        }
+        indexedIds = ids
+    },
 ])
-let (foldTime, readTime, decodeTime) = (replayTimes[0], replayTimes[1], replayTimes[2])
+let (foldTime, readTime, decodeTime, indexTime) = (replayTimes[0], replayTimes[1], replayTimes[2], replayTimes[3])
 run.check(foldedSamples == totalSamples, "folded \(foldedSamples) samples")
 run.check(foldedNew == expectedLive, "the replay found \(foldedNew) new samples")
 run.check(readRecords == totalEnvelopes, "read \(readRecords) records")
 run.check(decodedSamples == totalSamples, "decoded \(decodedSamples) samples")
+run.check(indexedIds == expectedLive, "indexed \(indexedIds) ids")
 
 // A full replay as `recount replay` runs it (fold, recompute and digest, a group of users at a
 // time once the log's records pass `ProjectionReplay.defaultGroupBytes`), in a process of its own.
@@ -497,6 +520,7 @@ emit(
         ("samplesPerSec", Double(totalSamples) / foldTime), ("seconds", foldTime),
         ("readOnlySamplesPerSec", Double(totalSamples) / readTime), ("readSeconds", readTime),
         ("decodeOnlySamplesPerSec", Double(totalSamples) / decodeTime), ("decodeSeconds", decodeTime),
+        ("idIndexOnlySamplesPerSec", Double(totalSamples) / indexTime), ("idIndexSeconds", indexTime),
     ], figure: Double(totalSamples) / foldTime, goal: 5_000_000, atLeast: true)
 emit(
     "replay.durable",

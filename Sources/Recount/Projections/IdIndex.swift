@@ -11,6 +11,10 @@ package struct IdIndex: Sendable {
         package var user: UInt32
         package var provider: UInt32
         package var id: SampleID
+
+        package init(user: UInt32, provider: UInt32, id: SampleID) {
+            (self.user, self.provider, self.id) = (user, provider, id)
+        }
     }
 
     /// A live sample with what the index knows of it beyond the sample itself.
@@ -81,7 +85,7 @@ package struct IdIndex: Sendable {
     }
 
     /// The number of `key`, given one (holding nothing) when new.
-    mutating func insert(_ key: Key) -> Int {
+    package mutating func insert(_ key: Key) -> Int {
         let stored = storedKey(interning: key)
         let (number, inserted) = table.insert(stored)
         if inserted {
@@ -103,7 +107,7 @@ package struct IdIndex: Sendable {
     /// Reads the table's first bucket for each UUID id of `samples`, all before any is inserted:
     /// in a table of millions of ids each is a cache miss, and reads issued together wait for
     /// memory together, where lookups one after another wait in turn.
-    mutating func prefetch(_ samples: UnsafeBufferPointer<SampleBlock.Entry>, user: UInt32, provider: UInt32) {
+    package mutating func prefetch(_ samples: UnsafeBufferPointer<SampleBlock.Entry>, user: UInt32, provider: UInt32) {
         var combined: UInt64 = 0
         for index in samples.indices {
             guard let uuid = samples[index].uuid else { continue }
