@@ -38,6 +38,9 @@ for row in try engine.rollups(user: "u1", metric: "steps", from: "2026-07-13", t
 if let audit = try engine.audit(user: "u1", metric: "steps", day: "2026-07-14") { print(audit.summary) }
 print(try engine.verify().matches ? "verify: the projections match a replay of the log" : "verify: MISMATCH")
 
+// Readers see the log as far as it is synced; under group commit the last batches may wait up
+// to 200 ms, so the service syncs before telling another reader the upload is in.
+try engine.sync()
 // A support tool beside the service (another process would do the same, without a lock) opens
 // the directory for one user's questions: it folds only u1's records from the log.
 let support = try RecountEngine(readingDirectory: directory, user: "u1")
