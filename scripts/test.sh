@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The README test command: set-up, format lint, a warnings-as-errors build, the schema corpus,
-# benchmark smoke runs and the tests.
+# benchmark smoke runs, the embedding example and the tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
@@ -12,4 +12,9 @@ swift run IngestBenchmark --smoke
 swift run ProjectionBenchmark --smoke
 swift run ImportBenchmark --smoke
 swift run StoreBakeoff --smoke
+# The embedding example runs end to end: its support reader (a second engine) finds the rollup.
+example=$(mktemp -d)
+swift run SyncService "$example/data" > "$example/out"
+grep -q '^support: steps 2026-07-14: 4,200' "$example/out" || { cat "$example/out"; exit 1; }
+rm -rf "$example"
 swift test
