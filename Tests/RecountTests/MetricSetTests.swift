@@ -17,6 +17,7 @@ import Testing
                 inserted.append(metric)
             }
             #expect(Array(set) == Metric.allCases.filter(inserted.contains))
+            #expect(Metric.allCases.filter(set.contains) == Metric.allCases.filter(inserted.contains))
         }
         #expect(Array(MetricSet()).isEmpty)
     }

@@ -128,7 +128,8 @@ package struct EnvelopeDecoder {
             let next = try root.string("nextChangesToken", .token)
             let hasMore = try root.bool("hasMore")
             let expired = try root.bool("changesTokenExpired")
-            let metrics = Set(recordTypes.map(\.metric))
+            var metrics = MetricSet()
+            for type in recordTypes { metrics.insert(type.metric) }
             var changes: [HealthConnectChanges.Change] = []
             var samples: [Sample] = []
             var upserted = IdSet()
