@@ -262,6 +262,15 @@ var (foldedSamples, foldedNew, readRecords, decodedSamples, indexedIds) = (0, 0,
 // nothing; and that plus the id index alone (each sample's id looked up, and numbered with an
 // empty record when new), none of the rest of the fold. They take turns, so a slow spell of
 // the machine falls on all of them.
+/// Reads and decodes every record of the log as the fold does, handing each to `body`.
+func decodeEach(_ body: (Envelope, SampleBlock) -> Void) throws -> Int {
+    try ProjectionReplay.fold(
+        logReader, from: logReader.snapshot.startPosition, until: .max, picking: { _, _ in true }, progress: nil
+    ) { envelope, samples, _ in
+        body(envelope, samples)
+        return Projections.Effect()
+    }.samples
+}
 let replayTimes = try run.best(interleaving: [
     { stopwatch in
         var projections = Projections()
@@ -273,22 +282,14 @@ let replayTimes = try run.best(interleaving: [
         try stopwatch.time { try logReader.forEach { _ in readRecords += 1 } }
     },
     { stopwatch in
-        decodedSamples = try stopwatch.time {
-            try ProjectionReplay.fold(
-                logReader, from: logReader.snapshot.startPosition, until: .max, picking: { _, _ in true },
-                progress: nil
-            ) { _, _, _ in Projections.Effect() }.samples
-        }
+        decodedSamples = try stopwatch.time { try decodeEach { _, _ in } }
     },
     { stopwatch in
         var (users, providers, index) = (Interner(), Interner(), IdIndex())
         let provider = providers.intern("healthkit")
         var ids = 0
-        try stopwatch.time {
-            _ = try ProjectionReplay.fold(
-                logReader, from: logReader.snapshot.startPosition, until: .max, picking: { _, _ in true },
-                progress: nil
-            ) { envelope, samples, _ in
+        _ = try stopwatch.time {
+            try decodeEach { envelope, samples in
                 let user = users.intern(envelope.user)
                 // As the fold does: the envelope's ids' buckets read together first.
                 samples.entries.withUnsafeBufferPointer { index.prefetch($0, user: user, provider: provider) }
@@ -296,7 +297,6 @@ let replayTimes = try run.best(interleaving: [
                     let id = index.insert(IdIndex.Key(user: user, provider: provider, id: samples.id(of: number)))
                     ids = max(ids, id + 1)
                 }
-                return Projections.Effect()
             }
         }
         indexedIds = ids
