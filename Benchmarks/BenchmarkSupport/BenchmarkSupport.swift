@@ -54,10 +54,13 @@ public struct BenchmarkRun: Sendable {
     /// The best of `runs` timed seconds of each of `bodies`, after one warm-up run of each. The
     /// bodies take turns within each run, so a slow spell of a shared machine falls on all of
     /// them rather than on one, and differences between them stay meaningful.
-    public func best(interleaving bodies: [(inout Stopwatch) throws -> Void]) throws -> [Double] {
+    /// - Parameter count: fewer runs than `runs`, as for `best(runs:_:)`.
+    public func best(runs count: Int? = nil, interleaving bodies: [(inout Stopwatch) throws -> Void]) throws
+        -> [Double]
+    {
         for body in bodies { _ = try once(body) }
         var fastest = [Double](repeating: .infinity, count: bodies.count)
-        for _ in 0..<runs {
+        for _ in 0..<min(count ?? runs, runs) {
             for (index, body) in bodies.enumerated() { fastest[index] = min(fastest[index], try once(body).seconds) }
         }
         return fastest
