@@ -225,6 +225,8 @@ emitJSONLine([
 
 let endToEndDirectory = scratch + "/end-to-end"
 let stagesDirectory = scratch + "/end-to-end-stages"
+/// The whole input, in order: every pass that ingests it reads these.
+let inputPaths = [headPath, tailPath]
 var endToEndReport = IngestReport()
 var endToEndCores = 0.0
 var (unrecomputedReport, logOnlyReport) = (IngestReport(), IngestReport())
@@ -237,7 +239,7 @@ let endToEndTimes = try run.best(
         { stopwatch in
             try? FileManager.default.removeItem(atPath: endToEndDirectory)
             let engine = try RecountEngine(directory: endToEndDirectory, durability: .none)
-            endToEndReport = try stopwatch.time { try engine.ingest(files: [headPath, tailPath]) }
+            endToEndReport = try stopwatch.time { try engine.ingest(files: inputPaths) }
             endToEndCores = stopwatch.coresUsed
             try engine.close()
         },
@@ -245,7 +247,7 @@ let endToEndTimes = try run.best(
             try? FileManager.default.removeItem(atPath: stagesDirectory)
             let engine = try RecountEngine(directory: stagesDirectory, durability: .none)
             unrecomputedReport = try stopwatch.time {
-                try engine.ingest(files: [headPath, tailPath], recompute: false)
+                try engine.ingest(files: inputPaths, recompute: false)
             }
             try engine.close()
         },
@@ -254,9 +256,9 @@ let endToEndTimes = try run.best(
             let log = try Log(directory: stagesDirectory, configuration: LogConfiguration(durability: .none))
             let ingestor = Ingestor(log: log, now: { Instant(millis: 0, offsetSeconds: 0) })
             var report = IngestReport()
-            let readers = try [headPath, tailPath].map { try LineReader(path: $0) }
+            let readers = try inputPaths.map { try LineReader(path: $0) }
             try stopwatch.time {
-                for (path, reader) in zip([headPath, tailPath], readers) {
+                for (path, reader) in zip(inputPaths, readers) {
                     try ingestor.ingest(reader, source: path, into: &report)
                 }
             }
@@ -384,18 +386,18 @@ func millisPerEnvelopeCall(directory: String, memoryLimit: Int) throws -> (milli
 // first), and under the default limit, which holds this store whole.
 let boundedLimit = (expectedLive + expectedRollups) / 5
 let bounded = try ChildPeak.ingest(
-    [headPath, tailPath], directory: scratch + "/bounded", limit: boundedLimit)
+    inputPaths, directory: scratch + "/bounded", limit: boundedLimit)
 run.check(bounded.digest == storedDigest, "the bounded engine's digest differs")
 run.check(bounded.userGroups >= 2, "the bounded engine stored \(bounded.userGroups) ranges")
 let boundedEnvelopeCall = try millisPerEnvelopeCall(directory: scratch + "/bounded", memoryLimit: boundedLimit)
 let boundedUnrecomputed = try ChildPeak.ingest(
-    [headPath, tailPath], directory: scratch + "/bounded-no-recompute", limit: boundedLimit, recompute: false)
+    inputPaths, directory: scratch + "/bounded-no-recompute", limit: boundedLimit, recompute: false)
 run.check(boundedUnrecomputed.digest == storedDigest, "the bounded engine's digest differs without recompute")
 run.check(
     boundedUnrecomputed.userGroups >= 2,
     "the bounded engine stored \(boundedUnrecomputed.userGroups) ranges without recompute")
 let unbounded = try ChildPeak.ingest(
-    [headPath, tailPath], directory: scratch + "/unbounded", limit: RecountEngine.defaultMemoryLimit)
+    inputPaths, directory: scratch + "/unbounded", limit: RecountEngine.defaultMemoryLimit)
 run.check(unbounded.digest == storedDigest, "the engine's digest differs")
 try? FileManager.default.removeItem(atPath: scratch + "/bounded")
 try? FileManager.default.removeItem(atPath: scratch + "/bounded-no-recompute")
