@@ -46,7 +46,7 @@ package struct DigestStream {
     private var out = CanonicalBytes()
 
     package init(zoneDataVersion: String) {
-        out.append("recount projections v3")
+        out.append("recount projections v4")
         out.append(zoneDataVersion)
     }
 

@@ -170,6 +170,12 @@ extension Projections {
             out.append(state.horizon)
             out.append(state.healthReceivedAt) { $0.append($1) }
             out.append(state.lostRecovered)
+            out.append(UInt64(state.reconciledWindows.count))
+            for window in state.reconciledWindows {
+                out.append(window.from)
+                out.append(window.to)
+                out.append(window.receivedAt)
+            }
             if counters {
                 out.append(UInt64(state.fullRedeliveries))
                 out.append(state.lastFullRedelivery) { out, last in
@@ -229,6 +235,12 @@ extension Projections {
             state.horizon = try input.integer()
             state.healthReceivedAt = try input.optional(int64)
             state.lostRecovered = try input.ranges()
+            for _ in 0..<(try input.integer(UInt64.self)) {
+                let window = SyncState.ReconciledWindow(
+                    from: try input.integer(), to: try input.integer(), receivedAt: try input.integer())
+                guard window.from < window.to else { throw Malformed() }
+                state.noteReconciledWindow(window)
+            }
             state.fullRedeliveries = try input.int()
             state.lastFullRedelivery = try input.optional { r throws(Malformed) in
                 (try r.int(), try r.int())

@@ -242,6 +242,11 @@ package struct Projections {
         let unitsStart: Int
         /// The (origin, device) table numbers the last source id was found for.
         var lastSource: (origin: Int32, device: Int32, id: SourceID)?
+        /// The windows reconciles of the user's channel of `reconciledMetric` read again
+        /// (`SyncState.reconciledWindows`), looked up once per metric the envelope's samples
+        /// are of.
+        var reconciledMetric: Metric?
+        var reconciled: [SyncState.ReconciledWindow] = []
 
         /// - Parameter room: an array whose room `interned` takes (left empty).
         init(_ samples: SampleBlock, user: UInt32, provider: UInt32, received: Int64, room: inout [UInt32]) {
@@ -304,6 +309,23 @@ package struct Projections {
             effect.knownSamples += 1
             return
         }
+        // A write older than a reconcile of its window that was folded before it: the reconcile
+        // answered for the window as of its receipt, so the write stays out, as the reconcile
+        // would have deleted it had it come first (and does when the log is folded again).
+        let metric = samples.metric(of: entryNumber)
+        if upserts.reconciledMetric != metric {
+            upserts.reconciled =
+                syncStates[SyncKey(user: user, provider: provider, metric: metric)]?
+                .reconciledWindows ?? []
+            upserts.reconciledMetric = metric
+        }
+        if !upserts.reconciled.isEmpty,
+            SyncState.supersedes(
+                upserts.reconciled, writtenAt: received, startingAt: samples.entries[entryNumber].start.millis)
+        {
+            effect.knownSamples += 1
+            return
+        }
         let number = index.insert(IdIndex.Key(user: user, provider: provider, id: samples.id(of: entryNumber)))
         let old = index.record(number)
         guard old.state != .deleted else {
@@ -319,6 +341,10 @@ package struct Projections {
         {
             let held = index.record(holder)
             guard (record.syncVersion ?? 0) > (held.syncVersion ?? 0) else {
+                // A sample that loses to the holder is gone for good, as a holder that loses
+                // is: ignored and forgotten, it came back to life when the same envelopes came
+                // again after the holder was deleted (contract §3 rule 7).
+                if old.state == .empty { index.delete(number) }
                 effect.knownSamples += 1
                 return
             }

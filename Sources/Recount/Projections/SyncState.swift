@@ -54,6 +54,21 @@ package struct SyncState: Equatable, Sendable {
     /// whichever came first; `nil` while it has had neither (a changes page still reading, an
     /// expired token). A question as of an earlier instant leaves the channel out.
     package var hadSince: Int64?
+    /// The windows reconciles read again, each with the `receivedAt` of the newest reconcile
+    /// of it, sorted; an entry another covers with a `receivedAt` as new is dropped. A write
+    /// received before a reconcile of a window holding its start is older than what the
+    /// reconcile found, however late it is folded (`supersedes(writtenAt:startingAt:)`).
+    package private(set) var reconciledWindows: [ReconciledWindow] = []
+
+    /// A window a reconcile read again (`[from, to)`, epoch millis) and when it was received.
+    package struct ReconciledWindow: Equatable, Sendable {
+        package var from: Int64
+        package var to: Int64
+        package var receivedAt: Int64
+
+        /// Whether this window holds all of `other`'s.
+        func covers(_ other: ReconciledWindow) -> Bool { from <= other.from && other.to <= to }
+    }
 
     /// Whether the user has this provider for the metric, as of `millis` (now when `nil`).
     package func isHad(asOf millis: Int64?) -> Bool {
@@ -188,6 +203,10 @@ package struct SyncState: Equatable, Sendable {
             missed.removeLast()
         }
         missed.append(from..<millis)
+        // A reconcile received after this expiry but folded before it recovers the stretch as it
+        // would have, folded after it: so folding the same envelopes again changes nothing.
+        let newer = reconciledWindows.filter { $0.receivedAt > millis }.sorted { $0.receivedAt < $1.receivedAt }
+        for window in newer { recover(from: window.from, to: window.to, at: window.receivedAt) }
     }
 
     /// A successful read at `millis` logged after the expiry it preceded: the client missed
@@ -198,9 +217,15 @@ package struct SyncState: Equatable, Sendable {
         }
     }
 
-    /// A reconcile of `[from, to)` received at `millis`: recovers each missed stretch whose
-    /// window it covers (its part beyond the horizon stays lost).
+    /// A reconcile of `[from, to)` received at `millis`: notes the window, and recovers each
+    /// missed stretch whose window it covers (its part beyond the horizon stays lost).
     mutating func reconciled(from: Int64, to: Int64, at millis: Int64) {
+        noteReconciledWindow(ReconciledWindow(from: from, to: to, receivedAt: millis))
+        recover(from: from, to: to, at: millis)
+    }
+
+    /// Recovers each missed stretch whose window `[from, to)`, read again at `millis`, covers.
+    private mutating func recover(from: Int64, to: Int64, at millis: Int64) {
         guard millis > healthReceivedAt ?? .min else { return }
         let recovered = missed.filter { stretch in
             Self.window(of: stretch, horizon: horizon).map { from <= $0.lowerBound && to >= $0.upperBound } ?? false
@@ -209,5 +234,23 @@ package struct SyncState: Equatable, Sendable {
         missed.removeAll { recovered.contains($0) }
         lostRecovered = Self.union(lostRecovered + recovered.compactMap { Self.lostPart(of: $0, horizon: horizon) })
         healthReceivedAt = millis
+    }
+
+    /// Notes a window a reconcile read again (or, reading a checkpoint, one it noted).
+    mutating func noteReconciledWindow(_ window: ReconciledWindow) {
+        guard window.from < window.to,
+            !reconciledWindows.contains(where: { $0.covers(window) && $0.receivedAt >= window.receivedAt })
+        else { return }
+        reconciledWindows.removeAll { window.covers($0) && $0.receivedAt <= window.receivedAt }
+        reconciledWindows.append(window)
+        reconciledWindows.sort { ($0.from, $0.to, $0.receivedAt) < ($1.from, $1.to, $1.receivedAt) }
+    }
+
+    /// Whether a reconcile received after `receivedAt` read again a window holding `start`: a
+    /// sample written then and starting there is superseded by what the reconcile found.
+    static func supersedes(_ windows: [ReconciledWindow], writtenAt receivedAt: Int64, startingAt start: Int64)
+        -> Bool
+    {
+        windows.contains { $0.receivedAt > receivedAt && $0.from <= start && start < $0.to }
     }
 }
