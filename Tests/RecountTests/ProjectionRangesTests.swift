@@ -195,6 +195,45 @@ import Testing
         }
     }
 
+    /// A reader that read the manifest before a writer split its ranges finds their checkpoints
+    /// gone, rebuilds them from the log and cuts them into parts of its own, which it must never
+    /// load from the files the writer has written since under the names it gives them: it did,
+    /// and answered for other users' ranges (users counted twice, others' days empty).
+    @Test func aReaderWithAnOlderManifestLoadsNoCheckpointItDidNotList() throws {
+        let lines = Self.lines(seed: testSeed(67), copies: 8)
+        let (first, second) = (Array(lines[..<120]), Array(lines[120...]))
+        func figures(_ engine: RecountEngine) throws -> String {
+            try Self.users(copies: 8).map { user in "\(try engine.rollups(user: user, metric: "steps"))" }.joined()
+                + "\(try engine.stats())\(try engine.digest())"
+        }
+        try withTemporaryDirectory { directory in
+            let whole = try RecountEngine(directory: directory + "/whole")
+            try Self.ingest(whole, lines, recompute: true)
+            let expected = try figures(whole)
+            try whole.close()
+
+            let ranged = directory + "/ranged"
+            let manifest = DataDirectory(ranged).ranges
+            // One range first; then a writer under a limit it is past splits it, removing the
+            // one checkpoint the older manifest lists.
+            let firstWriter = try RecountEngine(directory: ranged)
+            try Self.ingest(firstWriter, first, recompute: true)
+            try firstWriter.close()
+            let older = try Data(contentsOf: URL(fileURLWithPath: manifest))
+            let writer = try RecountEngine(directory: ranged, checkpointInterval: 1, memoryLimit: 60)
+            try Self.ingest(writer, second, recompute: true)
+            try writer.close()
+            #expect(try Data(contentsOf: URL(fileURLWithPath: manifest)) != older, "the writer split its ranges")
+            // What a reader sees when the writer splits between its reading the manifest and
+            // the checkpoints.
+            try older.write(to: URL(fileURLWithPath: manifest))
+            // A limit whose cuts are not the writer's ranges, and that drops and loads them.
+            let reader = try RecountEngine(readingDirectory: ranged, memoryLimit: 1200)
+            #expect(try figures(reader) == expected)
+            #expect(try reader.verify().matches)
+        }
+    }
+
     /// An engine dropped without `close` (a crash) leaves some ranges' checkpoints behind the
     /// log: the next engine folds what they lack, and answers as before.
     @Test func aRangedEngineLeftWithoutCloseFoldsWhatItsRangesLack() throws {

@@ -196,9 +196,12 @@ struct ProjectionRanges {
             guard parts.count > 1 else { continue }
             var cut: [Range] = []
             for part in parts {
+                // A read-only engine's parts have no file: a name of its own could be one the
+                // writer has given another range since the manifest it read.
                 cut.append(
                     Range(
-                        lowerBound: part.lowerBound, file: newFile(), held: nil, position: 0, waiting: true,
+                        lowerBound: part.lowerBound, file: log == nil ? "" : newFile(), held: nil, position: 0,
+                        waiting: true,
                         size: part.bytes / Self.recordBytesPerEntry, dirtyDays: 0, fresh: true))
             }
             ranges.replaceSubrange(index...index, with: cut)
@@ -312,11 +315,11 @@ struct ProjectionRanges {
     }
 
     /// Range `index`'s stored projections, advanced through the position its word says no
-    /// later record bears on them before; or fresh ones, when the range is fresh or its
-    /// checkpoint is missing, damaged, ahead of the log or another log's (the fold from
-    /// position 0 rebuilds it).
+    /// later record bears on them before; or fresh ones, when the range is fresh, has no file
+    /// (a read-only engine's cut), or its checkpoint is missing, damaged, ahead of the log or
+    /// another log's (the fold from position 0 rebuilds it).
     private func load(_ index: Int, reader: LogReader) -> Projections {
-        guard !ranges[index].fresh,
+        guard !ranges[index].fresh, !ranges[index].file.isEmpty,
             var loaded = try? CheckpointFile(path: path(of: ranges[index].file)).load(folding: reader).get()
         else { return Projections() }
         loaded.advance(through: ranges[index].position)
