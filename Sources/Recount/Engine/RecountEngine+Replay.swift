@@ -1,4 +1,5 @@
 public import RecountLog
+import Synchronization
 
 /// What a replay from scratch read and produced.
 public struct ReplayResult: Sendable {
@@ -94,7 +95,8 @@ extension RecountEngine {
 
     /// Checks every log frame, recomputes the engine's dirty days, replays the log from scratch
     /// into memory (only `onlyUser`'s records when the engine holds one user's) and compares
-    /// the two digests.
+    /// the two digests. Ingests from other tasks wait while it takes the stored digest (not
+    /// while it replays), so that the digest and the replayed log end at the same record.
     public func verify(progress: (@Sendable (ReplayProgress) -> Void)? = nil) throws -> VerifyResult {
         try Self.compare(storedDigest(), user: onlyUser, progress: progress)
     }
@@ -130,11 +132,15 @@ extension RecountEngine {
     }
 
     /// Checks every log frame and recomputes the dirty days; the projections' digest, with the
-    /// log snapshot they cover.
+    /// log snapshot they cover. Ingests wait meanwhile: an ingest's batch is in the log before
+    /// it is folded, so a snapshot taken between the two, or a digest taken after the next
+    /// batch, gave a replay that disagreed with a store that was whole (a false mismatch).
     private func storedDigest() throws -> (log: LogStats, digest: String, reader: LogReader) {
-        let reader = try logReader()
-        let stats = try reader.check()
-        try recompute()
-        return (stats, try digest(), reader)
+        try ingesting.withLock { _ in
+            let reader = try logReader()
+            let stats = try reader.check()
+            try recompute()
+            return (stats, try digest(), reader)
+        }
     }
 }

@@ -19,8 +19,8 @@ public final class RecountEngine: Sendable {
     private let log: Log?
     private let projections: LockedRanges
     /// Held for a whole ingest, so that ingests from many tasks append and fold in turn (a fold
-    /// must follow the log's order).
-    private let ingesting = Mutex(())
+    /// must follow the log's order), and by `verify` while it takes the stored digest.
+    let ingesting = Mutex(())
     /// How much work (log records and samples folded, days recomputed since the stored
     /// checkpoints) an ingest or recompute leaves before it checkpoints; `nil`: 250,000 or half
     /// the ids the projections hold, whichever is larger.
