@@ -297,11 +297,14 @@ public final class RecountEngine: Sendable {
     /// - Returns: how many days were rebuilt.
     @discardableResult
     public func recompute() throws -> Int {
-        try projections.withLock { projections in
-            let count = try projections.recompute() + projections.fit(recompute: true).recomputed
-            if log != nil, checkpointIsDue(projections) { try projections.storeAll() }
-            return count
-        }
+        try projections.withLock { try recompute(&$0) }
+    }
+
+    /// `recompute` under the projections' lock.
+    private func recompute(_ projections: inout ProjectionRanges) throws -> Int {
+        let count = try projections.recompute() + projections.fit(recompute: true).recomputed
+        if log != nil, checkpointIsDue(projections) { try projections.storeAll() }
+        return count
     }
 
     /// One row per day of a user's metric from `from` to `to` (`YYYY-MM-DD`, inclusive; the
@@ -405,6 +408,10 @@ public final class RecountEngine: Sendable {
     /// users whose cells moved (a user's rollups depend on the user's envelopes and the `*`
     /// config defaults alone), so a feed polled often replays few users, and many users are
     /// replayed a group at a time (`ProjectionReplay.foldInGroups`), so memory stays bounded.
+    ///
+    /// The rows are those of one moment: cells that moved again after it, while the replay
+    /// ran beside an ingest, come in the next call, so every row has its figures then, and a
+    /// feed that asks next since the highest version it was given misses nothing.
     public func changes(since version: UInt64, user: String? = nil) throws -> [CellChangeRow] {
         try changes(since: version, user: user, groupBytes: ProjectionReplay.defaultGroupBytes)
     }
@@ -412,10 +419,15 @@ public final class RecountEngine: Sendable {
     /// `changes`, its replay folding at most about `groupBytes` of records at a time.
     func changes(since version: UInt64, user: String?, groupBytes: Int) throws -> [CellChangeRow] {
         if let user { try checkAsked(user) }
-        try recompute()
+        // Recomputed, and the users who moved found, at one position (`folded`): an ingest
+        // folding between the two left a user's rows without their figures then.
         var moved = Set<String>()
-        try eachRange(recomputed: false) { projections, _ in
-            moved.formUnion(projections.usersWithChanges(since: version, user: user))
+        let folded = try projections.withLock { projections in
+            _ = try recompute(&projections)
+            _ = try projections.forEach(recomputed: false) { projections, _ in
+                moved.formUnion(projections.usersWithChanges(since: version, user: user))
+            }
+            return projections.through
         }
         // Their figures then, from a replay up to `version` a group of users at a time.
         var figures: [Projections.NamedCell: [RollupRow.Value]] = [:]
@@ -428,7 +440,7 @@ public final class RecountEngine: Sendable {
         }
         var rows: [CellChangeRow] = []
         try eachRange(recomputed: false) { projections, _ in
-            rows += projections.changes(since: version, before: figures, user: user)
+            rows += projections.changes(since: version, through: folded, before: figures, user: user)
         }
         return rows
     }

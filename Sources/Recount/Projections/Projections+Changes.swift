@@ -21,15 +21,15 @@ extension Projections {
         return Set(moved.map { users[$0] }.filter { user == nil || $0 == user })
     }
 
-    /// The cells whose version is above `version`, with their figures in `before` (the
+    /// The cells whose version is above `version` and at most `last`, with their figures in `before` (the
     /// projections folded up to `version`) and their reading now (known, partial or unknown, as
     /// `rollups` reads them), ordered by user, metric and day.
-    package func changes(since version: UInt64, before: [NamedCell: [RollupRow.Value]], user: String?)
-        -> [CellChangeRow]
-    {
+    package func changes(
+        since version: UInt64, through last: UInt64 = .max, before: [NamedCell: [RollupRow.Value]], user: String?
+    ) -> [CellChangeRow] {
         var reader: (user: UInt32, metric: Metric, reader: DayReader)?
         return rollups.filter { key, stored in
-            stored.version > version && (user == nil || users[key.user] == user)
+            stored.version > version && stored.version <= last && (user == nil || users[key.user] == user)
         }.sorted { a, b in
             a.key.user == b.key.user ? a.key < b.key : users[a.key.user] < users[b.key.user]
         }.map { key, stored in
