@@ -59,6 +59,13 @@ enum ProjectionCommands {
                 user: user, metric: metric, from: invocation.options["from"], to: invocation.options["to"],
                 asOf: invocation.options["as-of"])
         }
+        if rows.count == Projections.maximumQueryDays,
+            invocation.options["from"] == nil || invocation.options["to"] == nil
+        {
+            Output.notice(
+                "at most \(rows.count) days are shown at once; --from and --to ask for others", event: "truncated",
+                [("days", .int(Int64(rows.count)))], json: invocation.json)
+        }
         if invocation.json {
             for row in rows { Output.jsonLine(fields(row)) }
         } else {

@@ -527,6 +527,30 @@ import Testing
         }
     }
 
+    /// A device whose clock was reset wrote one day in 2001, decades before the rest: asked
+    /// without bounds, `rollups` answers with the latest days it returns at once (it failed
+    /// with a range too long, for a query that asked for no range); from a given day, with
+    /// the days after it.
+    @Test func rollupsWithoutBoundsOverAStrayOldDayAnswerTheLatestDays() throws {
+        func steps(_ id: String, _ start: String, _ value: Int) -> String {
+            #"{"id":"\#(id)","type":"steps","start":"\#(start)T10:00:00Z","end":"\#(start)T11:00:00Z","value":\#(value),"unit":"count","origin":"com.phone"}"#
+        }
+        try withTemporaryDirectory { directory in
+            let engine = try RecountEngine(directory: directory)
+            try Self.ingest(
+                engine, [Self.delivery("steps", added: [steps("a", "2001-01-01", 12), steps("b", "2026-07-10", 500)])])
+            let latest = try engine.rollups(user: "alice", metric: "steps")
+            #expect(latest.count == Projections.maximumQueryDays)
+            #expect(latest.last?.date == "2026-07-10" && latest.last?.version != nil)
+            let earliest = try engine.rollups(user: "alice", metric: "steps", from: "2001-01-01")
+            #expect(earliest.count == Projections.maximumQueryDays && earliest.first?.version != nil)
+            #expect(throws: QueryError.self) {
+                try engine.rollups(user: "alice", metric: "steps", from: "2001-01-01", to: "2026-07-10")
+            }
+            try engine.close()
+        }
+    }
+
     /// A Health Connect page received before a reconcile of its window but logged after it (a
     /// slow upload): its sample stays out, and its expired token does not reopen what the
     /// reconcile recovered; ingesting the same envelopes again changes nothing. The late

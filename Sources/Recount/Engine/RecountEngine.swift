@@ -308,7 +308,8 @@ public final class RecountEngine: Sendable {
     }
 
     /// One row per day of a user's metric from `from` to `to` (`YYYY-MM-DD`, inclusive; the
-    /// days that have rollups when not given), each known, partial or unknown (contract §3 rule 8).
+    /// days that have rollups when not given, at most 3,660 of them:
+    /// the latest without `from`), each known, partial or unknown (contract §3 rule 8).
     ///
     /// - Parameter asOf: an RFC 3339 instant: a day that had not ended by then is not known.
     /// - Throws: `QueryError` for an unknown metric, a malformed date or a reversed range;

@@ -2,8 +2,11 @@ extension Projections {
     /// The most days one `rollups` query returns.
     package static let maximumQueryDays = 3_660
 
-    /// One row per day from `from` to `to` inclusive (the days the user has rollups for when
-    /// not given), each known, partial or unknown by contract §3 rule 8.
+    /// One row per day from `from` to `to` inclusive, each known, partial or unknown by
+    /// contract §3 rule 8. A bound not given is the first or last day the user has a rollup
+    /// for, within `maximumQueryDays` of the other: without `from`, the latest days (a device
+    /// clock reset to 2001 leaves one day decades before the rest, and the query asked for
+    /// nothing failed on a range too long).
     ///
     /// - Parameter asOf: evaluate at this instant (epoch millis): a day that had not ended by
     ///   then is not known.
@@ -12,7 +15,14 @@ extension Projections {
     ) throws(QueryError) -> [RollupRow] {
         let userID = users.id(of: user)
         let span = userID.flatMap { rollupSpans[UserMetric(user: $0, metric: metric)] }
-        guard let first = from ?? span?.lowerBound, let last = to ?? span?.upperBound else { return [] }
+        let most = Int32(Self.maximumQueryDays - 1)
+        func day(_ days: Int32) -> CivilDay { CivilDay(daysSinceEpoch: days) }
+        guard var last = to ?? span?.upperBound, var first = from ?? span?.lowerBound else { return [] }
+        if from == nil {
+            first = day(max(first.daysSinceEpoch, last.daysSinceEpoch - most))
+        } else if to == nil {
+            last = day(min(last.daysSinceEpoch, first.daysSinceEpoch + most))
+        }
         guard first <= last else { throw QueryError(.invalidDate, "--from \(first) is after --to \(last)") }
         guard Int(last.daysSinceEpoch) - Int(first.daysSinceEpoch) < Self.maximumQueryDays else {
             throw QueryError(.rangeTooLong, "at most \(Self.maximumQueryDays) days can be asked for at once")
