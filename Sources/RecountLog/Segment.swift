@@ -39,12 +39,13 @@ package struct Segment: Sendable, Equatable {
         String(path.dropLast(4)) + ".idx"
     }
 
-    /// Whether `path` is an existing directory; throws `.notADirectory` when it is something else.
+    /// Whether `path` is an existing directory (the log's, or the projections' beside it); throws
+    /// `.notADirectory` when it is something else.
     package static func directoryExists(_ path: String) throws(LogError) -> Bool {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return false }
         guard isDirectory.boolValue else {
-            throw LogError(.notADirectory, "the log path is not a directory", path: path)
+            throw LogError(.notADirectory, "the path is not a directory", path: path)
         }
         return true
     }

@@ -270,6 +270,20 @@ import Testing
         #expect(cell.value == huge && cell.count == 2 && cell.maximum == huge)
     }
 
+    /// A sum past a double's range is infinite: its audit summary reads null, as `rollups`
+    /// and the JSON outputs do (it read `inf`).
+    @Test func anOverflowingSumReadsNullInItsSummary() {
+        let huge = Double.greatestFiniteMagnitude
+        let cell = Self.compute(
+            .steps, "2026-07-14",
+            [
+                Self.sample("a", .steps, "2026-07-14T09:00:00Z", "2026-07-14T10:00:00Z", value: huge),
+                Self.sample("b", .steps, "2026-07-14T10:00:00Z", "2026-07-14T11:00:00Z", value: huge),
+            ])
+        #expect(cell.value == .infinity)
+        #expect(cell.description.hasPrefix("steps 2026-07-14: null from 2 samples"), "\(cell.description)")
+    }
+
     @Test func weightIsTheLatestOfTheDay() {
         let samples = [
             Self.sample("a", .weight, "2026-07-14T07:00:00-07:00", value: 81.0, position: 9),

@@ -205,6 +205,8 @@ package struct RollupCell: Equatable, Sendable, CustomStringConvertible {
     /// A value with thousands separators, rounded to an integer from 1,000 up and to two decimals
     /// below (`9,912`, `72.25`).
     static func format(_ value: Double) -> String {
+        // A sum past a double's range reads null, as in every other output (not `inf`).
+        guard value.isFinite else { return "null" }
         let negative = value < 0
         let magnitude = abs(value)
         guard magnitude < 1e15 else { return "\(value)" }
