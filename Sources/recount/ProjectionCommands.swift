@@ -116,7 +116,8 @@ enum ProjectionCommands {
             for row in rows {
                 Output.jsonLine([
                     ("provider", .string(row.provider)), ("id", .string(row.id)), ("start", .string(row.start)),
-                    ("end", .string(row.end)), ("value", row.value.map(Output.number) ?? .null),
+                    ("end", .string(row.end)), ("timeZone", row.timeZone.map { .string($0) } ?? .null),
+                    ("value", row.value.map(Output.number) ?? .null),
                     ("originalValue", row.originalValue.map(Output.number) ?? .null),
                     ("originalUnit", row.originalUnit.map { .string($0) } ?? .null),
                     ("stage", row.stage.map { .string($0) } ?? .null), ("origin", .string(row.origin)),
@@ -127,10 +128,12 @@ enum ProjectionCommands {
                 ])
             }
         } else {
-            // Workouts get a column with their activity and totals.
+            // Workouts get a column with their activity and totals; samples that named a zone,
+            // one with it (their times are in it).
             let workouts = rows.contains { $0.activity != nil }
+            let zones = rows.contains { $0.timeZone != nil }
             Output.table(
-                ["start", "end", "value", "stage"] + (workouts ? ["workout"] : []) + [
+                ["start", "end"] + (zones ? ["zone"] : []) + ["value", "stage"] + (workouts ? ["workout"] : []) + [
                     "origin", "device", "provider", "id",
                 ],
                 rows.map { row in
@@ -138,7 +141,8 @@ enum ProjectionCommands {
                         row.activity, row.distance.map { "\(Output.text(of: $0)) m" },
                         row.energy.map { "\(Output.text(of: $0)) kcal" },
                     ].compactMap { $0 }.joined(separator: " ")
-                    return [row.start, row.end, row.value.map(Output.text(of:)) ?? "", row.stage ?? ""]
+                    return [row.start, row.end] + (zones ? [row.timeZone ?? ""] : [])
+                        + [row.value.map(Output.text(of:)) ?? "", row.stage ?? ""]
                         + (workouts ? [workout] : []) + [row.origin, row.device ?? "", row.provider, row.id]
                 })
         }

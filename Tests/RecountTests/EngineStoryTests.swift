@@ -551,6 +551,28 @@ import Testing
         }
     }
 
+    /// A sample written in UTC that names its zone is listed under its local day, at its local
+    /// time in that zone (it showed the next day's UTC time, and not the zone).
+    @Test func samplesShowLocalTimesInTheZoneThatDecidedTheDay() throws {
+        try withTemporaryDirectory { directory in
+            let engine = try RecountEngine(directory: directory)
+            try Self.ingest(
+                engine,
+                [
+                    Self.delivery(
+                        "heart_rate",
+                        added: [
+                            #"{"id":"hr","type":"heart_rate","start":"2026-07-14T02:00:00Z","timeZone":"America/Los_Angeles","value":70,"unit":"bpm","origin":"com.oura"}"#,
+                            #"{"id":"hr2","type":"heart_rate","start":"2026-07-13T09:00:00+02:00","value":60,"unit":"bpm","origin":"com.oura"}"#,
+                        ])
+                ])
+            let rows = try engine.samples(user: "alice", metric: "heart_rate", day: "2026-07-13")
+            #expect(rows.map(\.start) == ["2026-07-13T09:00:00+02:00", "2026-07-13T19:00:00-07:00"])
+            #expect(rows.map(\.timeZone) == [nil, "America/Los_Angeles"])
+            try engine.close()
+        }
+    }
+
     /// A Health Connect page received before a reconcile of its window but logged after it (a
     /// slow upload): its sample stays out, and its expired token does not reopen what the
     /// reconcile recovered; ingesting the same envelopes again changes nothing. The late

@@ -67,9 +67,12 @@ extension RollupRow.Reading {
 public struct SampleRow: Sendable, Equatable {
     public var provider: String
     public var id: String
-    /// RFC 3339 with the offset the sample was written with.
+    /// RFC 3339 in local time: at the offset of the sample's `timeZone` then, when it named
+    /// one (the zone that decides its days), else at the offset it was written with.
     public var start: String
     public var end: String
+    /// The IANA zone the sample named, if any.
+    public var timeZone: String?
     /// In the metric's canonical unit, when the metric has values.
     public var value: Double?
     /// As written.

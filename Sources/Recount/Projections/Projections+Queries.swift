@@ -176,10 +176,17 @@ extension Projections {
             .map { key, entry in
                 let sample = entry.sample
                 let source = sources[Int(sample.source.rawValue)]
+                // Local times as the day was decided: in the sample's zone when it named one.
+                func local(_ millis: Int64, written offset: Int32) -> String {
+                    RFC3339.format(
+                        millis: millis,
+                        offsetSeconds: DayAttribution.offset(
+                            atMillis: millis, writtenOffset: offset, zone: sample.zone, zones: zones))
+                }
                 return SampleRow(
                     provider: providers[key.provider], id: key.id.text,
-                    start: RFC3339.format(millis: sample.startMillis, offsetSeconds: sample.startOffset),
-                    end: RFC3339.format(millis: sample.endMillis, offsetSeconds: sample.endOffset), value: sample.value,
+                    start: local(sample.startMillis, written: sample.startOffset),
+                    end: local(sample.endMillis, written: sample.endOffset), timeZone: sample.zone, value: sample.value,
                     originalValue: entry.originalValue, originalUnit: entry.unitSymbol, stage: sample.stage?.name,
                     origin: source.origin, device: source.device, position: sample.position,
                     activity: sample.metric == .workout ? (entry.activity ?? .other).name : nil,
