@@ -111,6 +111,7 @@ extension Projections {
     /// A reconcile's window, and its samples.
     mutating func foldSync(_ reconcile: Reconcile, samples: SampleBlock, _ fold: SyncFold) {
         let (received, from, to) = (fold.received, reconcile.from.millis, reconcile.to.millis)
+        mayHoldReconciledWindows = true
         updateSync(reconcile.provider, reconcile.metric.metric, fold) {
             $0.reconciled(from: from, to: to, at: received)
         }
@@ -240,6 +241,7 @@ extension Projections {
                     from: try input.integer(), to: try input.integer(), receivedAt: try input.integer())
                 guard window.from < window.to else { throw Malformed() }
                 state.noteReconciledWindow(window)
+                mayHoldReconciledWindows = true
             }
             state.fullRedeliveries = try input.int()
             state.lastFullRedelivery = try input.optional { r throws(Malformed) in

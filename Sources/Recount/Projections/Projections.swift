@@ -83,6 +83,9 @@ package struct Projections {
     }
     /// What is known of each (user, provider, metric) sync channel.
     package internal(set) var syncStates = FlatMap<SyncKey, SyncState>()
+    /// Whether a sync channel may hold reconciled windows: until one does, upserts do not look
+    /// them up (a lookup per envelope cost 0.8% of an ingest's instructions).
+    var mayHoldReconciledWindows = false
     /// `config.provider` settings.
     package internal(set) var providerConfigs: [ProviderKey: ProviderSetting] = [:]
     /// The rollups by cell.
@@ -313,7 +316,7 @@ package struct Projections {
         // answered for the window as of its receipt, so the write stays out, as the reconcile
         // would have deleted it had it come first (and does when the log is folded again).
         let metric = samples.metric(of: entryNumber)
-        if upserts.reconciledMetric != metric {
+        if mayHoldReconciledWindows, upserts.reconciledMetric != metric {
             upserts.reconciled =
                 syncStates[SyncKey(user: user, provider: provider, metric: metric)]?
                 .reconciledWindows ?? []
