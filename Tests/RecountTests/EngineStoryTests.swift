@@ -469,22 +469,29 @@ import Testing
     /// same log snapshot: it gave false mismatches (in 4–14% of calls under a stress run), its
     /// snapshot or digest taken between an ingest's append and its fold.
     @Test func verifyWhileIngestingMatches() throws {
-        let lines = RandomWorkload.lines(seed: testSeed(31), count: 120)
-        try withTemporaryDirectory { directory in
-            let engine = try RecountEngine(directory: directory, durability: .none)
-            let done = Mutex(false)
-            let ingester = Thread {
-                for line in lines { _ = try? engine.ingest(ndjson: Array(line.utf8), source: "test") }
-                done.withLock { $0 = true }
-            }
-            ingester.start()
+        try Self.whileIngesting(seed: 31) { engine, isOver in
             var (verified, mismatches) = (0, 0)
-            while !done.withLock({ $0 }) {
+            while !isOver() {
                 if try !engine.verify().matches { mismatches += 1 }
                 verified += 1
             }
             #expect(mismatches == 0, "\(mismatches) of \(verified) verifies during the ingest")
             #expect(try engine.verify().matches)
+        }
+    }
+
+    /// Ingests `RandomWorkload`'s lines of `seed`, one per call, on another thread into a new
+    /// engine, while `body` runs with the engine and whether that ingest is over.
+    static func whileIngesting(seed: UInt64, _ body: (RecountEngine, () -> Bool) throws -> Void) throws {
+        let lines = RandomWorkload.lines(seed: testSeed(seed), count: 120)
+        try withTemporaryDirectory { directory in
+            let engine = try RecountEngine(directory: directory, durability: .none)
+            let over = Mutex(false)
+            Thread {
+                for line in lines { _ = try? engine.ingest(ndjson: Array(line.utf8), source: "test") }
+                over.withLock { $0 = true }
+            }.start()
+            try body(engine) { over.withLock { $0 } }
             try engine.close()
         }
     }
@@ -494,21 +501,13 @@ import Testing
     /// then (a stress run saw `old: nil` for a cell that existed), and once the ingest is over
     /// it holds every cell at its final version, having missed none.
     @Test func aFeedPollingChangesWhileIngestingMissesNothing() throws {
-        let lines = RandomWorkload.lines(seed: testSeed(32), count: 120)
-        try withTemporaryDirectory { directory in
-            let engine = try RecountEngine(directory: directory, durability: .none)
-            let done = Mutex(false)
-            let ingester = Thread {
-                for line in lines { _ = try? engine.ingest(ndjson: Array(line.utf8), source: "test") }
-                done.withLock { $0 = true }
-            }
-            ingester.start()
+        try Self.whileIngesting(seed: 32) { engine, isOver in
             var held: [String: UInt64] = [:]
             var since: UInt64 = 0
             var (polls, unexplained) = (0, 0)
             var finished = false
             while !finished {
-                finished = done.withLock { $0 }
+                finished = isOver()
                 for row in try engine.changes(since: since) {
                     let cell = "\(row.user) \(row.metric) \(row.date)"
                     if row.old == nil, held[cell] != nil { unexplained += 1 }
@@ -523,7 +522,6 @@ import Testing
                 held
                     == Dictionary(
                         uniqueKeysWithValues: final.map { ("\($0.user) \($0.metric) \($0.date)", $0.version) }))
-            try engine.close()
         }
     }
 
