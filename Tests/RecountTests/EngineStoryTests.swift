@@ -425,32 +425,43 @@ import Testing
         }
     }
 
-    /// A sample that lost to its sync identifier's holder stays lost when the same envelopes
-    /// come again, after the holder was deleted (`holderDeleted`) or written again without the
-    /// identifier: it came back to life, and the day's total changed (0 → 300, 500 → 800).
-    @Test(arguments: [true, false])
-    func ingestingTwiceKeepsASampleThatLostToItsSyncIdentifierLost(holderDeleted: Bool) throws {
+    /// The holder of a sync identifier deleted, or written again without it, before or after
+    /// another sample under it: ingesting the same envelopes twice changes nothing. A sample
+    /// that had lost to the holder came back to life (0 → 300, 500 → 800); an old write of the
+    /// holder still carrying the identifier took it back from the sample that had it since
+    /// (800 → 500).
+    enum HolderChange: CaseIterable, Sendable { case deleted, droppedAfter, droppedBefore }
+
+    @Test(arguments: HolderChange.allCases)
+    func ingestingTwiceChangesNothingAroundASyncIdentifier(holder: HolderChange) throws {
         func steps(_ id: Int, hour: Int, _ value: Int, version: Int?) -> String {
             let sync = version.map { #","syncIdentifier":"s","syncVersion":\#($0)"# } ?? ""
             return
                 #"{"id":"AAAAAAAA-0000-0000-0000-00000000000\#(id)","type":"steps","start":"2026-07-10T\#(hour):00:00Z","end":"2026-07-10T\#(hour + 1):00:00Z","value":\#(value),"unit":"count","origin":"com.therapist"\#(sync)}"#
         }
-        let lines =
-            holderDeleted
-            ? [
-                Self.delivery("steps", added: [steps(1, hour: 10, 500, version: 2)], received: "2026-07-11T00:00:00Z"),
+        let first = Self.delivery(
+            "steps", added: [steps(1, hour: 10, 500, version: 2)], received: "2026-07-11T00:00:00Z")
+        let (dropped, loser) = (steps(1, hour: 10, 500, version: nil), steps(2, hour: 12, 300, version: 1))
+        let lines: [String]
+        let expected: Double
+        switch holder {
+        case .deleted:
+            lines = [
+                first,
                 Self.delivery("steps", added: [steps(2, hour: 10, 300, version: 1)], received: "2026-07-11T01:00:00Z"),
                 Self.delivery(
                     "steps", added: [], deleted: ["AAAAAAAA-0000-0000-0000-000000000001"],
                     received: "2026-07-11T02:00:00Z"),
             ]
-            : [
-                Self.delivery("steps", added: [steps(1, hour: 10, 500, version: 2)], received: "2026-07-11T00:00:00Z"),
-                Self.delivery(
-                    "steps", added: [steps(2, hour: 12, 300, version: 1), steps(1, hour: 10, 500, version: nil)],
-                    received: "2026-07-11T01:00:00Z"),
-            ]
-        let expected: Double = holderDeleted ? 0 : 500
+            expected = 0
+        case .droppedAfter:
+            lines = [first, Self.delivery("steps", added: [loser, dropped], received: "2026-07-11T01:00:00Z")]
+            expected = 500
+        case .droppedBefore:
+            // The identifier is free when the other sample comes: it holds it, as HealthKit would.
+            lines = [first, Self.delivery("steps", added: [dropped, loser], received: "2026-07-11T01:00:00Z")]
+            expected = 800
+        }
         try withTemporaryDirectory { directory in
             let engine = try RecountEngine(directory: directory)
             try Self.ingest(engine, lines)
@@ -1046,9 +1057,11 @@ struct RandomWorkload {
                     let start = Int(generator.next() % 1430)
                     let length = 1 + Int(generator.next() % 90)
                     let id = (base + UInt64(k) * 7) % 40
-                    // Every third id carries a sync identity of its own for ever (HealthKit's
-                    // objects never change theirs), shared with two other ids.
-                    let sync = id % 3 == 0 ? #","syncIdentifier":"k-\#(id % 9)","syncVersion":\#(id / 9)"# : ""
+                    // Every third id carries a sync identity of its own (shared with a few other
+                    // ids), which one write in four leaves out.
+                    let sync =
+                        id % 3 == 0 && generator.next() % 4 != 0
+                        ? #","syncIdentifier":"k-\#(id % 9)","syncVersion":\#(id / 9)"# : ""
                     return
                         #"{"id":"s-\#(id)","type":"steps","start":"\#(time(day: day, minute: start, offset: offset))","end":"\#(time(day: day + (start + length) / 1440, minute: (start + length) % 1440, offset: offset))","value":\#(generator.next() % 2000),"unit":"count","origin":"\#(pick(["com.watch", "com.phone"]))","device":"\#(pick(["Apple Watch", "iPhone", "Pixel 8"]))"\#(sync)}"#
                 }.joined(separator: ",")

@@ -336,6 +336,19 @@ package struct Projections {
             return
         }
         var record = record(entryNumber, of: samples, &upserts)
+        if old.state == .live {
+            record.receivedAt = max(received, old.receivedAt)
+            // An older write of a live id, or a re-delivery, is absorbed before its sync identity
+            // is looked at: an old write carrying an identifier the id has since dropped took
+            // the identifier back from its new holder when ingested again (contract §3 rule 1).
+            if holds(old, against: record, number, received: received) {
+                var kept = old
+                kept.receivedAt = record.receivedAt
+                index.set(number, kept)
+                effect.knownSamples += 1
+                return
+            }
+        }
         // HealthKit sync identity: a higher version replaces the sample holding the identifier.
         if record.syncIdentifier != 0,
             let holder = index.holder(
@@ -344,11 +357,18 @@ package struct Projections {
         {
             let held = index.record(holder)
             guard (record.syncVersion ?? 0) > (held.syncVersion ?? 0) else {
-                // A sample that loses to the holder is gone for good, as a holder that loses
-                // is: ignored and forgotten, it came back to life when the same envelopes came
-                // again after the holder was deleted (contract §3 rule 7).
-                if old.state == .empty { index.delete(number) }
-                effect.knownSamples += 1
+                // A sample whose newest write loses to the holder is gone for good, as a holder
+                // that loses is. Ignored, it came back to life when the same envelopes came
+                // again after the holder was deleted or dropped the identifier (contract §3
+                // rule 7); a live id's losing write kept its older version, which the write
+                // replaced the second time.
+                if old.state == .live {
+                    removeLive(number, old, &effect)
+                    effect.deletedSamples += 1
+                } else {
+                    effect.knownSamples += 1
+                }
+                index.delete(number)
                 return
             }
             removeLive(holder, held, &effect)
@@ -370,27 +390,23 @@ package struct Projections {
             effect.knownSamples += 1
             return
         }
+        removeLive(number, old, &effect)
+        effect.replacedSamples += 1
+        insertLive(number, record, &effect)
+    }
+
+    /// Whether the live record `old` of id `number` stays against a write of `record` received
+    /// at `received`: the write is older (by `lastModified` when both have one, else by
+    /// `receivedAt`), the same content again, or as new with content that does not order after
+    /// the held one (so equally new writes end at the same sample in any order, or twice). The
+    /// content's bytes are built only to order two different writes as new as each other.
+    private func holds(_ old: IdIndex.Record, against record: IdIndex.Record, _ number: Int, received: Int64) -> Bool {
         let (new, was) =
             if let new = record.lastModified, let was = old.lastModified { (new, was) } else {
                 (received, old.receivedAt)
             }
-        record.receivedAt = max(received, old.receivedAt)
-        // An older write, a re-delivery, or a write as new whose content does not order after
-        // the held one (so equally new writes end at the same sample in any order, or twice):
-        // only the newest receivedAt is remembered. The content's bytes are built only to order
-        // two different writes as new as each other.
-        if new < was || record.hasSameContent(as: old)
+        return new < was || record.hasSameContent(as: old)
             || (new == was && !contentBytes(number, old).lexicographicallyPrecedes(contentBytes(number, record)))
-        {
-            var kept = old
-            kept.receivedAt = record.receivedAt
-            index.set(number, kept)
-            effect.knownSamples += 1
-            return
-        }
-        removeLive(number, old, &effect)
-        effect.replacedSamples += 1
-        insertLive(number, record, &effect)
     }
 
     /// A record's content in canonical bytes, its position and receivedAt aside.
