@@ -409,40 +409,6 @@ import Testing
         }
     }
 
-    /// A recompute keeps one workspace for all its cells: what one cell left in it (more
-    /// samples, more sources than the square table holds, another metric) must not reach the
-    /// next, which comes out bit for bit as a fresh workspace makes it.
-    @Test func aWorkspaceKeptFromCellToCellGivesWhatAFreshOneGives() {
-        var random = SplitMix64(seed: testSeed(0x3E05_0008))
-        let zones = ZoneOffsets()
-        let metrics: [Metric] = [.steps, .sleep, .heartRate, .steps, .distance, .weight, .sleep, .workout]
-        var workspace = Rollup.Workspace()
-        for round in 0..<200 {
-            let metric = metrics[round % metrics.count]
-            var workload = Workload.random(metric: metric, using: &random)
-            if round % 9 == 4 {
-                // Each sample a source of its own, past the square table's sixteen.
-                var table: [SourceID: Source] = [:]
-                workload.samples = (0..<40).map { index in
-                    var sample = workload.samples[index % workload.samples.count]
-                    sample.id = SampleID("w\(index)")
-                    sample.source = SourceID(UInt32(100 + index))
-                    table[sample.source] = Source(origin: "com.example.\(index % 5)", device: "d\(index)")
-                    return sample
-                }
-                workload.priority = SourcePriority(configured: ["com.example.2"], sources: table)
-            }
-            let kept = workspace.compute(
-                metric: metric, day: workload.day, samples: workload.samples, priority: workload.priority,
-                zones: zones)
-            let fresh = Rollup.compute(
-                metric: metric, day: workload.day, samples: workload.samples, priority: workload.priority,
-                zones: zones)
-            #expect(kept == fresh, "round \(round): \(workload)")
-            #expect(kept.value?.bitPattern == fresh.value?.bitPattern)
-        }
-    }
-
     /// Days where each sample has a source of its own, more sources than a machine word has
     /// bits: the sweep still matches the reference.
     @Test(arguments: [Metric.steps, .sleep])

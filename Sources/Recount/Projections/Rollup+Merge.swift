@@ -10,61 +10,22 @@
 /// Memory grows with the samples and the pairs of sources that suppressed each other, never
 /// with sources × samples or sources × sources: one upload of thousands of samples from as
 /// many origins must not take gigabytes (it did: 1.5 GB for 8,000).
-///
-/// The merges work in the buffers of a `Rollup.Workspace`, which a caller rebuilding many cells
-/// keeps from one to the next.
-extension Rollup {
-    /// The buffers `compute` works in. A recompute keeps one from cell to cell: a merge that
-    /// allocated its twenty or so arrays per cell spent about a third of its instructions
-    /// allocating and freeing them on days of a few samples. Each use empties what it reads
-    /// first, so what a workspace held never reaches a result.
-    package struct Workspace {
-        /// The samples' indices in canonical order, and the keys `canonicalOrder` sorts.
-        var order: [Int] = []
-        var orderKeys: [UInt64] = []
-        /// The merges' sweep: see `mergeSum` and `mergeSleep`.
-        fileprivate var events: [UInt64] = []
-        fileprivate var later: [UInt64] = []
-        fileprivate var parts: [(from: Int64, to: Int64)] = []
-        fileprivate var partStart: [Int] = []
-        fileprivate var duration: [Int64] = []
-        fileprivate var stretches: [Stretch] = []
-        fileprivate var instantWinner: [Int] = []
-        fileprivate var won: [Int64] = []
-        fileprivate var winners: [Int] = []
-        fileprivate var countsAsleep: [Bool] = []
-        fileprivate var coverage = Coverage()
-        fileprivate var asleep = Coverage()
-        fileprivate var tally = Tally()
-        /// `rankSources`: the sources present, highest priority first, each sample's rank
-        /// among them, and its working arrays.
-        fileprivate var sources: [SourceID] = []
-        fileprivate var rank: [Int] = []
-        fileprivate var distinct: [SourceID] = []
-        fileprivate var slot: [Int] = []
-        fileprivate var byPriority: [Int] = []
-        fileprivate var rankOfSlot: [Int] = []
-
-        package init() {}
-    }
-}
-
 extension Rollup {
     /// Bits of an event key: time relative to the window, kind, payload.
-    fileprivate static let payloadBits = 26
-    fileprivate static let kindBits = 2
-    fileprivate static let timeShift = payloadBits + kindBits
+    private static let payloadBits = 26
+    private static let kindBits = 2
+    private static let timeShift = payloadBits + kindBits
 
     /// Event kinds, in the order they are handled at one instant: coverage changes first, so
     /// instantaneous samples see who covers them.
-    fileprivate enum Kind: UInt64 {
+    private enum Kind: UInt64 {
         case coverEnd = 0
         case coverStart = 1
         case instant = 2
     }
 
     /// A half-open UTC window `[start, end)` around a day, and the event packing relative to it.
-    fileprivate struct Window {
+    private struct Window {
         var start: Int64
         var end: Int64
 
@@ -90,21 +51,49 @@ extension Rollup {
         }
     }
 
+    /// The sources present, highest priority first, and each sample's local rank among them.
+    private static func localRanks(
+        samples: [LiveSample], order: [Int], priority: SourcePriority
+    ) -> (sources: [SourceID], rank: [Int]) {
+        var distinct: [SourceID] = []
+        // Slots by source once there are more than a few (a linear search is cheaper until then).
+        var slots: [SourceID: Int] = [:]
+        var slot: [Int] = []
+        slot.reserveCapacity(order.count)
+        var last = -1
+        for index in order {
+            let source = samples[index].source
+            if last < 0 || distinct[last] != source {
+                last = (distinct.count <= 8 ? distinct.firstIndex(of: source) : slots[source]) ?? -1
+                if last < 0 {
+                    distinct.append(source)
+                    last = distinct.count - 1
+                    if distinct.count == 9 {
+                        for (slot, source) in distinct.enumerated() { slots[source] = slot }
+                    } else if distinct.count > 9 {
+                        slots[source] = last
+                    }
+                }
+            }
+            slot.append(last)
+        }
+        let byPriority = distinct.indices.sorted {
+            priority.key(of: distinct[$0]) < priority.key(of: distinct[$1])
+        }
+        var rankOfSlot = [Int](filledWith: 0, count: distinct.count)
+        for (rank, slot) in byPriority.enumerated() { rankOfSlot[slot] = rank }
+        return (byPriority.map { distinct[$0] }, slot.map { rankOfSlot[$0] })
+    }
+
     /// How many samples of each rank cover the sweep's instant, and the ranks with any as bits,
     /// so the winner (the lowest such rank) is found a word at a time.
-    fileprivate struct Coverage {
+    private struct Coverage {
         var counts: [Int32]
         var bits: [UInt64]
 
-        init() {
-            counts = []
-            bits = []
-        }
-
-        /// Sets `ranks` counts, all zero, keeping the room of the counts before.
-        mutating func reset(ranks: Int) {
-            counts.refill(0, count: ranks)
-            bits.refill(0, count: (ranks + 63) / 64)
+        init(ranks: Int) {
+            counts = [Int32](filledWith: 0, count: ranks)
+            bits = [UInt64](filledWith: 0, count: (ranks + 63) / 64)
         }
 
         @inline(__always)
@@ -137,78 +126,38 @@ extension Rollup {
     }
 
     /// A stretch of time `[from, to)` in which rank `winner` decided.
-    fileprivate struct Stretch {
+    private struct Stretch {
         var from: Int64
         var to: Int64
         var winner: Int
-    }
-}
-
-extension Rollup.Workspace {
-    /// Sets `sources` to the sources present, highest priority first, and `rank` to each
-    /// sample's local rank among them (by place in `order`).
-    fileprivate mutating func rankSources(samples: [LiveSample], order: [Int], priority: SourcePriority) {
-        distinct.removeAll(keepingCapacity: true)
-        // Slots by source once there are more than a few (a linear search is cheaper until then).
-        var slots: [SourceID: Int] = [:]
-        slot.removeAll(keepingCapacity: true)
-        slot.reserveCapacity(order.count)
-        var last = -1
-        for index in order {
-            let source = samples[index].source
-            if last < 0 || distinct[last] != source {
-                last = (distinct.count <= 8 ? distinct.firstIndex(of: source) : slots[source]) ?? -1
-                if last < 0 {
-                    distinct.append(source)
-                    last = distinct.count - 1
-                    if distinct.count == 9 {
-                        for (slot, source) in distinct.enumerated() { slots[source] = slot }
-                    } else if distinct.count > 9 {
-                        slots[source] = last
-                    }
-                }
-            }
-            slot.append(last)
-        }
-        byPriority.removeAll(keepingCapacity: true)
-        byPriority.append(contentsOf: distinct.indices)
-        byPriority.sort { [distinct] in priority.key(of: distinct[$0]) < priority.key(of: distinct[$1]) }
-        rankOfSlot.refill(0, count: distinct.count)
-        sources.removeAll(keepingCapacity: true)
-        for (place, ranked) in byPriority.enumerated() {
-            rankOfSlot[ranked] = place
-            sources.append(distinct[ranked])
-        }
-        rank.removeAll(keepingCapacity: true)
-        for sampleSlot in slot { rank.append(rankOfSlot[sampleSlot]) }
     }
 
     /// Sums (steps, distance, active energy): each sample adds value × (its counted time on the
     /// day) / (its whole duration); an instantaneous one adds its value when no higher-priority
     /// source covers its instant.
-    mutating func mergeSum(
+    static func mergeSum(
         metric: Metric, day: CivilDay, samples: [LiveSample], order: [Int], priority: SourcePriority,
         zones: ZoneOffsets
     ) -> RollupCell {
         let n = order.count
-        precondition(n < 1 << (Rollup.payloadBits - 1), "too many samples in one rollup cell")
-        rankSources(samples: samples, order: order, priority: priority)
+        precondition(n < 1 << (payloadBits - 1), "too many samples in one rollup cell")
+        let (sources, rank) = localRanks(samples: samples, order: order, priority: priority)
         let k = sources.count
         // Any part of the day lies within a day of its local midnight read as UTC.
-        let window = Rollup.Window(around: day, daysBefore: 2, daysAfter: 3)
+        let window = Window(around: day, daysBefore: 2, daysAfter: 3)
 
         // Events; each sample's whole (capped) duration, 0 marking an instantaneous one; and its
         // parts on the day, adjacent ones joined: `parts[partStart[place]..<partStart[place + 1]]`.
         // Cover starts come in canonical order, already sorted; the ends and instants are kept
         // apart and appended after them, so the sort mostly merges a few sorted runs.
-        events.removeAll(keepingCapacity: true)
+        var events: [UInt64] = []
         events.reserveCapacity(2 * n)
-        later.removeAll(keepingCapacity: true)
+        var later: [UInt64] = []
         later.reserveCapacity(n)
-        parts.removeAll(keepingCapacity: true)
+        var parts: [(from: Int64, to: Int64)] = []
         parts.reserveCapacity(n)
-        partStart.refill(0, count: n + 1)
-        duration.refill(0, count: n)
+        var partStart = [Int](filledWith: 0, count: n + 1)
+        var duration = [Int64](filledWith: 0, count: n)
         for place in 0..<n {
             partStart[place] = parts.count
             // Fields read in place: a copy of the sample would retain its id and zone.
@@ -218,7 +167,7 @@ extension Rollup.Workspace {
                 // An instant of another day (written in another offset) takes part in deciding
                 // who wins at its instant; it counts on its own day only (the low payload bit).
                 if startMillis >= window.start, startMillis < window.end {
-                    let onDay = Rollup.startDay(of: samples[index], zones: zones) == day ? 1 : 0
+                    let onDay = startDay(of: samples[index], zones: zones) == day ? 1 : 0
                     later.append(window.key(startMillis, .instant, place << 1 | onDay))
                 }
                 continue
@@ -249,10 +198,10 @@ extension Rollup.Workspace {
 
         // Who won when, as stretches (adjacent ones of one winner joined), and the winning rank
         // at each instantaneous sample (-1 when it is not on the day).
-        stretches.removeAll(keepingCapacity: true)
+        var stretches: [Stretch] = []
         stretches.reserveCapacity(events.count)
-        instantWinner.refill(-1, count: n)
-        coverage.reset(ranks: k)
+        var instantWinner = [Int](filledWith: -1, count: n)
+        var coverage = Coverage(ranks: k)
         var previous = events.first.map(window.time) ?? 0
         var e = 0
         while e < events.count {
@@ -264,13 +213,13 @@ extension Rollup.Workspace {
                     if let last = stretches.last, last.winner == w, last.to == previous {
                         stretches[stretches.count - 1].to = time
                     } else {
-                        stretches.append(Rollup.Stretch(from: previous, to: time, winner: w))
+                        stretches.append(Stretch(from: previous, to: time, winner: w))
                     }
                 }
                 previous = time
             }
-            let payload = Rollup.Window.payload(event)
-            switch Rollup.Window.kind(event) {
+            let payload = Window.payload(event)
+            switch Window.kind(event) {
             case .coverEnd: coverage.add(-1, at: rank[payload])
             case .coverStart: coverage.add(1, at: rank[payload])
             case .instant:
@@ -279,12 +228,12 @@ extension Rollup.Workspace {
                 var best = coverage.winner
                 var last = e
                 while last < events.count, window.time(events[last]) == time {
-                    let r = rank[Rollup.Window.payload(events[last]) >> 1]
+                    let r = rank[Window.payload(events[last]) >> 1]
                     if best < 0 || r < best { best = r }
                     last += 1
                 }
-                for other in e..<last where Rollup.Window.payload(events[other]) & 1 == 1 {
-                    instantWinner[Rollup.Window.payload(events[other]) >> 1] = best
+                for other in e..<last where Window.payload(events[other]) & 1 == 1 {
+                    instantWinner[Window.payload(events[other]) >> 1] = best
                 }
                 e = last - 1
             }
@@ -293,15 +242,14 @@ extension Rollup.Workspace {
 
         // Amounts, sample by sample in canonical order, and within a sample winner by winner
         // in rank order.
-        tally.reset(sources: sources)
+        var tally = Tally(sources: sources)
         var total = 0.0
         var count = 0
         // The milliseconds of the sample's day parts each rank won, and, with many sources, the
         // ranks that won any (with few, every rank is looked at).
-        won.refill(0, count: k)
+        var won = [Int64](filledWith: 0, count: k)
         let fewSources = k <= Tally.squareSources
-        winners.removeAll(keepingCapacity: true)
-        if fewSources { winners.append(contentsOf: 0..<k) }
+        var winners: [Int] = fewSources ? Array(0..<k) : []
         // Where the last part's stretches began: parts mostly come in time order.
         var stretch = 0
         for place in 0..<n {
@@ -353,7 +301,7 @@ extension Rollup.Workspace {
     /// walked to from `hint` when `millis` lies past the stretch before it (parts mostly come
     /// in time order), else found by bisection.
     @inline(__always)
-    private static func firstStretch(endingAfter millis: Int64, in stretches: [Rollup.Stretch], from hint: Int) -> Int {
+    private static func firstStretch(endingAfter millis: Int64, in stretches: [Stretch], from hint: Int) -> Int {
         if hint == 0 || stretches[hint - 1].to <= millis {
             var i = hint
             while i < stretches.count, stretches[i].to <= millis { i += 1 }
@@ -369,31 +317,30 @@ extension Rollup.Workspace {
 
     /// Sleep: the asleep time (stages asleep, core, deep, rem) of the day's samples, where at each
     /// instant the highest-priority source with any sleep sample covering it decides.
-    mutating func mergeSleep(
+    static func mergeSleep(
         day: CivilDay, samples: [LiveSample], order: [Int], priority: SourcePriority,
         zones: ZoneOffsets
     ) -> RollupCell {
         let n = order.count
-        precondition(n < 1 << Rollup.payloadBits, "too many samples in one rollup cell")
-        rankSources(samples: samples, order: order, priority: priority)
+        precondition(n < 1 << payloadBits, "too many samples in one rollup cell")
+        let (sources, rank) = localRanks(samples: samples, order: order, priority: priority)
         let k = sources.count
         // A sleep sample of the day ends within a day or so of it and lasts at most 366 days.
-        let window = Rollup.Window(around: day, daysBefore: 369, daysAfter: 3)
+        let window = Window(around: day, daysBefore: 369, daysAfter: 3)
 
         // Starts in canonical order (a sorted run), then the ends, as in `mergeSum`.
-        events.removeAll(keepingCapacity: true)
+        var events: [UInt64] = []
         events.reserveCapacity(2 * n)
-        // The ends, kept apart as `mergeSum`'s are.
-        later.removeAll(keepingCapacity: true)
-        later.reserveCapacity(n)
+        var ends: [UInt64] = []
+        ends.reserveCapacity(n)
         // Whether each sample is asleep and on the day.
-        countsAsleep.refill(false, count: n)
+        var countsAsleep = [Bool](filledWith: false, count: n)
         var count = 0
-        tally.reset(sources: sources)
+        var tally = Tally(sources: sources)
         for place in 0..<n {
             // Fields read in place: a copy of the sample would retain its id and zone.
             let index = order[place]
-            if Rollup.sleepDay(of: samples[index], zones: zones) == day {
+            if sleepDay(of: samples[index], zones: zones) == day {
                 countsAsleep[place] = samples[index].stage?.isAsleep ?? false
                 count += 1
                 tally.count(source: rank[place])
@@ -404,13 +351,13 @@ extension Rollup.Workspace {
             let to = min(end, window.end)
             guard from < to else { continue }
             events.append(window.key(from, .coverStart, place))
-            later.append(window.key(to, .coverEnd, place))
+            ends.append(window.key(to, .coverEnd, place))
         }
-        events.append(contentsOf: later)
+        events.append(contentsOf: ends)
         events.sort()
 
-        coverage.reset(ranks: k)
-        asleep.reset(ranks: k)
+        var coverage = Coverage(ranks: k)
+        var asleep = Coverage(ranks: k)
         var previous = events.first.map(window.time) ?? 0
         for event in events {
             let time = window.time(event)
@@ -424,8 +371,8 @@ extension Rollup.Workspace {
                 }
                 previous = time
             }
-            let place = Rollup.Window.payload(event)
-            let step: Int32 = Rollup.Window.kind(event) == .coverStart ? 1 : -1
+            let place = Window.payload(event)
+            let step: Int32 = Window.kind(event) == .coverStart ? 1 : -1
             coverage.add(step, at: rank[place])
             if countsAsleep[place] { asleep.add(step, at: rank[place]) }
         }
@@ -487,19 +434,11 @@ private struct Tally {
     /// The pairs that met, with many.
     var pairs = FlatMap<Pair, Suppression>()
 
-    init() {
-        sources = []
-        shares = []
-        square = []
-    }
-
-    /// Starts a tally of `sources` (by local rank), keeping the room of the one before.
-    mutating func reset(sources: [SourceID]) {
+    init(sources: [SourceID]) {
         let k = sources.count
         self.sources = sources
-        shares.refill(Share(), count: k)
-        square.refill(Suppression(), count: k <= Self.squareSources ? k * k : 0)
-        if !pairs.isEmpty { pairs = FlatMap() }
+        shares = Array(filledWith: Share(), count: k)
+        square = k <= Self.squareSources ? Array(filledWith: Suppression(), count: k * k) : []
     }
 
     /// Counts one sample of source `source`.

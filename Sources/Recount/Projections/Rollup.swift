@@ -23,20 +23,30 @@ package enum Rollup {
         metric: Metric, day: CivilDay, samples: [LiveSample], priority: SourcePriority,
         zones: ZoneOffsets
     ) -> RollupCell {
-        var workspace = Workspace()
-        return workspace.compute(metric: metric, day: day, samples: samples, priority: priority, zones: zones)
+        let order = canonicalOrder(of: samples, metric: metric)
+        switch metric {
+        case .steps, .distance, .activeEnergy:
+            return mergeSum(
+                metric: metric, day: day, samples: samples, order: order, priority: priority,
+                zones: zones)
+        case .sleep:
+            return mergeSleep(
+                day: day, samples: samples, order: order, priority: priority, zones: zones)
+        case .heartRate, .bloodGlucose, .weight:
+            return statistics(
+                metric: metric, day: day, samples: samples, order: order, zones: zones)
+        case .workout:
+            return workouts(day: day, samples: samples, order: order, zones: zones)
+        }
     }
 
-    /// Sets `order` to the indices of the samples of `metric`, in canonical order: start, end,
-    /// position, id, source, value bits, stage (`keys`: room for the sort keys).
+    /// The indices of the samples of `metric`, in canonical order: start, end, position, id,
+    /// source, value bits, stage.
     ///
     /// The usual case sorts plain integers (the start relative to the earliest, then the index)
     /// and then sorts each run of equal starts by the whole order; huge inputs or spans fall back
     /// to sorting by the whole order at once.
-    static func canonicalOrder(
-        of samples: [LiveSample], metric: Metric, into order: inout [Int], keys: inout [UInt64]
-    ) {
-        order.removeAll(keepingCapacity: true)
+    static func canonicalOrder(of samples: [LiveSample], metric: Metric) -> [Int] {
         let precedes = { (a: Int, b: Int) -> Bool in
             let x = samples[a]
             let y = samples[b]
@@ -51,22 +61,20 @@ package enum Rollup {
             earliest = min(earliest, samples[index].startMillis)
             latest = max(latest, samples[index].startMillis)
         }
-        guard earliest <= latest else { return }
+        guard earliest <= latest else { return [] }
         let indexBits = 20
         let span = latest.subtractingReportingOverflow(earliest)
         guard samples.count < 1 << indexBits, !span.overflow, span.partialValue < 1 << (63 - indexBits)
         else {
-            order.append(contentsOf: samples.indices.filter { samples[$0].metric == metric }.sorted(by: precedes))
-            return
+            return samples.indices.filter { samples[$0].metric == metric }.sorted(by: precedes)
         }
-        keys.removeAll(keepingCapacity: true)
+        var keys: [UInt64] = []
         keys.reserveCapacity(samples.count)
         for index in samples.indices where samples[index].metric == metric {
             keys.append(UInt64(samples[index].startMillis - earliest) << indexBits | UInt64(index))
         }
         keys.sort()
-        order.reserveCapacity(keys.count)
-        for key in keys { order.append(Int(key & (1 << indexBits - 1))) }
+        var order = keys.map { Int($0 & (1 << indexBits - 1)) }
         var runStart = 0
         while runStart < order.count {
             let start = samples[order[runStart]].startMillis
@@ -75,6 +83,7 @@ package enum Rollup {
             if runEnd - runStart > 1 { order[runStart..<runEnd].sort(by: precedes) }
             runStart = runEnd
         }
+        return order
     }
 
     /// The local date of a sample's start (`.startDay`).
@@ -97,7 +106,7 @@ package enum Rollup {
 
     /// Heart rate, blood glucose (count, min, max, mean) and weight (latest, min, max) over the
     /// samples starting on the day; no merging.
-    fileprivate static func statistics(
+    private static func statistics(
         metric: Metric, day: CivilDay, samples: [LiveSample], order: [Int], zones: ZoneOffsets
     ) -> RollupCell {
         var count = 0
@@ -134,7 +143,7 @@ package enum Rollup {
     }
 
     /// Workouts starting on the day: how many, and their total seconds.
-    fileprivate static func workouts(
+    private static func workouts(
         day: CivilDay, samples: [LiveSample], order: [Int], zones: ZoneOffsets
     ) -> RollupCell {
         var count = 0
@@ -148,27 +157,6 @@ package enum Rollup {
         return RollupCell(
             metric: .workout, day: day, count: count,
             value: Double(millis) / Double(Timestamp.millisPerSecond))
-    }
-}
-
-extension Rollup.Workspace {
-    /// Rebuilds a cell as `Rollup.compute` does, in this workspace's buffers.
-    package mutating func compute(
-        metric: Metric, day: CivilDay, samples: [LiveSample], priority: SourcePriority, zones: ZoneOffsets
-    ) -> RollupCell {
-        Rollup.canonicalOrder(of: samples, metric: metric, into: &order, keys: &orderKeys)
-        let order = self.order
-        switch metric {
-        case .steps, .distance, .activeEnergy:
-            return mergeSum(
-                metric: metric, day: day, samples: samples, order: order, priority: priority, zones: zones)
-        case .sleep:
-            return mergeSleep(day: day, samples: samples, order: order, priority: priority, zones: zones)
-        case .heartRate, .bloodGlucose, .weight:
-            return Rollup.statistics(metric: metric, day: day, samples: samples, order: order, zones: zones)
-        case .workout:
-            return Rollup.workouts(day: day, samples: samples, order: order, zones: zones)
-        }
     }
 }
 

@@ -92,25 +92,22 @@ package struct SourcePriority: Sendable {
 extension String {
     /// Whether `needle` (lowercase ASCII) occurs in this string, ignoring ASCII case.
     fileprivate func containsIgnoringASCIICase(_ needle: StaticString) -> Bool {
-        // The bytes read in place: a copy into an array cost an allocation per call, six per
-        // source each time a ranking was built.
         needle.withUTF8Buffer { pattern in
-            withRawUTF8 { haystack in
-                guard pattern.count <= haystack.count else { return false }
-                for start in 0...(haystack.count - pattern.count) {
-                    var matched = true
-                    for k in 0..<pattern.count {
-                        var byte = haystack[start + k]
-                        if byte >= UInt8(ascii: "A"), byte <= UInt8(ascii: "Z") { byte += 32 }
-                        if byte != pattern[k] {
-                            matched = false
-                            break
-                        }
+            let haystack = Array(utf8)
+            guard pattern.count <= haystack.count else { return false }
+            for start in 0...(haystack.count - pattern.count) {
+                var matched = true
+                for k in 0..<pattern.count {
+                    var byte = haystack[start + k]
+                    if byte >= UInt8(ascii: "A"), byte <= UInt8(ascii: "Z") { byte += 32 }
+                    if byte != pattern[k] {
+                        matched = false
+                        break
                     }
-                    if matched { return true }
                 }
-                return false
+                if matched { return true }
             }
+            return false
         }
     }
 }

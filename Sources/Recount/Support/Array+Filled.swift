@@ -12,13 +12,3 @@ extension Array {
         append(contentsOf: repeatElement(value, count: count))
     }
 }
-
-extension Array {
-    /// Makes this array `count` copies of `value`, keeping its room: a buffer refilled for
-    /// each use allocates nothing once it has grown.
-    @inline(__always)
-    mutating func refill(_ value: Element, count: Int) {
-        removeAll(keepingCapacity: true)
-        append(contentsOf: repeatElement(value, count: count))
-    }
-}
