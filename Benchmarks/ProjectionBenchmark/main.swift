@@ -185,10 +185,16 @@ let inputDirectory: String = {
     return kept
 }()
 
+/// The log at `directory` (unsynced) and an ingestor appending to it without folding, its
+/// clock fixed.
+func appendingIngestor(toLog directory: String) throws -> (Log, Ingestor) {
+    let log = try Log(directory: directory, configuration: LogConfiguration(durability: .none))
+    return (log, Ingestor(log: log, now: { Instant(millis: 0, offsetSeconds: 0) }))
+}
+
 /// Appends the NDJSON file `path` to the log at `directory` without folding it.
 func append(_ path: String, toLog directory: String) throws -> IngestReport {
-    let log = try Log(directory: directory, configuration: LogConfiguration(durability: .none))
-    let ingestor = Ingestor(log: log, now: { Instant(millis: 0, offsetSeconds: 0) })
+    let (log, ingestor) = try appendingIngestor(toLog: directory)
     var report = IngestReport()
     try ingestor.ingest(LineReader(path: path), source: path, into: &report)
     try log.close()
@@ -253,8 +259,7 @@ let endToEndTimes = try run.best(
         },
         { stopwatch in
             try? FileManager.default.removeItem(atPath: stagesDirectory)
-            let log = try Log(directory: stagesDirectory, configuration: LogConfiguration(durability: .none))
-            let ingestor = Ingestor(log: log, now: { Instant(millis: 0, offsetSeconds: 0) })
+            let (log, ingestor) = try appendingIngestor(toLog: stagesDirectory)
             var report = IngestReport()
             let readers = try inputPaths.map { try LineReader(path: $0) }
             try stopwatch.time {
