@@ -233,6 +233,36 @@ import Testing
         }
     }
 
+    /// A reader under a limit drops ranges it recomputed and holds them again; when the writer
+    /// has stored their checkpoints ahead of the reader's log since, they are folded from the
+    /// log, and must come back recomputed as they left: they came back with every day dirty,
+    /// so `verify` mismatched and `changes` left out their users' cells.
+    @Test func aReaderHoldsAgainWhatItRecomputedAfterTheWriterStoredAhead() throws {
+        let lines = Self.lines(seed: testSeed(68), copies: 6)
+        let (first, second) = (Array(lines[..<240]), Array(lines[240...]))
+        try withTemporaryDirectory { directory in
+            let whole = try RecountEngine(directory: directory + "/whole")
+            try Self.ingest(whole, first, recompute: true)
+            let expected = try Self.answers(whole, copies: 6)
+            try whole.close()
+
+            let ranged = directory + "/ranged"
+            let firstWriter = try RecountEngine(directory: ranged, memoryLimit: 60)
+            try Self.ingest(firstWriter, first, recompute: true)
+            try firstWriter.close()
+            let readers = try (0..<2).map { _ in try RecountEngine(readingDirectory: ranged, memoryLimit: 60) }
+            // Every range's checkpoint is stored again, ahead of what the readers read.
+            let writer = try RecountEngine(directory: ranged, memoryLimit: 60)
+            try Self.ingest(writer, second, recompute: true)
+            try writer.close()
+            #expect(try readers[0].verify().matches)
+            #expect(
+                try readers[1].changes(since: 0)
+                    == (try RecountEngine(readingDirectory: directory + "/whole").changes(since: 0)))
+            #expect(try Self.answers(readers[1], copies: 6) == expected)
+        }
+    }
+
     /// An engine dropped without `close` (a crash) leaves some ranges' checkpoints behind the
     /// log: the next engine folds what they lack, and answers as before.
     @Test func aRangedEngineLeftWithoutCloseFoldsWhatItsRangesLack() throws {

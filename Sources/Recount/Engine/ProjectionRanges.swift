@@ -34,7 +34,9 @@ struct ProjectionRanges {
         var pending = 0
         /// Its dirty days when last held.
         var dirtyDays: Int
-        /// Whether its checkpoint file is not to be read (a range rebuilt from the log on opening).
+        /// Whether it has no checkpoint of its own to read: rebuilt from the log since the engine
+        /// opened (its file missing, damaged or another log's, or a cut's new part), and not
+        /// stored since.
         var fresh = false
         /// Work (records, samples, days recomputed) folded into it since its checkpoint.
         var unsaved = 0
@@ -262,8 +264,21 @@ struct ProjectionRanges {
         var recomputeAt = group.map { ranges[$0].held == nil ? ranges[$0].recomputedAt : 0 }
         rangesLoaded += group.count { ranges[$0].held == nil }
         // Taken out of the ranges while they fold, so the fold's closures touch no `self`.
-        var states = group.map { index in
-            ranges[index].held.take() ?? load(index, reader: reader)
+        var states: [Projections] = []
+        // Ranges whose checkpoint went missing or moved ahead of the log since it was read
+        // (a writer beside a read-only engine stored it again): folded from the log instead,
+        // their every day dirty, and recomputed after it, so that they come back recomputed
+        // as they were; left dirty, `verify` mismatched and `changes` missed their cells.
+        var lost: [Bool] = []
+        for index in group {
+            if let held = ranges[index].held.take() {
+                states.append(held)
+                lost.append(false)
+            } else {
+                let (loaded, found) = load(index, reader: reader)
+                states.append(loaded)
+                lost.append(!found && !ranges[index].fresh && !ranges[index].file.isEmpty)
+            }
         }
         let router = UserRouter(bounds)
         let start = states.map(\.position).min() ?? through
@@ -296,7 +311,8 @@ struct ProjectionRanges {
         }
         var recomputed = 0
         for (slot, index) in group.enumerated() {
-            if recomputeAt[slot] != 0 { redone[slot] += states[slot].recompute().count }
+            if recomputeAt[slot] != 0 || lost[slot] { redone[slot] += states[slot].recompute().count }
+            if lost[slot] { ranges[index].recomputedAt = through }
             states[slot].advance(through: through)
             let days = recompute ? states[slot].recompute().count : 0
             if days > 0 { ranges[index].recomputedAt = through }
@@ -304,7 +320,6 @@ struct ProjectionRanges {
             ranges[index].held = states[slot]
             ranges[index].waiting = false
             ranges[index].pending = 0
-            ranges[index].fresh = false
             ranges[index].reported = through
             ranges[index].unsaved += redone[slot] + days
             use(index)
@@ -315,15 +330,15 @@ struct ProjectionRanges {
     }
 
     /// Range `index`'s stored projections, advanced through the position its word says no
-    /// later record bears on them before; or fresh ones, when the range is fresh, has no file
-    /// (a read-only engine's cut), or its checkpoint is missing, damaged, ahead of the log or
-    /// another log's (the fold from position 0 rebuilds it).
-    private func load(_ index: Int, reader: LogReader) -> Projections {
+    /// later record bears on them before, and `found`; or empty ones, when the range is fresh,
+    /// has no file (a read-only engine's cut), or its checkpoint is missing, damaged, ahead of
+    /// the log or another log's (the fold from position 0 rebuilds it).
+    private func load(_ index: Int, reader: LogReader) -> (projections: Projections, found: Bool) {
         guard !ranges[index].fresh, !ranges[index].file.isEmpty,
             var loaded = try? CheckpointFile(path: path(of: ranges[index].file)).load(folding: reader).get()
-        else { return Projections() }
+        else { return (Projections(), false) }
         loaded.advance(through: ranges[index].position)
-        return loaded
+        return (loaded, true)
     }
 
     /// Stores and drops the least recently used held ranges outside `group` until holding
@@ -590,6 +605,7 @@ struct ProjectionRanges {
                 try CheckpointFile(path: path(of: ranges[index].file)).save(held, record: record)
                 ranges[index].unsaved = 0
                 ranges[index].recomputedAt = 0
+                ranges[index].fresh = false
                 ranges[index].position = held.position
                 storeFailure = nil
             } catch {
