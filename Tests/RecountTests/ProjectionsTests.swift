@@ -113,6 +113,37 @@ import Testing
         let effects = try Self.fold([own, upsert], into: &projections)
         #expect(projections.index.live.isEmpty)
         #expect(effects[1].knownSamples == 1)
+        // Nor do they give the user a provider: one that delivered only them would keep every
+        // day of the metric from being known (found by an attack run, 2026-12-05).
+        #expect(projections.syncStates.isEmpty)
+    }
+
+    /// A `*` `config.sources` default dirties only the users it ranks for: one with a list of
+    /// their own keeps their days and versions (an attack run saw a row in `changes` for a
+    /// cell whose inputs had not changed, 300 then 300).
+    @Test func aDefaultPriorityLeavesAloneUsersWithTheirOwn() throws {
+        func upsert(_ user: String, _ id: String, _ value: Int, origin: String) -> String {
+            #"{"kind":"samples.upsert","user":"\#(user)","provider":"fitbit","samples":[{"id":"\#(id)","type":"steps","start":"2026-07-14T10:00:00Z","end":"2026-07-14T11:00:00Z","value":\#(value),"unit":"count","origin":"\#(origin)"}]}"#
+        }
+        func priority(_ user: String, _ origins: String) -> String {
+            #"{"kind":"config.sources","user":"\#(user)","metric":"steps","priority":[\#(origins)]}"#
+        }
+        var projections = Projections()
+        _ = try Self.fold(
+            [
+                priority("u1", #""app.b","app.a""#), upsert("u1", "1", 100, origin: "app.a"),
+                upsert("u1", "2", 300, origin: "app.b"), upsert("u2", "1", 100, origin: "app.a"),
+                upsert("u2", "2", 300, origin: "app.b"),
+            ], into: &projections)
+        projections.recompute()
+        let effects = try Self.fold([priority("*", #""app.a","app.b""#)], into: &projections)
+        #expect(projections.dirtyRows().map(\.user) == ["u2"])
+        #expect(effects[0].daysDirtied == 1)
+        // The same list again, or u1's own list given as the default's, changes no ranking.
+        projections.recompute()
+        let again = try Self.fold(
+            [priority("*", #""app.a","app.b""#), priority("u2", #""app.a","app.b""#)], into: &projections)
+        #expect(again.map(\.daysDirtied) == [0, 0])
     }
 
     /// Health Connect replaces a record in place: the old day and the new day are both dirty;

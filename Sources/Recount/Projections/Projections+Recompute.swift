@@ -103,13 +103,17 @@ extension Projections {
     /// The ranking of `involved` for the cell's user and metric: the user's own
     /// `config.sources` list, else the `*` default, else none (the documented default rule).
     func priority(for key: CellKey, _ involved: [SourceID]) -> SourcePriority {
-        let user = users[key.user]
-        let configured =
-            (priorities[PriorityKey(user: user, metric: key.metric)]
-            ?? priorities[PriorityKey(user: "*", metric: key.metric)])?.origins ?? []
+        let configured = configuredPriority(user: users[key.user], metric: key.metric)
         var sources: [SourceID: Source] = [:]
         for id in involved { sources[id] = self.sources[Int(id.rawValue)] }
         return SourcePriority(configured: configured, sources: sources)
+    }
+
+    /// The `config.sources` list that ranks `user`'s sources of `metric`: the user's own, else
+    /// the `*` default; empty for neither (the documented default rule).
+    func configuredPriority(user: String, metric: Metric) -> [String] {
+        (priorities[PriorityKey(user: user, metric: metric)] ?? priorities[PriorityKey(user: "*", metric: metric)])?
+            .origins ?? []
     }
 
     /// Writes the rollups of the users in `kept` (all when `nil`) in cell order into the

@@ -43,13 +43,17 @@ extension Projections {
                 SyncKey(user: fold.user, provider: providers.intern(provider), metric: metric), default: SyncState()])
     }
 
-    /// Notes the last sample of each metric an envelope's samples are of.
+    /// Notes the last sample of each metric an envelope's samples are of, but the backend's own
+    /// writes read back (a provider that delivered only those is not the user's).
     mutating func noteSamples(_ samples: SampleBlock, provider: String, _ fold: SyncFold) {
         let received = fold.received
+        let user = ownOrigins.isEmpty ? "" : users[fold.user]
         // Metric by metric, after the samples are read: reading them between updates copied the
         // block, retaining its arrays.
         var metrics = MetricSet()
-        for number in samples.entries.indices { metrics.insert(samples.metric(of: number)) }
+        for number in samples.entries.indices where !isOwnWrite(number, of: samples, user: user) {
+            metrics.insert(samples.metric(of: number))
+        }
         for metric in metrics {
             updateSync(provider, metric, fold) {
                 $0.lastSampleAt = max($0.lastSampleAt ?? received, received)

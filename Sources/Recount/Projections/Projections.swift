@@ -188,9 +188,13 @@ package struct Projections {
             let key = PriorityKey(user: envelope.user, metric: metric.metric)
             let setting = Configured(origins: priority, receivedAt: received)
             if priorities[key]?.isReplaced(by: setting) ?? true {
-                let changed = priorities[key]?.origins != priority
+                // Only the cells whose ranking changes are dirtied (their version moves): a `*`
+                // default leaves alone the users with a list of their own.
+                let before = configuredPriority(user: envelope.user, metric: metric.metric)
                 priorities[key] = setting
-                if changed { effect.daysDirtied += dirtyAllCells(user: envelope.user, metric: metric.metric) }
+                if before != configuredPriority(user: envelope.user, metric: metric.metric) {
+                    effect.daysDirtied += dirtyAllCells(user: envelope.user, metric: metric.metric)
+                }
             }
         case .configOwnOrigins(let origins):
             let setting = Configured(origins: Array(Set(origins)).sorted(), receivedAt: received)
@@ -225,9 +229,11 @@ package struct Projections {
         return id
     }
 
-    /// Whether samples from `origin` are the user's backend's own writes read back.
-    private func isOwnOrigin(_ origin: String, user: String) -> Bool {
+    /// Whether entry `number` of `samples` is the user's backend's own write read back, which
+    /// the projections ignore: the id index, and the sync state (it gives no provider).
+    func isOwnWrite(_ number: Int, of samples: SampleBlock, user: String) -> Bool {
         guard !ownOrigins.isEmpty else { return false }
+        let origin = samples.strings[Int(samples.entries[number].origin)]
         return (ownOrigins[user] ?? ownOrigins["*"])?.origins.contains(origin) ?? false
     }
 
@@ -306,9 +312,7 @@ package struct Projections {
         _ effect: inout Effect
     ) {
         let (user, provider, received) = (upserts.user, upserts.provider, upserts.received)
-        if !ownOrigins.isEmpty,
-            isOwnOrigin(samples.strings[Int(samples.entries[entryNumber].origin)], user: envelopeUser)
-        {
+        if isOwnWrite(entryNumber, of: samples, user: envelopeUser) {
             effect.knownSamples += 1
             return
         }
@@ -561,12 +565,14 @@ package struct Projections {
             endMillis: record.endMillis, endOffset: record.endOffset, zone: zone, zones: zones, body)
     }
 
-    /// Marks every cell of `metric` dirty for `user` (`*`: every user), after its priority changed.
+    /// Marks every cell of `metric` dirty for `user` (`*`: every user without a list of their
+    /// own), after the priority that ranks them changed.
     private mutating func dirtyAllCells(user: String, metric: Metric) -> Int {
         var marks: [DirtyDays.Key] = []
         if user == "*" {
             cells.forEach { cell, members in
-                guard cell.metric == metric else { return }
+                guard cell.metric == metric, priorities[PriorityKey(user: users[cell.user], metric: metric)] == nil
+                else { return }
                 for member in members {
                     let provider = index.owner(Int(member)).provider
                     marks.append(DirtyDays.Key(user: cell.user, provider: provider, metric: metric, day: cell.day))
