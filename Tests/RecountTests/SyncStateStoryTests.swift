@@ -48,11 +48,11 @@ import Testing
             #expect(after[1].reading == .known([RollupRow.Value(name: "value", value: 14_000)]))
             #expect(after[2].reading == .known([RollupRow.Value(name: "value", value: 0)]), "a known zero")
             #expect(after[0].reading == .known([RollupRow.Value(name: "value", value: 8_000)]))
-            // Asked again as of Monday 03:00, the answer is what it was then: the check-in
-            // history, not the newest check-in, decides (Saturday's value is shown, as partial).
+            // Asked again as of Monday 03:00, the answer is the one given then: Saturday's steps
+            // came later.
             let asked = try engine.rollups(
                 user: "alice", metric: "steps", from: "2026-07-17", to: "2026-07-19", asOf: "2026-07-20T03:00:00-07:00")
-            #expect(asked.map(\.state) == [.partial, .partial, .unknown])
+            #expect(asked == monday)
             let beforeFirstCheckin = try engine.stale(asOf: "2026-07-17T20:00:00Z")
             #expect(beforeFirstCheckin.rows.isEmpty && beforeFirstCheckin.fractions.isEmpty, "no channel existed yet")
             // An instant whose UTC time no RFC 3339 text can write is refused, not answered for.
@@ -119,6 +119,63 @@ import Testing
             let stale = try engine.stale(asOf: "2026-07-15T12:00:00Z")
             #expect(stale.rows.map { "\($0.user) \($0.provider)" } == ["u2 garmin"])
             try engine.close()
+        }
+    }
+
+    /// `--as-of T` answers as the envelopes received by T alone do: a reconcile, a backfill, a
+    /// sample in another offset, or the first data, received after T change nothing about T.
+    /// Read from today's projections, an attack run found each of them changing the answer: an
+    /// open recovery window read as a known 0, a day past the latest offset's midnight as a
+    /// known 0, "never synced" with a value, a backfill's total and version before it came.
+    @Test(arguments: [
+        // An expiry, a read, then (after T) the reconcile of the window.
+        (
+            [
+                #"{"kind":"healthconnect.changes","user":"u1","receivedAt":"2026-07-01T10:00:00Z","recordTypes":["StepsRecord"],"token":"t1","nextChangesToken":"t2","hasMore":false,"changesTokenExpired":false,"changes":[{"upsertion":{"id":"s1","type":"Steps","start":"2026-06-30T08:00:00Z","end":"2026-06-30T09:00:00Z","value":100,"unit":"count","origin":"com.google.android.apps.fitness"}}]}"#,
+                #"{"kind":"healthconnect.changes","user":"u1","receivedAt":"2026-07-20T10:00:00Z","recordTypes":["StepsRecord"],"token":"t2","nextChangesToken":"t9","hasMore":false,"changesTokenExpired":true,"changes":[]}"#,
+                #"{"kind":"healthconnect.changes","user":"u1","receivedAt":"2026-07-21T10:00:00Z","recordTypes":["StepsRecord"],"token":"n1","nextChangesToken":"n2","hasMore":false,"changesTokenExpired":false,"changes":[]}"#,
+                #"{"kind":"reconcile","user":"u1","receivedAt":"2026-07-22T10:00:00Z","provider":"health_connect","metric":"steps","window":{"from":"2026-07-01T10:00:00Z","to":"2026-07-20T10:00:00Z"},"samples":[]}"#,
+            ], "2026-07-21T12:00:00Z", "2026-07-05", RollupRow.Reading.unknown(.recoveryWindowOpen)
+        ),
+        // A sample at +13:45 after T moves the latest offset, and so midnight.
+        (
+            [
+                #"{"kind":"samples.upsert","user":"u1","receivedAt":"2026-07-14T21:00:00Z","provider":"fitbit","samples":[{"id":"a","type":"steps","start":"2026-07-14T10:00:00-09:30","end":"2026-07-14T11:00:00-09:30","value":100,"unit":"count","origin":"com.fitbit"}]}"#,
+                #"{"kind":"checkin","user":"u1","receivedAt":"2026-07-16T05:00:00Z","provider":"fitbit","metrics":["steps"],"at":"2026-07-16T05:00:00Z"}"#,
+                #"{"kind":"samples.upsert","user":"u1","receivedAt":"2026-07-20T00:00:00Z","provider":"fitbit","samples":[{"id":"h","type":"heart_rate","start":"2026-07-20T10:00:00+13:45","value":70,"unit":"bpm","origin":"com.fitbit"}]}"#,
+            ], "2026-07-16T06:00:00Z", "2026-07-15", .unknown(.noCheckinSinceDayEnd)
+        ),
+        // The first data after T.
+        (
+            [
+                #"{"kind":"samples.upsert","user":"u1","receivedAt":"2026-07-14T12:00:00Z","provider":"fitbit","samples":[{"id":"a","type":"steps","start":"2026-07-14T10:00:00Z","end":"2026-07-14T11:00:00Z","value":100,"unit":"count","origin":"com.fitbit"}]}"#
+            ], "2026-07-01T00:00:00Z", "2026-07-14", .unknown(.neverSynced)
+        ),
+        // A backfill after T.
+        (
+            [
+                #"{"kind":"samples.upsert","user":"u1","receivedAt":"2026-07-14T12:00:00Z","provider":"fitbit","samples":[{"id":"a","type":"steps","start":"2026-07-14T10:00:00Z","end":"2026-07-14T11:00:00Z","value":100,"unit":"count","origin":"com.fitbit"}]}"#,
+                #"{"kind":"checkin","user":"u1","receivedAt":"2026-07-15T01:00:00Z","provider":"fitbit","metrics":["steps"],"at":"2026-07-15T01:00:00Z"}"#,
+                #"{"kind":"samples.upsert","user":"u1","receivedAt":"2026-07-20T12:00:00Z","provider":"fitbit","samples":[{"id":"b","type":"steps","start":"2026-07-14T15:00:00Z","end":"2026-07-14T16:00:00Z","value":400,"unit":"count","origin":"com.fitbit"}]}"#,
+            ], "2026-07-16T00:00:00Z", "2026-07-14", .known([RollupRow.Value(name: "value", value: 100)])
+        ),
+    ])
+    func asOfAnInstantOnlyWhatWasReceivedByItCounts(
+        lines: [String], asOf: String, day: String, reading: RollupRow.Reading
+    ) throws {
+        try withTemporaryDirectory { directory in
+            let everything = try RecountEngine(directory: directory + "/everything")
+            _ = try everything.ingest(ndjson: Array(lines.joined(separator: "\n").utf8), source: "all")
+            let then = try RecountEngine(directory: directory + "/then")
+            let instant = try RecountEngine.instant(asOf)
+            let received = lines.filter { line in
+                let text = line.split(separator: "\"receivedAt\":\"")[1].prefix { $0 != "\"" }
+                return (try? RecountEngine.instant(String(text))).map { $0 <= instant } ?? false
+            }
+            _ = try then.ingest(ndjson: Array(received.joined(separator: "\n").utf8), source: "then")
+            let asked = try everything.rollups(user: "u1", metric: "steps", from: day, to: day, asOf: asOf)
+            #expect(asked.map(\.reading) == [reading])
+            #expect(asked == (try then.rollups(user: "u1", metric: "steps", from: day, to: day, asOf: asOf)))
         }
     }
 

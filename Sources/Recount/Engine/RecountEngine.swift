@@ -311,7 +311,9 @@ public final class RecountEngine: Sendable {
     /// days that have rollups when not given, at most 3,660 of them:
     /// the latest without `from`), each known, partial or unknown (contract §3 rule 8).
     ///
-    /// - Parameter asOf: an RFC 3339 instant: a day that had not ended by then is not known.
+    /// - Parameter asOf: an RFC 3339 instant: the rows as they stood then, from the user's
+    ///   envelopes received by then (and the `*` defaults), replayed from the log; a day that
+    ///   had not ended by then is not known.
     /// - Throws: `QueryError` for an unknown metric, a malformed date or a reversed range;
     ///   `LogError` when the user's projections cannot be read back (damage).
     public func rollups(
@@ -321,10 +323,16 @@ public final class RecountEngine: Sendable {
         let metric = try Self.metric(metric)
         let first = try from.map { text throws(QueryError) in try Self.day(text) }
         let last = try to.map { text throws(QueryError) in try Self.day(text) }
-        let instant = try asOf.map { text throws(QueryError) in try Self.instant(text) }
-        return try reading(user: user, recomputed: true) { projections in
-            try projections.rollupRows(user: user, metric: metric, from: first, to: last, asOf: instant)
+        guard let asOf else {
+            return try reading(user: user, recomputed: true) { projections in
+                try projections.rollupRows(user: user, metric: metric, from: first, to: last)
+            }
         }
+        // What the log held by then: values, versions, recovery windows and the latest offset as
+        // they were (read from today's projections, a later backfill or reconcile showed).
+        let instant = try Self.instant(asOf)
+        let then = try ProjectionReplay.recomputed(logReader(), users: [user], receivedBy: instant).projections
+        return try then.rollupRows(user: user, metric: metric, from: first, to: last, asOf: instant)
     }
 
     /// `body`'s answer from the projections of `user`'s range (its dirty days recomputed first

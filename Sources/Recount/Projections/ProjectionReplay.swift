@@ -41,14 +41,15 @@ package enum ProjectionReplay {
     }
 
     /// The projections of `reader`'s records up to `until` (exclusive), folded from scratch
-    /// (only `users`' envelopes and the `*` config defaults when given) and recomputed; and
-    /// what was folded.
+    /// (only `users`' envelopes and the `*` config defaults when given, and only the envelopes
+    /// received by `receivedBy`, epoch millis, when given) and recomputed; and what was folded.
     package static func recomputed(
-        _ reader: LogReader, users: Set<String>? = nil, until: UInt64 = .max,
+        _ reader: LogReader, users: Set<String>? = nil, until: UInt64 = .max, receivedBy: Int64? = nil,
         progress: ((ReplayProgress) -> Void)? = nil
     ) throws -> (projections: Projections, summary: Summary) {
         var projections = Projections()
-        let summary = try fold(reader, into: &projections, until: until, users: users, progress: progress)
+        let summary = try fold(
+            reader, into: &projections, until: until, users: users, receivedBy: receivedBy, progress: progress)
         projections.recompute()
         return (projections, summary)
     }
@@ -58,12 +59,14 @@ package enum ProjectionReplay {
     /// - Parameters:
     ///   - users: fold only these users' envelopes and the `*` config defaults (an auditor's
     ///     replay of one user; other users' records are skipped without being decoded).
+    ///   - receivedBy: fold only the envelopes received by this instant (epoch millis): the
+    ///     projections as they stood then (`rollups --as-of`).
     ///   - progress: called with the records read and samples folded so far each time either
     ///     passes another `progressStep` (a replay of one user reads far more than it folds).
     /// - Throws: `LogError` for damage, `UnreadableRecord` for a record that is not an envelope.
     package static func fold(
         _ reader: LogReader, into projections: inout Projections, until: UInt64 = .max, users: Set<String>? = nil,
-        progress: ((ReplayProgress) -> Void)? = nil, progressStep: Int = 1_000_000
+        receivedBy: Int64? = nil, progress: ((ReplayProgress) -> Void)? = nil, progressStep: Int = 1_000_000
     ) throws -> Summary {
         let filter = users.map(UserFilter.init)
         return try fold(
@@ -72,7 +75,8 @@ package enum ProjectionReplay {
             // retaining its arrays, for every record.
             picking: { _, bytes in filter?.concerns(bytes) != false }, progress: progress, progressStep: progressStep
         ) { envelope, samples, position in
-            projections.apply(envelope, samples: samples, at: position)
+            if let receivedBy, envelope.receivedAt.millis > receivedBy { return Projections.Effect() }
+            return projections.apply(envelope, samples: samples, at: position)
         }
     }
 
