@@ -196,7 +196,7 @@ package struct SyncState: Equatable, Sendable {
         guard millis > healthReceivedAt ?? .min else { return }
         healthReceivedAt = millis
         horizon = millis - Self.recoveryHorizonMillis
-        var from = lastCheckin(atOrBefore: millis) ?? horizon
+        var from = lastRead(atOrBefore: millis) ?? horizon
         // Every held stretch ends at an earlier expiry, so the new one comes last.
         while let last = missed.last, last.upperBound >= from {
             from = min(from, last.lowerBound)
@@ -207,6 +207,19 @@ package struct SyncState: Equatable, Sendable {
         // would have, folded after it: so folding the same envelopes again changes nothing.
         let newer = reconciledWindows.filter { $0.receivedAt > millis }.sorted { $0.receivedAt < $1.receivedAt }
         for window in newer { recover(from: window.from, to: window.to, at: window.receivedAt) }
+    }
+
+    /// How far the client had read by `millis`: its last check-in then, and on through the
+    /// window of each reconcile received by then that starts at or before that point (it read
+    /// the window again). Counted from the last check-in alone, a second expiry after a
+    /// reconcile reopened the days the reconcile had recovered.
+    private func lastRead(atOrBefore millis: Int64) -> Int64? {
+        guard var read = lastCheckin(atOrBefore: millis) else { return nil }
+        // By `from`: a window that starts later can only join once an earlier one has.
+        for window in reconciledWindows where window.receivedAt <= millis && window.from <= read {
+            read = max(read, min(window.to, millis))
+        }
+        return read
     }
 
     /// A successful read at `millis` logged after the expiry it preceded: the client missed
