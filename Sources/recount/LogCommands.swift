@@ -46,11 +46,14 @@ enum LogCommands {
             print(
                 "log ok: \(stats.records) records in \(stats.frames) frames, \(stats.segments) segments, every checksum matches"
             )
-            if let tail = reader.uncommittedTail {
-                print("uncommitted tail (a writer cuts it off on open, keeping a copy beside the segment): \(tail)")
-            }
+            if let tail = reader.uncommittedTail { print(uncommittedTailLine(tail)) }
         }
         return .success
+    }
+
+    /// The line `log check` and `verify` print for a torn frame after the committed ones.
+    static func uncommittedTailLine(_ tail: TornTail) -> String {
+        "uncommitted tail (a writer cuts it off on open, keeping a copy beside the segment): \(tail)"
     }
 
     /// Cuts a damaged log back to its last good frame (never done automatically).

@@ -432,16 +432,17 @@ enum ProjectionCommands {
         try requireLog(invocation)
         let result = try RecountEngine.verify(
             directory: invocation.dataDirectory, memoryLimit: invocation.memoryLimit(), progress: progress(invocation))
-        if let torn = result.recovery { Output.recovery(torn, json: invocation.json) }
         if invocation.json {
             Output.jsonLine(
                 [
                     ("ok", .bool(result.matches)), ("logRecords", .int(Int64(result.log.records))),
                     ("stored", .string(result.stored)),
+                    ("uncommittedTail", result.uncommittedTail.map { .string($0.description) } ?? .null),
                 ]
                     + fields(result.replay))
         } else {
             print("log ok: \(result.log.records) records, every checksum matches")
+            if let tail = result.uncommittedTail { print(LogCommands.uncommittedTailLine(tail)) }
             print("stored projections  \(result.stored)")
             print("replay from scratch \(result.replay.digest) (tz data \(result.replay.zoneDataVersion))")
             print(result.matches ? "verify ok: the digests match" : "verify FAILED: the digests differ")

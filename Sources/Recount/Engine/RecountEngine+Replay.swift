@@ -35,9 +35,9 @@ public struct VerifyResult: Sendable {
     public var stored: String
     /// The replay from scratch it was compared with.
     public var replay: ReplayResult
-    /// A torn frame the engine cut off as it opened (a crash's), if any: checked before the
-    /// digests, and kept in a file.
-    public var recovery: TornTail? = nil
+    /// A torn frame after the committed ones (a crash's), when no writer had the log open:
+    /// not part of the log verified, and left for the next writer to cut off (keeping a copy).
+    public var uncommittedTail: TornTail? = nil
     /// Whether the two digests are equal.
     public var matches: Bool { stored == replay.digest }
 }
@@ -101,23 +101,23 @@ extension RecountEngine {
         try Self.compare(storedDigest(), user: onlyUser, progress: progress)
     }
 
-    /// `verify` of the data directory `directory`, whose engine is opened for writing (so no
-    /// record is appended meanwhile) and closed before the replay: its projections and the
-    /// replay's are never in memory together, and the replay reads the log as the engine saw it.
-    /// - Throws: `LogError` when the log is locked by another writer, damaged or unreadable.
+    /// `verify` of the data directory `directory`, read as a read-only engine reads it: the
+    /// committed log, without the writer's lock and writing nothing, so it runs beside an
+    /// ingest (which it neither blocks nor fails). The stored projections are digested (their
+    /// dirty days recomputed in memory) and released before the replay, so the two are never
+    /// in memory together; the replay reads the log snapshot the digest covers. Taking the
+    /// writer's lock, it made an ingest started meanwhile fail ("another writer"), and wrote
+    /// checkpoints.
+    /// - Throws: `LogError` when the log is damaged or unreadable (`.noLog`: none there).
     /// - Parameter memoryLimit: the engine's (`RecountEngine.defaultMemoryLimit` when `nil`).
     public static func verify(
         directory: String, memoryLimit: Int? = nil, progress: (@Sendable (ReplayProgress) -> Void)? = nil
     ) throws -> VerifyResult {
-        let (stored, recovery) = try {
-            let engine = try RecountEngine(directory: directory, memoryLimit: memoryLimit, progress: progress)
-            let stored = try engine.storedDigest()
-            let recovery = engine.recovery
-            try engine.close()
-            return (stored, recovery)
-        }()
+        let stored = try RecountEngine(
+            readingDirectory: directory, recompute: false, memoryLimit: memoryLimit, progress: progress
+        ).storedDigest()
         var result = try compare(stored, user: nil, progress: progress)
-        result.recovery = recovery
+        result.uncommittedTail = stored.reader.uncommittedTail
         return result
     }
 
