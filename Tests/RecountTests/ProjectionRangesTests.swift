@@ -263,6 +263,43 @@ import Testing
         }
     }
 
+    /// A range's checkpoint older than the manifest's word for it (a file copied back from a
+    /// backup) is folded on from its own position: trusted at the word's, the records between
+    /// were skipped, and the range's users silently lacked them (found by an attack run).
+    @Test func anOlderCheckpointUnderANewerManifestIsFoldedOnFromItsPosition() throws {
+        let lines = Self.lines(seed: testSeed(69))
+        let (first, second) = (Array(lines[..<120]), Array(lines[120...]))
+        try withTemporaryDirectory { directory in
+            let whole = try RecountEngine(directory: directory + "/whole")
+            try Self.ingest(whole, lines, recompute: true)
+            let expected = try Self.figures(whole)
+            try whole.close()
+
+            let ranged = directory + "/ranged"
+            let projections = DataDirectory(ranged).projections
+            var engine = try RecountEngine(directory: ranged, memoryLimit: 60)
+            try Self.ingest(engine, first, recompute: true)
+            try engine.close()
+            let backup = directory + "/backup"
+            try FileManager.default.copyItem(atPath: projections, toPath: backup)
+            engine = try RecountEngine(directory: ranged, memoryLimit: 60)
+            try Self.ingest(engine, second, recompute: true)
+            try engine.close()
+            let listed = RangeManifest(path: DataDirectory(ranged).ranges).entries.map(\.file)
+            let restored = try FileManager.default.contentsOfDirectory(atPath: backup).filter(listed.contains)
+            #expect(!restored.isEmpty, "a range kept its file through the second ingest")
+            for file in restored {
+                try FileManager.default.removeItem(atPath: projections + "/" + file)
+                try FileManager.default.copyItem(atPath: backup + "/" + file, toPath: projections + "/" + file)
+            }
+            engine = try RecountEngine(directory: ranged, memoryLimit: 60)
+            #expect(engine.recordsFoldedOnOpen > 0)
+            #expect(try Self.figures(engine) == expected)
+            #expect(try engine.verify().matches)
+            try engine.close()
+        }
+    }
+
     /// An engine dropped without `close` (a crash) leaves some ranges' checkpoints behind the
     /// log: the next engine folds what they lack, and answers as before.
     @Test func aRangedEngineLeftWithoutCloseFoldsWhatItsRangesLack() throws {

@@ -154,7 +154,11 @@ struct ProjectionRanges {
             let found = position <= through ? try CheckpointFile.fingerprint(of: reader, at: position) : nil
             if found != records[index] { ranges[index].position = 0 }
             switch CheckpointFile(path: path(of: ranges[index].file)).check(folding: reader) {
-            case .success: ranges[index].waiting = ranges[index].position != through
+            case .success(let covered):
+                // A checkpoint behind its word (an older copy of the file put back) covers less:
+                // trusted, the word skipped the records between (their data silently missing).
+                ranges[index].position = min(ranges[index].position, covered)
+                ranges[index].waiting = ranges[index].position != through
             case .failure(.missing) where ranges[index].position == 0:
                 ranges[index].waiting = through > 0
                 ranges[index].fresh = true

@@ -59,12 +59,13 @@ package struct CheckpointFile {
         }
     }
 
-    /// Whether the file is whole (its checksum holds) and a fold of `reader`'s log, as `load`
-    /// would find, without inflating its payload.
-    package func check(folding reader: LogReader) -> Result<Void, Unusable> {
+    /// The log position the checkpoint covers, when the file is whole (its checksum holds) and
+    /// a fold of `reader`'s log, as `load` would find, without inflating its payload.
+    package func check(folding reader: LogReader) -> Result<UInt64, Unusable> {
         reading { stored in
             guard let header = Self.header(stored) else { return .failure(.damaged) }
-            return Self.matches(header.position, header.record, reader) ? .success(()) : .failure(.otherLog)
+            return Self.matches(header.position, header.record, reader)
+                ? .success(header.position) : .failure(.otherLog)
         }
     }
 
