@@ -209,7 +209,9 @@ import Testing
     }
 
     /// A changes page still reading (`hasMore`) brings neither samples nor a check-in, so the
-    /// user does not have Health Connect yet and Fitbit alone makes the day known. And an
+    /// user does not have Health Connect yet and Fitbit alone makes the day known; but its
+    /// client has opened the channel and never checked in, so it is stale (a read that never
+    /// ends is a stuck client; the seed's `last_client_checkin_at is null`). And an
     /// expired page logged after a later check-in starts its recovery window at the last
     /// check-in before it, not after its own end.
     @Test func onlySamplesAndCheckInsGiveAProviderAndARecoveryStartsBeforeItsExpiry() throws {
@@ -221,11 +223,20 @@ import Testing
                 #"{"kind":"checkin","user":"u2","receivedAt":"2026-04-01T00:00:00Z","provider":"health_connect","metrics":["steps"],"at":"2026-04-01T00:00:00Z"}"#,
                 #"{"kind":"checkin","user":"u2","receivedAt":"2026-05-28T00:00:00Z","provider":"health_connect","metrics":["steps"],"at":"2026-05-28T00:00:00Z"}"#,
                 #"{"kind":"healthconnect.changes","user":"u2","receivedAt":"2026-05-27T06:00:00Z","recordTypes":["Steps"],"token":"k3","nextChangesToken":"k4","hasMore":false,"changesTokenExpired":true,"changes":[]}"#,
+                // An expired token, never followed by a good read.
+                #"{"kind":"healthconnect.changes","user":"u3","receivedAt":"2026-07-01T10:00:00Z","recordTypes":["Steps"],"token":"x1","nextChangesToken":"x2","hasMore":false,"changesTokenExpired":true,"changes":[]}"#,
             ]
             _ = try engine.ingest(ndjson: Array(lines.joined(separator: "\n").utf8), source: "sync")
             let day = try engine.rollups(user: "u1", metric: "steps", from: "2026-07-08", to: "2026-07-08")
             #expect(day.map(\.state) == [.known])
-            #expect(try engine.stale(asOf: "2026-07-10T11:00:00Z").rows.map(\.user) == ["u2"], "not u1's changes read")
+            let stale = try engine.stale(asOf: "2026-07-10T11:00:00Z").rows
+            #expect(
+                stale.map { "\($0.user) \($0.provider) \($0.lastCheckinAt ?? "never")" } == [
+                    "u1 health_connect never", "u2 health_connect 2026-05-28T00:00:00Z", "u3 health_connect never",
+                ])
+            #expect(
+                try engine.stale(asOf: "2026-07-09T09:00:00Z").rows.map(\.user) == ["u2", "u3"], "before u1's read")
+            #expect(try engine.stale(asOf: "2026-06-30T09:00:00Z").rows.map(\.user) == ["u2"], "before u3's expiry")
             let cursor = try #require(try engine.cursor(user: "u2", provider: "health_connect", metric: "steps"))
             #expect(cursor.recoveryWindows == [TimeWindow(from: "2026-04-27T06:00:00Z", to: "2026-05-27T06:00:00Z")])
             #expect(cursor.unrecoverable == [TimeWindow(from: "2026-04-01T00:00:00Z", to: "2026-04-27T06:00:00Z")])

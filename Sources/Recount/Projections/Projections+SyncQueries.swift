@@ -30,9 +30,9 @@ extension Projections {
             let provider = providers[key.provider]
             let setting = providerSetting(user: user, provider: provider)
             let group = FractionKey(provider: provider, cohort: setting.cohort)
-            // A channel the user did not have yet then (or has not yet: a changes read under
-            // way, an expired token) is left out.
-            guard state.isHad(asOf: asOf) else { continue }
+            // A channel its client had not opened yet then is left out; one opened that never
+            // checked in is stale (the seed's `last_client_checkin_at is null`).
+            guard state.isOpened(asOf: asOf) else { continue }
             let checkin = state.lastCheckin(atOrBefore: asOf)
             users[group, default: []].insert(user)
             let silence = checkin.map { (asOf - $0) / 1000 }

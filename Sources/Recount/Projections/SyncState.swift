@@ -76,6 +76,19 @@ package struct SyncState: Equatable, Sendable {
         return millis.map { hadSince <= $0 } ?? true
     }
 
+    /// Whether the client had opened the channel by `millis` (now when `nil`), for staleness:
+    /// the user had it (`isHad`), or its client had sent a cursor, an expired token or a
+    /// reconcile for it. A Health Connect read that never ends (`hasMore: true` forever) or
+    /// an expired token never followed by a good read gives the user no provider, but is the
+    /// stuck client staleness is for. As of a past instant, a cursor counts when the newest
+    /// one came by then, and an expiry while its stretch is still missed.
+    package func isOpened(asOf millis: Int64?) -> Bool {
+        if isHad(asOf: millis) { return true }
+        let instant = millis ?? .max
+        return (cursorReceivedAt.map { $0 <= instant } ?? false) || missed.contains { $0.upperBound <= instant }
+            || reconciledWindows.contains { $0.receivedAt <= instant }
+    }
+
     package init() {}
 
     /// The newest check-in.
