@@ -391,6 +391,26 @@ import Testing
         #expect(cursor.recoveryWindows == [window])
     }
 
+    /// A reconcile received after an expiry but logged before it, and a check-in made before
+    /// the expiry but logged after both: the check-in shortens the missed stretch to what the
+    /// reconcile covers, which recovers it at once. It did only when the same envelopes were
+    /// ingested again (the reconcile then folded after the shortened stretch; rule 7, found by
+    /// an attack run).
+    @Test func aLateCheckInLetsAReconcileFoldedBeforeItRecover() throws {
+        let lines = [
+            #"{"kind":"reconcile","user":"bob","receivedAt":"2026-07-17T22:37:00Z","provider":"health_connect","metric":"steps","window":{"from":"2026-07-13T11:00:00Z","to":"2026-07-16T11:00:00Z"},"samples":[]}"#,
+            Self.page(received: "2026-07-15T06:53:00Z", expired: true),
+            #"{"kind":"checkin","user":"bob","receivedAt":"2026-07-16T04:14:00Z","provider":"health_connect","metrics":["steps"],"at":"2026-07-15T03:53:00Z"}"#,
+        ]
+        var once = Projections()
+        _ = try ProjectionsTests.fold(lines, into: &once)
+        let cursor = try #require(once.cursorRow(user: "bob", provider: "health_connect", metric: .steps))
+        #expect(cursor.state == "ok" && cursor.recoveryWindows.isEmpty, "\(cursor)")
+        var twice = once
+        _ = try ProjectionsTests.fold(lines, into: &twice)
+        #expect(twice.digest() == once.digest())
+    }
+
     /// A second expiry more than 30 days after the first loses what lies beyond 30 days of
     /// either window, but not the days read between them.
     @Test func aLateSecondExpiryLosesOnlyWhatWasMissed() throws {

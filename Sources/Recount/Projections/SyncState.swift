@@ -146,7 +146,7 @@ package struct SyncState: Equatable, Sendable {
         } else {
             checkins.append(millis)
         }
-        shortenMissed(by: millis)
+        if shortenMissed(by: millis) { recoverByReconciles(receivedAfter: healthReceivedAt ?? .min) }
     }
 
     /// The windows to read again with a `reconcile` covering each, ascending: the part of each
@@ -216,8 +216,15 @@ package struct SyncState: Equatable, Sendable {
             missed.removeLast()
         }
         missed.append(from..<millis)
-        // A reconcile received after this expiry but folded before it recovers the stretch as it
-        // would have, folded after it: so folding the same envelopes again changes nothing.
+        recoverByReconciles(receivedAfter: millis)
+    }
+
+    /// Recovers what the reconciles received after `millis`, but folded before, recover of the
+    /// missed stretches as they are now (after an expiry, or a check-in that shortened one), as
+    /// they would have folded after: so folding the same envelopes again changes nothing (a
+    /// check-in logged late shortened a stretch to fit a reconcile folded before it, and only
+    /// the second ingest recovered it; found by an attack run).
+    private mutating func recoverByReconciles(receivedAfter millis: Int64) {
         let newer = reconciledWindows.filter { $0.receivedAt > millis }.sorted { $0.receivedAt < $1.receivedAt }
         for window in newer { recover(from: window.from, to: window.to, at: window.receivedAt) }
     }
@@ -236,11 +243,14 @@ package struct SyncState: Equatable, Sendable {
     }
 
     /// A successful read at `millis` logged after the expiry it preceded: the client missed
-    /// only what came after it.
-    private mutating func shortenMissed(by millis: Int64) {
+    /// only what came after it. Returns whether it shortened a stretch.
+    private mutating func shortenMissed(by millis: Int64) -> Bool {
+        var shortened = false
         for index in missed.indices where missed[index].lowerBound < millis && millis < missed[index].upperBound {
             missed[index] = millis..<missed[index].upperBound
+            shortened = true
         }
+        return shortened
     }
 
     /// A reconcile of `[from, to)` received at `millis`: notes the window, and recovers each
