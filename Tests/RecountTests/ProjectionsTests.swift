@@ -118,6 +118,32 @@ import Testing
         #expect(projections.syncStates.isEmpty)
     }
 
+    /// Writes of one id, some with `lastModified` and some without, settle on one sample the
+    /// first time: by the contract's pairwise rule each of these three is newer than the one
+    /// before, and ingesting them twice moved the day from 300 steps to 100 (rule 7).
+    @Test func writesWithAndWithoutLastModifiedSettleAtOnce() throws {
+        func write(received: String, value: Int, modified: String?) -> String {
+            let stamp = modified.map { #","lastModified":"\#($0)""# } ?? ""
+            return
+                #"{"kind":"samples.upsert","user":"u1","receivedAt":"\#(received)","provider":"fitbit","samples":[{"id":"x","type":"steps","start":"2026-07-14T09:00:00Z","end":"2026-07-14T09:30:00Z","value":\#(value),"unit":"count","origin":"com.fitbit"\#(stamp)}]}"#
+        }
+        let lines = [
+            write(received: "2026-07-12T10:00:00Z", value: 100, modified: "2026-07-13T00:00:00Z"),
+            write(received: "2026-07-12T20:00:00Z", value: 200, modified: nil),
+            write(received: "2026-07-16T00:00:00Z", value: 300, modified: "2026-07-10T00:00:00Z"),
+        ]
+        var once = Projections()
+        _ = try Self.fold(lines, into: &once)
+        var twice = once
+        _ = try Self.fold(lines, into: &twice)
+        once.recompute()
+        twice.recompute()
+        #expect(SHA256.hex(twice.digest()) == SHA256.hex(once.digest()))
+        // The latest modified (07-13) is newer than a write received on the 12th without one.
+        let day = try once.rollupRows(user: "u1", metric: .steps, from: nil, to: nil)
+        #expect(day.map(\.reading) == [.partial([RollupRow.Value(name: "value", value: 100)], .noCheckinSinceDayEnd)])
+    }
+
     /// A `*` `config.sources` default dirties only the users it ranks for: one with a list of
     /// their own keeps their days and versions (an attack run saw a row in `changes` for a
     /// cell whose inputs had not changed, 300 then 300).

@@ -400,15 +400,18 @@ package struct Projections {
     }
 
     /// Whether the live record `old` of id `number` stays against a write of `record` received
-    /// at `received`: the write is older (by `lastModified` when both have one, else by
-    /// `receivedAt`), the same content again, or as new with content that does not order after
-    /// the held one (so equally new writes end at the same sample in any order, or twice). The
-    /// content's bytes are built only to order two different writes as new as each other.
+    /// at `received`: the write is older, the same content again, or as new with content that
+    /// does not order after the held one (so equally new writes end at the same sample in any
+    /// order, or twice). The content's bytes are built only to order two different writes as
+    /// new as each other.
+    ///
+    /// A write's time is its `lastModified`, else its `receivedAt` (the held sample's newest):
+    /// between two writes that both carry `lastModified`, or neither, that is the contract's
+    /// rule. Between one that does and one that does not, the contract compares `receivedAt`,
+    /// which is not transitive (three writes can each be newer than the next), and ingesting
+    /// the same envelopes twice then changed the sample (300 steps, then 100; an attack run).
     private func holds(_ old: IdIndex.Record, against record: IdIndex.Record, _ number: Int, received: Int64) -> Bool {
-        let (new, was) =
-            if let new = record.lastModified, let was = old.lastModified { (new, was) } else {
-                (received, old.receivedAt)
-            }
+        let (new, was) = (record.lastModified ?? received, old.lastModified ?? old.receivedAt)
         return new < was || record.hasSameContent(as: old)
             || (new == was && !contentBytes(number, old).lexicographicallyPrecedes(contentBytes(number, record)))
     }
