@@ -256,6 +256,11 @@ import Testing
         let forEveryone = try Self.fold([priority("*")], into: &projections)
         #expect(dirty().last == "bob fitbit steps 2026-07-18" && dirty().count == 4)
         #expect(forEveryone[0].daysDirtied == 1)
+        // A ranking decides only overlap merges: heart rate's days keep their versions (an
+        // attack run saw them move, their values unchanged).
+        let heartRate = #"{"kind":"config.sources","user":"alice","metric":"heart_rate","priority":["com.watch"]}"#
+        #expect(try Self.fold([heartRate], into: &projections)[0].daysDirtied == 0)
+        #expect(dirty().count == 4)
     }
 
     /// Folding every envelope a second time (at later positions) changes nothing.

@@ -189,10 +189,13 @@ package struct Projections {
             let setting = Configured(origins: priority, receivedAt: received)
             if priorities[key]?.isReplaced(by: setting) ?? true {
                 // Only the cells whose ranking changes are dirtied (their version moves): a `*`
-                // default leaves alone the users with a list of their own.
+                // default leaves alone the users with a list of their own, and the ranking
+                // decides only the overlap merge (sums and sleep).
                 let before = configuredPriority(user: envelope.user, metric: metric.metric)
                 priorities[key] = setting
-                if before != configuredPriority(user: envelope.user, metric: metric.metric) {
+                if metric.metric.mergesOverlaps,
+                    before != configuredPriority(user: envelope.user, metric: metric.metric)
+                {
                     effect.daysDirtied += dirtyAllCells(user: envelope.user, metric: metric.metric)
                 }
             }
