@@ -264,25 +264,23 @@ struct ProjectionRanges {
         _ group: [Int], reader: LogReader, recompute: Bool, progress: ((ReplayProgress) -> Void)? = nil
     ) throws -> (summary: ProjectionReplay.Summary, recomputed: Int) {
         try makeRoom(for: group)
-        // Where a range dropped with unsaved work had recomputed (0: none to redo).
+        // Where a range dropped with unsaved work had recomputed (0: none to redo; `through`,
+        // after its fold, for one whose checkpoint was lost: below).
         var recomputeAt = group.map { ranges[$0].held == nil ? ranges[$0].recomputedAt : 0 }
         rangesLoaded += group.count { ranges[$0].held == nil }
         // Taken out of the ranges while they fold, so the fold's closures touch no `self`.
-        var states: [Projections] = []
-        // Ranges whose checkpoint went missing or moved ahead of the log since it was read
-        // (a writer beside a read-only engine stored it again): folded from the log instead,
-        // their every day dirty, and recomputed after it, so that they come back recomputed
-        // as they were; left dirty, `verify` mismatched and `changes` missed their cells.
-        var lost: [Bool] = []
-        for index in group {
-            if let held = ranges[index].held.take() {
-                states.append(held)
-                lost.append(false)
-            } else {
-                let (loaded, found) = load(index, reader: reader)
-                states.append(loaded)
-                lost.append(!found && !ranges[index].fresh && !ranges[index].file.isEmpty)
+        var states = group.enumerated().map { slot, index in
+            if let held = ranges[index].held.take() { return held }
+            let (loaded, found) = load(index, reader: reader)
+            // A range whose checkpoint went missing or moved ahead of the log since it was read
+            // (a writer beside a read-only engine stored it again) is folded from the log
+            // instead, its every day dirty, and recomputed after it, so that it comes back
+            // recomputed as it was; left dirty, `verify` mismatched and `changes` missed its cells.
+            if !found, !ranges[index].fresh, !ranges[index].file.isEmpty {
+                recomputeAt[slot] = through
+                ranges[index].recomputedAt = through
             }
+            return loaded
         }
         let router = UserRouter(bounds)
         let start = states.map(\.position).min() ?? through
@@ -315,8 +313,7 @@ struct ProjectionRanges {
         }
         var recomputed = 0
         for (slot, index) in group.enumerated() {
-            if recomputeAt[slot] != 0 || lost[slot] { redone[slot] += states[slot].recompute().count }
-            if lost[slot] { ranges[index].recomputedAt = through }
+            if recomputeAt[slot] != 0 { redone[slot] += states[slot].recompute().count }
             states[slot].advance(through: through)
             let days = recompute ? states[slot].recompute().count : 0
             if days > 0 { ranges[index].recomputedAt = through }

@@ -123,6 +123,7 @@ package struct SyncState: Equatable, Sendable {
             && a.lastFullRedelivery?.new == b.lastFullRedelivery?.new
             && a.lastFullRedelivery?.known == b.lastFullRedelivery?.known && a.repeatedAllKnown == b.repeatedAllKnown
             && a.redeliveredSamples == b.redeliveredSamples && a.hadSince == b.hadSince
+            && a.reconciledWindows == b.reconciledWindows
     }
 
     /// Takes `cursor` when it is newer than the held one (as new: when it orders after it).
