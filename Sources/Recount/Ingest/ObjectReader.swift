@@ -142,11 +142,13 @@ struct ObjectReader {
             .outOfRange, path: path(), reason: "must be between \(range.lowerBound) and \(range.upperBound)")
     }
 
-    /// The integer a number stands for, also when written `1.0` or `1e3` (JSON Schema's view).
+    /// The integer a number stands for, also when written `1.0` or `1e3` (JSON Schema's view:
+    /// the value of its nearest double).
     private static func integralValue(_ number: JSONNumber) -> Int64? {
         if let exact = number.int64 { return exact }
+        // Every whole double in [-2^63, 2^63) converts exactly.
         let double = number.double
-        guard double.isFinite, double == double.rounded(), abs(double) < 9.2e18 else { return nil }
+        guard double == double.rounded(), double >= -0x1p63, double < 0x1p63 else { return nil }
         return Int64(double)
     }
 

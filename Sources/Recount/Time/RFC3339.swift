@@ -100,9 +100,12 @@ package enum RFC3339 {
     /// - Parameter bytes: a timestamp `parse` accepts.
     package static func fractionBeyondMillis(_ bytes: UnsafeRawBufferPointer) -> Int64 {
         guard bytes.count > 20, bytes[19] == dot else { return 0 }
+        // Past the fraction's first three digits, and never into the offset when it has fewer.
+        var i = 20
+        while i < 23, i < bytes.count, (0x30...0x39).contains(bytes[i]) { i += 1 }
+        guard i == 23 else { return 0 }
         var rest: Int64 = 0
         var digits = 0
-        var i = 23
         while i < bytes.count, digits < 15, (0x30...0x39).contains(bytes[i]) {
             rest = rest * 10 + Int64(bytes[i] - 0x30)
             digits += 1
