@@ -106,6 +106,9 @@ USER_PATTERN = r"^[A-Za-z0-9._:@-]{1,128}$"
 CONFIG_USER_PATTERN = r"^(\*|[A-Za-z0-9._:@-]{1,128})$"
 PROVIDER_PATTERN = r"^[A-Za-z0-9._-]{1,64}$"
 ID_PATTERN = "^[^\\u0000-\\u001F\\u007F]{1,256}$"
+# Free text without control characters (U+0000 to U+001F, U+007F), as the decoder checks it.
+DEVICE_PATTERN = "^[^\\u0000-\\u001F\\u007F]{0,256}$"
+TOKEN_PATTERN = "^[^\\u0000-\\u001F\\u007F]{1,4096}$"
 TIME_ZONE_PATTERN = r"^[A-Za-z0-9_+\-/]+$"
 BASE64_PATTERN = r"^[A-Za-z0-9+/]*={0,2}$"
 COHORT_PATTERN = r"^[A-Za-z0-9._:-]+$"
@@ -251,7 +254,7 @@ def unit_schema(m):
     if m.get("unit_patterns"):
         desc += " and Apple's molar-mass form `mmol<180.1558800000541>/L`"
         return {"description": desc + ".",
-                "anyOf": [{"enum": units}] + [{"pattern": p} for p in m["unit_patterns"]]}
+                "anyOf": [{"enum": units}] + [{"pattern": p, "maxLength": 256} for p in m["unit_patterns"]]}
     return {"description": desc + ".", "enum": units}
 
 
@@ -400,18 +403,17 @@ def sample_schema():
                                        "(`config.ownOrigins`)."),
             "device": {
                 "description": "Device name or model (`Apple Watch`, `iPhone`, `Pixel Watch 2`); "
-                               "0 to 256 characters. Used by the default overlap priority "
-                               "(a watch wins over a phone).",
+                               "0 to 256 characters, no control characters. Used by the "
+                               "default overlap priority (a watch wins over a phone).",
                 "type": "string",
-                "maxLength": 256,
+                "pattern": DEVICE_PATTERN,
                 "examples": ["Apple Watch", "iPhone", "Pixel Watch 2"],
             },
             "syncIdentifier": {
                 "description": "HealthKit `HKMetadataKeySyncIdentifier`: a writer-defined "
-                               "identity. 1 to 256 characters.",
+                               "identity. 1 to 256 characters, no control characters.",
                 "type": "string",
-                "minLength": 1,
-                "maxLength": 256,
+                "pattern": ID_PATTERN,
                 "examples": ["fitbit-day-2026-07-13"],
             },
             "syncVersion": {
@@ -617,14 +619,16 @@ def envelopes():
                                "one). Any accepted type name; compared by metric.",
                 "type": "array",
                 "minItems": 1,
+                "maxItems": MAX_BATCH,
                 "items": ref("common.schema.json", "typeName"),
             },
             "token": {"description": "The changes token this page was read with (1 to 4096 "
-                                     "characters).",
-                      "type": "string", "minLength": 1, "maxLength": 4096},
+                                     "characters, no control characters).",
+                      "type": "string", "pattern": TOKEN_PATTERN},
             "nextChangesToken": {"description": "The token to read the next page with; stored "
-                                                "as the cursor (1 to 4096 characters).",
-                                 "type": "string", "minLength": 1, "maxLength": 4096},
+                                                "as the cursor (1 to 4096 characters, no control "
+                                                "characters).",
+                                 "type": "string", "pattern": TOKEN_PATTERN},
             "hasMore": {"description": "`true` when more pages follow.", "type": "boolean"},
             "changesTokenExpired": {
                 "description": "`true` when Health Connect reported the token as expired: not "
@@ -690,7 +694,7 @@ def envelopes():
                                            "`health_connect`, `fitbit`, ...)."),
             "metrics": {"description": "The metrics the sync covered (at least one; any "
                                        "accepted type name).",
-                        "type": "array", "minItems": 1,
+                        "type": "array", "minItems": 1, "maxItems": MAX_BATCH,
                         "items": ref("common.schema.json", "typeName")},
             "at": common("dateTime", "When the sync ran on the device."),
         },
@@ -728,7 +732,8 @@ def envelopes():
             "metric": common("typeName", "The metric the priority applies to."),
             "priority": {"description": "Origins, highest priority first. Empty = back to the "
                                         "documented default (a watch over a phone).",
-                         "type": "array", "items": ref("common.schema.json", "origin")},
+                         "type": "array", "maxItems": MAX_BATCH,
+                         "items": ref("common.schema.json", "origin")},
         },
         ["metric", "priority"], EXAMPLES["config.sources"])
     out["config.provider"] = envelope(
@@ -753,7 +758,8 @@ def envelopes():
         "by the projections.",
         {
             "origins": {"description": "The backend's own origins (may be empty).",
-                        "type": "array", "items": ref("common.schema.json", "origin")},
+                        "type": "array", "maxItems": MAX_BATCH,
+                         "items": ref("common.schema.json", "origin")},
         },
         ["origins"], EXAMPLES["config.ownOrigins"])
     return out
