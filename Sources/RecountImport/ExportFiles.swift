@@ -10,6 +10,9 @@ import Foundation
 /// the file system or the archive's order. macOS's `__MACOSX/` shadow entries and `._` files are
 /// never accepted.
 struct ExportFiles {
+    /// The most bytes of a zip's files that wait in memory for their turn in path order: 1 GiB.
+    static let waitingLimit = 1 << 30
+
     /// One file of the export.
     struct File {
         /// The path inside the export, such as `Takeout/Fitbit/Global Export Data/steps-2023-10-09.json`.
@@ -81,12 +84,18 @@ struct ExportFiles {
     ///
     /// A folder's files are read one by one. A zip is read once front to back; an entry that
     /// comes before its turn in path order (an archive not written in path order) waits in
-    /// memory until then, so only a zip out of path order holds more than one file at a time.
+    /// memory until then, so only a zip out of path order holds more than one file at a time,
+    /// and at most `waitingLimit` bytes of them (a small zip can hold gigabytes).
     /// - Parameters:
     ///   - selects: picks files among `paths`.
+    ///   - waitingLimit: the most bytes of a zip's files that may wait for their turn.
     ///   - body: receives each file.
-    /// - Throws: `ImportError` `.unreadableFile` when a file cannot be read, or what `body` threw.
-    func forEach(where selects: (String) -> Bool = { _ in true }, _ body: (File) throws -> Void) throws {
+    /// - Throws: `ImportError` `.unreadableFile` when a file cannot be read or the files waiting
+    ///   would pass `waitingLimit`, or what `body` threw.
+    func forEach(
+        where selects: (String) -> Bool = { _ in true }, waitingLimit: Int = ExportFiles.waitingLimit,
+        _ body: (File) throws -> Void
+    ) throws {
         let selected = paths.filter(selects)
         guard !selected.isEmpty else { return }
         switch location {
@@ -102,14 +111,24 @@ struct ExportFiles {
             let wanted = Set(selected)
             var next = 0
             var early: [String: [Data]] = [:]
+            var waitingBytes = 0
             do {
                 try ZipEntryStream.forEachEntry(path: name, accepting: wanted.contains) { path, data in
                     early[path, default: []].append(data)
+                    waitingBytes += data.count
                     while next < selected.count, var waiting = early[selected[next]], !waiting.isEmpty {
                         let data = waiting.removeFirst()
                         early[selected[next]] = waiting.isEmpty ? nil : waiting
+                        waitingBytes -= data.count
                         try body(File(path: selected[next], data: data))
                         next += 1
+                    }
+                    guard waitingBytes <= waitingLimit else {
+                        throw ImportError(
+                            code: .unreadableFile, path: name,
+                            message:
+                                "the zip's files are not stored in path order, and more than \(waitingLimit >> 20) MiB "
+                                + "of them would wait in memory for their turn: unzip it and import the folder")
                     }
                 }
             } catch let failure as ZipEntryStream.Failure {

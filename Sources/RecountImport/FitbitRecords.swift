@@ -40,13 +40,13 @@ final class FitbitRecords {
     /// - Throws: `ImportError.malformedJSON` when the file is not a JSON array, or whatever the
     ///   session throws (the emit closure's error).
     func read(_ kind: FitbitFile, file: ExportFiles.File, in export: ExportFiles) throws -> Int {
-        var occurrences: [Int64: Int] = [:]
+        var ambiguousSeen: Set<Int64> = []
         return try TakeoutJSON.forEachElement(of: file, in: export) { index, record in
             let sample: [Sample]
             do throws(RecordRejection) {
                 guard let object = TakeoutJSON.object(record) else { throw RecordRejection("not a JSON object") }
                 switch kind {
-                case .steps, .distance: sample = [try minute(object, kind: kind, occurrences: &occurrences)]
+                case .steps, .distance: sample = [try minute(object, kind: kind, ambiguousSeen: &ambiguousSeen)]
                 case .heartRate: sample = [try heartRate(object)]
                 case .sleep: sample = try sleep(object)
                 case .weight: sample = [try weight(object)]
@@ -76,19 +76,19 @@ final class FitbitRecords {
     /// A per-minute step count or distance (centimetres), `{"dateTime", "value"}`.
     ///
     /// A wall-clock minute that repeats in one file in the hour clocks go back is the later
-    /// instant the second time. Any other minute repeated is the same minute: the same id, so
-    /// an exact repeat is dropped and a changed one decided by ingest's newness rule.
+    /// instant the second time (and every time after: a third is a repeat of the second).
+    /// Any other minute repeated is the same minute: the same id, so an exact repeat is
+    /// dropped and a changed one decided by ingest's newness rule.
+    /// - Parameter ambiguousSeen: the file's wall-clock minutes of that hour read so far.
     private func minute(
-        _ object: JSONObject, kind: FitbitFile, occurrences: inout [Int64: Int]
+        _ object: JSONObject, kind: FitbitFile, ambiguousSeen: inout Set<Int64>
     ) throws(RecordRejection) -> Sample {
         let local = try localTime(object["dateTime"], "dateTime")
         guard let value = TakeoutJSON.number(object["value"]) else { throw RecordRejection("non-numeric value") }
         let instants = zone.instants(localMillis: local)
         var (start, occurrence) = (instants.earlier, 0)
-        if let later = instants.later {
-            occurrence = occurrences[local, default: 0]
-            occurrences[local] = occurrence + 1
-            if occurrence > 0 { start = later }
+        if let later = instants.later, !ambiguousSeen.insert(local).inserted {
+            (start, occurrence) = (later, 1)
         }
         let metric = kind == .steps ? "steps" : "distance"
         return Sample(

@@ -292,6 +292,8 @@ package struct GoogleFitImporter: Sendable {
 
     /// Nanoseconds to milliseconds, rounding toward the past.
     private static func floorMillis(_ nanos: Int64) -> Int64 {
-        nanos >= 0 ? nanos / 1_000_000 : (nanos - 999_999) / 1_000_000
+        // Without an intermediate that could overflow (`Int64.min - 999_999` trapped).
+        let (quotient, remainder) = nanos.quotientAndRemainder(dividingBy: 1_000_000)
+        return remainder < 0 ? quotient - 1 : quotient
     }
 }

@@ -134,7 +134,7 @@ struct RecordConverter {
         switch record.kind {
         case .quantity:
             let writtenValue = record.text(of: try Self.require(record.value, "value"))
-            guard let number = Double(writtenValue), number.isFinite else {
+            guard let number = DecimalText.double(writtenValue) else {
                 throw RecordRejection("non-numeric value \"\(writtenValue)\"")
             }
             let writtenUnit = try Self.require(record.unit, "unit")
@@ -203,7 +203,7 @@ struct RecordConverter {
         {
             guard let written else { return nil }
             let value = record.text(of: written.value)
-            guard let number = Double(value), number.isFinite else {
+            guard let number = DecimalText.double(value) else {
                 throw RecordRejection("non-numeric \(name) \"\(value)\"")
             }
             return WorkoutTotal(value: number, unit: UnitName(record.text(of: written.unit)))

@@ -112,7 +112,7 @@ enum TakeoutJSON {
     static func number(_ value: JSONValue?) -> Double? {
         let number: Double?
         switch value {
-        case .string(let text): number = Double(text.trimmingCharacters(in: .whitespaces))
+        case .string(let text): number = DecimalText.double(text.trimmingCharacters(in: .whitespaces))
         case .number(let value): number = value.double
         default: number = nil
         }

@@ -37,13 +37,14 @@ import Testing
 
     /// A minute a per-minute file repeats outside the hour clocks go back is the same minute:
     /// an exact repeat is dropped, and a changed one goes to the next envelope, where ingest's
-    /// newness rule decides (as it does when the repeat falls in another envelope).
+    /// newness rule decides (as it does when the repeat falls in another envelope). In that
+    /// hour, the second is the later instant and a third repeats the second.
     @Test func aMinuteRepeatedOnAnOrdinaryDayIsOneSample() throws {
         try withTemporaryDirectory { directory in
             let folder = directory + "/Global Export Data"
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            func run(_ values: [(String, Int)]) throws -> ImportRun {
-                let records = values.map { #"{"dateTime":"10/10/23 \#($0.0)","value":"\#($0.1)"}"# }
+            func run(_ values: [(String, Int)], day: String = "10/10/23") throws -> ImportRun {
+                let records = values.map { #"{"dateTime":"\#(day) \#($0.0)","value":"\#($0.1)"}"# }
                 try Data("[\(records.joined(separator: ","))]".utf8).write(
                     to: URL(fileURLWithPath: folder + "/steps-2023-10-10.json"))
                 return try ImportRun.fitbit(directory, timeZone: "America/New_York")
@@ -55,6 +56,10 @@ import Testing
             let changed = try run([("10:00:00", 100), ("10:01:00", 50), ("10:00:00", 120)])
             #expect(changed.envelopes.map { $0.samples.map(\.value) } == [[100, 50], [120]])
             #expect(Set(changed.samples.map(\.id)).count == 2, "one id for the minute")
+
+            let fallBack = try run([("01:30:00", 10), ("01:30:00", 10), ("01:30:00", 10)], day: "11/05/23")
+            #expect(fallBack.samples.map(\.start) == ["2023-11-05T01:30:00-04:00", "2023-11-05T01:30:00-05:00"])
+            #expect(fallBack.report.duplicatesDropped == 1)
         }
     }
 

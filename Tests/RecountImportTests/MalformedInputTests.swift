@@ -139,25 +139,28 @@ import Testing
     }
 
     /// A Google Fit point whose end is present but out of range is invalid for that reason,
-    /// not "missing"; a byte order mark before the file's JSON is ignored.
+    /// not "missing"; one at the very bottom of the 64-bit range is an invalid sample, not a
+    /// crash (its milliseconds overflowed); a byte order mark before the file's JSON is ignored.
     @Test func aGoogleFitPointOutOfRangeSaysSo() throws {
         try withTemporaryDirectory { directory in
             let folder = directory + "/All Data"
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            let point = { (end: String) in
-                #"{"fitValue":[{"value":{"intVal":3}}],"originDataSourceId":"raw:x","endTimeNanos":\#(end),"dataTypeName":"com.google.step_count.delta","startTimeNanos":1738156698230507294,"modifiedTimeMillis":1}"#
+            let point = { (start: String, end: String) in
+                #"{"fitValue":[{"value":{"intVal":3}}],"originDataSourceId":"raw:x","endTimeNanos":\#(end),"dataTypeName":"com.google.step_count.delta","startTimeNanos":\#(start),"modifiedTimeMillis":1}"#
             }
+            let start = "1738156698230507294"
             let file =
                 #"{"Data Source":"derived:com.google.step_count.delta:com.google.android.gms:estimated_steps","Data Points":["#
-                + point("1738156758230507294") + "," + point("1000000000001738156698230507294") + "]}"
+                + point(start, "1738156758230507294") + "," + point(start, "1000000000001738156698230507294") + ","
+                + point("\(Int64.min)", "0") + "]}"
             try Data([0xEF, 0xBB, 0xBF] + Array(file.utf8)).write(
                 to: URL(fileURLWithPath: folder + "/derived_steps.json"))
             let run = try ImportRun.googleFit(directory, timeZone: "UTC")
             #expect(run.samples.count == 1)
-            #expect(
-                run.report.invalidExamples.map(\.reason) == [
-                    "startTimeNanos or endTimeNanos is not a whole number of nanoseconds in range"
-                ])
+            let reasons = run.report.invalidExamples.map(\.reason)
+            #expect(reasons.count == 2)
+            #expect(reasons.first == "startTimeNanos or endTimeNanos is not a whole number of nanoseconds in range")
+            #expect(reasons.last?.contains("more than 366 days after start") == true, "\(reasons)")
         }
     }
 

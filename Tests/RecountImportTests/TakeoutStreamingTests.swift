@@ -39,6 +39,32 @@ import Testing
         }
     }
 
+    /// The files of a zip not in path order wait in memory, up to a limit: past it the import
+    /// stops and says why, rather than hold what a small zip can inflate to.
+    @Test func filesWaitingForTheirTurnAreBounded() throws {
+        try withTemporaryDirectory { directory in
+            let folder = URL(fileURLWithPath: directory + "/export")
+            try FileManager.default.createDirectory(
+                atPath: folder.path + "/a", withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: folder.path + "/b", withIntermediateDirectories: true)
+            for name in ["a/1.json", "a/2.json", "b/3.json"] {
+                try Data(repeating: UInt8(ascii: " "), count: 1000).write(to: folder.appendingPathComponent(name))
+            }
+            let zip = URL(fileURLWithPath: directory + "/reversed.zip")
+            try Self.zipReversed(folder, to: zip)
+            let export = try ExportFiles.open(path: zip.path, accepting: { _ in true })
+            var read: [String] = []
+            try export.forEach(waitingLimit: 2000) { read.append($0.path) }
+            #expect(read == ["Takeout/a/1.json", "Takeout/a/2.json", "Takeout/b/3.json"])
+            let error = try #require(throws: ImportError.self) {
+                try export.forEach(waitingLimit: 1999) { _ in }
+            }
+            #expect(error.code == .unreadableFile)
+            #expect(error.message.contains("not stored in path order"))
+        }
+    }
+
     @Test func dataSourceAfterTheDataPointsIsStillRead() throws {
         try withTemporaryDirectory { directory in
             let allData = directory + "/Takeout/Fit/All Data"
