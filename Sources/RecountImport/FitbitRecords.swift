@@ -73,6 +73,15 @@ final class FitbitRecords {
         }
     }
 
+    /// A log's `logId`: a whole number (a JSON integer or a string of digits).
+    private static func logId(_ object: JSONObject) throws(RecordRejection) -> Int64 {
+        guard let value = object["logId"] else { throw RecordRejection("missing logId") }
+        guard let logId = TakeoutJSON.integer(value) else {
+            throw RecordRejection("logId is not a whole number in range")
+        }
+        return logId
+    }
+
     /// A per-minute step count or distance (centimetres), `{"dateTime", "value"}`.
     ///
     /// A wall-clock minute that repeats in one file in the hour clocks go back is the later
@@ -112,7 +121,7 @@ final class FitbitRecords {
 
     /// A sleep log: one `inBed` sample for the whole log, and its stage segments.
     private func sleep(_ object: JSONObject) throws(RecordRejection) -> [Sample] {
-        guard let logId = TakeoutJSON.integer(object["logId"]) else { throw RecordRejection("missing logId") }
+        let logId = try Self.logId(object)
         let localStart = try localTime(object["startTime"], "startTime")
         let localEnd = try localTime(object["endTime"], "endTime")
         guard localEnd >= localStart else { throw RecordRejection("endTime is before startTime") }
@@ -164,7 +173,7 @@ final class FitbitRecords {
 
     /// A weight log, `{"logId", "weight", "bmi", "date", "time"}`.
     private func weight(_ object: JSONObject) throws(RecordRejection) -> Sample {
-        guard let logId = TakeoutJSON.integer(object["logId"]) else { throw RecordRejection("missing logId") }
+        let logId = try Self.logId(object)
         guard let value = TakeoutJSON.number(object["weight"]) else { throw RecordRejection("non-numeric weight") }
         guard let date = TakeoutJSON.string(object["date"]), let time = TakeoutJSON.string(object["time"]),
             let local = FitbitTimestamp.localMillis(date: date, time: time)
@@ -182,7 +191,7 @@ final class FitbitRecords {
     /// An exercise log, `{"logId", "startTime", "duration"}` (milliseconds), as a workout with
     /// its `activityName`, `distance` (in `distanceUnit`: `Kilometer`, `Mile`) and `calories`.
     private func exercise(_ object: JSONObject) throws(RecordRejection) -> Sample {
-        guard let logId = TakeoutJSON.integer(object["logId"]) else { throw RecordRejection("missing logId") }
+        let logId = try Self.logId(object)
         let local = try localTime(object["startTime"], "startTime")
         guard let duration = TakeoutJSON.integer(object["duration"]), duration >= 0 else {
             throw RecordRejection("missing or negative duration")

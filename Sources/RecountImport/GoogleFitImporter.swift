@@ -227,9 +227,13 @@ package struct GoogleFitImporter: Sendable {
         }
         guard let startText = TakeoutJSON.string(object["startTime"]), let start = Instant(rfc3339: startText),
             let endText = TakeoutJSON.string(object["endTime"]), let end = Instant(rfc3339: endText),
-            end.millis >= start.millis, let metric = MetricName("workout")
+            let metric = MetricName("workout")
         else {
             session.addInvalid(type: type, file: file.path, line: 1, reason: "missing or bad startTime or endTime")
+            return
+        }
+        guard end.millis >= start.millis else {
+            session.addInvalid(type: type, file: file.path, line: 1, reason: "endTime is before startTime")
             return
         }
         let activity = TakeoutJSON.string(object["fitnessActivity"]) ?? ""

@@ -164,6 +164,31 @@ import Testing
         }
     }
 
+    /// A bad value names what is wrong with it, not that it is missing.
+    @Test func aBadLogIdOrAReversedSessionSaysWhatIsWrong() throws {
+        try withTemporaryDirectory { directory in
+            let fitbit = directory + "/fitbit/Global Export Data"
+            try FileManager.default.createDirectory(atPath: fitbit, withIntermediateDirectories: true)
+            try Data(
+                #"[{"logId":1.5,"weight":70,"bmi":22,"date":"10/10/23","time":"08:00:00"},{"weight":70,"bmi":22,"date":"10/10/23","time":"08:00:00"}]"#
+                    .utf8
+            ).write(to: URL(fileURLWithPath: fitbit + "/weight-2023-10-10.json"))
+            try Data(#"[{"dateTime":"10/10/23 10:00:00","value":"7"}]"#.utf8).write(
+                to: URL(fileURLWithPath: fitbit + "/steps-2023-10-10.json"))
+            let weights = try ImportRun.fitbit(directory + "/fitbit", timeZone: "UTC").report.invalidExamples
+            #expect(weights.map(\.reason) == ["logId is not a whole number in range", "missing logId"])
+
+            let sessions = directory + "/fit/All Sessions"
+            try FileManager.default.createDirectory(atPath: sessions, withIntermediateDirectories: true)
+            try Data(
+                #"{"fitnessActivity":"walking","startTime":"2025-01-29T20:23:54.103Z","endTime":"2025-01-29T20:00:00Z"}"#
+                    .utf8
+            ).write(to: URL(fileURLWithPath: sessions + "/2025-01-29T20_23_54.103+00_00_WALKING.json"))
+            let session = try ImportRun.googleFit(directory + "/fit", timeZone: "UTC").report.invalidExamples
+            #expect(session.map(\.reason) == ["endTime is before startTime"])
+        }
+    }
+
     @Test func malformedXMLThrowsWithLineAndColumn() throws {
         let text = exportDocument(
             """
