@@ -127,6 +127,9 @@ package struct ImportReport: Sendable, Equatable {
             let place = example.file.map { "\($0) record \(example.line)" } ?? "line \(example.line)"
             lines.append("  \(place): \(example.type): \(example.reason)")
         }
+        if invalidTotal > invalidExamples.count {
+            lines.append("  (the first \(invalidExamples.count) of \(invalidTotal) invalid records shown)")
+        }
         for note in notes { lines.append("  note: \(note)") }
         if correlationChildrenIgnored > 0 {
             lines.append("  \(correlationChildrenIgnored) correlation children not imported twice")
