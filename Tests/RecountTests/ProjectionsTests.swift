@@ -54,6 +54,40 @@ import Testing
         #expect(projections.index.live.values.allSatisfy { $0.sample.position == 1 })
     }
 
+    /// A sample of another date that meets a day's span but overlaps none of its samples is no
+    /// input of the day's merge: the day keeps its version (rule 6). One that overlaps a sample
+    /// of the day moves it.
+    @Test func aNeighbouringSampleMovesADaysVersionOnlyWhenItOverlapsOneOfItsSamples() throws {
+        func upsert(_ id: String, _ start: String, _ end: String, origin: String) -> String {
+            #"{"kind":"samples.upsert","user":"u1","receivedAt":"2026-07-13T10:00:00Z","provider":"fitbit","samples":[{"id":"\#(id)","type":"steps","start":"\#(start)","end":"\#(end)","value":10,"unit":"count","origin":"\#(origin)"}]}"#
+        }
+        var projections = Projections()
+        // The 12th (+02:00): 23:00–00:00Z and 18:00–18:30Z; its span runs from 23:00Z the day before.
+        _ = try Self.fold(
+            [
+                upsert("a", "2026-07-12T01:00:00+02:00", "2026-07-12T02:00:00+02:00", origin: "o1"),
+                upsert("b", "2026-07-12T20:00:00+02:00", "2026-07-12T20:30:00+02:00", origin: "o1"),
+            ], into: &projections)
+        projections.recompute()
+        func version(_ day: String) throws -> UInt64? {
+            let user = try #require(projections.users.id(of: "u1"))
+            let key = Projections.CellKey(user: user, metric: .steps, day: try #require(CivilDay(parsing: day)))
+            return projections.rollups[key]?.version
+        }
+        #expect(try version("2026-07-12") == 2)
+        // The 11th in -07:00, 03:00–03:30Z on the 12th: inside the 12th's span, over none of its samples.
+        _ = try Self.fold(
+            [upsert("c", "2026-07-11T20:00:00-07:00", "2026-07-11T20:30:00-07:00", origin: "o1")], into: &projections)
+        projections.recompute()
+        #expect(try version("2026-07-11") == 3)
+        #expect(try version("2026-07-12") == 2, "the 12th's inputs did not change")
+        // 23:30–00:00Z from another origin overlaps `a`: an input of the 12th's merge.
+        _ = try Self.fold(
+            [upsert("d", "2026-07-11T16:30:00-07:00", "2026-07-11T17:00:00-07:00", origin: "o2")], into: &projections)
+        projections.recompute()
+        #expect(try version("2026-07-12") == 4)
+    }
+
     @Test func anIdOnlyDeletionRemovesTheSampleAndDirtiesItsDay() throws {
         var projections = Projections()
         _ = try Self.fold(

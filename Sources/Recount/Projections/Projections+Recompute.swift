@@ -58,21 +58,25 @@ extension Projections {
     }
 
     /// The live samples a cell's rollup is computed from: its own, and for a metric whose
-    /// rollup merges overlapping sources, those of the two days either side that overlap them
-    /// in time (a watch writing UTC and a phone writing local time put one hour on two dates;
-    /// the merge counts each sample on its own days only, but lets every one of them decide
-    /// who covers an instant). `insertLive` and `removeLive` dirty a day whenever these change.
+    /// rollup merges overlapping sources, those of the two days either side that overlap one
+    /// of them in time (a watch writing UTC and a phone writing local time put one hour on two
+    /// dates; the merge counts each sample on its own days only, but lets every one of them
+    /// decide who covers an instant). `insertLive` and `removeLive` dirty a day whenever these
+    /// change.
     private func inputs(of key: CellKey) -> [UInt32] {
         guard key.metric.mergesOverlaps else { return cells.members(of: key) }
         let own = cells.contents(of: key)
-        let span = own.span
         var numbers = own.members
+        // The own samples' spans, read once a neighbour's span meets theirs.
+        var ownSpans: [SampleSpan] = []
         for place in 0..<4 {
             let day = CivilDay(daysSinceEpoch: Self.neighbourDay(place, of: DayRange(key.day)))
             let neighbour = cells.contents(of: CellKey(user: key.user, metric: key.metric, day: day))
-            guard neighbour.span.overlaps(span) else { continue }
-            for number in neighbour.members where SampleSpan(index.record(Int(number))).overlaps(span) {
-                numbers.append(number)
+            guard neighbour.span.overlaps(own.span) else { continue }
+            if ownSpans.isEmpty { ownSpans = own.members.map { SampleSpan(index.record(Int($0))) } }
+            for number in neighbour.members {
+                let span = SampleSpan(index.record(Int(number)))
+                if ownSpans.contains(where: { $0.overlaps(span) }) { numbers.append(number) }
             }
         }
         guard numbers.count > own.members.count else { return numbers }

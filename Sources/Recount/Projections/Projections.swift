@@ -533,9 +533,10 @@ package struct Projections {
 
     /// Marks dirty the days from the first to the last a sample spanning `span` counts towards
     /// (the days a zone skipped between them included), as it is added or removed, and, for a
-    /// metric whose rollup merges overlapping sources, the two days either side whose samples'
-    /// span meets it: their merge takes in the samples of neighbouring days that overlap theirs
-    /// (`recompute`), so the sample is among their inputs.
+    /// metric whose rollup merges overlapping sources, the two days either side with a sample
+    /// it overlaps: their merge takes in the samples of neighbouring days that overlap one of
+    /// theirs (`recompute`), so the sample is among their inputs. (A neighbour whose samples'
+    /// span meets it but none of its samples kept its value and moved its version.)
     private mutating func markDirty(
         _ days: DayRange, around span: SampleSpan, user: UInt32, provider: UInt32, metric: Metric,
         _ effect: inout Effect
@@ -558,7 +559,12 @@ package struct Projections {
             }
             neighbourSpans = around
         }
-        for place in 0..<4 where around.spans[place].overlaps(span) { mark(around.day(place)) }
+        for place in 0..<4 where around.spans[place].overlaps(span) {
+            let neighbour = CellKey(user: user, metric: metric, day: CivilDay(daysSinceEpoch: around.day(place)))
+            if cells.members(of: neighbour).contains(where: { SampleSpan(index.record(Int($0))).overlaps(span) }) {
+                mark(around.day(place))
+            }
+        }
     }
 
     /// Calls `body` with each civil day an id-index record counts towards (a day can come
