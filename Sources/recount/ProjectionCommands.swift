@@ -84,6 +84,11 @@ enum ProjectionCommands {
     }
 
     /// A row's figures and the reason it is not known.
+    /// The figures of a known or partial day; `nil` for an unknown one.
+    static func figures(_ reading: RollupRow.Reading) -> [RollupRow.Value]? {
+        reading.state == .unknown ? nil : parts(reading).0
+    }
+
     static func parts(_ reading: RollupRow.Reading) -> ([RollupRow.Value], RollupRow.Reason?) {
         switch reading {
         case .known(let values): (values, nil)
@@ -357,12 +362,12 @@ enum ProjectionCommands {
                 func object(_ values: [RollupRow.Value]?) -> Output.Value {
                     values.map { .raw(Output.json($0.map { ($0.name, Output.number($0.value)) })) } ?? .null
                 }
-                let (values, reason) = parts(row.new)
+                let reason = parts(row.new).1
                 var fields: [(String, Output.Value)] = [
                     ("user", .string(row.user)), ("metric", .string(row.metric)), ("date", .string(row.date)),
-                    ("version", .int(Int64(row.version))), ("old", object(row.old)),
-                    ("new", object(row.new.state == .unknown ? nil : values)),
-                    ("state", .string(row.new.state.rawValue)),
+                    ("version", .int(Int64(row.version))), ("old", object(row.old.flatMap(figures))),
+                    ("oldState", row.old.map { .string($0.state.rawValue) } ?? .null),
+                    ("new", object(figures(row.new))), ("state", .string(row.new.state.rawValue)),
                 ]
                 if let reason { fields.append(("reason", .string(reason.rawValue))) }
                 Output.jsonLine(fields)
@@ -371,10 +376,11 @@ enum ProjectionCommands {
             Output.table(
                 ["user", "metric", "date", "version", "old", "new", "state", "why not known"],
                 rows.map { row in
-                    let (values, reason) = parts(row.new)
+                    let reason = parts(row.new).1
                     return [
-                        row.user, row.metric, row.date, String(row.version), text(row.old),
-                        text(row.new.state == .unknown ? nil : values), row.new.state.rawValue, reason?.rawValue ?? "",
+                        row.user, row.metric, row.date, String(row.version),
+                        row.old.map { $0.state == .unknown ? "unknown" : text(figures($0)) } ?? "none",
+                        text(figures(row.new)), row.new.state.rawValue, reason?.rawValue ?? "",
                     ]
                 })
         }

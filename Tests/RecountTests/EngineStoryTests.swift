@@ -124,7 +124,9 @@ import Testing
             // The feed a backend follows: the cell moved after version 1, from 6h20m to 0.
             let feed = try engine.changes(since: 1)
             #expect(feed.map { "\($0.metric) \($0.date) v\($0.version)" } == ["sleep 2026-07-14 v3"])
-            #expect(feed.first?.old?.first?.value == 22_800)
+            #expect(
+                feed.first?.old == .partial([RollupRow.Value(name: "value", value: 22_800)], .noCheckinSinceDayEnd),
+                "at version 1 the night's day had not ended when the delivery came")
             #expect(feed.first?.new == .known([RollupRow.Value(name: "value", value: 0)]), "a delivery checked in")
             #expect(try engine.changes(since: 3).isEmpty)
             try engine.close()
@@ -144,7 +146,7 @@ import Testing
             try Self.ingest(engine, [upsert("bob", "b2", 50)])
             func feed(since version: UInt64) throws -> [String] {
                 let rows = try engine.changes(since: version).map {
-                    "\($0.user) v\($0.version) \($0.old?.first?.value ?? -1) → \(Self.figure($0.new)) \($0.new.state)"
+                    "\($0.user) v\($0.version) \($0.old.map(Self.figure) ?? "no rollup") → \(Self.figure($0.new)) \($0.new.state)"
                 }
                 // Replayed one user at a time, the figures are the same.
                 #expect(
@@ -160,7 +162,7 @@ import Testing
                 ])
             #expect(try feed(since: 3) == ["alice v4 100.0 → 100.0 partial", "bob v4 250.0 → 250.0 partial"])
             #expect(
-                try feed(since: 1) == ["alice v4 100.0 → 100.0 partial", "bob v4 -1.0 → 250.0 partial"],
+                try feed(since: 1) == ["alice v4 100.0 → 100.0 partial", "bob v4 no rollup → 250.0 partial"],
                 "bob had no cell at 1")
             // Bob's samples deleted with no check-in: his day is unknown, and the feed says so
             // rather than hand a follower a 0 to push (seed 002's zero-steps email).
@@ -173,6 +175,10 @@ import Testing
             #expect(
                 try engine.rollups(user: "bob", metric: "steps", from: "2026-07-14", to: "2026-07-14").map(\.reading)
                     == (try engine.changes(since: 4).map(\.new)))
+            // Its next move gives no old figures either: the day read as unknown at 5, not 0.
+            try Self.ingest(engine, [upsert("bob", "b3", 70)])
+            #expect(try feed(since: 5) == ["bob v6 none → 70.0 partial"])
+            #expect(try engine.changes(since: 5).first?.old?.state == .unknown)
             try engine.close()
         }
     }

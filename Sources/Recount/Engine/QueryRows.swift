@@ -258,8 +258,9 @@ public struct CellChangeRow: Sendable, Equatable {
     public var date: String
     /// The cell's version now.
     public var version: UInt64
-    /// Its figures at the given version (`nil`: it had no rollup then).
-    public var old: [RollupRow.Value]?
+    /// The day at the given version, as `rollups` read it then (`nil`: it had no rollup then):
+    /// figures only when it was known or partial.
+    public var old: RollupRow.Reading?
     /// The day now, as `rollups` reads it: figures only when it is known or partial (an
     /// unknown day is never a zero a follower could push, contract §3 rule 8).
     public var new: RollupRow.Reading

@@ -438,18 +438,18 @@ public final class RecountEngine: Sendable {
             }
             return projections.through
         }
-        // Their figures then, from a replay up to `version` a group of users at a time.
-        var figures: [Projections.NamedCell: [RollupRow.Value]] = [:]
+        // Their readings then, from a replay up to `version` a group of users at a time.
+        var readings: [Projections.NamedCell: RollupRow.Reading] = [:]
         if !moved.isEmpty {
             _ = try ProjectionReplay.foldInGroups(
                 logReader(), users: moved, until: version &+ 1, groupBytes: groupBytes
             ) { before, _ in
-                figures.merge(before.rollupFigures()) { held, _ in held }
+                readings.merge(before.rollupReadings()) { held, _ in held }
             }
         }
         var rows: [CellChangeRow] = []
         try eachRange(recomputed: false) { projections, _ in
-            rows += projections.changes(since: version, through: folded, before: figures, user: user)
+            rows += projections.changes(since: version, through: folded, before: readings, user: user)
         }
         return rows
     }

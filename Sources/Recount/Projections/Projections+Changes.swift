@@ -6,12 +6,21 @@ extension Projections {
         package var day: CivilDay
     }
 
-    /// Every rollup's figures by named cell.
-    package func rollupFigures() -> [NamedCell: [RollupRow.Value]] {
-        Dictionary(
-            uniqueKeysWithValues: rollups.map { key, stored in
-                (NamedCell(user: users[key.user], metric: key.metric, day: key.day), Self.values(of: stored.cell))
-            })
+    /// How `rollups` reads each cell with a rollup, by named cell: an unknown day without
+    /// figures (never a 0, contract §3 rule 8), so a feed gives a cell's old reading as it gave
+    /// its new one.
+    package func rollupReadings() -> [NamedCell: RollupRow.Reading] {
+        var readings: [NamedCell: RollupRow.Reading] = [:]
+        var reader: (user: UInt32, metric: Metric, reader: DayReader)?
+        // In cell order: one reader for each user's metric.
+        for (key, stored) in rollups.sortedByKey() {
+            if reader?.user != key.user || reader?.metric != key.metric {
+                reader = (key.user, key.metric, dayReader(user: key.user, metric: key.metric, asOf: nil))
+            }
+            readings[NamedCell(user: users[key.user], metric: key.metric, day: key.day)] =
+                reader!.reader.reading(of: key.day, stored)
+        }
+        return readings
     }
 
     /// The users (or only `user`) with a cell whose version is above `version`.
@@ -21,11 +30,11 @@ extension Projections {
         return Set(moved.map { users[$0] }.filter { user == nil || $0 == user })
     }
 
-    /// The cells whose version is above `version` and at most `last`, with their figures in `before` (the
-    /// projections folded up to `version`) and their reading now (known, partial or unknown, as
+    /// The cells whose version is above `version` and at most `last`, with their reading in
+    /// `before` (the projections folded up to `version`) and now (known, partial or unknown, as
     /// `rollups` reads them), ordered by user, metric and day.
     package func changes(
-        since version: UInt64, through last: UInt64 = .max, before: [NamedCell: [RollupRow.Value]], user: String?
+        since version: UInt64, through last: UInt64 = .max, before: [NamedCell: RollupRow.Reading], user: String?
     ) -> [CellChangeRow] {
         var reader: (user: UInt32, metric: Metric, reader: DayReader)?
         return rollups.filter { key, stored in
