@@ -562,6 +562,11 @@ import Testing
             #expect(throws: QueryError.self) {
                 try engine.rollups(user: "alice", metric: "steps", from: "2001-01-01", to: "2026-07-10")
             }
+            // One bound beyond the user's days: that day alone, not a usage error.
+            for (from, to) in [("2026-07-12", nil), (nil, "2000-12-30")] as [(String?, String?)] {
+                let rows = try engine.rollups(user: "alice", metric: "steps", from: from, to: to)
+                #expect(rows.map(\.date) == [from ?? to!] && rows.first?.version == nil)
+            }
             try engine.close()
         }
     }

@@ -6,7 +6,8 @@ extension Projections {
     /// contract §3 rule 8. A bound not given is the first or last day the user has a rollup
     /// for, within `maximumQueryDays` of the other: without `from`, the latest days (a device
     /// clock reset to 2001 leaves one day decades before the rest, and the query asked for
-    /// nothing failed on a range too long).
+    /// nothing failed on a range too long). A given bound beyond those days is the range's
+    /// only day ("the days since my last sync" asked a day after the last had a usage error).
     ///
     /// - Parameter asOf: evaluate at this instant (epoch millis): a day that had not ended by
     ///   then is not known.
@@ -19,9 +20,9 @@ extension Projections {
         func day(_ days: Int32) -> CivilDay { CivilDay(daysSinceEpoch: days) }
         guard var last = to ?? span?.upperBound, var first = from ?? span?.lowerBound else { return [] }
         if from == nil {
-            first = day(max(first.daysSinceEpoch, last.daysSinceEpoch - most))
+            first = day(max(min(first, last).daysSinceEpoch, last.daysSinceEpoch - most))
         } else if to == nil {
-            last = day(min(last.daysSinceEpoch, first.daysSinceEpoch + most))
+            last = day(min(max(last, first).daysSinceEpoch, first.daysSinceEpoch + most))
         }
         guard first <= last else { throw QueryError(.invalidDate, "--from \(first) is after --to \(last)") }
         guard Int(last.daysSinceEpoch) - Int(first.daysSinceEpoch) < Self.maximumQueryDays else {
