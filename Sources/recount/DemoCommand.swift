@@ -7,11 +7,23 @@ import RecountLog
 /// answers questions from the projections: days of rollups, one day's per-source explanation,
 /// and `verify`. Then it does the same with two generated weeks of five users
 /// (`DIR/demo-weeks.ndjson`, see `DemoWorkload`).
+///
+/// It runs in an empty data directory or one it ran in before: its envelopes include a `*`
+/// `config.sources`, which would rank the sources of every user of a real store.
 enum DemoCommand {
     static func run(_ invocation: Invocation) throws -> ExitStatus {
         try invocation.allowOnly([])
-        try invocation.createLogDirectory()
         let input = invocation.dataDirectory + "/demo.ndjson"
+        let files = FileManager.default
+        if !files.fileExists(atPath: input), let log = try? files.contentsOfDirectory(atPath: invocation.logDirectory),
+            !log.isEmpty
+        {
+            throw CommandError(
+                "\(invocation.dataDirectory) holds a log the demo did not write; its example envelopes "
+                    + "(a default source ranking for every user among them) would change that store's answers: "
+                    + "run it in a directory of its own (recount --data DIR demo)")
+        }
+        try invocation.createLogDirectory()
         try Data(envelopes.utf8).write(to: URL(fileURLWithPath: input))
         let json = invocation.json
         narrate(

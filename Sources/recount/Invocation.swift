@@ -53,6 +53,7 @@ struct Invocation {
           log stats        segments, records, raw and compressed bytes
           log repair       cut a damaged log back to its last good frame, keeping a copy of what it removes
           demo             ingest a small day of example envelopes (DIR/demo.ndjson) and show the log
+                           (in an empty DIR, or one the demo wrote: it refuses another store)
           help             this text
 
         DIR defaults to $RECOUNT_DATA, else ./recount-data (created on first use by ingest and demo).

@@ -61,7 +61,8 @@ enum Output {
             "", event: "rejected",
             [
                 ("source", .string(rejection.source)), ("line", .int(Int64(rejection.error.line))),
-                ("path", .string(rejection.error.path)), ("reason", .string(rejection.error.reason)),
+                ("path", .string(rejection.error.path)), ("code", .string(rejection.error.code.description)),
+                ("reason", .string(rejection.error.reason)),
             ], json: true)
     }
 
@@ -130,6 +131,18 @@ enum Output {
     /// counts UTF-16 units, so it cut an emoji in a device name in half.)
     static func padded(_ text: String, to width: Int) -> String {
         text + String(repeating: " ", count: max(0, width - text.count))
+    }
+
+    /// A JSON array of strings.
+    static func array(_ strings: [String]) -> Value {
+        .raw("[" + strings.map(EnvelopeJSON.quote).joined(separator: ",") + "]")
+    }
+
+    /// Strings for a table cell, space-separated; one that holds a space (or is empty) is
+    /// written as a JSON string, so the cell reads back unambiguously.
+    static func words(_ strings: [String]) -> String {
+        strings.map { $0.isEmpty || $0.contains(where: \.isWhitespace) ? EnvelopeJSON.quote($0) : $0 }
+            .joined(separator: " ")
     }
 
     /// One JSON object with `fields` in order.

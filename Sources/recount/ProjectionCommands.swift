@@ -187,8 +187,7 @@ enum ProjectionCommands {
                         ("line", .string("version")), ("version", .int(Int64(version.version))),
                         ("kind", .string(version.kind)), ("receivedAt", .string(version.receivedAt)),
                     ] + version.values.map { ($0.name, Output.number($0.value)) } + [
-                        ("added", .string(version.added.joined(separator: " "))),
-                        ("removed", .string(version.removed.joined(separator: " "))),
+                        ("added", Output.array(version.added)), ("removed", Output.array(version.removed)),
                     ])
             }
             for share in audit.sources {
@@ -211,7 +210,7 @@ enum ProjectionCommands {
                     [
                         String(version.version), version.kind, version.receivedAt,
                         version.values.map { "\($0.name) \(Output.text(of: $0.value))" }.joined(separator: ", "),
-                        version.added.joined(separator: " "), version.removed.joined(separator: " "),
+                        Output.words(version.added), Output.words(version.removed),
                     ]
                 })
             if !audit.sources.isEmpty {

@@ -265,6 +265,16 @@ import Testing
             #expect(stats.output.contains(#""provider":"healthkit","channels":10,"users":5"#))
             #expect(stats.output.contains(#""fullRedeliveries":2,"redeliveredNew":4,"redeliveredKnown":22}"#))
             #expect(stats.output.contains(#""provider":"health_connect","channels":2,"users":2,"needsRecovery":1"#))
+
+            // Run again where it ran, it changes nothing; into a store of real data it refuses:
+            // its `*` source ranking would change every user's answers.
+            let again = try Self.recount(["--data", directory, "demo"])
+            #expect(again.status == 0 && again.output.contains("verify ok: the digests match"))
+            let store = directory + "/store"
+            #expect(try Self.recount(["--data", store, "ingest", "-"], input: Data(Self.checkin.utf8)).status == 0)
+            let refused = try Self.recount(["--data", store, "demo"])
+            #expect(refused.status == 1 && refused.errors.contains("holds a log the demo did not write"))
+            #expect(!FileManager.default.fileExists(atPath: store + "/demo.ndjson"))
         }
     }
 
@@ -505,6 +515,29 @@ import Testing
         }
     }
 
+    /// `audit` lists a version's sample ids as a JSON array (joined by spaces, ids `x y` + `z`
+    /// and `x` + `y z` read the same), and quotes an id with a space in its table.
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
+    func auditListsSampleIdsUnambiguously() throws {
+        try withTemporaryDirectory { directory in
+            let sample = { (id: String, hour: Int) in
+                #"{"id":"\#(id)","type":"steps","start":"2026-07-14T\#(hour):00:00Z","end":"2026-07-14T\#(hour):30:00Z","value":10,"unit":"count","origin":"o"}"#
+            }
+            let line =
+                #"{"kind":"samples.upsert","user":"u1","receivedAt":"2026-07-14T20:00:00Z","provider":"p","samples":["#
+                + sample("x y", 10) + "," + sample("z", 11) + "]}\n"
+            #expect(try Self.recount(["--data", directory, "ingest", "-"], input: Data(line.utf8)).status == 0)
+            let audit = ["--data", directory, "audit", "--user", "u1", "--metric", "steps", "--day", "2026-07-14"]
+            let version = try #require(
+                try Self.recount(["--json"] + audit).output.split(separator: "\n").first { $0.contains(#""version","#) }
+            )
+            #expect(version.hasSuffix(#""added":["x y","z"],"removed":[]}"#), "\(version)")
+            #expect(try Self.recount(audit).output.contains(#""x y" z"#))
+        }
+    }
+
     /// Errors are sentences that name the file, never Foundation's `Error Domain=...` dumps.
     @Test(
         .enabled(
@@ -603,7 +636,7 @@ import Testing
             let rejected = try events(ingest.errors)
             #expect(rejected.count == 1 && rejected[0]["event"] as? String == "rejected")
             #expect(rejected[0]["source"] as? String == "-" && rejected[0]["line"] as? Int == 2)
-            #expect(rejected[0]["path"] as? String == "$")
+            #expect(rejected[0]["path"] as? String == "$" && rejected[0]["code"] as? String == "invalidJSON")
 
             // A third frame that a crash left with only part of its header written, after the
             // committed ones: the next writer cuts it off and says so.
