@@ -4,6 +4,15 @@ import RecountLog
 
 /// Dispatches a command and turns its errors into exit statuses.
 enum Commands {
+    /// The commands that take no words after their name (their arguments are options).
+    private static let commandWords: [[String]] =
+        [["log", "check"], ["log", "stats"], ["log", "repair"], ["log", "dump"]]
+        + [
+            "demo", "recompute", "rollups", "samples", "dirty", "audit", "cursor", "stale", "stats", "changes",
+            "digest",
+            "replay", "verify",
+        ].map { [$0] }
+
     static func run(_ invocation: Invocation) -> ExitStatus {
         if invocation.wantsHelp {
             print(Invocation.usage)
@@ -36,7 +45,13 @@ enum Commands {
             case ["digest"]: return try ProjectionCommands.digest(invocation)
             case ["replay"]: return try ProjectionCommands.replay(invocation)
             case ["verify"]: return try ProjectionCommands.verify(invocation)
-            default: throw UsageError(message: "unknown command '\(invocation.words.joined(separator: " "))'")
+            case let words:
+                // A command's words followed by more: say which argument is not expected.
+                if let command = Self.commandWords.first(where: { words.starts(with: $0) && words.count > $0.count }) {
+                    let extra = words.dropFirst(command.count).joined(separator: " ")
+                    throw UsageError(message: "\(command.joined(separator: " ")) takes no argument '\(extra)'")
+                }
+                throw UsageError(message: "unknown command '\(words.joined(separator: " "))'")
             }
         } catch let error as UsageError {
             Output.usageFailure(error.message, command: invocation.words, json: invocation.json)

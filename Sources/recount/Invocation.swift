@@ -137,7 +137,9 @@ struct Invocation {
                 }
                 options[name] = ""
             case .value:
-                guard let value = inline ?? iterator.next() else {
+                // The next argument, unless it is itself an option (`--user --from D` left the
+                // user out; a value spelled like an option is given as `--user=--from`).
+                guard let value = inline ?? iterator.next(), inline != nil || !Self.namesOption(value) else {
                     throw UsageError(message: "option --\(name) needs a value", command: words)
                 }
                 // An empty directory name (an unset variable expanded) must not become `/log`.
@@ -147,6 +149,12 @@ struct Invocation {
                 options[name] = value
             }
         }
+    }
+
+    /// Whether `argument` is an option's spelling (`--from`, `--from=D`, `-h`).
+    private static func namesOption(_ argument: String) -> Bool {
+        guard argument.hasPrefix("--") else { return argument == "-h" }
+        return options[String(argument.dropFirst(2).prefix { $0 != "=" })] != nil
     }
 
     /// JSON lines instead of text.

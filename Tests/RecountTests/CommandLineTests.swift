@@ -490,6 +490,12 @@ import Testing
             (
                 ["samples", "--bogus", "x"], ["unknown option --bogus", "samples --user U"], ["rollups", "COMMAND ..."]
             ),
+            // A word too many after a command, and an option where a value belongs, are named.
+            (["digest", "extra"], ["digest takes no argument 'extra'", "digest "], ["unknown command"]),
+            (
+                ["rollups", "--metric", "steps", "--user", "--from", "2026-01-01"],
+                ["option --user needs a value", "rollups --user U"], ["unknown command"]
+            ),
         ] {
             let run = try Self.recount(arguments)
             #expect(run.status == 2 && run.errors.hasSuffix("run `recount help` for every command and option\n"))
