@@ -224,6 +224,12 @@ import Testing
         #expect(long?.code == .unknownType)
         #expect((long?.reason.utf8.count ?? .max) < 2 * IngestError.textLimit)
         #expect(long?.reason.hasSuffix("more bytes)") == true)
+        // Cut short, the accepted names still begin with the catalogue's own.
+        let misspelt = rejection(Self.upsert([Self.sample("a", "stepz", "2026-07-13T10:00:00Z")]))
+        #expect(misspelt?.description.contains("accepted: steps, distance, active_energy, heart_rate") == true)
+        // `*` names every user in config envelopes only; elsewhere the message says so.
+        let star = rejection(checkin.replacingOccurrences(of: #""u1""#, with: #""*""#) + "}")
+        #expect(star?.code == .invalidCharacters && star?.reason == #"is "*", which only config.* kinds may use"#)
     }
 
     /// Seed stories: a glucose reading at 07:00 local stays on its local date whatever the

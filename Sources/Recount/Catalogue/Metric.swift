@@ -68,9 +68,12 @@ package enum Metric: UInt8, CaseIterable, Sendable, Hashable, BitwiseCopyable {
         return nil
     }
 
-    /// Every type name `resolve(typeName:)` accepts, sorted, for error messages.
+    /// Every type name `resolve(typeName:)` accepts, for error messages: the catalogue's names
+    /// first, in catalogue order, then the other spellings sorted (a message cut short still
+    /// names `steps` and `sleep`).
     package static var acceptedTypeNames: [String] {
-        allCases.flatMap(\.typeNames).sorted()
+        let catalogue = allCases.map(\.name)
+        return catalogue + allCases.flatMap(\.typeNames).filter { !catalogue.contains($0) }.sorted()
     }
 
     /// The names this metric answers to: catalogue, HealthKit, Health Connect, and Health Connect

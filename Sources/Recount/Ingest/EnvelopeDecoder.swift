@@ -81,7 +81,11 @@ package struct EnvelopeDecoder {
                 reason: "is not a known kind (\(Kind.allCases.map(\.name).joined(separator: ", ")))")
         }
         let user: String
-        if kind.isConfig, case .string("*") = try root.required("user") {
+        if case .string("*") = try root.required("user") {
+            guard kind.isConfig else {
+                throw FieldError(
+                    .invalidCharacters, path: "user", reason: "is \"*\", which only config.* kinds may use")
+            }
             user = "*"
         } else {
             user = try root.string("user", .user)
