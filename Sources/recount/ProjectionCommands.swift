@@ -271,7 +271,9 @@ enum ProjectionCommands {
 
     static func stats(_ invocation: Invocation) throws -> ExitStatus {
         try invocation.allowOnly([])
-        let stats = try withEngine(invocation) { try $0.stats() }
+        // What the projections hold: days left dirty (`ingest --no-recompute`) are counted as
+        // such, not recomputed first (which made `dirtyDays` always 0).
+        let stats = try withEngine(invocation, recompute: false) { try $0.stats() }
         let totals: [(String, Int)] = [
             ("users", stats.users), ("liveSamples", stats.liveSamples), ("deletedIds", stats.deletedIds),
             ("rollups", stats.rollups), ("dirtyDays", stats.dirtyDays),

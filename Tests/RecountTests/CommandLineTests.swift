@@ -521,6 +521,25 @@ import Testing
         }
     }
 
+    /// `stats` counts what the projections hold: days an ingest left dirty are dirty days, not
+    /// recomputed first (its `dirtyDays` read 0 whatever was left).
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
+    func statsCountsTheDaysLeftDirty() throws {
+        try withTemporaryDirectory { directory in
+            let line =
+                #"{"kind":"samples.upsert","user":"u1","receivedAt":"2026-07-14T20:00:00Z","provider":"p","samples":[{"id":"a","type":"steps","start":"2026-07-14T10:00:00Z","end":"2026-07-14T10:30:00Z","value":10,"unit":"count","origin":"o"}]}"#
+            let ingest = try Self.recount(
+                ["--data", directory, "ingest", "--no-recompute", "-"], input: Data(line.utf8))
+            #expect(ingest.status == 0)
+            let stats = ["--data", directory, "--json", "stats"]
+            #expect(try Self.recount(stats).output.contains(#""rollups":0,"dirtyDays":1}"#))
+            #expect(try Self.recount(["--data", directory, "recompute"]).status == 0)
+            #expect(try Self.recount(stats).output.contains(#""rollups":1,"dirtyDays":0}"#))
+        }
+    }
+
     /// `audit` lists a version's sample ids as a JSON array (joined by spaces, ids `x y` + `z`
     /// and `x` + `y z` read the same), and quotes an id with a space in its table.
     @Test(
