@@ -117,12 +117,15 @@ enum ProjectionCommands {
             try invocation.requireUser(), try invocation.require("metric"), try invocation.require("day")
         )
         let rows = try withEngine(invocation, user: user) { try $0.samples(user: user, metric: metric, day: day) }
+        // The unit of `value` (the query named a known metric, or it failed above).
+        let unit = Metric.resolve(typeName: metric)?.canonicalUnit ?? ""
         if invocation.json {
             for row in rows {
                 Output.jsonLine([
                     ("provider", .string(row.provider)), ("id", .string(row.id)), ("start", .string(row.start)),
                     ("end", .string(row.end)), ("timeZone", row.timeZone.map { .string($0) } ?? .null),
                     ("value", row.value.map(Output.number) ?? .null),
+                    ("unit", row.value == nil ? .null : .string(unit)),
                     ("originalValue", row.originalValue.map(Output.number) ?? .null),
                     ("originalUnit", row.originalUnit.map { .string($0) } ?? .null),
                     ("stage", row.stage.map { .string($0) } ?? .null), ("origin", .string(row.origin)),
@@ -146,8 +149,13 @@ enum ProjectionCommands {
                         row.activity, row.distance.map { "\(Output.text(of: $0)) m" },
                         row.energy.map { "\(Output.text(of: $0)) kcal" },
                     ].compactMap { $0 }.joined(separator: " ")
-                    return [row.start, row.end] + (zones ? [row.timeZone ?? ""] : [])
-                        + [row.value.map(Output.text(of:)) ?? "", row.stage ?? ""]
+                    // The value in the metric's unit, and as written when that was another unit.
+                    var written = ""
+                    if let original = row.originalValue, let symbol = row.originalUnit, symbol != unit {
+                        written = " (\(Output.text(of: original)) \(symbol))"
+                    }
+                    let value = row.value.map { "\(Output.text(of: $0)) \(unit)\(written)" } ?? ""
+                    return [row.start, row.end] + (zones ? [row.timeZone ?? ""] : []) + [value, row.stage ?? ""]
                         + (workouts ? [workout] : []) + [row.origin, row.device ?? "", row.provider, row.id]
                 })
         }

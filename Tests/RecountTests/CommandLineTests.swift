@@ -633,6 +633,24 @@ import Testing
         }
     }
 
+    /// `samples` gives each value with its unit, the metric's, and as written when that was
+    /// another unit (170 lb showed as a bare 77.11).
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
+    func samplesShowTheirValueWithItsUnit() throws {
+        try withTemporaryDirectory { directory in
+            let envelope =
+                #"{"kind":"samples.upsert","user":"u1","receivedAt":"2026-07-14T10:00:00Z","provider":"withings","samples":[{"id":"a","type":"weight","start":"2026-07-13T07:00:00Z","value":170,"unit":"lb","origin":"com.withings"},{"id":"b","type":"weight","start":"2026-07-13T19:00:00Z","value":77,"unit":"kg","origin":"com.withings"}]}"#
+            let ingested = try Self.recount(["--data", directory, "ingest", "-"], input: Data((envelope + "\n").utf8))
+            #expect(ingested.status == 0, "\(ingested.errors)")
+            let query = ["--data", directory, "samples", "--user", "u1", "--metric", "weight", "--day", "2026-07-13"]
+            let table = try Self.recount(query).output
+            #expect(table.contains("77.1107029 kg (170 lb)") && table.contains("77 kg "), "\(table)")
+            #expect(try Self.recount(["--json"] + query).output.contains(#""value":77,"unit":"kg","#))
+        }
+    }
+
     /// With `--json`, errors, rejections and recovery notices are JSON lines on standard error.
     @Test(
         .enabled(
