@@ -244,11 +244,17 @@ enum ProjectionCommands {
         let row = try withEngine(invocation, user: user) {
             try $0.cursor(user: user, provider: provider, metric: metric)
         }
+        // No cursor is an answer, not a failure: the client starts from a nil anchor.
         guard let row else {
-            Output.failure(
-                "no cursor: that provider never synced that metric for that user", status: .failure,
-                json: invocation.json)
-            return .failure
+            if invocation.json {
+                Output.jsonLine([
+                    ("user", .string(user)), ("provider", .string(provider)), ("metric", .string(metric)),
+                    ("cursor", .null), ("state", .string("none")),
+                ])
+            } else {
+                print("no cursor: \(provider) never synced \(metric) for \(user) (a client starts from a nil anchor)")
+            }
+            return .success
         }
         func optional(_ text: String?) -> Output.Value { text.map { .string($0) } ?? .null }
         func windows(_ windows: [TimeWindow]) -> Output.Value {

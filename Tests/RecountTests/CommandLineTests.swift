@@ -634,11 +634,12 @@ import Testing
     }
 
     /// `samples` gives each value with its unit, the metric's, and as written when that was
-    /// another unit (170 lb showed as a bare 77.11).
+    /// another unit (170 lb showed as a bare 77.11); `cursor` for a channel that never synced
+    /// answers that it has none (it exited 1, a runtime failure).
     @Test(
         .enabled(
             if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
-    func samplesShowTheirValueWithItsUnit() throws {
+    func queriesAnswerWithUnitsAndWithNoCursor() throws {
         try withTemporaryDirectory { directory in
             let envelope =
                 #"{"kind":"samples.upsert","user":"u1","receivedAt":"2026-07-14T10:00:00Z","provider":"withings","samples":[{"id":"a","type":"weight","start":"2026-07-13T07:00:00Z","value":170,"unit":"lb","origin":"com.withings"},{"id":"b","type":"weight","start":"2026-07-13T19:00:00Z","value":77,"unit":"kg","origin":"com.withings"}]}"#
@@ -648,6 +649,14 @@ import Testing
             let table = try Self.recount(query).output
             #expect(table.contains("77.1107029 kg (170 lb)") && table.contains("77 kg "), "\(table)")
             #expect(try Self.recount(["--json"] + query).output.contains(#""value":77,"unit":"kg","#))
+            // A channel that never synced has no cursor: an answer, not a failure.
+            let cursor = try Self.recount([
+                "--data", directory, "--json", "cursor", "--user", "u1", "--provider", "healthkit", "--metric", "steps",
+            ])
+            #expect(cursor.status == 0)
+            #expect(
+                cursor.output
+                    == #"{"user":"u1","provider":"healthkit","metric":"steps","cursor":null,"state":"none"}"# + "\n")
         }
     }
 
