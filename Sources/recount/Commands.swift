@@ -4,15 +4,6 @@ import RecountLog
 
 /// Dispatches a command and turns its errors into exit statuses.
 enum Commands {
-    /// The commands that take no words after their name (their arguments are options).
-    private static let commandWords: [[String]] =
-        [["log", "check"], ["log", "stats"], ["log", "repair"], ["log", "dump"]]
-        + [
-            "demo", "recompute", "rollups", "samples", "dirty", "audit", "cursor", "stale", "stats", "changes",
-            "digest",
-            "replay", "verify",
-        ].map { [$0] }
-
     static func run(_ invocation: Invocation) -> ExitStatus {
         if invocation.wantsHelp {
             print(Invocation.usage)
@@ -23,33 +14,19 @@ enum Commands {
             return .success
         }
         do {
-            switch invocation.words {
+            let words = invocation.words
+            if let command = command(named: words) { return try command(invocation) }
+            switch words {
             case []: throw UsageError(message: "no command given")
-            case ["log", "check"]: return try LogCommands.check(invocation)
-            case ["log", "stats"]: return try LogCommands.stats(invocation)
-            case ["log", "repair"]: return try LogCommands.repair(invocation)
-            case ["log", "dump"]: return try DumpCommand.run(invocation)
             case ["log"]: throw UsageError(message: "log needs a command: dump, check, stats or repair")
-            case let words where words.first == "ingest": return try IngestCommand.run(invocation)
-            case let words where words.first == "import": return try ImportCommand.run(invocation)
-            case ["demo"]: return try DemoCommand.run(invocation)
-            case ["recompute"]: return try ProjectionCommands.recompute(invocation)
-            case ["rollups"]: return try ProjectionCommands.rollups(invocation)
-            case ["samples"]: return try ProjectionCommands.samples(invocation)
-            case ["dirty"]: return try ProjectionCommands.dirty(invocation)
-            case ["audit"]: return try ProjectionCommands.audit(invocation)
-            case ["cursor"]: return try ProjectionCommands.cursor(invocation)
-            case ["stale"]: return try ProjectionCommands.stale(invocation)
-            case ["stats"]: return try ProjectionCommands.stats(invocation)
-            case ["changes"]: return try ProjectionCommands.changes(invocation)
-            case ["digest"]: return try ProjectionCommands.digest(invocation)
-            case ["replay"]: return try ProjectionCommands.replay(invocation)
-            case ["verify"]: return try ProjectionCommands.verify(invocation)
-            case let words:
+            default:
                 // A command's words followed by more: say which argument is not expected.
-                if let command = Self.commandWords.first(where: { words.starts(with: $0) && words.count > $0.count }) {
-                    let extra = words.dropFirst(command.count).joined(separator: " ")
-                    throw UsageError(message: "\(command.joined(separator: " ")) takes no argument '\(extra)'")
+                if let named = (1..<words.count).reversed().first(where: {
+                    command(named: Array(words.prefix($0))) != nil
+                }) {
+                    let extra = words.dropFirst(named).joined(separator: " ")
+                    throw UsageError(
+                        message: "\(words.prefix(named).joined(separator: " ")) takes no argument '\(extra)'")
                 }
                 throw UsageError(message: "unknown command '\(words.joined(separator: " "))'")
             }
@@ -70,6 +47,33 @@ enum Commands {
         } catch {
             Output.failure(Output.sentence(for: error), status: .failure, json: invocation.json)
             return .failure
+        }
+    }
+
+    /// The command `words` name: `ingest` and `import` with any words after them, every other
+    /// command with none (its arguments are options); `nil` for none.
+    private static func command(named words: [String]) -> ((Invocation) throws -> ExitStatus)? {
+        switch words {
+        case ["log", "check"]: LogCommands.check
+        case ["log", "stats"]: LogCommands.stats
+        case ["log", "repair"]: LogCommands.repair
+        case ["log", "dump"]: DumpCommand.run
+        case let words where words.first == "ingest": IngestCommand.run
+        case let words where words.first == "import": ImportCommand.run
+        case ["demo"]: DemoCommand.run
+        case ["recompute"]: ProjectionCommands.recompute
+        case ["rollups"]: ProjectionCommands.rollups
+        case ["samples"]: ProjectionCommands.samples
+        case ["dirty"]: ProjectionCommands.dirty
+        case ["audit"]: ProjectionCommands.audit
+        case ["cursor"]: ProjectionCommands.cursor
+        case ["stale"]: ProjectionCommands.stale
+        case ["stats"]: ProjectionCommands.stats
+        case ["changes"]: ProjectionCommands.changes
+        case ["digest"]: ProjectionCommands.digest
+        case ["replay"]: ProjectionCommands.replay
+        case ["verify"]: ProjectionCommands.verify
+        default: nil
         }
     }
 }

@@ -83,12 +83,12 @@ enum ProjectionCommands {
         return .success
     }
 
-    /// A row's figures and the reason it is not known.
     /// The figures of a known or partial day; `nil` for an unknown one.
     static func figures(_ reading: RollupRow.Reading) -> [RollupRow.Value]? {
         reading.state == .unknown ? nil : parts(reading).0
     }
 
+    /// A row's figures and the reason it is not known.
     static func parts(_ reading: RollupRow.Reading) -> ([RollupRow.Value], RollupRow.Reason?) {
         switch reading {
         case .known(let values): (values, nil)
