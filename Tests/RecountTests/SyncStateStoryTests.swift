@@ -370,6 +370,45 @@ import Testing
         #expect(try Self.state(projections, "2026-07-03") == .known)
     }
 
+    /// A window too long for one reconcile (at most 50,000 samples) is read again in parts: the
+    /// parts received after the expiry close it together once the last arrives, whatever the
+    /// order they are logged in; a part missing, or one received before the expiry, leaves it
+    /// open. Only a reconcile covering the whole window closed it before 2026-12-05.
+    @Test(arguments: [[0, 1, 2], [2, 0, 1], [1, 2, 0]])
+    func aWindowReadAgainInPartsIsRecovered(order: [Int]) throws {
+        func part(_ received: String, from: String, to: String) -> String {
+            #"{"kind":"reconcile","user":"bob","receivedAt":"\#(received)","provider":"health_connect","metric":"steps","window":{"from":"\#(from)","to":"\#(to)"},"samples":[]}"#
+        }
+        let expiry = [
+            Self.page(received: "2026-07-01T08:00:00Z", expired: false),
+            Self.page(received: "2026-07-20T08:00:00Z", expired: true),
+        ]
+        let parts = [
+            part("2026-07-20T09:00:00Z", from: "2026-07-01T00:00:00Z", to: "2026-07-08T00:00:00Z"),
+            part("2026-07-20T09:01:00Z", from: "2026-07-08T00:00:00Z", to: "2026-07-15T00:00:00Z"),
+            part("2026-07-20T09:02:00Z", from: "2026-07-15T00:00:00Z", to: "2026-07-21T00:00:00Z"),
+        ]
+        var projections = Projections()
+        _ = try ProjectionsTests.fold(expiry + order.dropLast().map { parts[$0] }, into: &projections)
+        let open = try #require(projections.cursorRow(user: "bob", provider: "health_connect", metric: .steps))
+        #expect(open.state == "needs_recovery", "a part is missing")
+        _ = try ProjectionsTests.fold([parts[order.last!]], into: &projections)
+        let closed = try #require(projections.cursorRow(user: "bob", provider: "health_connect", metric: .steps))
+        #expect(closed.state == "ok" && closed.recoveryWindows.isEmpty, "\(closed)")
+        let read = Self.page(received: "2026-07-20T10:00:00Z", expired: false)
+        _ = try ProjectionsTests.fold([read], into: &projections)
+        #expect(try Self.state(projections, "2026-07-10") == .known)
+        var inReceiptOrder = Projections()
+        _ = try ProjectionsTests.fold(expiry + parts + [read], into: &inReceiptOrder)
+        #expect(inReceiptOrder.digest() == projections.digest())
+
+        var early = Projections()
+        let before = part("2026-07-19T09:00:00Z", from: "2026-07-08T00:00:00Z", to: "2026-07-15T00:00:00Z")
+        _ = try ProjectionsTests.fold([expiry[0], before, expiry[1], parts[0], parts[2]], into: &early)
+        let stillOpen = try #require(early.cursorRow(user: "bob", provider: "health_connect", metric: .steps))
+        #expect(stillOpen.state == "needs_recovery", "a part read before the token expired")
+    }
+
     /// A reconcile reads its window again: a token that expires after it, with no check-in
     /// between, misses only what came after the window, not the days the reconcile recovered
     /// (an attack run saw the second window reopen from the check-in before the first expiry).

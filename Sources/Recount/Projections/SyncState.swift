@@ -220,14 +220,16 @@ package struct SyncState: Equatable, Sendable {
         recoverByReconciles(receivedAfter: millis)
     }
 
-    /// Recovers what the reconciles received after `millis`, but folded before, recover of the
-    /// missed stretches as they are now (after an expiry, or a check-in that shortened one), as
-    /// they would have folded after: so folding the same envelopes again changes nothing (a
-    /// check-in logged late shortened a stretch to fit a reconcile folded before it, and only
-    /// the second ingest recovered it; found by an attack run).
+    /// Recovers what the reconciles received after `millis` recover of the missed stretches as
+    /// they are now (after an expiry, a check-in that shortened one, or another reconcile), in
+    /// the order they were received, whatever the order they were folded in: so folding the
+    /// same envelopes again changes nothing (a check-in logged late shortened a stretch to fit a
+    /// reconcile folded before it, and only the second ingest recovered it; found by an attack
+    /// run), and a window re-read in parts, logged in any order, is recovered by its last part.
     private mutating func recoverByReconciles(receivedAfter millis: Int64) {
+        guard !missed.isEmpty else { return }
         let newer = reconciledWindows.filter { $0.receivedAt > millis }.sorted { $0.receivedAt < $1.receivedAt }
-        for window in newer { recover(from: window.from, to: window.to, at: window.receivedAt) }
+        for window in newer { recover(at: window.receivedAt) }
     }
 
     /// How far the client had read by `millis`: its last check-in then, and on through the
@@ -255,22 +257,39 @@ package struct SyncState: Equatable, Sendable {
     }
 
     /// A reconcile of `[from, to)` received at `millis`: notes the window, and recovers each
-    /// missed stretch whose window it covers (its part beyond the horizon stays lost).
+    /// missed stretch whose window it covers, alone or with the reconciles received after the
+    /// stretch's expiry (a client reads a long window again in parts: a reconcile holds at most
+    /// 50,000 samples); a stretch's part beyond the horizon stays lost.
     mutating func reconciled(from: Int64, to: Int64, at millis: Int64) {
         noteReconciledWindow(ReconciledWindow(from: from, to: to, receivedAt: millis))
-        recover(from: from, to: to, at: millis)
+        recoverByReconciles(receivedAfter: healthReceivedAt ?? .min)
     }
 
-    /// Recovers each missed stretch whose window `[from, to)`, read again at `millis`, covers.
-    private mutating func recover(from: Int64, to: Int64, at millis: Int64) {
+    /// Recovers each missed stretch whose window the reconciles received after its expiry and
+    /// by `millis` cover together, as of `millis`.
+    private mutating func recover(at millis: Int64) {
         guard millis > healthReceivedAt ?? .min else { return }
         let recovered = missed.filter { stretch in
-            Self.window(of: stretch, horizon: horizon).map { from <= $0.lowerBound && to >= $0.upperBound } ?? false
+            Self.window(of: stretch, horizon: horizon).map {
+                isRead($0, byReconcilesReceivedIn: stretch.upperBound + 1..<millis + 1)
+            } ?? false
         }
         guard !recovered.isEmpty else { return }
         missed.removeAll { recovered.contains($0) }
         lostRecovered = Self.union(lostRecovered + recovered.compactMap { Self.lostPart(of: $0, horizon: horizon) })
         healthReceivedAt = millis
+    }
+
+    /// Whether the windows of the reconciles received in `received` cover all of `window`.
+    private func isRead(_ window: Range<Int64>, byReconcilesReceivedIn received: Range<Int64>) -> Bool {
+        var readTo = window.lowerBound
+        // By `from`: a window that starts later can only join once an earlier one has.
+        for reconciled in reconciledWindows
+        where received.contains(reconciled.receivedAt) && reconciled.from <= readTo {
+            readTo = max(readTo, reconciled.to)
+            if readTo >= window.upperBound { return true }
+        }
+        return false
     }
 
     /// Notes a window a reconcile read again (or, reading a checkpoint, one it noted).
