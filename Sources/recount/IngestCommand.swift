@@ -13,7 +13,7 @@ enum IngestCommand {
         let engine = try RecountEngine(
             directory: invocation.dataDirectory, durability: durability, memoryLimit: invocation.memoryLimit(),
             progress: ProjectionCommands.progress(invocation))
-        if let torn = engine.recovery { Output.recovery(torn, json: invocation.json) }
+        Output.opened(engine, json: invocation.json)
         var reported = 0
         var report: IngestReport
         var failure: (any Error)? = nil

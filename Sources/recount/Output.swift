@@ -66,8 +66,19 @@ enum Output {
             ], json: true)
     }
 
+    /// Reports what a writer repaired as it opened: the torn frame it cut off the log, and
+    /// the checkpoints it could not use (rebuilt from the log).
+    static func opened(_ engine: RecountEngine, json: Bool) {
+        if let torn = engine.recovery { recovery(torn, json: json) }
+        for checkpoint in engine.unusableCheckpoints {
+            notice(
+                checkpoint.description, event: "rebuilt",
+                [("checkpoint", .string(checkpoint.path)), ("reason", .string(checkpoint.reason))], json: json)
+        }
+    }
+
     /// Reports the torn frame a writer cut off when it opened the log.
-    static func recovery(_ torn: TornTail, json: Bool) {
+    private static func recovery(_ torn: TornTail, json: Bool) {
         notice(
             "recovered the log: cut a torn frame of \(torn)", event: "recovered",
             [

@@ -20,7 +20,7 @@ enum ProjectionCommands {
             engine = try RecountEngine(
                 directory: invocation.dataDirectory, memoryLimit: invocation.memoryLimit(), progress: progress)
             // Opening for writing cuts a torn tail (keeping a copy): say so, as ingest does.
-            if let torn = engine.recovery { Output.recovery(torn, json: invocation.json) }
+            Output.opened(engine, json: invocation.json)
         } else if let user {
             engine = try RecountEngine(readingDirectory: invocation.dataDirectory, user: user, progress: progress)
         } else {
@@ -459,11 +459,13 @@ enum ProjectionCommands {
                     ("ok", .bool(result.matches)), ("logRecords", .int(Int64(result.log.records))),
                     ("stored", .string(result.stored)),
                     ("uncommittedTail", result.uncommittedTail.map { .string($0.description) } ?? .null),
+                    ("unusableCheckpoints", Output.array(result.unusableCheckpoints.map(\.description))),
                 ]
                     + fields(result.replay))
         } else {
             print("log ok: \(result.log.records) records, every checksum matches")
             if let tail = result.uncommittedTail { print(LogCommands.uncommittedTailLine(tail)) }
+            for checkpoint in result.unusableCheckpoints { print(checkpoint) }
             print("stored projections  \(result.stored)")
             print("replay from scratch \(result.replay.digest) (tz data \(result.replay.zoneDataVersion))")
             print(result.matches ? "verify ok: the digests match" : "verify FAILED: the digests differ")

@@ -653,7 +653,7 @@ import Testing
             let digest = try engine.digest()
             try engine.close()
             engine = try RecountEngine(directory: directory)
-            #expect(engine.recordsFoldedOnOpen == 0)
+            #expect(engine.recordsFoldedOnOpen == 0 && engine.unusableCheckpoints.isEmpty)
             #expect(try engine.digest() == digest)
             try engine.close()
 
@@ -661,8 +661,16 @@ import Testing
             var bytes = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
             bytes[bytes.count / 2] ^= 0x01
             try Data(bytes).write(to: URL(fileURLWithPath: path))
+            // Verify says so, as a writer does: the log is whole, but the disk damaged a file.
+            let damaged = try RecountEngine.verify(directory: directory)
+            #expect(damaged.matches)
+            #expect(
+                damaged.unusableCheckpoints.map(\.description) == [
+                    "checkpoint \(path) is damaged: rebuilt from the log"
+                ])
             engine = try RecountEngine(directory: directory)
             #expect(engine.recordsFoldedOnOpen == 60)
+            #expect(engine.unusableCheckpoints == damaged.unusableCheckpoints)
             // Opening does not checkpoint what it folded; closing does.
             let folded = try engine.digest()
             try engine.close()
@@ -705,6 +713,7 @@ import Testing
             try FileManager.default.copyItem(atPath: other + checkpoint, toPath: mine + checkpoint)
             let engine = try RecountEngine(directory: mine)
             #expect(engine.recordsFoldedOnOpen == 40, "rebuilt from the log")
+            #expect(engine.unusableCheckpoints.map(\.reason) == ["another log's"])
             try engine.recompute()
             #expect(try engine.digest() == digests[0])
             try engine.close()
@@ -712,6 +721,65 @@ import Testing
             let reopened = try RecountEngine(directory: mine)
             #expect(try reopened.recordsFoldedOnOpen == 0 && reopened.digest() == digests[0])
             try reopened.close()
+        }
+    }
+
+    /// `close` from another thread waits for a running ingest, which completes: closing under
+    /// it crashed the process (it folded records the ingest had appended, which the ingest then
+    /// folded again; an attack run).
+    @Test func closeWaitsForARunningIngest() throws {
+        final class Outcome: @unchecked Sendable {
+            // Written before `finished` is signalled, read after it is waited for.
+            var appended: Result<Int, IngestFailure>?
+        }
+        let lines = RandomWorkload.lines(seed: testSeed(49), count: 40)
+        let input = Array((["{not json"] + lines).joined(separator: "\n").utf8)
+        try withTemporaryDirectory { directory in
+            let engine = try RecountEngine(directory: directory, durability: .none)
+            let (started, finished, outcome) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0), Outcome())
+            Thread {
+                outcome.appended = Result { () throws(IngestFailure) in
+                    try engine.ingest(ndjson: input, source: "slow") { _ in
+                        // The bad first line: the ingest is under way, nothing appended yet.
+                        started.signal()
+                        Thread.sleep(forTimeInterval: 0.3)
+                    }.appended
+                }
+                finished.signal()
+            }.start()
+            started.wait()
+            try engine.close()
+            finished.wait()
+            #expect(try outcome.appended?.get() == lines.count)
+            let reopened = try RecountEngine(directory: directory)
+            #expect(try reopened.verify().matches)
+            try reopened.close()
+        }
+    }
+
+    /// A call that waits for the ingests' turn (`ingest`, `verify`, `close`) made from inside an
+    /// ingest's callback is refused: it trapped ("Recursive call to lock Mutex"; an attack run).
+    /// Queries answer there.
+    @Test func aCallbackOfAnIngestCannotTakeItsTurn() throws {
+        try withTemporaryDirectory { directory in
+            let engine = try RecountEngine(directory: directory)
+            var refused: [String] = []
+            var answered = false
+            _ = try engine.ingest(ndjson: Array("{not json".utf8), source: "bad") { _ in
+                do { _ = try engine.verify() } catch { refused.append("\(error)") }
+                do { _ = try engine.ingest(ndjson: [], source: "inner") } catch {
+                    refused.append("\(((error as? IngestFailure)?.error as? ReentrantCallError)?.call ?? "\(error)")")
+                }
+                do { try engine.close() } catch { refused.append("\((error as? ReentrantCallError)?.call ?? "")") }
+                answered = (try? engine.stats()) != nil
+            }
+            #expect(
+                refused == [
+                    "verify was called from inside a callback of an ingest, which holds the engine's ingest turn until it returns: call it after the ingest",
+                    "ingest", "close",
+                ])
+            #expect(answered)
+            try engine.close()
         }
     }
 

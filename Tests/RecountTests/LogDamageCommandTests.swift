@@ -57,9 +57,11 @@ import Testing
             try checkpoint.write(to: URL(fileURLWithPath: data + "/projections/checkpoint"))
             let verify = try CommandLineTests.recount(["--data", data, "verify"])
             #expect(verify.status == 0, "\(verify.output)\(verify.errors)")
+            #expect(verify.output.contains("/projections/checkpoint is another log's: rebuilt from the log"))
             let again = try CommandLineTests.recount(
                 ["--data", data, "--json", "ingest", "-"], input: Self.envelopes(2, from: 2000))
             #expect(again.status == 0)
+            #expect(again.errors.contains(#""event":"rebuilt""#), "the writer says so too: \(again.errors)")
             #expect(again.output.contains(#""firstPosition":1501,"endPosition":1503"#), "positions are never reused")
         }
     }

@@ -141,10 +141,14 @@ struct ProjectionRanges {
 
     // MARK: Opening and catching up
 
+    /// The checkpoints `open` found and could not use (the ranges are rebuilt from the log).
+    private(set) var unusableCheckpoints: [UnusableCheckpoint] = []
+
     /// Marks as waiting every range the log holds records after the manifest's word for, or
     /// whose word or checkpoint is not this log's, or whose checkpoint is damaged (rebuilt from
     /// the log), and folds what waits (`catchUp`).
     mutating func open(_ reader: LogReader, progress: ((ReplayProgress) -> Void)?) throws -> ProjectionReplay.Summary {
+        unusableCheckpoints = []
         if log == nil { snapshot = reader }
         through = Self.lastPosition(of: reader)
         for index in ranges.indices {
@@ -162,7 +166,8 @@ struct ProjectionRanges {
             case .failure(.missing) where ranges[index].position == 0:
                 ranges[index].waiting = through > 0
                 ranges[index].fresh = true
-            case .failure:
+            case .failure(let reason):
+                unusableCheckpoints.append(UnusableCheckpoint(path: path(of: ranges[index].file), reason: reason))
                 ranges[index].waiting = true
                 ranges[index].fresh = true
                 ranges[index].position = 0

@@ -38,6 +38,9 @@ public struct VerifyResult: Sendable {
     /// A torn frame after the committed ones (a crash's), when no writer had the log open:
     /// not part of the log verified, and left for the next writer to cut off (keeping a copy).
     public var uncommittedTail: TornTail? = nil
+    /// The stored checkpoints that could not be used (damaged, missing, or another log's): the
+    /// stored digest is of projections folded from the log in their place.
+    public var unusableCheckpoints: [UnusableCheckpoint] = []
     /// Whether the two digests are equal.
     public var matches: Bool { stored == replay.digest }
 }
@@ -113,11 +116,15 @@ extension RecountEngine {
     public static func verify(
         directory: String, memoryLimit: Int? = nil, progress: (@Sendable (ReplayProgress) -> Void)? = nil
     ) throws -> VerifyResult {
-        let stored = try RecountEngine(
-            readingDirectory: directory, recompute: false, memoryLimit: memoryLimit, progress: progress
-        ).storedDigest()
+        // The engine is released before the replay, so the two are never in memory together.
+        let (stored, unusable) = try {
+            let engine = try RecountEngine(
+                readingDirectory: directory, recompute: false, memoryLimit: memoryLimit, progress: progress)
+            return (try engine.storedDigest(), engine.unusableCheckpoints)
+        }()
         var result = try compare(stored, user: nil, progress: progress)
         result.uncommittedTail = stored.reader.uncommittedTail
+        result.unusableCheckpoints = unusable
         return result
     }
 
@@ -136,7 +143,7 @@ extension RecountEngine {
     /// it is folded, so a snapshot taken between the two, or a digest taken after the next
     /// batch, gave a replay that disagreed with a store that was whole (a false mismatch).
     private func storedDigest() throws -> (log: LogStats, digest: String, reader: LogReader) {
-        try ingesting.withLock { _ in
+        try ingesting.take("verify", refusal: { $0 as any Error }) { () throws in
             let reader = try logReader()
             let stats = try reader.check()
             try recompute()

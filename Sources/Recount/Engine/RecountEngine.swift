@@ -18,9 +18,9 @@ public final class RecountEngine: Sendable {
     /// The writer of the log; `nil` for an engine opened read-only.
     private let log: Log?
     private let projections: LockedRanges
-    /// Held for a whole ingest, so that ingests from many tasks append and fold in turn (a fold
-    /// must follow the log's order), and by `verify` while it takes the stored digest.
-    let ingesting = Mutex(())
+    /// Taken for a whole ingest, so that ingests from many tasks append and fold in turn (a fold
+    /// must follow the log's order), by `verify` while it takes the stored digest, and by `close`.
+    let ingesting = IngestTurns()
     /// How much work (log records and samples folded, days recomputed since the stored
     /// checkpoints) an ingest or recompute leaves before it checkpoints; `nil`: 250,000 or half
     /// the ids the projections hold, whichever is larger.
@@ -34,6 +34,9 @@ public final class RecountEngine: Sendable {
     /// Log records folded when the engine opened: those after the stored checkpoint (all of
     /// them when there was none, or it was damaged or ahead of the log).
     public let recordsFoldedOnOpen: Int
+    /// The stored checkpoints this engine could not use when it opened (damaged, missing, or
+    /// another log's): their users' projections were folded from the log instead.
+    public let unusableCheckpoints: [UnusableCheckpoint]
     /// The one user whose records the engine holds (`init(readingDirectory:user:)`); `nil` when
     /// it holds every user's.
     public let onlyUser: String?
@@ -72,6 +75,7 @@ public final class RecountEngine: Sendable {
         self.log = log
         var ranges = ProjectionRanges(directory: DataDirectory(directory), limit: self.memoryLimit, log: log)
         recordsFoldedOnOpen = try ranges.open(log.reader(), progress: progress).records
+        unusableCheckpoints = ranges.unusableCheckpoints
         onlyUser = nil
         projections = LockedRanges(ranges)
     }
@@ -132,6 +136,7 @@ public final class RecountEngine: Sendable {
         self.directory = directory
         log = nil
         recordsFoldedOnOpen = recordsFolded
+        unusableCheckpoints = ranges.unusableCheckpoints
         checkpointInterval = nil
         self.memoryLimit = memoryLimit
         self.onlyUser = onlyUser
@@ -179,7 +184,8 @@ public final class RecountEngine: Sendable {
         files paths: [String], recompute: Bool = true, rejected: ((IngestRejection) -> Void)? = nil,
         progress: ((IngestReport) -> Void)? = nil
     ) throws(IngestFailure) -> IngestReport {
-        try ingesting.withLock { _ throws(IngestFailure) in
+        try ingesting.take("ingest", refusal: { IngestFailure(report: IngestReport(), error: $0) }) {
+            () throws(IngestFailure) in
             try ingest(paths, recompute: recompute, rejected: rejected, progress: progress)
         }
     }
@@ -219,7 +225,8 @@ public final class RecountEngine: Sendable {
     public func ingest(
         ndjson: [UInt8], source: String, recompute: Bool = true, rejected: ((IngestRejection) -> Void)? = nil
     ) throws(IngestFailure) -> IngestReport {
-        try ingesting.withLock { _ throws(IngestFailure) in
+        try ingesting.take("ingest", refusal: { IngestFailure(report: IngestReport(), error: $0) }) {
+            () throws(IngestFailure) in
             var report = IngestReport()
             try ingest(
                 LineReader(bytes: ndjson, source: source), source: source, recompute: recompute, into: &report,
@@ -524,11 +531,16 @@ public final class RecountEngine: Sendable {
     public var checkpointFailure: (any Error)? { projections.withLock { $0.storeFailure } }
 
     /// Checkpoints what was done since the last checkpoint (see `checkpointFailure`), syncs the
-    /// log and releases the data directory.
+    /// log and releases the data directory. An ingest running on another thread finishes first
+    /// (closing under it crashed the process: it folded records the ingest had appended, which
+    /// the ingest then folded again; an attack run).
+    /// - Throws: `ReentrantCallError` from inside an ingest's callback; `LogError`.
     public func close() throws {
         guard let log else { return }
-        try projections.withLock { try $0.storeEverything() }
-        try log.close()
+        try ingesting.take("close", refusal: { $0 as any Error }) { () throws in
+            try projections.withLock { try $0.storeEverything() }
+            try log.close()
+        }
     }
 
     /// An ingestor that stamps a missing `receivedAt` with the current time.

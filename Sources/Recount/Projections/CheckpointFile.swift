@@ -63,9 +63,9 @@ package struct CheckpointFile {
     /// a fold of `reader`'s log, as `load` would find, without inflating its payload.
     package func check(folding reader: LogReader) -> Result<UInt64, Unusable> {
         reading { stored in
-            guard let header = Self.header(stored) else { return .failure(.damaged) }
-            return Self.matches(header.position, header.record, reader)
-                ? .success(header.position) : .failure(.otherLog)
+            Self.header(stored).flatMap { header in
+                Self.matches(header.position, header.record, reader) ? .success(header.position) : .failure(.otherLog)
+            }
         }
     }
 
@@ -120,27 +120,33 @@ package struct CheckpointFile {
         var position: UInt64
     }
 
-    /// The header of a checkpoint file's bytes, or `nil` when they are not whole: another
-    /// magic or version, a length that disagrees, or a checksum that fails.
-    private static func header(_ stored: UnsafeRawBufferPointer) -> Header? {
+    /// The header of a checkpoint file's bytes, when they are whole and of this version; else
+    /// `.otherVersion`, or `.damaged` (another magic, a length that disagrees, or a checksum
+    /// that fails).
+    private static func header(_ stored: UnsafeRawBufferPointer) -> Result<Header, Unusable> {
         func field<T: FixedWidthInteger>(_ offset: Int, _: T.Type) -> T {
             T(littleEndian: stored.loadUnaligned(fromByteOffset: offset, as: T.self))
         }
-        guard field(0, UInt32.self) == Self.magic, field(4, UInt32.self) == Self.version else { return nil }
+        guard field(0, UInt32.self) == Self.magic else { return .failure(.damaged) }
+        guard field(4, UInt32.self) == Self.version else { return .failure(.otherVersion) }
         let rawLength = field(8, UInt64.self)
         // LZ4 inflates at most 255-fold, so a larger raw length (which no checksum covers) is damage.
         guard field(16, UInt64.self) == UInt64(stored.count - Self.headerSize),
             rawLength <= 255 * UInt64(stored.count - Self.headerSize),
             Checksum.xxh3(UnsafeRawBufferPointer(rebasing: stored[Self.headerSize...])) == field(24, UInt64.self)
-        else { return nil }
-        return Header(rawLength: rawLength, record: field(32, UInt64.self), position: field(40, UInt64.self))
+        else { return .failure(.damaged) }
+        return .success(Header(rawLength: rawLength, record: field(32, UInt64.self), position: field(40, UInt64.self)))
     }
 
     /// The projections a checkpoint file's bytes hold, and the fingerprint of their last record.
     private static func decode(
         _ stored: UnsafeRawBufferPointer
     ) -> Result<(projections: Projections, record: UInt64), Unusable> {
-        guard let header = header(stored) else { return .failure(.damaged) }
+        let header: Header
+        switch Self.header(stored) {
+        case .success(let whole): header = whole
+        case .failure(let unusable): return .failure(unusable)
+        }
         let rawLength = header.rawLength
         // Each chunk is inflated when the reader reaches it, and released when it moves on.
         var (offset, inflated) = (Self.headerSize, UInt64(0))
@@ -178,6 +184,8 @@ package struct CheckpointFile {
     package enum Unusable: Error, Equatable {
         case missing
         case damaged
+        /// Written by another version of the format (an older engine's): whole, but not read.
+        case otherVersion
         /// Ahead of the log, or its last record is not the log's record at that position.
         case otherLog
     }
