@@ -213,9 +213,14 @@ public struct IngestReport: Sendable {
     public package(set) var replacedSamples = 0
     /// Live samples that deletions removed.
     public package(set) var deletedSamples = 0
-    /// Days whose inputs changed.
+    /// Days whose inputs changed, per (provider, metric, day), counted each time one is marked
+    /// dirty while clean: work done, not distinct days. An engine under its memory limit
+    /// recomputes a range of users before it stores it, part way through an ingest, so the
+    /// same day can count again (and does more often the lower the limit); the projections
+    /// are the same whatever the limit.
     public package(set) var daysDirtied = 0
-    /// Days rebuilt by the recompute at the end of the ingest.
+    /// Days (user, metric, day) rebuilt during the ingest: at its end, and, under the memory
+    /// limit, before a range is stored part way (so, like `daysDirtied`, work done).
     public package(set) var daysRecomputed = 0
     /// The log positions the appended envelopes got.
     public package(set) var positions: Range<UInt64>?
