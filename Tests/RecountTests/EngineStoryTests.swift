@@ -751,6 +751,7 @@ import Testing
             try engine.close()
             finished.wait()
             #expect(try outcome.appended?.get() == lines.count)
+            try engine.close()  // again: nothing to do
             let reopened = try RecountEngine(directory: directory)
             #expect(try reopened.verify().matches)
             try reopened.close()

@@ -18,6 +18,8 @@ public final class RecountEngine: Sendable {
     /// The writer of the log; `nil` for an engine opened read-only.
     private let log: Log?
     private let projections: LockedRanges
+    /// Whether `close` has run: closing again does nothing.
+    private let closed = Atomic<Bool>(false)
     /// Taken for a whole ingest, so that ingests from many tasks append and fold in turn (a fold
     /// must follow the log's order), by `verify` while it takes the stored digest, and by `close`.
     let ingesting = IngestTurns()
@@ -534,12 +536,15 @@ public final class RecountEngine: Sendable {
     /// log and releases the data directory. An ingest running on another thread finishes first
     /// (closing under it crashed the process: it folded records the ingest had appended, which
     /// the ingest then folded again; an attack run).
+    /// Closing again does nothing (it threw "the log is closed").
     /// - Throws: `ReentrantCallError` from inside an ingest's callback; `LogError`.
     public func close() throws {
         guard let log else { return }
         try ingesting.take("close", refusal: { $0 as any Error }) { () throws in
+            guard !closed.load(ordering: .relaxed) else { return }
             try projections.withLock { try $0.storeEverything() }
             try log.close()
+            closed.store(true, ordering: .relaxed)
         }
     }
 
