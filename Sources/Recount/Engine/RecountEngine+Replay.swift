@@ -38,7 +38,7 @@ public struct VerifyResult: Sendable {
     /// A torn frame after the committed ones (a crash's), when no writer had the log open:
     /// not part of the log verified, and left for the next writer to cut off (keeping a copy).
     public var uncommittedTail: TornTail? = nil
-    /// The stored checkpoints that could not be used (damaged, missing, or another log's): the
+    /// The stored checkpoints that could not be used (see `UnusableCheckpoint.reason`): the
     /// stored digest is of projections folded from the log in their place.
     public var unusableCheckpoints: [UnusableCheckpoint] = []
     /// Whether the two digests are equal.

@@ -36,8 +36,8 @@ public final class RecountEngine: Sendable {
     /// Log records folded when the engine opened: those after the stored checkpoint (all of
     /// them when there was none, or it was damaged or ahead of the log).
     public let recordsFoldedOnOpen: Int
-    /// The stored checkpoints this engine could not use when it opened (damaged, missing, or
-    /// another log's): their users' projections were folded from the log instead.
+    /// The stored checkpoints this engine could not use when it opened (damaged, missing,
+    /// another log's or another version's): their users' projections were folded from the log.
     public let unusableCheckpoints: [UnusableCheckpoint]
     /// The one user whose records the engine holds (`init(readingDirectory:user:)`); `nil` when
     /// it holds every user's.

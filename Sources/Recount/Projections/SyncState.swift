@@ -270,9 +270,11 @@ package struct SyncState: Equatable, Sendable {
     private mutating func recover(at millis: Int64) {
         guard millis > healthReceivedAt ?? .min else { return }
         let recovered = missed.filter { stretch in
-            Self.window(of: stretch, horizon: horizon).map {
-                isRead($0, byReconcilesReceivedIn: stretch.upperBound + 1..<millis + 1)
-            } ?? false
+            // Read again after its expiry (`upperBound`), by `millis`.
+            guard stretch.upperBound < millis, let window = Self.window(of: stretch, horizon: horizon) else {
+                return false
+            }
+            return isRead(window, byReconcilesReceivedIn: stretch.upperBound + 1..<millis + 1)
         }
         guard !recovered.isEmpty else { return }
         missed.removeAll { recovered.contains($0) }
