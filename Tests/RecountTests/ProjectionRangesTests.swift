@@ -325,6 +325,41 @@ import Testing
         }
     }
 
+    /// Two range checkpoints swapped (a backup restored file by file under the wrong names) are
+    /// whole and this log's, but hold other users: each is folded from the log instead, and the
+    /// engine names them. They answered for the wrong users until `verify` mismatched (an
+    /// attack run).
+    @Test func rangeCheckpointsSwappedAreRebuiltFromTheLog() throws {
+        let lines = Self.lines(seed: testSeed(63))
+        try withTemporaryDirectory { directory in
+            var engine = try RecountEngine(directory: directory, memoryLimit: 60)
+            try Self.ingest(engine, lines, recompute: true)
+            let expected = try Self.answers(engine)
+            let digest = try engine.digest()
+            try engine.close()
+
+            let files = RangeManifest(path: DataDirectory(directory).ranges).entries.map {
+                DataDirectory(directory).projections + "/" + $0.file
+            }
+            try #require(files.count >= 3)
+            let (first, second) = (files[1], files[2])
+            let swap = first + ".swap"
+            try FileManager.default.moveItem(atPath: first, toPath: swap)
+            try FileManager.default.moveItem(atPath: second, toPath: first)
+            try FileManager.default.moveItem(atPath: swap, toPath: second)
+            engine = try RecountEngine(directory: directory, memoryLimit: 60)
+            #expect(try Self.answers(engine) == expected)
+            #expect(try engine.digest() == digest)
+            #expect(
+                engine.unusableCheckpoints.map(\.description).sorted()
+                    == [first, second].sorted().map {
+                        "checkpoint \($0) is another range's: rebuilt from the log"
+                    })
+            #expect(try engine.verify().matches)
+            try engine.close()
+        }
+    }
+
     /// A damaged range checkpoint is rebuilt from the log when the engine opens; a lost
     /// manifest makes the engine rebuild every user from the log.
     @Test func aDamagedRangeOrALostManifestIsRebuiltFromTheLog() throws {

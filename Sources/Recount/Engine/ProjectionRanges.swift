@@ -141,7 +141,7 @@ struct ProjectionRanges {
 
     // MARK: Opening and catching up
 
-    /// The checkpoints `open` found and could not use (the ranges are rebuilt from the log).
+    /// The checkpoints found unusable since `open` (their ranges are folded from the log).
     private(set) var unusableCheckpoints: [UnusableCheckpoint] = []
 
     /// Marks as waiting every range the log holds records after the manifest's word for, or
@@ -167,7 +167,7 @@ struct ProjectionRanges {
                 ranges[index].waiting = through > 0
                 ranges[index].fresh = true
             case .failure(let reason):
-                unusableCheckpoints.append(UnusableCheckpoint(path: path(of: ranges[index].file), reason: reason))
+                unusableCheckpoints.append(UnusableCheckpoint(path: path(of: ranges[index].file), unusable: reason))
                 ranges[index].waiting = true
                 ranges[index].fresh = true
                 ranges[index].position = 0
@@ -339,10 +339,17 @@ struct ProjectionRanges {
     /// later record bears on them before, and `found`; or empty ones, when the range is fresh,
     /// has no file (a read-only engine's cut), or its checkpoint is missing, damaged, ahead of
     /// the log or another log's (the fold from position 0 rebuilds it).
-    private func load(_ index: Int, reader: LogReader) -> (projections: Projections, found: Bool) {
+    private mutating func load(_ index: Int, reader: LogReader) -> (projections: Projections, found: Bool) {
         guard !ranges[index].fresh, !ranges[index].file.isEmpty,
             var loaded = try? CheckpointFile(path: path(of: ranges[index].file)).load(folding: reader).get()
         else { return (Projections(), false) }
+        // Another range's file (a backup restored file by file under the wrong name) is whole
+        // and this log's, but answered for the wrong users until `verify` mismatched.
+        guard loaded.users.strings.allSatisfy({ $0 == "*" || UserRouter.index(of: $0, in: bounds) == index }) else {
+            let unusable = UnusableCheckpoint(path: path(of: ranges[index].file), reason: "another range's")
+            if !unusableCheckpoints.contains(unusable) { unusableCheckpoints.append(unusable) }
+            return (Projections(), false)
+        }
         loaded.advance(through: ranges[index].position)
         return (loaded, true)
     }

@@ -36,9 +36,6 @@ public final class RecountEngine: Sendable {
     /// Log records folded when the engine opened: those after the stored checkpoint (all of
     /// them when there was none, or it was damaged or ahead of the log).
     public let recordsFoldedOnOpen: Int
-    /// The stored checkpoints this engine could not use when it opened (damaged, missing,
-    /// another log's or another version's): their users' projections were folded from the log.
-    public let unusableCheckpoints: [UnusableCheckpoint]
     /// The one user whose records the engine holds (`init(readingDirectory:user:)`); `nil` when
     /// it holds every user's.
     public let onlyUser: String?
@@ -77,7 +74,6 @@ public final class RecountEngine: Sendable {
         self.log = log
         var ranges = ProjectionRanges(directory: DataDirectory(directory), limit: self.memoryLimit, log: log)
         recordsFoldedOnOpen = try ranges.open(log.reader(), progress: progress).records
-        unusableCheckpoints = ranges.unusableCheckpoints
         onlyUser = nil
         projections = LockedRanges(ranges)
     }
@@ -138,7 +134,6 @@ public final class RecountEngine: Sendable {
         self.directory = directory
         log = nil
         recordsFoldedOnOpen = recordsFolded
-        unusableCheckpoints = ranges.unusableCheckpoints
         checkpointInterval = nil
         self.memoryLimit = memoryLimit
         self.onlyUser = onlyUser
@@ -531,6 +526,10 @@ public final class RecountEngine: Sendable {
     /// last one was. Nothing is lost either way: the log holds every ingested envelope, and the
     /// next engine folds what the stored checkpoint lacks.
     public var checkpointFailure: (any Error)? { projections.withLock { $0.storeFailure } }
+
+    /// The stored checkpoints this engine found unusable (`UnusableCheckpoint.reason`), when it
+    /// opened or as it loaded a range of users: their users' projections are folded from the log.
+    public var unusableCheckpoints: [UnusableCheckpoint] { projections.withLock { $0.unusableCheckpoints } }
 
     /// Checkpoints what was done since the last checkpoint (see `checkpointFailure`), syncs the
     /// log and releases the data directory. An ingest running on another thread finishes first

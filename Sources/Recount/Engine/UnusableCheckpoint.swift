@@ -1,22 +1,25 @@
-/// A stored checkpoint an engine found and could not use when it opened: it folds that range
-/// of users from the log instead (the log is the truth), and a writer stores it again.
+/// A stored checkpoint an engine found and could not use: it folds that range of users from the
+/// log instead (the log is the truth), and a writer stores it again.
 public struct UnusableCheckpoint: Sendable, Equatable, CustomStringConvertible {
     /// The checkpoint file.
     public let path: String
     /// Why it could not be used: `damaged` (a checksum or its contents), `missing` (named by
     /// the ranges' manifest, not on disk), `another log's` (it covers records this log does
-    /// not hold), or `another version's` (of the format: written before an upgrade).
+    /// not hold), `another version's` (of the format: written before an upgrade), or `another
+    /// range's` (it holds users of another range: restored under another range's name).
     public let reason: String
 
-    init(path: String, reason: CheckpointFile.Unusable) {
-        self.path = path
-        self.reason =
-            switch reason {
+    init(path: String, reason: String) { (self.path, self.reason) = (path, reason) }
+
+    init(path: String, unusable: CheckpointFile.Unusable) {
+        let reason =
+            switch unusable {
             case .missing: "missing"
             case .damaged: "damaged"
             case .otherLog: "another log's"
             case .otherVersion: "another version's"
             }
+        self.init(path: path, reason: reason)
     }
 
     public var description: String { "checkpoint \(path) is \(reason): rebuilt from the log" }
