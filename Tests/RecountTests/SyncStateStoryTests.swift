@@ -331,6 +331,10 @@ import Testing
         #"{"kind":"healthconnect.changes","user":"\#(user)","receivedAt":"\#(received)","recordTypes":["Steps"],"token":"t","nextChangesToken":"t2","hasMore":false,"changesTokenExpired":\#(expired),"changes":[]}"#
     }
 
+    static func reconcile(_ user: String = "bob", received: String, from: String, to: String) -> String {
+        #"{"kind":"reconcile","user":"\#(user)","receivedAt":"\#(received)","provider":"health_connect","metric":"steps","window":{"from":"\#(from)","to":"\#(to)"},"samples":[]}"#
+    }
+
     static func checkin(_ user: String = "bob", received: String, at: String) -> String {
         #"{"kind":"checkin","user":"\#(user)","receivedAt":"\#(received)","provider":"health_connect","metrics":["steps"],"at":"\#(at)"}"#
     }
@@ -407,6 +411,83 @@ import Testing
         _ = try ProjectionsTests.fold([expiry[0], before, expiry[1], parts[0], parts[2]], into: &early)
         let stillOpen = try #require(early.cursorRow(user: "bob", provider: "health_connect", metric: .steps))
         #expect(stillOpen.state == "needs_recovery", "a part read before the token expired")
+    }
+
+    /// Found by an attack run against a model of the recovery rules, each in one log order:
+    /// two windows reconciled newest first (the older reconcile was ignored: recovering the
+    /// other window had moved the channel's newest recovery past it); and a window read again
+    /// in parts, a later reconcile covering one part, and a second expiry between them in
+    /// receipt order (the covered part was forgotten, so when the window closed, and so where
+    /// the second expiry's stretch started, depended on the order the reconciles were logged).
+    /// Every order of the lines gives what receipt order gives.
+    @Test(arguments: [
+        (
+            [
+                Self.checkin(received: "2026-07-02T00:00:00Z", at: "2026-07-02T00:00:00Z"),
+                Self.page(received: "2026-07-04T00:00:00Z", expired: true),
+                Self.checkin(received: "2026-07-05T00:00:00Z", at: "2026-07-05T00:00:00Z"),
+                Self.page(received: "2026-07-07T00:00:00Z", expired: true),
+                Self.reconcile(
+                    received: "2026-07-09T00:00:00Z", from: "2026-07-05T00:00:00Z", to: "2026-07-07T00:00:00Z"),
+                Self.reconcile(
+                    received: "2026-07-08T00:00:00Z", from: "2026-07-02T00:00:00Z", to: "2026-07-04T00:00:00Z"),
+            ], [TimeWindow]()
+        ),
+        (
+            [
+                Self.checkin(received: "2026-07-02T00:00:00Z", at: "2026-07-02T00:00:00Z"),
+                Self.page(received: "2026-07-04T00:00:00Z", expired: true),
+                Self.reconcile(
+                    received: "2026-07-04T03:00:00Z", from: "2026-07-02T00:00:00Z", to: "2026-07-03T12:00:00Z"),
+                Self.reconcile(
+                    received: "2026-07-04T01:00:00Z", from: "2026-07-02T00:00:00Z", to: "2026-07-03T00:00:00Z"),
+                Self.reconcile(
+                    received: "2026-07-04T02:00:00Z", from: "2026-07-03T00:00:00Z", to: "2026-07-04T00:00:00Z"),
+                Self.page(received: "2026-07-04T02:30:00Z", expired: true),
+            ], [TimeWindow(from: "2026-07-04T00:00:00Z", to: "2026-07-04T02:30:00Z")]
+        ),
+    ])
+    func recoveryDoesNotDependOnTheOrderReconcilesAreLoggedIn(lines: [String], windows: [TimeWindow]) throws {
+        // The reconciles in their places, in the order given, in receipt order, and reversed.
+        // (The other lines stay: a reconcile logged after an expiry it was received before does
+        // not move where that expiry's stretch starts, a documented departure.)
+        let places = lines.indices.filter { lines[$0].contains(#""kind":"reconcile""#) }
+        let reconciles = places.map { lines[$0] }
+        var digests: Set<[UInt8]> = []
+        for order in [reconciles, reconciles.sorted(), reconciles.reversed()] {
+            var ordered = lines
+            for (place, line) in zip(places, order) { ordered[place] = line }
+            var projections = Projections()
+            _ = try ProjectionsTests.fold(ordered, into: &projections)
+            let cursor = try #require(projections.cursorRow(user: "bob", provider: "health_connect", metric: .steps))
+            #expect(cursor.recoveryWindows == windows, "\(ordered)")
+            #expect(cursor.state == (windows.isEmpty ? "ok" : "needs_recovery"))
+            digests.insert(projections.digest())
+        }
+        #expect(digests.count == 1)
+    }
+
+    /// An expiry at the instant of the last read (or after a reconcile that read past it)
+    /// missed nothing: it left an empty window `[E, E)` that no reconcile could close (an
+    /// attack run).
+    @Test func anExpiryAtTheLastReadMissesNothing() throws {
+        for lines in [
+            [
+                Self.checkin(received: "2026-07-02T00:00:00Z", at: "2026-07-02T00:00:00Z"),
+                Self.page(received: "2026-07-02T00:00:00Z", expired: true),
+            ],
+            [
+                Self.checkin(received: "2026-07-02T00:00:00Z", at: "2026-07-02T00:00:00Z"),
+                Self.reconcile(
+                    received: "2026-07-02T12:00:00Z", from: "2026-07-01T00:00:00Z", to: "2026-07-04T00:00:00Z"),
+                Self.page(received: "2026-07-03T00:00:00Z", expired: true),
+            ],
+        ] {
+            var projections = Projections()
+            _ = try ProjectionsTests.fold(lines, into: &projections)
+            let cursor = try #require(projections.cursorRow(user: "bob", provider: "health_connect", metric: .steps))
+            #expect(cursor.state == "ok" && cursor.recoveryWindows.isEmpty && cursor.unrecoverable.isEmpty, "\(cursor)")
+        }
     }
 
     /// A reconcile reads its window again: a token that expires after it, with no check-in

@@ -54,8 +54,9 @@ package struct SyncState: Equatable, Sendable {
     /// whichever came first; `nil` while it has had neither (a changes page still reading, an
     /// expired token). A question as of an earlier instant leaves the channel out.
     package var hadSince: Int64?
-    /// The windows reconciles read again, each with the `receivedAt` of the newest reconcile
-    /// of it, sorted; an entry another covers with a `receivedAt` as new is dropped. A write
+    /// The windows reconciles read again, each with the `receivedAt` of a reconcile of it
+    /// (every distinct window and receipt: one a later window covers still tells when its part
+    /// was first read again), sorted. A write
     /// received before a reconcile of a window holding its start is older than what the
     /// reconcile found, however late it is folded (`supersedes(writtenAt:startingAt:)`).
     package private(set) var reconciledWindows: [ReconciledWindow] = []
@@ -66,8 +67,6 @@ package struct SyncState: Equatable, Sendable {
         package var to: Int64
         package var receivedAt: Int64
 
-        /// Whether this window holds all of `other`'s.
-        func covers(_ other: ReconciledWindow) -> Bool { from <= other.from && other.to <= to }
     }
 
     /// Whether the user has this provider for the metric, as of `millis` (now when `nil`).
@@ -147,7 +146,7 @@ package struct SyncState: Equatable, Sendable {
         } else {
             checkins.append(millis)
         }
-        if shortenMissed(by: millis) { recoverByReconciles(receivedAfter: healthReceivedAt ?? .min) }
+        if shortenMissed(by: millis) { recoverByReconciles() }
     }
 
     /// The windows to read again with a `reconcile` covering each, ascending: the part of each
@@ -211,24 +210,31 @@ package struct SyncState: Equatable, Sendable {
         healthReceivedAt = millis
         horizon = millis - Self.recoveryHorizonMillis
         var from = lastRead(atOrBefore: millis) ?? horizon
+        // Read up to the expiry (a check-in at its instant, or a reconcile received before it
+        // that read past it): nothing was missed. It left an empty window no reconcile closed.
+        guard from < millis else { return }
         // Every held stretch ends at an earlier expiry, so the new one comes last.
         while let last = missed.last, last.upperBound >= from {
             from = min(from, last.lowerBound)
             missed.removeLast()
         }
         missed.append(from..<millis)
-        recoverByReconciles(receivedAfter: millis)
+        recoverByReconciles()
     }
 
-    /// Recovers what the reconciles received after `millis` recover of the missed stretches as
-    /// they are now (after an expiry, a check-in that shortened one, or another reconcile), in
-    /// the order they were received, whatever the order they were folded in: so folding the
-    /// same envelopes again changes nothing (a check-in logged late shortened a stretch to fit a
-    /// reconcile folded before it, and only the second ingest recovered it; found by an attack
-    /// run), and a window re-read in parts, logged in any order, is recovered by its last part.
-    private mutating func recoverByReconciles(receivedAfter millis: Int64) {
-        guard !missed.isEmpty else { return }
-        let newer = reconciledWindows.filter { $0.receivedAt > millis }.sorted { $0.receivedAt < $1.receivedAt }
+    /// Recovers what the reconciles recover of the missed stretches as they are now (after an
+    /// expiry, a check-in that shortened one, or another reconcile), in the order they were
+    /// received, whatever the order they were folded in: so folding the same envelopes again
+    /// changes nothing (a check-in logged late shortened a stretch to fit a reconcile folded
+    /// before it, and only the second ingest recovered it; found by an attack run), a window
+    /// re-read in parts, logged in any order, is recovered by its last part, and a reconcile
+    /// logged after one received later still recovers its own window (it did not: recovering
+    /// another window had moved `healthReceivedAt` past it; an attack run).
+    private mutating func recoverByReconciles() {
+        guard let earliestExpiry = missed.map(\.upperBound).min() else { return }
+        let newer = reconciledWindows.filter { $0.receivedAt > earliestExpiry }.sorted {
+            $0.receivedAt < $1.receivedAt
+        }
         for window in newer { recover(at: window.receivedAt) }
     }
 
@@ -262,13 +268,12 @@ package struct SyncState: Equatable, Sendable {
     /// 50,000 samples); a stretch's part beyond the horizon stays lost.
     mutating func reconciled(from: Int64, to: Int64, at millis: Int64) {
         noteReconciledWindow(ReconciledWindow(from: from, to: to, receivedAt: millis))
-        recoverByReconciles(receivedAfter: healthReceivedAt ?? .min)
+        recoverByReconciles()
     }
 
     /// Recovers each missed stretch whose window the reconciles received after its expiry and
     /// by `millis` cover together, as of `millis`.
     private mutating func recover(at millis: Int64) {
-        guard millis > healthReceivedAt ?? .min else { return }
         let recovered = missed.filter { stretch in
             // Read again after its expiry (`upperBound`), by `millis`.
             guard stretch.upperBound < millis, let window = Self.window(of: stretch, horizon: horizon) else {
@@ -279,7 +284,7 @@ package struct SyncState: Equatable, Sendable {
         guard !recovered.isEmpty else { return }
         missed.removeAll { recovered.contains($0) }
         lostRecovered = Self.union(lostRecovered + recovered.compactMap { Self.lostPart(of: $0, horizon: horizon) })
-        healthReceivedAt = millis
+        healthReceivedAt = max(healthReceivedAt ?? .min, millis)
     }
 
     /// Whether the windows of the reconciles received in `received` cover all of `window`.
@@ -294,12 +299,12 @@ package struct SyncState: Equatable, Sendable {
         return false
     }
 
-    /// Notes a window a reconcile read again (or, reading a checkpoint, one it noted).
+    /// Notes a window a reconcile read again (or, reading a checkpoint, one it noted). A window
+    /// a later one covers is kept: it tells when its part was first read again, which decides
+    /// when a missed stretch was recovered and where a later expiry's stretch starts (dropped,
+    /// both depended on the order reconciles were logged in; an attack run).
     mutating func noteReconciledWindow(_ window: ReconciledWindow) {
-        guard window.from < window.to,
-            !reconciledWindows.contains(where: { $0.covers(window) && $0.receivedAt >= window.receivedAt })
-        else { return }
-        reconciledWindows.removeAll { window.covers($0) && $0.receivedAt <= window.receivedAt }
+        guard window.from < window.to, !reconciledWindows.contains(window) else { return }
         reconciledWindows.append(window)
         reconciledWindows.sort { ($0.from, $0.to, $0.receivedAt) < ($1.from, $1.to, $1.receivedAt) }
     }
