@@ -467,6 +467,24 @@ import Testing
         #expect(digests.count == 1)
     }
 
+    /// A channel whose client got an expired token by T is stale as of T, whatever comes
+    /// after T: a later expiry joining its stretch, or a reconcile recovering it, hid it (an
+    /// attack run).
+    @Test(arguments: [
+        Self.page(received: "2026-07-06T00:00:00Z", expired: true),
+        Self.reconcile(received: "2026-07-06T00:00:00Z", from: "2026-06-01T00:00:00Z", to: "2026-07-05T00:00:00Z"),
+    ])
+    func aChannelWithAnExpiredTokenByTIsStaleAsOfT(after: String) throws {
+        var projections = Projections()
+        _ = try ProjectionsTests.fold(
+            [Self.page(received: "2026-07-04T00:00:00Z", expired: true), after], into: &projections)
+        let stale = projections.staleReport(asOf: RFC3339.parse("2026-07-05T12:00:00Z")!.millis)
+        #expect(
+            stale.rows.map { "\($0.user) \($0.provider) \($0.lastCheckinAt ?? "never")" } == [
+                "bob health_connect never"
+            ])
+    }
+
     /// An expiry at the instant of the last read (or after a reconcile that read past it)
     /// missed nothing: it left an empty window `[E, E)` that no reconcile could close (an
     /// attack run).

@@ -191,6 +191,7 @@ extension Projections {
                 out.append(UInt64(state.redeliveredSamples.new))
                 out.append(UInt64(state.redeliveredSamples.known))
                 out.append(state.hadSince) { $0.append($1) }
+                out.append(state.firstExpiredAt) { $0.append($1) }
             }
         }
         return states.count
@@ -254,6 +255,7 @@ extension Projections {
             state.repeatedAllKnown = try input.int()
             state.redeliveredSamples = (try input.int(), try input.int())
             state.hadSince = try input.optional(int64)
+            state.firstExpiredAt = try input.optional(int64)
             syncStates[SyncKey(user: user, provider: provider, metric: metric)] = state
         }
         for _ in 0..<(try input.integer(UInt64.self)) {

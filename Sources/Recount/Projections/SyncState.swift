@@ -34,6 +34,9 @@ package struct SyncState: Equatable, Sendable {
     /// disjoint: each from the last successful read before an expired token to that expiry
     /// (epoch millis). What lies before `horizon` in them cannot be read again.
     package var missed: [Range<Int64>] = []
+    /// The `receivedAt` of the first expired token: the client had opened the channel then,
+    /// whatever later expiries join its stretch to (staleness as of a past instant).
+    package var firstExpiredAt: Int64?
     /// 30 days before the newest expired token (`Int64.min` before any): Health Connect reads
     /// no further back.
     package var horizon: Int64 = .min
@@ -80,11 +83,13 @@ package struct SyncState: Equatable, Sendable {
     /// reconcile for it. A Health Connect read that never ends (`hasMore: true` forever) or
     /// an expired token never followed by a good read gives the user no provider, but is the
     /// stuck client staleness is for. As of a past instant, a cursor counts when the newest
-    /// one came by then, and an expiry while its stretch is still missed.
+    /// one came by then, and an expired token when the first came by then (counted while its
+    /// stretch was missed, an expiry that a later one joined, or a reconcile recovered, no
+    /// longer opened the channel as of before that; an attack run).
     package func isOpened(asOf millis: Int64?) -> Bool {
         if isHad(asOf: millis) { return true }
         let instant = millis ?? .max
-        return (cursorReceivedAt.map { $0 <= instant } ?? false) || missed.contains { $0.upperBound <= instant }
+        return (cursorReceivedAt.map { $0 <= instant } ?? false) || (firstExpiredAt.map { $0 <= instant } ?? false)
             || reconciledWindows.contains { $0.receivedAt <= instant }
     }
 
@@ -122,7 +127,7 @@ package struct SyncState: Equatable, Sendable {
             && a.lastFullRedelivery?.new == b.lastFullRedelivery?.new
             && a.lastFullRedelivery?.known == b.lastFullRedelivery?.known && a.repeatedAllKnown == b.repeatedAllKnown
             && a.redeliveredSamples == b.redeliveredSamples && a.hadSince == b.hadSince
-            && a.reconciledWindows == b.reconciledWindows
+            && a.reconciledWindows == b.reconciledWindows && a.firstExpiredAt == b.firstExpiredAt
     }
 
     /// Takes `cursor` when it is newer than the held one (as new: when it orders after it).
@@ -206,6 +211,7 @@ package struct SyncState: Equatable, Sendable {
     /// read before it were missed (a stretch joined with the missed stretches it meets: no
     /// successful read lies between them); what lies more than 30 days back cannot be read.
     mutating func tokenExpired(at millis: Int64) {
+        firstExpiredAt = min(firstExpiredAt ?? millis, millis)
         guard millis > healthReceivedAt ?? .min else { return }
         healthReceivedAt = millis
         horizon = millis - Self.recoveryHorizonMillis
