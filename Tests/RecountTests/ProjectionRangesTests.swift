@@ -41,6 +41,15 @@ import Testing
             + "\(try engine.changes(since: 120))\n\(try engine.digest())"
     }
 
+    /// Ingests `lines` into a store of ranges in `directory` (closed): its answers and digest.
+    static func storeInRanges(_ lines: [String], _ directory: String) throws -> (answers: String, digest: String) {
+        let engine = try RecountEngine(directory: directory, memoryLimit: 60)
+        try Self.ingest(engine, lines, recompute: true)
+        let stored = (try Self.answers(engine), try engine.digest())
+        try engine.close()
+        return stored
+    }
+
     /// Ingests `lines` in batches of 20 lines, checking after each that the engine holds no
     /// more than its limit (or one range); returns what the reports counted, summed.
     @discardableResult
@@ -330,13 +339,8 @@ import Testing
     /// engine names them. They answered for the wrong users until `verify` mismatched (an
     /// attack run).
     @Test func rangeCheckpointsSwappedAreRebuiltFromTheLog() throws {
-        let lines = Self.lines(seed: testSeed(63))
         try withTemporaryDirectory { directory in
-            var engine = try RecountEngine(directory: directory, memoryLimit: 60)
-            try Self.ingest(engine, lines, recompute: true)
-            let expected = try Self.answers(engine)
-            let digest = try engine.digest()
-            try engine.close()
+            let (expected, digest) = try Self.storeInRanges(Self.lines(seed: testSeed(63)), directory)
 
             let files = RangeManifest(path: DataDirectory(directory).ranges).entries.map {
                 DataDirectory(directory).projections + "/" + $0.file
@@ -347,7 +351,7 @@ import Testing
             try FileManager.default.moveItem(atPath: first, toPath: swap)
             try FileManager.default.moveItem(atPath: second, toPath: first)
             try FileManager.default.moveItem(atPath: swap, toPath: second)
-            engine = try RecountEngine(directory: directory, memoryLimit: 60)
+            let engine = try RecountEngine(directory: directory, memoryLimit: 60)
             #expect(try Self.answers(engine) == expected)
             #expect(try engine.digest() == digest)
             #expect(
@@ -365,17 +369,14 @@ import Testing
     @Test func aDamagedRangeOrALostManifestIsRebuiltFromTheLog() throws {
         let lines = Self.lines(seed: testSeed(62))
         try withTemporaryDirectory { directory in
-            var engine = try RecountEngine(directory: directory, memoryLimit: 60)
-            try Self.ingest(engine, lines, recompute: true)
-            let expected = try Self.answers(engine)
-            try engine.close()
+            let expected = try Self.storeInRanges(lines, directory).answers
 
             let ranges = RangeManifest(path: DataDirectory(directory).ranges).entries
             let damaged = DataDirectory(directory).projections + "/" + ranges[ranges.count / 2].file
             var bytes = try Array(Data(contentsOf: URL(fileURLWithPath: damaged)))
             bytes[bytes.count / 2] ^= 0x01
             try Data(bytes).write(to: URL(fileURLWithPath: damaged))
-            engine = try RecountEngine(directory: directory, memoryLimit: 60)
+            var engine = try RecountEngine(directory: directory, memoryLimit: 60)
             #expect(engine.recordsFoldedOnOpen > 0 && engine.recordsFoldedOnOpen < lines.count)
             #expect(try Self.answers(engine) == expected)
             try engine.close()
