@@ -337,6 +337,19 @@ import Testing
         var damaged = whole.checkpoint()
         damaged.removeLast()
         #expect(throws: CheckpointReader.Malformed.self) { try Projections(checkpoint: damaged) }
+        // Whole, but folded with other zone data: refused, and told apart from damage (it is
+        // named as such among the checkpoints an engine could not use).
+        let version = Array(whole.zones.dataVersion.utf8)
+        var otherZones = whole.checkpoint()
+        let at = try #require(
+            otherZones.indices.first {
+                otherZones[$0..<min($0 + version.count, otherZones.count)].elementsEqual(version)
+            })
+        otherZones[at] = otherZones[at] == UInt8(ascii: "0") ? UInt8(ascii: "1") : UInt8(ascii: "0")
+        #expect { try Projections(checkpoint: otherZones) } throws: { error in
+            (error as? CheckpointReader.Malformed)?.otherZoneData
+                == String(decoding: otherZones[at..<(at + version.count)], as: UTF8.self)
+        }
     }
 
     /// A checkpoint of some users' projections (a range's part, when it splits) loads as the

@@ -337,18 +337,27 @@ struct ProjectionRanges {
 
     /// Range `index`'s stored projections, advanced through the position its word says no
     /// later record bears on them before, and `found`; or empty ones, when the range is fresh,
-    /// has no file (a read-only engine's cut), or its checkpoint is missing, damaged, ahead of
-    /// the log or another log's (the fold from position 0 rebuilds it).
+    /// has no file (a read-only engine's cut), or its checkpoint is missing, ahead of the log,
+    /// another log's, damaged, another version's, of other tz data or another range's (the fold
+    /// from position 0 rebuilds it; the last four are named in `unusableCheckpoints`).
     private mutating func load(_ index: Int, reader: LogReader) -> (projections: Projections, found: Bool) {
-        guard !ranges[index].fresh, !ranges[index].file.isEmpty,
-            var loaded = try? CheckpointFile(path: path(of: ranges[index].file)).load(folding: reader).get()
-        else { return (Projections(), false) }
+        guard !ranges[index].fresh, !ranges[index].file.isEmpty else { return (Projections(), false) }
+        let file = path(of: ranges[index].file)
+        func unusable(_ checkpoint: UnusableCheckpoint) -> (projections: Projections, found: Bool) {
+            if !unusableCheckpoints.contains(checkpoint) { unusableCheckpoints.append(checkpoint) }
+            return (Projections(), false)
+        }
+        var loaded: Projections
+        switch CheckpointFile(path: file).load(folding: reader) {
+        case .success(let projections): loaded = projections
+        // Missing, or ahead of the log: a writer beside a read-only engine stored it again.
+        case .failure(.missing), .failure(.otherLog): return (Projections(), false)
+        case .failure(let reason): return unusable(UnusableCheckpoint(path: file, unusable: reason))
+        }
         // Another range's file (a backup restored file by file under the wrong name) is whole
         // and this log's, but answered for the wrong users until `verify` mismatched.
         guard loaded.users.strings.allSatisfy({ $0 == "*" || UserRouter.index(of: $0, in: bounds) == index }) else {
-            let unusable = UnusableCheckpoint(path: path(of: ranges[index].file), reason: "another range's")
-            if !unusableCheckpoints.contains(unusable) { unusableCheckpoints.append(unusable) }
-            return (Projections(), false)
+            return unusable(UnusableCheckpoint(path: file, reason: "another range's"))
         }
         loaded.advance(through: ranges[index].position)
         return (loaded, true)

@@ -5,8 +5,9 @@ public struct UnusableCheckpoint: Sendable, Equatable, CustomStringConvertible {
     public let path: String
     /// Why it could not be used: `damaged` (a checksum or its contents), `missing` (named by
     /// the ranges' manifest, not on disk), `another log's` (it covers records this log does
-    /// not hold), `another version's` (of the format: written before an upgrade), or `another
-    /// range's` (it holds users of another range: restored under another range's name).
+    /// not hold), `another version's` (of the format: written before an upgrade), `of other tz
+    /// data` (folded before a toolchain update changed the zone data), or `another range's` (it
+    /// holds users of another range: restored under another range's name).
     public let reason: String
 
     init(path: String, reason: String) { (self.path, self.reason) = (path, reason) }
@@ -18,6 +19,7 @@ public struct UnusableCheckpoint: Sendable, Equatable, CustomStringConvertible {
             case .damaged: "damaged"
             case .otherLog: "another log's"
             case .otherVersion: "another version's"
+            case .otherZoneData: "of other tz data"
             }
         self.init(path: path, reason: reason)
     }

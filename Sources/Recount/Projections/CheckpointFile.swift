@@ -172,11 +172,13 @@ package struct CheckpointFile {
             (offset, inflated) = (offset + size, inflated + UInt64(raw))
             return true
         }
-        guard let projections = try? Projections(checkpoint: &input), inflated == rawLength,
-            projections.position == header.position
-        else {
-            return .failure(.damaged)
+        let projections: Projections
+        do {
+            projections = try Projections(checkpoint: &input)
+        } catch {
+            return .failure(error.otherZoneData == nil ? .damaged : .otherZoneData)
         }
+        guard inflated == rawLength, projections.position == header.position else { return .failure(.damaged) }
         return .success((projections, header.record))
     }
 
@@ -186,6 +188,9 @@ package struct CheckpointFile {
         case damaged
         /// Written by another version of the format (an older engine's): whole, but not read.
         case otherVersion
+        /// Folded with other tz data than this process has (a toolchain update): whole, but its
+        /// days may differ.
+        case otherZoneData
         /// Ahead of the log, or its last record is not the log's record at that position.
         case otherLog
     }

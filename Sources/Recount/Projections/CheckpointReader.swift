@@ -55,7 +55,11 @@ package struct CheckpointReader {
     package var position: Int { earlierChunks + offset }
 
     /// A damaged or foreign checkpoint.
-    package struct Malformed: Error {}
+    package struct Malformed: Error {
+        /// The tz data version of a checkpoint folded with other zone data than this process
+        /// has (it is whole, but its days may differ); `nil` for damage.
+        package var otherZoneData: String? = nil
+    }
 
     package mutating func integer<T: FixedWidthInteger>(_: T.Type = T.self) throws(Malformed) -> T {
         let size = MemoryLayout<T>.size

@@ -61,7 +61,8 @@ extension Projections {
         self.init()
         try input.expect("recount checkpoint v2")
         position = try input.integer()
-        guard try input.string() == zones.dataVersion else { throw CheckpointReader.Malformed() }
+        let zoneData = try input.string()
+        guard zoneData == zones.dataVersion else { throw CheckpointReader.Malformed(otherZoneData: zoneData) }
         for which in 0..<2 {
             var interner = Interner()
             for _ in 0..<(try input.integer(UInt32.self)) { _ = interner.intern(try input.string()) }
