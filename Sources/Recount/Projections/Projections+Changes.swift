@@ -11,16 +11,25 @@ extension Projections {
     /// its new one.
     package func rollupReadings() -> [NamedCell: RollupRow.Reading] {
         var readings: [NamedCell: RollupRow.Reading] = [:]
-        var reader: (user: UInt32, metric: Metric, reader: DayReader)?
-        // In cell order: one reader for each user's metric.
+        var reader: RunReader?
+        // In cell order, so that the cells come a user's metric at a time.
         for (key, stored) in rollups.sortedByKey() {
-            if reader?.user != key.user || reader?.metric != key.metric {
-                reader = (key.user, key.metric, dayReader(user: key.user, metric: key.metric, asOf: nil))
-            }
-            readings[NamedCell(user: users[key.user], metric: key.metric, day: key.day)] =
-                reader!.reader.reading(of: key.day, stored)
+            readings[NamedCell(user: users[key.user], metric: key.metric, day: key.day)] = reading(
+                of: key, stored, &reader)
         }
         return readings
+    }
+
+    /// The day reader of one user's metric, for cells read a user's metric at a time.
+    typealias RunReader = (user: UInt32, metric: Metric, reader: DayReader)
+
+    /// How `rollups` reads the cell `key`, with `reader` the day reader of the cell read before
+    /// it: kept while the cells are of the same user's metric, made anew for another.
+    private func reading(of key: CellKey, _ stored: StoredRollup, _ reader: inout RunReader?) -> RollupRow.Reading {
+        if reader?.user != key.user || reader?.metric != key.metric {
+            reader = (key.user, key.metric, dayReader(user: key.user, metric: key.metric, asOf: nil))
+        }
+        return reader!.reader.reading(of: key.day, stored)
     }
 
     /// The users (or only `user`) with a cell whose version is above `version`.
@@ -36,21 +45,18 @@ extension Projections {
     package func changes(
         since version: UInt64, through last: UInt64 = .max, before: [NamedCell: RollupRow.Reading], user: String?
     ) -> [CellChangeRow] {
-        var reader: (user: UInt32, metric: Metric, reader: DayReader)?
+        var reader: RunReader?
         return rollups.filter { key, stored in
             stored.version > version && stored.version <= last && (user == nil || users[key.user] == user)
         }.sorted { a, b in
             a.key.user == b.key.user ? a.key < b.key : users[a.key.user] < users[b.key.user]
         }.map { key, stored in
             let name = users[key.user]
-            // Rows come a user's metric at a time: one reader each.
-            if reader?.user != key.user || reader?.metric != key.metric {
-                reader = (key.user, key.metric, dayReader(user: key.user, metric: key.metric, asOf: nil))
-            }
+            // Rows come a user's metric at a time.
             return CellChangeRow(
                 user: name, metric: key.metric.name, date: "\(key.day)", version: stored.version,
                 old: before[NamedCell(user: name, metric: key.metric, day: key.day)],
-                new: reader!.reader.reading(of: key.day, stored))
+                new: reading(of: key, stored, &reader))
         }
     }
 }
