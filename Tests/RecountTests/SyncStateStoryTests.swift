@@ -396,6 +396,12 @@ import Testing
         _ = try ProjectionsTests.fold(expiry + order.dropLast().map { parts[$0] }, into: &projections)
         let open = try #require(projections.cursorRow(user: "bob", provider: "health_connect", metric: .steps))
         #expect(open.state == "needs_recovery", "a part is missing")
+        let unread = [
+            TimeWindow(from: "2026-07-01T08:00:00Z", to: "2026-07-08T00:00:00Z"),
+            TimeWindow(from: "2026-07-08T00:00:00Z", to: "2026-07-15T00:00:00Z"),
+            TimeWindow(from: "2026-07-15T00:00:00Z", to: "2026-07-20T08:00:00Z"),
+        ]
+        #expect(open.recoveryWindows == [unread[order.last!]], "only the part not read yet is left to read")
         _ = try ProjectionsTests.fold([parts[order.last!]], into: &projections)
         let closed = try #require(projections.cursorRow(user: "bob", provider: "health_connect", metric: .steps))
         #expect(closed.state == "ok" && closed.recoveryWindows.isEmpty, "\(closed)")
@@ -411,6 +417,12 @@ import Testing
         _ = try ProjectionsTests.fold([expiry[0], before, expiry[1], parts[0], parts[2]], into: &early)
         let stillOpen = try #require(early.cursorRow(user: "bob", provider: "health_connect", metric: .steps))
         #expect(stillOpen.state == "needs_recovery", "a part read before the token expired")
+        #expect(stillOpen.recoveryWindows == [unread[1]])
+        // Read since: the days read again are known, the days of the part still to read are not.
+        _ = try ProjectionsTests.fold([read], into: &early)
+        #expect(try Self.state(early, "2026-07-03") == .known)
+        #expect(try Self.state(early, "2026-07-10") == .unknown)
+        #expect(try Self.state(early, "2026-07-17") == .known)
     }
 
     /// Found by an attack run against a model of the recovery rules, each in one log order:

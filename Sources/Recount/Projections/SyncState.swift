@@ -155,10 +155,30 @@ package struct SyncState: Equatable, Sendable {
     }
 
     /// The windows to read again with a `reconcile` covering each, ascending: the part of each
-    /// missed stretch within 30 days of the newest expiry. Empty when the channel is ok.
+    /// missed stretch within 30 days of the newest expiry that no reconcile received after the
+    /// stretch's expiry read again (a client re-reading a long window in parts is left the
+    /// parts it has not read yet). Empty when the channel is ok.
     package var recoveryWindows: [Range<Int64>] {
         // A channel without missed stretches (most) costs no closure call.
-        missed.isEmpty ? [] : missed.compactMap { Self.window(of: $0, horizon: horizon) }
+        missed.isEmpty ? [] : missed.flatMap { unreadWindows(of: $0, horizon: horizon, by: .max) }
+    }
+
+    /// The parts of `stretch`'s window (as of `horizon`) that no reconcile received after the
+    /// stretch's expiry and by `millis` read again, ascending.
+    private func unreadWindows(of stretch: Range<Int64>, horizon: Int64, by millis: Int64) -> [Range<Int64>] {
+        guard let window = Self.window(of: stretch, horizon: horizon) else { return [] }
+        var unread: [Range<Int64>] = []
+        var from = window.lowerBound
+        // By `from`: each reconciled window read again what lies between its bounds.
+        for reconciled in reconciledWindows
+        where reconciled.receivedAt > stretch.upperBound && reconciled.receivedAt <= millis && reconciled.to > from {
+            guard reconciled.from < window.upperBound else { break }
+            if reconciled.from > from { unread.append(from..<reconciled.from) }
+            from = reconciled.to
+            if from >= window.upperBound { return unread }
+        }
+        unread.append(from..<window.upperBound)
+        return unread
     }
 
     /// The part of a missed stretch that can still be read, if any.
@@ -191,7 +211,7 @@ package struct SyncState: Equatable, Sendable {
         let horizonThen = expiry.map { $0 - Self.recoveryHorizonMillis } ?? .min
         let recovered = lostRecovered.filter { $0.upperBound + Self.recoveryHorizonMillis <= millis }
         return (
-            known.compactMap { Self.window(of: $0, horizon: horizonThen) },
+            known.flatMap { unreadWindows(of: $0, horizon: horizonThen, by: millis) },
             Self.union(recovered + known.compactMap { Self.lostPart(of: $0, horizon: horizonThen) })
         )
     }
@@ -282,10 +302,8 @@ package struct SyncState: Equatable, Sendable {
     private mutating func recover(at millis: Int64) {
         let recovered = missed.filter { stretch in
             // Read again after its expiry (`upperBound`), by `millis`.
-            guard stretch.upperBound < millis, let window = Self.window(of: stretch, horizon: horizon) else {
-                return false
-            }
-            return isRead(window, byReconcilesReceivedIn: stretch.upperBound + 1..<millis + 1)
+            stretch.upperBound < millis && Self.window(of: stretch, horizon: horizon) != nil
+                && unreadWindows(of: stretch, horizon: horizon, by: millis).isEmpty
         }
         guard !recovered.isEmpty else { return }
         missed.removeAll { recovered.contains($0) }
@@ -293,26 +311,23 @@ package struct SyncState: Equatable, Sendable {
         healthReceivedAt = max(healthReceivedAt ?? .min, millis)
     }
 
-    /// Whether the windows of the reconciles received in `received` cover all of `window`.
-    private func isRead(_ window: Range<Int64>, byReconcilesReceivedIn received: Range<Int64>) -> Bool {
-        var readTo = window.lowerBound
-        // By `from`: a window that starts later can only join once an earlier one has.
-        for reconciled in reconciledWindows
-        where received.contains(reconciled.receivedAt) && reconciled.from <= readTo {
-            readTo = max(readTo, reconciled.to)
-            if readTo >= window.upperBound { return true }
-        }
-        return false
-    }
-
     /// Notes a window a reconcile read again (or, reading a checkpoint, one it noted). A window
     /// a later one covers is kept: it tells when its part was first read again, which decides
     /// when a missed stretch was recovered and where a later expiry's stretch starts (dropped,
     /// both depended on the order reconciles were logged in; an attack run).
     mutating func noteReconciledWindow(_ window: ReconciledWindow) {
-        guard window.from < window.to, !reconciledWindows.contains(window) else { return }
-        reconciledWindows.append(window)
-        reconciledWindows.sort { ($0.from, $0.to, $0.receivedAt) < ($1.from, $1.to, $1.receivedAt) }
+        guard window.from < window.to else { return }
+        func precedes(_ a: ReconciledWindow, _ b: ReconciledWindow) -> Bool {
+            (a.from, a.to, a.receivedAt) < (b.from, b.to, b.receivedAt)
+        }
+        // Placed by binary search: sorting at each window made loading a checkpoint quadratic.
+        var (low, high) = (0, reconciledWindows.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if precedes(reconciledWindows[middle], window) { low = middle + 1 } else { high = middle }
+        }
+        guard low == reconciledWindows.count || reconciledWindows[low] != window else { return }
+        reconciledWindows.insert(window, at: low)
     }
 
     /// Whether a reconcile received after `receivedAt` read again a window holding `start`: a
