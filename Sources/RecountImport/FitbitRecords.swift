@@ -119,26 +119,40 @@ final class FitbitRecords {
             value: bpm, unit: UnitName("count/min"), origin: Self.origin)
     }
 
-    /// A sleep log: one `inBed` sample for the whole log, and its stage segments.
+    /// A sleep log: one `inBed` sample for the whole log, and its stage segments, placed by the
+    /// time elapsed since the log's start (a night across a DST change keeps its true length).
     private func sleep(_ object: JSONObject) throws(RecordRejection) -> [Sample] {
         let logId = try Self.logId(object)
         let localStart = try localTime(object["startTime"], "startTime")
         let localEnd = try localTime(object["endTime"], "endTime")
         guard localEnd >= localStart else { throw RecordRejection("endTime is before startTime") }
-        let levels = TakeoutJSON.object(object["levels"]) ?? JSONObject()
-        let data = try Self.levels(levels["data"], from: localStart)
-        let shortData = try Self.levels(levels["shortData"], from: localStart)
-        let segments = try FitbitSleepStages.segments(
-            length: localEnd - localStart, data: data, shortData: shortData)
-        if data.isEmpty { sleepLogsWithoutStages += 1 }
         let start = zone.instant(localMillis: localStart)
+        // The end that occurs twice is the one that gives the log its `duration`, when it has one.
+        let duration = object["duration"].flatMap(TakeoutJSON.integer)
+        let ends = zone.instants(localMillis: localEnd)
+        var end = ends.earlier
+        if let later = ends.later {
+            if let duration {
+                if abs(later.millis - start.millis - duration) < abs(end.millis - start.millis - duration) {
+                    end = later
+                }
+            } else if end.millis < start.millis {
+                end = later
+            }
+        }
+        let levels = TakeoutJSON.object(object["levels"]) ?? JSONObject()
+        let data = try sleepLevels(levels["data"], after: start.millis)
+        let shortData = try sleepLevels(levels["shortData"], after: start.millis)
+        let segments = try FitbitSleepStages.segments(
+            length: max(0, end.millis - start.millis), data: data, shortData: shortData)
+        if data.isEmpty { sleepLogsWithoutStages += 1 }
         let type = try metricName("sleep")
         let log = String(logId)
         var samples = [
             Sample(
                 id: RecordID.derive(domain: Self.idDomain, fields: ["sleep", log, "inBed"]), type: type,
-                start: start, end: zone.instant(millis: start.millis + localEnd - localStart),
-                timeZone: zone.identifier, stage: .inBed, origin: Self.origin)
+                start: start, end: zone.instant(millis: max(start.millis, end.millis)), timeZone: zone.identifier,
+                stage: .inBed, origin: Self.origin)
         ]
         for segment in segments {
             samples.append(
@@ -152,21 +166,30 @@ final class FitbitRecords {
         return samples
     }
 
-    /// The entries of `levels.data` or `levels.shortData`, relative to the log's start.
-    private static func levels(_ value: JSONValue?, from localStart: Int64) throws(RecordRejection)
-        -> [FitbitSleepStages
-        .Level]
+    /// The entries of `levels.data` or `levels.shortData`, in milliseconds from the log's start
+    /// at `startMillis`. Each entry's wall-clock time is the first instant it names after the
+    /// entry before it (at or after the log's start for the first): the entries come in order,
+    /// so one in the hour repeated when clocks go back is placed in the right occurrence.
+    private func sleepLevels(_ value: JSONValue?, after startMillis: Int64) throws(RecordRejection)
+        -> [FitbitSleepStages.Level]
     {
         guard let value else { return [] }
         guard let entries = TakeoutJSON.array(value) else { throw RecordRejection("levels are not an array") }
         var levels: [FitbitSleepStages.Level] = []
+        var previous: Int64? = nil
         for entry in entries {
             guard let entry = TakeoutJSON.object(entry) else { continue }
             guard let level = TakeoutJSON.string(entry["level"]), let seconds = TakeoutJSON.integer(entry["seconds"]),
                 seconds >= 0, let text = TakeoutJSON.string(entry["dateTime"]),
                 let local = FitbitTimestamp.localMillis(text)
             else { throw RecordRejection("malformed sleep level entry") }
-            levels.append(.init(level: level, start: local - localStart, seconds: seconds))
+            let instants = zone.instants(localMillis: local)
+            var millis = instants.earlier.millis
+            if let later = instants.later?.millis, previous.map({ millis <= $0 }) ?? (millis < startMillis) {
+                millis = later
+            }
+            previous = millis
+            levels.append(.init(level: level, start: millis - startMillis, seconds: seconds))
         }
         return levels
     }

@@ -99,6 +99,53 @@ import Testing
         #expect(sleep.first?.start == "2023-01-01T23:00:00-05:00")
     }
 
+    /// A night across a DST change keeps its true length: its stages are placed by the time
+    /// elapsed, not by wall-clock distance, and one in the hour clocks repeat comes after the
+    /// one before it (an attack run: the fall-back night lost an hour, its stages overlapped).
+    @Test func aNightAcrossADSTChangeKeepsItsLength() throws {
+        try withTemporaryDirectory { directory in
+            let folder = directory + "/Global Export Data"
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            func log(_ id: Int, _ start: String, _ end: String, duration: Int, _ levels: [(String, String, Int)])
+                -> String
+            {
+                let data = levels.map { #"{"dateTime":"\#($0.0)","level":"\#($0.1)","seconds":\#($0.2)}"# }
+                return
+                    #"{"logId":\#(id),"startTime":"\#(start)","endTime":"\#(end)","duration":\#(duration),"type":"stages","levels":{"data":[\#(data.joined(separator: ","))],"shortData":[]}}"#
+            }
+            let logs = [
+                // Fall back: 23:00 EDT to 07:00 EST is nine hours; the second 01:30 is EST.
+                log(
+                    1, "2023-11-04T23:00:00.000", "2023-11-05T07:00:00.000", duration: 32_400_000,
+                    [
+                        ("2023-11-04T23:00:00.000", "light", 9000), ("2023-11-05T01:30:00.000", "deep", 3600),
+                        ("2023-11-05T01:30:00.000", "rem", 1800), ("2023-11-05T02:00:00.000", "light", 18000),
+                    ]),
+                // Spring forward: 23:00 EST to 07:00 EDT is seven hours.
+                log(
+                    2, "2024-03-09T23:00:00.000", "2024-03-10T07:00:00.000", duration: 25_200_000,
+                    [("2024-03-09T23:00:00.000", "light", 10800), ("2024-03-10T03:00:00.000", "deep", 14400)]),
+            ]
+            try Data("[\(logs.joined(separator: ","))]".utf8).write(
+                to: URL(fileURLWithPath: folder + "/sleep-2023-11-04.json"))
+            let sleep = try ImportRun.fitbit(directory, timeZone: "America/New_York").samples(of: "sleep")
+            #expect(
+                sleep.map { "\($0.stage ?? "") \($0.start) \($0.end ?? "")" } == [
+                    "inBed 2023-11-04T23:00:00-04:00 2023-11-05T07:00:00-05:00",
+                    "core 2023-11-04T23:00:00-04:00 2023-11-05T01:30:00-04:00",
+                    "deep 2023-11-05T01:30:00-04:00 2023-11-05T01:30:00-05:00",
+                    "rem 2023-11-05T01:30:00-05:00 2023-11-05T02:00:00-05:00",
+                    "core 2023-11-05T02:00:00-05:00 2023-11-05T07:00:00-05:00",
+                    "inBed 2024-03-09T23:00:00-05:00 2024-03-10T07:00:00-04:00",
+                    "core 2024-03-09T23:00:00-05:00 2024-03-10T03:00:00-04:00",
+                    "deep 2024-03-10T03:00:00-04:00 2024-03-10T07:00:00-04:00",
+                ])
+            let inBed = try sleep.filter { $0.stage == "inBed" }.map(Self.seconds)
+            #expect(inBed == [32400, 25200])
+            #expect(try sleep.filter { $0.stage != "inBed" }.map(Self.seconds).reduce(0, +) == 32400 + 25200)
+        }
+    }
+
     @Test func weightUnitIsCheckedAgainstBMI() throws {
         let weight = try ImportRun.fitbit(Self.synthetic).samples(of: "weight")
         // 80 with BMI 24.69 at 1.80 m is kilograms (80 lb would be BMI 11.2).
