@@ -7,8 +7,8 @@ import Recount
 /// Reads `All Data/*.json` (one data stream per file, times in epoch nanoseconds) and
 /// `All Sessions/*.json` (activity sessions, ISO times), from the unpacked folder or the zip.
 /// Imported: one stream per data type (`GoogleFitStream`: steps, distance, heart rate, weight,
-/// sleep segments) and every session as a workout. Other streams are counted as skipped by data
-/// source name.
+/// sleep segments) and every session as a workout (a sleep session as sleep). Other streams are
+/// counted as skipped by data source name.
 ///
 /// Times are instants; each sample is shown at the offset of `timeZone` then (DST included),
 /// else at the one fixed offset the session file names carry (`…+05_30_WALKING.json`).
@@ -213,7 +213,7 @@ package struct GoogleFitImporter: Sendable {
             unit: stream.unit.map { UnitName($0) }, origin: GoogleFitStream.origin(ofSource: source))
     }
 
-    /// A session file as a workout.
+    /// A session file as a workout, or a sleep session as sleep.
     private func readSession(
         _ file: ExportFiles.File, in export: ExportFiles, zone: LocalTimeZone, into session: ImportSession
     ) throws {
@@ -237,6 +237,13 @@ package struct GoogleFitImporter: Sendable {
             return
         }
         let activity = TakeoutJSON.string(object["fitnessActivity"]) ?? ""
+        let id = RecordID.derive(domain: Self.idDomain, fields: ["session", activity, startText, endText])
+        if let stage = GoogleFitStream.sleepStage(sessionActivity: activity), let sleep = MetricName("sleep") {
+            let sample = Sample(
+                id: id, type: sleep, start: zone.instant(millis: start.millis), end: zone.instant(millis: end.millis),
+                timeZone: zone.identifier, stage: stage, origin: "com.google.android.apps.fitness")
+            return try session.add(sample, type: type, file: file.path, line: 1)
+        }
         let normalised = WorkoutActivity(googleFit: activity)
         // The session's own aggregates: distance in m, calories in kcal.
         var totals: [String: Double] = [:]
@@ -248,8 +255,7 @@ package struct GoogleFitImporter: Sendable {
             }
         }
         let sample = Sample(
-            id: RecordID.derive(domain: Self.idDomain, fields: ["session", activity, startText, endText]),
-            type: metric, start: zone.instant(millis: start.millis), end: zone.instant(millis: end.millis),
+            id: id, type: metric, start: zone.instant(millis: start.millis), end: zone.instant(millis: end.millis),
             timeZone: zone.identifier, origin: "com.google.android.apps.fitness",
             workout: WorkoutDetails(
                 activity: ActivityName(activity: normalised, name: normalised.name),

@@ -55,6 +55,20 @@ struct GoogleFitStream {
         return "com.google.android.gms"
     }
 
+    /// The stage of a sleep session's `fitnessActivity` (`sleep`, activity 72, is the time in
+    /// bed; `sleep.light`, `sleep.deep`, `sleep.rem` and `sleep.awake`, 109–112, are stages),
+    /// or `nil` for any other activity.
+    static func sleepStage(sessionActivity activity: String) -> SleepStage? {
+        switch activity {
+        case "sleep", "72": .inBed
+        case "sleep.light", "109": .core
+        case "sleep.deep", "110": .deep
+        case "sleep.rem", "111": .rem
+        case "sleep.awake", "112": .awake
+        default: nil
+        }
+    }
+
     /// The contract stage of a `com.google.sleep.segment` value: 1 awake, 2 sleep, 3 out of bed
     /// (taken as awake), 4 light (`core`), 5 deep, 6 REM.
     static func sleepStage(_ value: Int64) -> SleepStage? {

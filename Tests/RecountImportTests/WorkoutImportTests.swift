@@ -1,5 +1,6 @@
 import Foundation
 import Recount
+import TestSupport
 import Testing
 
 @testable import RecountImport
@@ -175,6 +176,39 @@ import Testing
         #expect(abs(emittedDistance - distance) <= 1e-9 * distance)
         #expect(emittedEnergy == calories)
         print("\(folder): \(workouts.count) workouts \(activities), distance \(distance) m, energy \(calories) kcal")
+    }
+
+    /// A sleep session (`fitnessActivity` `sleep`, or a stage such as `sleep.deep` or its code)
+    /// is sleep, not an eight-hour workout (an attack run: the night counted as exercise and the
+    /// sleep metric stayed unknown).
+    @Test func googleFitSleepSessionsAreSleep() throws {
+        try withTemporaryDirectory { directory in
+            let sessions = directory + "/All Sessions"
+            try FileManager.default.createDirectory(atPath: sessions, withIntermediateDirectories: true)
+            for (name, activity, start, end) in [
+                (
+                    "2025-01-29T22_30_00.000+05_30_SLEEP", "sleep", "2025-01-29T17:00:00.000Z",
+                    "2025-01-30T01:00:00.000Z"
+                ),
+                ("2025-01-29T23_30_00.000+05_30_DEEP", "110", "2025-01-29T18:00:00.000Z", "2025-01-29T19:00:00.000Z"),
+                (
+                    "2025-01-30T07_00_00.000+05_30_WALKING", "walking", "2025-01-30T01:30:00.000Z",
+                    "2025-01-30T02:00:00.000Z"
+                ),
+            ] {
+                try Data(
+                    #"{"fitnessActivity":"\#(activity)","startTime":"\#(start)","endTime":"\#(end)","aggregate":[]}"#
+                        .utf8
+                )
+                .write(to: URL(fileURLWithPath: "\(sessions)/\(name).json"))
+            }
+            let run = try ImportRun.googleFit(directory)
+            #expect(
+                run.samples.map { "\($0.type) \($0.stage ?? $0.activity ?? "") \($0.start)" }.sorted() == [
+                    "sleep deep 2025-01-29T23:30:00+05:30", "sleep inBed 2025-01-29T22:30:00+05:30",
+                    "workout walking 2025-01-30T07:00:00+05:30",
+                ])
+        }
     }
 
     /// Count per `fitnessActivity`, summed `com.google.distance.delta` and
