@@ -152,6 +152,24 @@ import Testing
         #expect(projections.syncStates.isEmpty)
     }
 
+    /// A long own-origins list is searched, not scanned: each origin of it, whatever its place,
+    /// is ignored, a canonically equivalent spelling too, and the others are not.
+    @Test func aLongOwnOriginsListFindsEachOrigin() throws {
+        let origins = (0..<1000).map { "com.example.\($0)" } + ["caf\u{E9}"]
+        let list = origins.map { "\"\($0)\"" }.joined(separator: ",")
+        let own = #"{"kind":"config.ownOrigins","user":"*","origins":[\#(list)]}"#
+        let written = ["com.example.0", "com.example.999", "com.example.500", "cafe\u{301}", "com.example.1000", "a"]
+        let samples = written.enumerated().map { index, origin in
+            #"{"id":"w-\#(index)","type":"weight","start":"2026-07-14T07:00:00+02:00","value":80,"unit":"kg","origin":"\#(origin)"}"#
+        }
+        let upsert =
+            #"{"kind":"samples.upsert","user":"bob","provider":"fitbit","samples":[\#(samples.joined(separator: ","))]}"#
+        var projections = Projections()
+        let effects = try Self.fold([own, upsert], into: &projections)
+        #expect(effects[1].knownSamples == 4 && effects[1].newSamples == 2)
+        #expect(projections.index.live.keys.map(\.id).sorted { $0.textPrecedes($1) } == ["w-4", "w-5"])
+    }
+
     /// Writes of one id, some with `lastModified` and some without, settle on one sample the
     /// first time: by the contract's pairwise rule each of these three is newer than the one
     /// before, and ingesting them twice moved the day from 300 steps to 100 (rule 7).

@@ -73,6 +73,18 @@ package struct Projections {
         package var origins: [String]
         package var receivedAt: Int64
 
+        /// Whether `origin` is one of `origins`: a binary search, as they are sorted (a linear
+        /// one cost each sample a pass over the list: a 50,000-origin list made an ingest of
+        /// 20,000 samples take 6.6 s instead of 0.3; an attack run).
+        func contains(_ origin: String) -> Bool {
+            var (low, high) = (0, origins.count)
+            while low < high {
+                let middle = (low + high) / 2
+                if origins[middle] < origin { low = middle + 1 } else { high = middle }
+            }
+            return low < origins.count && origins[low] == origin
+        }
+
         /// Whether `other` replaces this setting: it is newer, or as new and greater (so that
         /// folding the same config envelopes in any order, or twice, ends at the same setting).
         func isReplaced(by other: Configured) -> Bool {
@@ -237,7 +249,7 @@ package struct Projections {
     func isOwnWrite(_ number: Int, of samples: SampleBlock, user: String) -> Bool {
         guard !ownOrigins.isEmpty else { return false }
         let origin = samples.strings[Int(samples.entries[number].origin)]
-        return (ownOrigins[user] ?? ownOrigins["*"])?.origins.contains(origin) ?? false
+        return (ownOrigins[user] ?? ownOrigins["*"])?.contains(origin) ?? false
     }
 
     /// The envelope whose samples are being upserted, and what its block's table strings were
