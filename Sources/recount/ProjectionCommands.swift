@@ -91,9 +91,8 @@ enum ProjectionCommands {
     /// A row's figures and the reason it is not known.
     static func parts(_ reading: RollupRow.Reading) -> ([RollupRow.Value], RollupRow.Reason?) {
         switch reading {
-        case .known(let values): (values, nil)
-        case .partial(let values, let reason): (values, reason)
-        case .unknown(let reason): ([], reason)
+        case .known(let values), .partial(let values, _): (values, reading.reason)
+        case .unknown: ([], reading.reason)
         }
     }
 
@@ -167,17 +166,26 @@ enum ProjectionCommands {
         let (user, metric, day) = (
             try invocation.requireUser(), try invocation.require("metric"), try invocation.require("day")
         )
-        let audit = try withEngine(invocation, user: user) { try $0.audit(user: user, metric: metric, day: day) }
+        let (audit, row) = try withEngine(invocation, user: user) { engine in
+            let audit = try engine.audit(user: user, metric: metric, day: day)
+            return (
+                audit, audit == nil ? try engine.rollups(user: user, metric: metric, from: day, to: day).first : nil
+            )
+        }
         guard let audit else {
-            // An answer, not a failure: no sample ever counted towards that day (`rollups` shows
-            // it as a known 0 or unknown).
+            // An answer, not a failure: no sample ever counted towards that day, which `rollups`
+            // reads as a known 0 or as unknown.
+            let state = row?.state ?? .unknown
+            let reason = row?.reading.reason
             if invocation.json {
-                Output.jsonLine([
-                    ("line", .string("cell")), ("user", .string(user)), ("metric", .string(metric)),
-                    ("date", .string(day)), ("version", .null),
-                ])
+                Output.jsonLine(
+                    [
+                        ("line", .string("cell")), ("user", .string(user)), ("metric", .string(metric)),
+                        ("date", .string(day)), ("state", .string(state.rawValue)),
+                    ] + (reason.map { [("reason", .string($0.rawValue))] } ?? []) + [("version", .null)])
             } else {
-                print("no rollup for \(day): no sample has counted towards it (rollups shows it as known 0 or unknown)")
+                let reading = state == .known ? "known 0" : "unknown (\(reason?.rawValue ?? ""))"
+                print("no rollup for \(day): no sample has counted towards it; \(reading)")
             }
             return .success
         }
@@ -185,9 +193,11 @@ enum ProjectionCommands {
             Output.jsonLine(
                 [
                     ("line", .string("cell")), ("user", .string(audit.user)), ("metric", .string(audit.metric)),
-                    ("date", .string(audit.date)),
+                    ("date", .string(audit.date)), ("state", .string(audit.state.rawValue)),
                 ]
-                    + audit.values.map { ($0.name, Output.number($0.value)) }
+                    // As `rollups`: an unknown day has no value, it is not 0.
+                    + (audit.state == .unknown ? [] : audit.values.map { ($0.name, Output.number($0.value)) })
+                    + (audit.reason.map { [("reason", .string($0.rawValue))] } ?? [])
                     + [("unit", .string(audit.unit)), ("version", .int(Int64(audit.version)))])
             for version in audit.history {
                 Output.jsonLine(
@@ -210,7 +220,16 @@ enum ProjectionCommands {
                 ])
             }
         } else {
-            print("\(audit.summary) (version \(audit.version))")
+            switch (audit.state, audit.reason) {
+            case (.unknown, let reason):
+                print(
+                    "\(audit.metric) \(audit.date): unknown (\(reason?.rawValue ?? "")), no sample counts "
+                        + "towards it (version \(audit.version))")
+            case (.partial, let reason):
+                print("\(audit.summary) (version \(audit.version)); partial: \(reason?.rawValue ?? "")")
+            case (.known, _):
+                print("\(audit.summary) (version \(audit.version))")
+            }
             print("\nversions:")
             Output.table(
                 ["version", "event", "received", "values", "samples in", "samples out"],

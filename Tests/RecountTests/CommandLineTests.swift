@@ -154,7 +154,8 @@ import Testing
             #expect(empty.status == 0)
             #expect(
                 empty.output
-                    == #"{"line":"cell","user":"alice","metric":"steps","date":"1999-01-01","version":null}"# + "\n")
+                    == #"{"line":"cell","user":"alice","metric":"steps","date":"1999-01-01","state":"unknown","reason":"no_checkin_since_day_end","version":null}"#
+                    + "\n")
         }
         // The zip as the Health app hands it out, from a file or standard input: the same lines.
         let xml = try Self.recount([
@@ -560,6 +561,44 @@ import Testing
             )
             #expect(version.hasSuffix(#""added":["x y","z"],"removed":[]}"#), "\(version)")
             #expect(try Self.recount(audit).output.contains(#""x y" z"#))
+        }
+    }
+
+    /// `audit` reads the day as `rollups` does: a day whose samples were all deleted, and
+    /// with no check-in since, is unknown, not a 0 (contract §3 rule 8; an attack run found
+    /// `audit` calling it 0 while `rollups` said unknown), and a day with data not yet checked
+    /// is partial.
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
+    func auditReadsTheDayAsRollupsDoes() throws {
+        try withTemporaryDirectory { directory in
+            let upsert = { (id: String, day: String) in
+                #"{"kind":"samples.upsert","user":"a","receivedAt":"2026-07-03T10:00:00Z","provider":"p","samples":[{"id":"\#(id)","type":"steps","start":"\#(day)T08:00:00Z","end":"\#(day)T09:00:00Z","value":100,"unit":"count","origin":"o"}]}"#
+            }
+            let delete =
+                #"{"kind":"samples.delete","user":"a","receivedAt":"2026-07-03T11:00:00Z","provider":"p","ids":["x"]}"#
+            let lines = [upsert("x", "2026-07-01"), delete, upsert("y", "2026-07-02")].joined(separator: "\n") + "\n"
+            #expect(try Self.recount(["--data", directory, "ingest", "-"], input: Data(lines.utf8)).status == 0)
+            func audit(_ day: String, json: Bool) throws -> String {
+                let arguments = ["--data", directory] + (json ? ["--json"] : [])
+                let output = try Self.recount(arguments + ["audit", "--user", "a", "--metric", "steps", "--day", day])
+                return String(output.output.split(separator: "\n").first ?? "")
+            }
+            let unknown = (json: try audit("2026-07-01", json: true), text: try audit("2026-07-01", json: false))
+            let partial = (json: try audit("2026-07-02", json: true), text: try audit("2026-07-02", json: false))
+            #expect(
+                unknown.json
+                    == #"{"line":"cell","user":"a","metric":"steps","date":"2026-07-01","state":"unknown","reason":"no_checkin_since_day_end","unit":"count","version":2}"#
+            )
+            #expect(
+                unknown.text
+                    == "steps 2026-07-01: unknown (no_checkin_since_day_end), no sample counts towards it (version 2)")
+            #expect(
+                partial.json
+                    == #"{"line":"cell","user":"a","metric":"steps","date":"2026-07-02","state":"partial","value":100,"reason":"no_checkin_since_day_end","unit":"count","version":3}"#
+            )
+            #expect(partial.text.hasSuffix("(version 3); partial: no_checkin_since_day_end"))
         }
     }
 

@@ -61,6 +61,14 @@ extension RollupRow.Reading {
         case .unknown: .unknown
         }
     }
+
+    /// Why the day is not known, when it is not.
+    public var reason: RollupRow.Reason? {
+        switch self {
+        case .known: nil
+        case .partial(_, let reason), .unknown(let reason): reason
+        }
+    }
 }
 
 /// A live sample of one day, as `RecountEngine.samples` reports it.
@@ -169,7 +177,14 @@ public struct CellAudit: Sendable, Equatable {
     public var user: String
     public var metric: String
     public var date: String
+    /// The cell's figures as computed from its samples. Read `state` first, as `rollups` does:
+    /// an unknown day's cell holds no sample, and its 0 is not the day's value (contract §3
+    /// rule 8).
     public var values: [RollupRow.Value]
+    /// How `rollups` reads the day now: known, partial or unknown.
+    public var state: RollupRow.State
+    /// Why the day is not known, when it is not.
+    public var reason: RollupRow.Reason?
     public var unit: String
     public var version: UInt64
     /// Per source, sorted by origin and device; empty for metrics that are not merged.

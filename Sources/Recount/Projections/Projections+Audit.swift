@@ -16,9 +16,11 @@ extension Projections {
                 suppressedSeconds: Double(share.suppressedMillis) / 1000,
                 suppressedBy: share.suppressedBy.map { name($0).device ?? name($0).origin })
         }.sorted { ($0.origin, $0.device ?? "") < ($1.origin, $1.device ?? "") }
+        let reading = dayReader(user: userID, metric: metric, asOf: nil).reading(of: day, stored)
         return CellAudit(
             user: user, metric: metric.name, date: "\(day)", values: Self.values(of: stored.cell),
-            unit: metric.canonicalUnit, version: stored.version, sources: shares,
+            state: reading.state, reason: reading.reason, unit: metric.canonicalUnit, version: stored.version,
+            sources: shares,
             summary: stored.cell.describe(
                 naming: { name($0).device ?? name($0).origin },
                 ordering: { sources[Int($0.rawValue)].namePrecedes(sources[Int($1.rawValue)]) }),
