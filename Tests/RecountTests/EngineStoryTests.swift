@@ -567,6 +567,12 @@ import Testing
                 let rows = try engine.rollups(user: "alice", metric: "steps", from: from, to: to)
                 #expect(rows.map(\.date) == [from ?? to!] && rows.first?.version == nil)
             }
+            // So too for a metric without a rollup at all (it answered nothing; an attack run).
+            for (from, to) in [("2026-07-01", nil), (nil, "2026-07-01")] as [(String?, String?)] {
+                let rows = try engine.rollups(user: "alice", metric: "heart_rate", from: from, to: to)
+                #expect(rows.map(\.date) == ["2026-07-01"] && rows.first?.state == .unknown)
+            }
+            #expect(try engine.rollups(user: "alice", metric: "heart_rate").isEmpty)
             try engine.close()
         }
     }

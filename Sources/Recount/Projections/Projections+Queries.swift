@@ -6,8 +6,9 @@ extension Projections {
     /// contract §3 rule 8. A bound not given is the first or last day the user has a rollup
     /// for, within `maximumQueryDays` of the other: without `from`, the latest days (a device
     /// clock reset to 2001 leaves one day decades before the rest, and the query asked for
-    /// nothing failed on a range too long). A given bound beyond those days is the range's
-    /// only day ("the days since my last sync" asked a day after the last had a usage error).
+    /// nothing failed on a range too long). A given bound beyond those days, or when the user
+    /// has no rollup of the metric, is the range's only day ("the days since my last sync"
+    /// asked a day after the last had a usage error).
     ///
     /// - Parameter asOf: evaluate at this instant (epoch millis): a day that had not ended by
     ///   then is not known.
@@ -18,7 +19,7 @@ extension Projections {
         let span = userID.flatMap { rollupSpans[UserMetric(user: $0, metric: metric)] }
         let most = Int32(Self.maximumQueryDays - 1)
         func day(_ days: Int32) -> CivilDay { CivilDay(daysSinceEpoch: days) }
-        guard var last = to ?? span?.upperBound, var first = from ?? span?.lowerBound else { return [] }
+        guard var last = to ?? span?.upperBound ?? from, var first = from ?? span?.lowerBound ?? to else { return [] }
         if from == nil {
             first = day(max(min(first, last).daysSinceEpoch, last.daysSinceEpoch - most))
         } else if to == nil {
