@@ -19,11 +19,19 @@ struct ExportInput {
     let name: String
 
     /// Whether an archive entry is the export: `apple_health_export/export.xml`, or `export.xml`
-    /// in another folder (or none) of a zip made again from the unpacked folder. macOS's
-    /// `__MACOSX/` shadow entries are never it.
+    /// in another folder (or none) of a zip made again from the unpacked folder, or any other
+    /// `.xml` file of the `apple_health_export` folder but the clinical document (`…_cda.xml`):
+    /// a phone set to another language names the file in it (`exportar.xml`, `eksport.xml`,
+    /// `vienti.xml`; such an export was refused until 2026-12-05, an attack run). The root
+    /// element then confirms it. macOS's `__MACOSX/` shadow entries are never it.
     static func isExport(entry path: String) -> Bool {
         guard !path.hasPrefix("__MACOSX/") else { return false }
-        return path == entryPath || path == "export.xml" || path.hasSuffix("/export.xml")
+        if path == entryPath || path == "export.xml" || path.hasSuffix("/export.xml") { return true }
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count >= 2, parts[parts.count - 2] == "apple_health_export", let name = parts.last else {
+            return false
+        }
+        return name.hasSuffix(".xml") && !name.hasSuffix("_cda.xml")
     }
 
     /// Whether a document's first bytes are a zip's.

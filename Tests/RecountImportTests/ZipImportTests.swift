@@ -48,6 +48,25 @@ import Testing
         #expect(xml.report == expected)
     }
 
+    /// A phone set to Spanish writes `exportar.zip` holding `apple_health_export/exportar.xml`:
+    /// the same envelopes as the English export (it was not an export; an attack run).
+    @Test func anExportNamedInAnotherLanguageIsRead() throws {
+        let localized = try ImportRun.file(FixturePaths.fixture("tdda-export-es.zip"))
+        let english = try ImportRun.file(Self.zip)
+        #expect(localized.lines == english.lines)
+        #expect(localized.report.samplesWritten == 16)
+        for entry in ["apple_health_export/exportar.xml", "x/apple_health_export/eksport.xml", "export.xml"] {
+            #expect(ExportInput.isExport(entry: entry), "\(entry)")
+        }
+        for entry in [
+            "apple_health_export/export_cda.xml", "apple_health_export/exportar_cda.xml",
+            "apple_health_export/workout-routes/route.gpx", "apple_health_export/electrocardiograms/ecg.csv",
+            "other/notes.xml", "__MACOSX/apple_health_export/._exportar.xml",
+        ] {
+            #expect(!ExportInput.isExport(entry: entry), "\(entry)")
+        }
+    }
+
     @Test func zipWithoutTheExportSaysWhatWasExpected() throws {
         let path = FixturePaths.fixture("cda-only.zip").path
         let error = try #require(throws: ImportError.self) {
