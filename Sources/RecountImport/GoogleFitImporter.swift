@@ -36,11 +36,34 @@ package struct GoogleFitImporter: Sendable {
         self.batchSize = batchSize
     }
 
-    /// Whether the importer reads a file: JSON under `All Data/` or `All Sessions/`.
-    static func accepts(_ path: String) -> Bool {
-        guard path.hasSuffix(".json") else { return false }
-        let folders = path.split(separator: "/").dropLast()
-        return folders.last == "All Data" || folders.last == "All Sessions"
+    /// Whether the importer reads a file: a stream file or a session file.
+    static func accepts(_ path: String) -> Bool { isStream(path) || isSession(path) }
+
+    /// Whether a path is a data stream file: JSON under `All Data/`, or, as a Takeout in
+    /// another language names that folder in it (`Alle gegevens`, `Alle Daten`; such a Takeout
+    /// was not an export until 2026-12-05, an attack run), a file named as Google names stream
+    /// files (`derived_com.google.…json`, `raw_com.google.…json`).
+    static func isStream(_ path: String) -> Bool {
+        let parts = path.split(separator: "/")
+        guard let name = parts.last, name.hasSuffix(".json") else { return false }
+        return parts.dropLast().last == "All Data"
+            || name.hasPrefix("derived_com.google.") || name.hasPrefix("raw_com.google.")
+    }
+
+    /// Whether a path is a session file: JSON under `All Sessions/`, or, in a Takeout in
+    /// another language, a file named as Google names session files, its start with offset
+    /// (`2025-01-29T20_23_54.103+05_30_WALKING.json`).
+    static func isSession(_ path: String) -> Bool {
+        let parts = path.split(separator: "/")
+        guard let name = parts.last, name.hasSuffix(".json"), !isStream(path) else { return false }
+        if parts.dropLast().last == "All Sessions" { return true }
+        let digits = Array(name.utf8.prefix(10))
+        let isDate =
+            digits.count == 10
+            && digits.enumerated().allSatisfy { index, byte in
+                index == 4 || index == 7 ? byte == UInt8(ascii: "-") : (0x30...0x39).contains(byte)
+            }
+        return isDate && offset(inName: String(name)) != nil
     }
 
     /// Imports a Takeout folder or zip.
@@ -62,7 +85,8 @@ package struct GoogleFitImporter: Sendable {
             throw ImportError(
                 code: .notAnExport, path: path,
                 message:
-                    "expected a Google Fit Takeout (Takeout/Fit/All Data/*.json, All Sessions/*.json): found neither")
+                    "expected a Google Fit Takeout (Takeout/Fit/All Data/*.json, All Sessions/*.json, "
+                    + "or their files under the names of another language): found neither")
         }
         let zone = try resolveZone(sessions: sessions, path: path)
         // Which stream of each data type is imported depends on every file's data source, read
@@ -105,12 +129,6 @@ package struct GoogleFitImporter: Sendable {
             if let source = stream.preferred.first(where: sources.contains) { chosen[source] = stream }
         }
         return chosen
-    }
-
-    /// Whether a path (an accepted one) is a data stream file, under `All Data/`, rather than a
-    /// session file, under `All Sessions/`.
-    static func isStream(_ path: String) -> Bool {
-        path.split(separator: "/").dropLast().last == "All Data"
     }
 
     /// The `Data Source` of a stream file: its first member, as Google writes it (the points are

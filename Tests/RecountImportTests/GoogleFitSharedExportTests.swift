@@ -1,5 +1,6 @@
 import Foundation
 import Recount
+import TestSupport
 import Testing
 
 @testable import RecountImport
@@ -19,6 +20,26 @@ struct GoogleFitSharedExportTests {
         return points.map { point in
             let values = point["fitValue"] as? [[String: Any]]
             return ((values?.first?["value"] as? [String: Any])?["intVal"] as? NSNumber)?.intValue ?? -1
+        }
+    }
+
+    /// A Takeout in Dutch names its folders `Alle gegevens` and `Alle sessies`: its files,
+    /// named as Google names them, give the same lines (it was not an export; an attack run).
+    @Test func aTakeoutInAnotherLanguageGivesTheSameLines() throws {
+        try withTemporaryDirectory { directory in
+            let fit = directory + "/Takeout/Fit"
+            try FileManager.default.createDirectory(atPath: fit, withIntermediateDirectories: true)
+            for (english, dutch) in [
+                ("All Data", "Alle gegevens"), ("All Sessions", "Alle sessies"),
+                ("Daily activity metrics", "Dagelijkse activiteitsstatistieken"),
+            ] {
+                try FileManager.default.copyItem(
+                    atPath: Self.root.appendingPathComponent(english).path, toPath: "\(fit)/\(dutch)")
+            }
+            let dutch = try ImportRun.googleFit(directory)
+            let english = try ImportRun.googleFit(Self.root.path)
+            #expect(dutch.lines == english.lines && dutch.report == english.report)
+            #expect(dutch.samples(of: "steps").count == 2338)
         }
     }
 

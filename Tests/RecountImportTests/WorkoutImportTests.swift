@@ -178,6 +178,29 @@ import Testing
         print("\(folder): \(workouts.count) workouts \(activities), distance \(distance) m, energy \(calories) kcal")
     }
 
+    /// Google Fit files are told apart by the folders of an English Takeout, else by the names
+    /// Google gives the files, which do not depend on the account's language.
+    @Test func googleFitFilesAreKnownInAnyLanguage() {
+        for path in [
+            "Takeout/Fit/All Data/steps.json", "Takeout/Fit/Alle gegevens/derived_com.google.step_count.delta_x.json",
+            "Fit/Alle Daten/raw_com.google.heart_rate.bpm_y.json",
+        ] {
+            #expect(GoogleFitImporter.isStream(path) && GoogleFitImporter.accepts(path), "\(path)")
+        }
+        for path in [
+            "Takeout/Fit/All Sessions/walk.json", "Takeout/Fit/Alle sessies/2025-01-29T20_23_54.103+05_30_WALKING.json",
+            "Fit/Sesiones/2025-01-29T20_23_54-03_00_RUNNING.json",
+        ] {
+            #expect(GoogleFitImporter.isSession(path) && !GoogleFitImporter.isStream(path), "\(path)")
+        }
+        for path in [
+            "Takeout/Fit/Alle gegevens/notes.json", "Takeout/Fit/Dagelijks/2025-01-29.csv",
+            "Takeout/Fit/Alle sessies/2025-01-29.json", "Takeout/Photos/IMG_2025-01-29T20_23.jpg.json",
+        ] {
+            #expect(!GoogleFitImporter.accepts(path), "\(path)")
+        }
+    }
+
     /// A sleep session (`fitnessActivity` `sleep`, or a stage such as `sleep.deep` or its code)
     /// is sleep, not an eight-hour workout (an attack run: the night counted as exercise and the
     /// sleep metric stayed unknown).
