@@ -88,6 +88,22 @@ import Testing
             ))
     }
 
+    /// A zone Foundation knows but ingest does not (`GMT+0100`) is an unknown zone too: the
+    /// sample keeps its written offset (it was emitted with that zone, and ingest refused it).
+    @Test func aZoneIngestRefusesIsAnUnknownZone() throws {
+        let run = try ImportRun.xml(
+            exportDocument(
+                """
+                 <Record type="HKQuantityTypeIdentifierBodyMass" sourceName="Scale" unit="kg" startDate="2024-01-01 10:00:00 +0200" endDate="2024-01-01 10:00:00 +0200" value="70">
+                  <MetadataEntry key="HKTimeZone" value="GMT+0100"/>
+                 </Record>
+                """))
+        let sample = try #require(run.samples.first)
+        #expect(sample.timeZone == nil && sample.start == "2024-01-01T10:00:00+02:00")
+        #expect(run.report.unknownTimeZones == ["GMT+0100"])
+        #expect(run.report.invalidTotal == 0)
+    }
+
     @Test func correlationChildrenAreNotImportedTwice() throws {
         let mass =
             #"type="HKQuantityTypeIdentifierBodyMass" sourceName="Scale" unit="kg" creationDate="2024-01-01 10:01:00 +0200" startDate="2024-01-01 10:00:00 +0200" endDate="2024-01-01 10:00:00 +0200" value="70.5""#
