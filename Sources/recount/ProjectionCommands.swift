@@ -399,8 +399,8 @@ enum ProjectionCommands {
                 let reason = parts(row.new).1
                 var fields: [(String, Output.Value)] = [
                     ("user", .string(row.user)), ("metric", .string(row.metric)), ("date", .string(row.date)),
-                    ("version", .int(Int64(row.version))), ("old", object(row.old.flatMap(figures))),
-                    ("oldState", row.old.map { .string($0.state.rawValue) } ?? .null),
+                    ("version", .int(Int64(row.version))), ("old", object(figures(row.old))),
+                    ("oldState", .string(row.old.state.rawValue)),
                     ("new", object(figures(row.new))), ("state", .string(row.new.state.rawValue)),
                 ]
                 if let reason { fields.append(("reason", .string(reason.rawValue))) }
@@ -413,7 +413,7 @@ enum ProjectionCommands {
                     let reason = parts(row.new).1
                     return [
                         row.user, row.metric, row.date, String(row.version),
-                        row.old.map { $0.state == .unknown ? "unknown" : text(figures($0)) } ?? "none",
+                        row.old.state == .unknown ? "unknown" : text(figures(row.old)),
                         text(figures(row.new)), row.new.state.rawValue, reason?.rawValue ?? "",
                     ]
                 })

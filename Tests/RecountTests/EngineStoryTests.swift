@@ -146,7 +146,7 @@ import Testing
             try Self.ingest(engine, [upsert("bob", "b2", 50)])
             func feed(since version: UInt64) throws -> [String] {
                 let rows = try engine.changes(since: version).map {
-                    "\($0.user) v\($0.version) \($0.old.map(Self.figure) ?? "no rollup") → \(Self.figure($0.new)) \($0.new.state)"
+                    "\($0.user) v\($0.version) \(Self.figure($0.old)) \($0.old.state) → \(Self.figure($0.new)) \($0.new.state)"
                 }
                 // Replayed one user at a time, the figures are the same.
                 #expect(
@@ -154,16 +154,21 @@ import Testing
                         == "\(try engine.changes(since: version))")
                 return rows
             }
-            #expect(try feed(since: 2) == ["bob v3 200.0 → 250.0 partial"], "no check-in yet")
+            #expect(try feed(since: 2) == ["bob v3 200.0 partial → 250.0 partial"], "no check-in yet")
             try Self.ingest(
                 engine,
                 [
                     #"{"kind":"config.sources","user":"*","receivedAt":"2026-07-15T00:00:00Z","metric":"steps","priority":["com.fitbit"]}"#
                 ])
-            #expect(try feed(since: 3) == ["alice v4 100.0 → 100.0 partial", "bob v4 250.0 → 250.0 partial"])
             #expect(
-                try feed(since: 1) == ["alice v4 100.0 → 100.0 partial", "bob v4 no rollup → 250.0 partial"],
-                "bob had no cell at 1")
+                try feed(since: 3) == [
+                    "alice v4 100.0 partial → 100.0 partial", "bob v4 250.0 partial → 250.0 partial",
+                ])
+            #expect(
+                try feed(since: 1) == [
+                    "alice v4 100.0 partial → 100.0 partial", "bob v4 none unknown → 250.0 partial",
+                ], "bob had sent nothing by 1: never synced, not a rollup-less null")
+            #expect(try engine.changes(since: 1).last?.old == .unknown(.neverSynced))
             // Bob's samples deleted with no check-in: his day is unknown, and the feed says so
             // rather than hand a follower a 0 to push (seed 002's zero-steps email).
             try Self.ingest(
@@ -171,19 +176,27 @@ import Testing
                 [
                     #"{"kind":"samples.delete","user":"bob","receivedAt":"2026-07-15T01:00:00Z","provider":"fitbit","ids":["b1","b2"]}"#
                 ])
-            #expect(try feed(since: 4) == ["bob v5 250.0 → none unknown"])
+            #expect(try feed(since: 4) == ["bob v5 250.0 partial → none unknown"])
             #expect(
                 try engine.rollups(user: "bob", metric: "steps", from: "2026-07-14", to: "2026-07-14").map(\.reading)
                     == (try engine.changes(since: 4).map(\.new)))
             // Its next move gives no old figures either: the day read as unknown at 5, not 0.
             try Self.ingest(engine, [upsert("bob", "b3", 70)])
-            #expect(try feed(since: 5) == ["bob v6 none → 70.0 partial"])
-            #expect(try engine.changes(since: 5).first?.old?.state == .unknown)
+            #expect(try feed(since: 5) == ["bob v6 none unknown → 70.0 partial"])
+            #expect(try engine.changes(since: 5).first?.old.state == .unknown)
             try engine.close()
         }
     }
 
     /// The first figure of a reading, `none` for an unknown day.
+    /// Every figure of a reading, or `nil` for an unknown day.
+    static func figures(_ reading: RollupRow.Reading) -> String? {
+        switch reading {
+        case .known(let values), .partial(let values, _): "\(values.map { "\($0.name) \($0.value)" })"
+        case .unknown: nil
+        }
+    }
+
     static func figure(_ reading: RollupRow.Reading) -> String {
         switch reading {
         case .known(let values), .partial(let values, _): values.first.map { "\($0.value)" } ?? "none"
@@ -515,11 +528,12 @@ import Testing
 
     /// A feed polling `changes` while another thread ingests, each time since the highest
     /// version it was given: every row of a cell it was given before has that cell's figures
-    /// then (a stress run saw `old: nil` for a cell that existed), and once the ingest is over
+    /// then (a stress run saw no old figures for a cell that existed), and once the ingest is over
     /// it holds every cell at its final version, having missed none.
     @Test func aFeedPollingChangesWhileIngestingMissesNothing() throws {
         try Self.whileIngesting(seed: 32) { engine, isOver in
             var held: [String: UInt64] = [:]
+            var given: [String: (figures: String?, state: RollupRow.State)] = [:]
             var since: UInt64 = 0
             var (polls, unexplained) = (0, 0)
             var finished = false
@@ -527,7 +541,15 @@ import Testing
                 finished = isOver()
                 for row in try engine.changes(since: since) {
                     let cell = "\(row.user) \(row.metric) \(row.date)"
-                    if row.old == nil, held[cell] != nil { unexplained += 1 }
+                    // The figures it was given for the cell are the figures then: its inputs
+                    // have not moved since. Only its state may have (a check-in folded after
+                    // the highest version given), and a day with data is never unknown.
+                    if let before = given[cell] {
+                        let then = Self.figures(row.old)
+                        if let then, let figures = before.figures, then != figures { unexplained += 1 }
+                        if then == nil && before.state == .partial { unexplained += 1 }
+                    }
+                    given[cell] = (Self.figures(row.new), row.new.state)
                     held[cell] = row.version
                     since = max(since, row.version)
                 }

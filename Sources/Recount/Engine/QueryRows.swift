@@ -273,9 +273,10 @@ public struct CellChangeRow: Sendable, Equatable {
     public var date: String
     /// The cell's version now.
     public var version: UInt64
-    /// The day at the given version, as `rollups` read it then (`nil`: it had no rollup then):
-    /// figures only when it was known or partial.
-    public var old: RollupRow.Reading?
+    /// The day at the given version, as `rollups` read it then: figures only when it was known
+    /// or partial (a known day without a rollup then, a known 0; a user unknown then,
+    /// `never_synced`).
+    public var old: RollupRow.Reading
     /// The day now, as `rollups` reads it: figures only when it is known or partial (an
     /// unknown day is never a zero a follower could push, contract §3 rule 8).
     public var new: RollupRow.Reading

@@ -432,30 +432,36 @@ public final class RecountEngine: Sendable {
     /// `changes`, its replay folding at most about `groupBytes` of records at a time.
     func changes(since version: UInt64, user: String?, groupBytes: Int) throws -> [CellChangeRow] {
         if let user { try checkAsked(user) }
-        // Recomputed, and the users who moved found, at one position (`folded`): an ingest
-        // folding between the two left a user's rows without their figures then.
-        var moved = Set<String>()
-        let folded = try projections.withLock { projections in
+        // The moved cells and their readings now, at one moment: an ingest folding and
+        // recomputing between finding them and reading them (two turns of the lock until
+        // 2026-12-05) left a cell out, to come in the next call with the old figures of the
+        // version the follower had moved to rather than those it had been given.
+        let moved = try projections.withLock { projections in
             _ = try recompute(&projections)
+            var moved: [Projections.MovedCell] = []
             _ = try projections.forEach(recomputed: false) { projections, _ in
-                moved.formUnion(projections.usersWithChanges(since: version, user: user))
+                moved += projections.movedCells(since: version, user: user)
             }
-            return projections.through
+            return moved
         }
         // Their readings then, from a replay up to `version` a group of users at a time.
         var readings: [Projections.NamedCell: RollupRow.Reading] = [:]
         if !moved.isEmpty {
+            let cells = moved.map(\.cell)
             _ = try ProjectionReplay.foldInGroups(
-                logReader(), users: moved, until: version &+ 1, groupBytes: groupBytes
-            ) { before, _ in
-                readings.merge(before.rollupReadings()) { held, _ in held }
+                logReader(), users: Set(cells.map(\.user)), until: version &+ 1, groupBytes: groupBytes
+            ) { before, group in
+                readings.merge(
+                    before.readings(of: group.map { group in cells.filter { group.contains($0.user) } } ?? cells)
+                ) { held, _ in held }
             }
         }
-        var rows: [CellChangeRow] = []
-        try eachRange(recomputed: false) { projections, _ in
-            rows += projections.changes(since: version, through: folded, before: readings, user: user)
+        return moved.map { moved in
+            CellChangeRow(
+                user: moved.cell.user, metric: moved.cell.metric.name, date: "\(moved.cell.day)",
+                // The replay read every moved cell; a user it did not know had never synced.
+                version: moved.version, old: readings[moved.cell] ?? .unknown(.neverSynced), new: moved.new)
         }
-        return rows
     }
 
     /// The days whose inputs changed since they were last recomputed.

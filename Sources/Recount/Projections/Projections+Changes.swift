@@ -6,16 +6,21 @@ extension Projections {
         package var day: CivilDay
     }
 
-    /// How `rollups` reads each cell with a rollup, by named cell: an unknown day without
-    /// figures (never a 0, contract §3 rule 8), so a feed gives a cell's old reading as it gave
-    /// its new one.
-    package func rollupReadings() -> [NamedCell: RollupRow.Reading] {
+    /// How `rollups` reads each of `cells`, a rollup or not: an unknown day without figures
+    /// (never a 0, contract §3 rule 8) and a known day without a rollup as a known 0, so a feed
+    /// gives a cell's old reading as `rollups` gave it (a cell without a rollup then was `null`,
+    /// which told a known 0 from an unknown day no better than a 0 would; an attack run).
+    package func readings(of cells: [NamedCell]) -> [NamedCell: RollupRow.Reading] {
         var readings: [NamedCell: RollupRow.Reading] = [:]
         var reader: RunReader?
-        // In cell order, so that the cells come a user's metric at a time.
-        for (key, stored) in rollups.sortedByKey() {
-            readings[NamedCell(user: users[key.user], metric: key.metric, day: key.day)] = reading(
-                of: key, stored, &reader)
+        // A user's metric at a time, so that each day reader serves a run of cells.
+        for cell in cells.sorted(by: { ($0.user, $0.metric.rawValue) < ($1.user, $1.metric.rawValue) }) {
+            guard let user = users.id(of: cell.user) else {
+                readings[cell] = dayReader(user: nil, metric: cell.metric, asOf: nil).reading(of: cell.day, nil)
+                continue
+            }
+            let key = CellKey(user: user, metric: cell.metric, day: cell.day)
+            readings[cell] = reading(of: key, rollups[key], &reader)
         }
         return readings
     }
@@ -25,37 +30,33 @@ extension Projections {
 
     /// How `rollups` reads the cell `key`, with `reader` the day reader of the cell read before
     /// it: kept while the cells are of the same user's metric, made anew for another.
-    private func reading(of key: CellKey, _ stored: StoredRollup, _ reader: inout RunReader?) -> RollupRow.Reading {
+    private func reading(of key: CellKey, _ stored: StoredRollup?, _ reader: inout RunReader?) -> RollupRow.Reading {
         if reader?.user != key.user || reader?.metric != key.metric {
             reader = (key.user, key.metric, dayReader(user: key.user, metric: key.metric, asOf: nil))
         }
         return reader!.reader.reading(of: key.day, stored)
     }
 
-    /// The users (or only `user`) with a cell whose version is above `version`.
-    package func usersWithChanges(since version: UInt64, user: String?) -> Set<String> {
-        var moved = Set<UInt32>()
-        for (key, stored) in rollups where stored.version > version { moved.insert(key.user) }
-        return Set(moved.map { users[$0] }.filter { user == nil || $0 == user })
+    /// A cell whose version moved, with its version and its reading now.
+    package struct MovedCell {
+        package var cell: NamedCell
+        package var version: UInt64
+        package var new: RollupRow.Reading
     }
 
-    /// The cells whose version is above `version` and at most `last`, with their reading in
-    /// `before` (the projections folded up to `version`) and now (known, partial or unknown, as
-    /// `rollups` reads them), ordered by user, metric and day.
-    package func changes(
-        since version: UInt64, through last: UInt64 = .max, before: [NamedCell: RollupRow.Reading], user: String?
-    ) -> [CellChangeRow] {
+    /// The cells (of every user, or only of `user`) whose version is above `version`, with
+    /// their reading now (known, partial or unknown, as `rollups` reads them), ordered by user,
+    /// metric and day.
+    package func movedCells(since version: UInt64, user: String?) -> [MovedCell] {
         var reader: RunReader?
         return rollups.filter { key, stored in
-            stored.version > version && stored.version <= last && (user == nil || users[key.user] == user)
+            stored.version > version && (user == nil || users[key.user] == user)
         }.sorted { a, b in
             a.key.user == b.key.user ? a.key < b.key : users[a.key.user] < users[b.key.user]
         }.map { key, stored in
-            let name = users[key.user]
-            // Rows come a user's metric at a time.
-            return CellChangeRow(
-                user: name, metric: key.metric.name, date: "\(key.day)", version: stored.version,
-                old: before[NamedCell(user: name, metric: key.metric, day: key.day)],
+            // Cells come a user's metric at a time.
+            MovedCell(
+                cell: NamedCell(user: users[key.user], metric: key.metric, day: key.day), version: stored.version,
                 new: reading(of: key, stored, &reader))
         }
     }
