@@ -523,12 +523,21 @@ import Testing
     /// A reconcile reads its window again: a token that expires after it, with no check-in
     /// between, misses only what came after the window, not the days the reconcile recovered
     /// (an attack run saw the second window reopen from the check-in before the first expiry).
-    /// A reconcile whose window leaves a gap after the last read does not join it.
+    /// A reconcile whose window leaves a gap after the last read does not join it: the gap is
+    /// still to read, but what the reconcile read again stays read (until 2026-12-05 the second
+    /// expiry's stretch swallowed the first, and the window was listed whole again; an attack
+    /// run).
     @Test(arguments: [
-        ("2026-07-01T10:00:00Z", TimeWindow(from: "2026-07-20T10:00:00Z", to: "2026-07-22T10:00:00Z")),
-        ("2026-07-05T00:00:00Z", TimeWindow(from: "2026-07-01T10:00:00Z", to: "2026-07-22T10:00:00Z")),
+        ("2026-07-01T10:00:00Z", [TimeWindow(from: "2026-07-20T10:00:00Z", to: "2026-07-22T10:00:00Z")]),
+        (
+            "2026-07-05T00:00:00Z",
+            [
+                TimeWindow(from: "2026-07-01T10:00:00Z", to: "2026-07-05T00:00:00Z"),
+                TimeWindow(from: "2026-07-20T10:00:00Z", to: "2026-07-22T10:00:00Z"),
+            ]
+        ),
     ])
-    func anExpiryAfterAReconcileMissesOnlyWhatCameAfterItsWindow(reconciledFrom: String, window: TimeWindow) throws {
+    func anExpiryAfterAReconcileMissesOnlyWhatCameAfterItsWindow(reconciledFrom: String, windows: [TimeWindow]) throws {
         var projections = Projections()
         _ = try ProjectionsTests.fold(
             [
@@ -538,7 +547,47 @@ import Testing
                 Self.page(received: "2026-07-22T10:00:00Z", expired: true),
             ], into: &projections)
         let cursor = try #require(projections.cursorRow(user: "bob", provider: "health_connect", metric: .steps))
-        #expect(cursor.recoveryWindows == [window])
+        #expect(cursor.recoveryWindows == windows)
+    }
+
+    /// A window re-read in part, then a second expiry with no read between: the part read again
+    /// stays read, the rest of the first window and the second stretch are left to read, as one
+    /// window where they meet; a reconcile of those alone closes the channel. Folded in one go
+    /// or line by line, and as of an instant between the expiries, the same (an attack run: the
+    /// second expiry listed the first window whole again).
+    @Test func aSecondExpiryKeepsWhatWasReadAgainRead() throws {
+        let lines = [
+            Self.checkin(received: "2026-11-01T00:00:00Z", at: "2026-11-01T00:00:00Z"),
+            Self.page(received: "2026-11-11T00:00:00Z", expired: true),
+            Self.reconcile(received: "2026-11-12T00:00:00Z", from: "2026-11-01T00:00:00Z", to: "2026-11-06T00:00:00Z"),
+            Self.page(received: "2026-11-15T00:00:00Z", expired: true),
+        ]
+        var projections = Projections()
+        _ = try ProjectionsTests.fold(lines, into: &projections)
+        let cursor = try #require(projections.cursorRow(user: "bob", provider: "health_connect", metric: .steps))
+        #expect(cursor.recoveryWindows == [TimeWindow(from: "2026-11-06T00:00:00Z", to: "2026-11-15T00:00:00Z")])
+        // Why a day is not known, now and as of an instant between the expiries.
+        func reason(_ day: String, asOf: String? = nil) throws -> RollupRow.Reason? {
+            let day = CivilDay(parsing: day)
+            let asOf = try asOf.map { try #require(Instant(rfc3339: $0)).millis }
+            return try projections.rollupRows(user: "bob", metric: .steps, from: day, to: day, asOf: asOf).first?
+                .reading.reason
+        }
+        #expect(try reason("2026-11-03") == .noCheckinSinceDayEnd, "read again")
+        #expect(try reason("2026-11-08") == .recoveryWindowOpen)
+        #expect(try reason("2026-11-03", asOf: "2026-11-13T00:00:00Z") == .noCheckinSinceDayEnd)
+        #expect(try reason("2026-11-08", asOf: "2026-11-13T00:00:00Z") == .recoveryWindowOpen)
+        var oneByOne = Projections()
+        for line in lines { _ = try ProjectionsTests.fold([line], into: &oneByOne) }
+        #expect(oneByOne.digest() == projections.digest())
+        _ = try ProjectionsTests.fold(
+            [
+                Self.reconcile(
+                    received: "2026-11-16T00:00:00Z", from: "2026-11-06T00:00:00Z", to: "2026-11-15T00:00:00Z")
+            ],
+            into: &projections)
+        let closed = try #require(projections.cursorRow(user: "bob", provider: "health_connect", metric: .steps))
+        #expect(closed.state == "ok" && closed.recoveryWindows.isEmpty, "\(closed)")
     }
 
     /// A reconcile received after an expiry but logged before it, and a check-in made before

@@ -18,14 +18,15 @@ package import RecountLog
 /// changed, so that a checkpoint folded under older ones is rebuilt: 4 the sync rules, 5 the
 /// overlap merge across dates, 6 and 7 since when the user has each provider, 8 missed stretches, 9
 /// the mean of readings whose sum overflows, 10 the position in the header, so that an engine
-/// checks a checkpoint against its log without reading the payload.)
+/// checks a checkpoint against its log without reading the payload, 11 reconciled windows, 12
+/// recovery by reconciles in parts, 13 missed stretches that a later expiry no longer joins.)
 package struct CheckpointFile {
     package let path: String
     /// The payload bytes after which a chunk closes.
     private let chunkBytes: Int
     private let fileSystem = PosixFileSystem()
     private static let magic: UInt32 = 0x4A50_4352  // "RCPJ" read little-endian
-    private static let version: UInt32 = 12
+    private static let version: UInt32 = 13
     private static let headerSize = 48
     private static let chunkHeaderSize = 8
 

@@ -154,13 +154,14 @@ package struct SyncState: Equatable, Sendable {
         if shortenMissed(by: millis) { recoverByReconciles() }
     }
 
-    /// The windows to read again with a `reconcile` covering each, ascending: the part of each
-    /// missed stretch within 30 days of the newest expiry that no reconcile received after the
-    /// stretch's expiry read again (a client re-reading a long window in parts is left the
-    /// parts it has not read yet). Empty when the channel is ok.
+    /// The windows to read again with a `reconcile` covering each, ascending and disjoint: the
+    /// part of each missed stretch within 30 days of the newest expiry that no reconcile
+    /// received after the stretch's expiry read again (a client re-reading a long window in
+    /// parts is left the parts it has not read yet), stretches that meet as one window. Empty
+    /// when the channel is ok.
     package var recoveryWindows: [Range<Int64>] {
         // A channel without missed stretches (most) costs no closure call.
-        missed.isEmpty ? [] : missed.flatMap { unreadWindows(of: $0, horizon: horizon, by: .max) }
+        missed.isEmpty ? [] : Self.union(missed.flatMap { unreadWindows(of: $0, horizon: horizon, by: .max) })
     }
 
     /// The parts of `stretch`'s window (as of `horizon`) that no reconcile received after the
@@ -211,7 +212,7 @@ package struct SyncState: Equatable, Sendable {
         let horizonThen = expiry.map { $0 - Self.recoveryHorizonMillis } ?? .min
         let recovered = lostRecovered.filter { $0.upperBound + Self.recoveryHorizonMillis <= millis }
         return (
-            known.flatMap { unreadWindows(of: $0, horizon: horizonThen, by: millis) },
+            Self.union(known.flatMap { unreadWindows(of: $0, horizon: horizonThen, by: millis) }),
             Self.union(recovered + known.compactMap { Self.lostPart(of: $0, horizon: horizonThen) })
         )
     }
@@ -228,22 +229,23 @@ package struct SyncState: Equatable, Sendable {
     }
 
     /// An expired changes token received at `millis`: the changes since the last successful
-    /// read before it were missed (a stretch joined with the missed stretches it meets: no
-    /// successful read lies between them); what lies more than 30 days back cannot be read.
+    /// read before it were missed; what lies more than 30 days back cannot be read. A stretch
+    /// held that the last read falls in (no successful read lies between the two expiries)
+    /// goes on to this one: the new stretch starts where it ends, and each keeps the reconciles
+    /// received after its own expiry. (Joined into one stretch ending at this expiry until
+    /// 2026-12-05, so the parts of the held one re-read before it were listed again, and no
+    /// longer counted as of an earlier instant; an attack run.)
     mutating func tokenExpired(at millis: Int64) {
         firstExpiredAt = min(firstExpiredAt ?? millis, millis)
         guard millis > healthReceivedAt ?? .min else { return }
         healthReceivedAt = millis
         horizon = millis - Self.recoveryHorizonMillis
         var from = lastRead(atOrBefore: millis) ?? horizon
+        // Every held stretch ends at an earlier expiry, so the new one comes last.
+        if let last = missed.last, last.upperBound >= from { from = last.upperBound }
         // Read up to the expiry (a check-in at its instant, or a reconcile received before it
         // that read past it): nothing was missed. It left an empty window no reconcile closed.
         guard from < millis else { return }
-        // Every held stretch ends at an earlier expiry, so the new one comes last.
-        while let last = missed.last, last.upperBound >= from {
-            from = min(from, last.lowerBound)
-            missed.removeLast()
-        }
         missed.append(from..<millis)
         recoverByReconciles()
     }
