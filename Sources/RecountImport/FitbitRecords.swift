@@ -126,57 +126,57 @@ final class FitbitRecords {
         let localStart = try localTime(object["startTime"], "startTime")
         let localEnd = try localTime(object["endTime"], "endTime")
         guard localEnd >= localStart else { throw RecordRejection("endTime is before startTime") }
-        let start = zone.instant(localMillis: localStart)
-        // The end that occurs twice is the one that gives the log its `duration`, when it has one.
-        let duration = object["duration"].flatMap(TakeoutJSON.integer)
-        let ends = zone.instants(localMillis: localEnd)
-        var end = ends.earlier
-        if let later = ends.later {
-            if let duration {
-                if abs(later.millis - start.millis - duration) < abs(end.millis - start.millis - duration) {
-                    end = later
-                }
-            } else if end.millis < start.millis {
-                end = later
-            }
-        }
+        let start = zone.instant(localMillis: localStart).millis
         let levels = TakeoutJSON.object(object["levels"]) ?? JSONObject()
-        let data = try sleepLevels(levels["data"], after: start.millis)
-        let shortData = try sleepLevels(levels["shortData"], after: start.millis)
-        let segments = try FitbitSleepStages.segments(
-            length: max(0, end.millis - start.millis), data: data, shortData: shortData)
+        let data = try sleepLevels(levels["data"], from: start, following: .end)
+        let shortData = try sleepLevels(levels["shortData"], from: start, following: .start)
+        // An end in the hour clocks repeat is the one that gives the log its `duration`, else
+        // the one nearest where its stages end.
+        let duration = object["duration"].flatMap(TakeoutJSON.integer)
+        let stagesEnd = data.map { start + $0.start + $0.seconds * 1000 }.max()
+        let end = Self.instant(
+            zone.instants(localMillis: localEnd), nearest: duration.map { start + $0 } ?? stagesEnd ?? start)
+        let segments = try FitbitSleepStages.segments(length: max(0, end - start), data: data, shortData: shortData)
         if data.isEmpty { sleepLogsWithoutStages += 1 }
         let type = try metricName("sleep")
         let log = String(logId)
         var samples = [
             Sample(
                 id: RecordID.derive(domain: Self.idDomain, fields: ["sleep", log, "inBed"]), type: type,
-                start: start, end: zone.instant(millis: max(start.millis, end.millis)), timeZone: zone.identifier,
-                stage: .inBed, origin: Self.origin)
+                start: zone.instant(millis: start), end: zone.instant(millis: max(start, end)),
+                timeZone: zone.identifier, stage: .inBed, origin: Self.origin)
         ]
         for segment in segments {
             samples.append(
                 Sample(
                     id: RecordID.derive(
                         domain: Self.idDomain, fields: ["sleep", log, segment.stage.name, String(segment.start)]),
-                    type: type, start: zone.instant(millis: start.millis + segment.start),
-                    end: zone.instant(millis: start.millis + segment.end), timeZone: zone.identifier,
+                    type: type, start: zone.instant(millis: start + segment.start),
+                    end: zone.instant(millis: start + segment.end), timeZone: zone.identifier,
                     stage: segment.stage, origin: Self.origin))
         }
         return samples
     }
 
+    /// Where an entry of a stage list is expected: `levels.data` entries follow each other, so
+    /// one starts where the one before ends; `levels.shortData` wakes lie apart, each after the
+    /// one before.
+    private enum LevelFollowing { case end, start }
+
     /// The entries of `levels.data` or `levels.shortData`, in milliseconds from the log's start
-    /// at `startMillis`. Each entry's wall-clock time is the first instant it names after the
-    /// entry before it (at or after the log's start for the first): the entries come in order,
-    /// so one in the hour repeated when clocks go back is placed in the right occurrence.
-    private func sleepLevels(_ value: JSONValue?, after startMillis: Int64) throws(RecordRejection)
-        -> [FitbitSleepStages.Level]
+    /// at `startMillis`. A wall-clock time in the hour clocks repeat names two instants: a
+    /// `data` entry is the one nearest the end of the entry before it (the log's start for the
+    /// first), a `shortData` wake the first at or after the wake before it, so the entries,
+    /// which come in order, land in the right occurrence. (Until 2026-12-05 they were placed by
+    /// wall-clock distance, and then by the entry before's start alone, which put a stage after
+    /// one longer than that hour in the wrong occurrence; attack runs.)
+    private func sleepLevels(_ value: JSONValue?, from startMillis: Int64, following: LevelFollowing)
+        throws(RecordRejection) -> [FitbitSleepStages.Level]
     {
         guard let value else { return [] }
         guard let entries = TakeoutJSON.array(value) else { throw RecordRejection("levels are not an array") }
         var levels: [FitbitSleepStages.Level] = []
-        var previous: Int64? = nil
+        var expected = startMillis
         for entry in entries {
             guard let entry = TakeoutJSON.object(entry) else { continue }
             guard let level = TakeoutJSON.string(entry["level"]), let seconds = TakeoutJSON.integer(entry["seconds"]),
@@ -184,14 +184,28 @@ final class FitbitRecords {
                 let local = FitbitTimestamp.localMillis(text)
             else { throw RecordRejection("malformed sleep level entry") }
             let instants = zone.instants(localMillis: local)
-            var millis = instants.earlier.millis
-            if let later = instants.later?.millis, previous.map({ millis <= $0 }) ?? (millis < startMillis) {
-                millis = later
+            let millis: Int64
+            switch following {
+            case .end:
+                millis = Self.instant(instants, nearest: expected)
+                expected = millis + seconds * 1000
+            case .start:
+                if let later = instants.later, instants.earlier.millis < expected {
+                    millis = later.millis
+                } else {
+                    millis = instants.earlier.millis
+                }
+                expected = millis + seconds * 1000
             }
-            previous = millis
             levels.append(.init(level: level, start: millis - startMillis, seconds: seconds))
         }
         return levels
+    }
+
+    /// Of the instants a wall-clock time names, the one nearest `expected` (the earlier on a tie).
+    private static func instant(_ instants: (earlier: Instant, later: Instant?), nearest expected: Int64) -> Int64 {
+        guard let later = instants.later?.millis else { return instants.earlier.millis }
+        return abs(later - expected) < abs(instants.earlier.millis - expected) ? later : instants.earlier.millis
     }
 
     /// A weight log, `{"logId", "weight", "bmi", "date", "time"}`.

@@ -106,12 +106,13 @@ import Testing
         try withTemporaryDirectory { directory in
             let folder = directory + "/Global Export Data"
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            func log(_ id: Int, _ start: String, _ end: String, duration: Int, _ levels: [(String, String, Int)])
+            func log(_ id: Int, _ start: String, _ end: String, duration: Int?, _ levels: [(String, String, Int)])
                 -> String
             {
                 let data = levels.map { #"{"dateTime":"\#($0.0)","level":"\#($0.1)","seconds":\#($0.2)}"# }
+                let length = duration.map { #""duration":\#($0),"# } ?? ""
                 return
-                    #"{"logId":\#(id),"startTime":"\#(start)","endTime":"\#(end)","duration":\#(duration),"type":"stages","levels":{"data":[\#(data.joined(separator: ","))],"shortData":[]}}"#
+                    #"{"logId":\#(id),"startTime":"\#(start)","endTime":"\#(end)",\#(length)"type":"stages","levels":{"data":[\#(data.joined(separator: ","))],"shortData":[]}}"#
             }
             let logs = [
                 // Fall back: 23:00 EDT to 07:00 EST is nine hours; the second 01:30 is EST.
@@ -125,6 +126,20 @@ import Testing
                 log(
                     2, "2024-03-09T23:00:00.000", "2024-03-10T07:00:00.000", duration: 25_200_000,
                     [("2024-03-09T23:00:00.000", "light", 10800), ("2024-03-10T03:00:00.000", "deep", 14400)]),
+                // A stage longer than the repeated hour: the one after it is in the second 01:00.
+                log(
+                    3, "2024-11-02T23:00:00.000", "2024-11-03T02:00:00.000", duration: 14_400_000,
+                    [
+                        ("2024-11-02T23:00:00.000", "asleep", 10800), ("2024-11-03T01:00:00.000", "awake", 600),
+                        ("2024-11-03T01:10:00.000", "asleep", 3000),
+                    ]),
+                // No duration: the end in the repeated hour is where the stages end.
+                log(
+                    4, "2025-11-02T00:30:00.000", "2025-11-02T01:30:00.000", duration: nil,
+                    [
+                        ("2025-11-02T00:30:00.000", "light", 1800), ("2025-11-02T01:00:00.000", "deep", 1800),
+                        ("2025-11-02T01:30:00.000", "rem", 1800), ("2025-11-02T01:00:00.000", "light", 1800),
+                    ]),
             ]
             try Data("[\(logs.joined(separator: ","))]".utf8).write(
                 to: URL(fileURLWithPath: folder + "/sleep-2023-11-04.json"))
@@ -139,10 +154,20 @@ import Testing
                     "inBed 2024-03-09T23:00:00-05:00 2024-03-10T07:00:00-04:00",
                     "core 2024-03-09T23:00:00-05:00 2024-03-10T03:00:00-04:00",
                     "deep 2024-03-10T03:00:00-04:00 2024-03-10T07:00:00-04:00",
+                    "inBed 2024-11-02T23:00:00-04:00 2024-11-03T02:00:00-05:00",
+                    "asleep 2024-11-02T23:00:00-04:00 2024-11-03T01:00:00-05:00",
+                    "awake 2024-11-03T01:00:00-05:00 2024-11-03T01:10:00-05:00",
+                    "asleep 2024-11-03T01:10:00-05:00 2024-11-03T02:00:00-05:00",
+                    "inBed 2025-11-02T00:30:00-04:00 2025-11-02T01:30:00-05:00",
+                    "core 2025-11-02T00:30:00-04:00 2025-11-02T01:00:00-04:00",
+                    "deep 2025-11-02T01:00:00-04:00 2025-11-02T01:30:00-04:00",
+                    "rem 2025-11-02T01:30:00-04:00 2025-11-02T01:00:00-05:00",
+                    "core 2025-11-02T01:00:00-05:00 2025-11-02T01:30:00-05:00",
                 ])
             let inBed = try sleep.filter { $0.stage == "inBed" }.map(Self.seconds)
-            #expect(inBed == [32400, 25200])
-            #expect(try sleep.filter { $0.stage != "inBed" }.map(Self.seconds).reduce(0, +) == 32400 + 25200)
+            #expect(inBed == [32400, 25200, 14400, 7200])
+            #expect(
+                try sleep.filter { $0.stage != "inBed" }.map(Self.seconds).reduce(0, +) == 32400 + 25200 + 14400 + 7200)
         }
     }
 
