@@ -50,13 +50,18 @@ package struct GoogleFitImporter: Sendable {
             || name.hasPrefix("derived_com.google.") || name.hasPrefix("raw_com.google.")
     }
 
-    /// Whether a path is a session file: JSON under `All Sessions/`, or, in a Takeout in
+    /// Whether a path may be a session file: JSON under `All Sessions/`, or, in a Takeout in
     /// another language, a file named as Google names session files, its start with offset
-    /// (`2025-01-29T20_23_54.103+05_30_WALKING.json`).
+    /// (`2025-01-29T20_23_54.103+05_30_WALKING.json`); `sessions(in:)` keeps the second kind
+    /// only beside the streams.
     static func isSession(_ path: String) -> Bool {
         let parts = path.split(separator: "/")
         guard let name = parts.last, name.hasSuffix(".json"), !isStream(path) else { return false }
-        if parts.dropLast().last == "All Sessions" { return true }
+        return parts.dropLast().last == "All Sessions" || isSessionName(name)
+    }
+
+    /// Whether a file name is a session's: its start, `YYYY-MM-DDTHH_MM_SS…`, with an offset.
+    private static func isSessionName(_ name: Substring) -> Bool {
         let digits = Array(name.utf8.prefix(10))
         let isDate =
             digits.count == 10
@@ -64,6 +69,23 @@ package struct GoogleFitImporter: Sendable {
                 index == 4 || index == 7 ? byte == UInt8(ascii: "-") : (0x30...0x39).contains(byte)
             }
         return isDate && offset(inName: String(name)) != nil
+    }
+
+    /// The session files among `paths` (accepted ones): those under `All Sessions/`, and the
+    /// files named as sessions in a folder beside a folder of streams (`Fit/Alle sessies/` by
+    /// `Fit/Alle gegevens/`), so that another product's files named by a date and offset (Keep
+    /// notes, in a whole Takeout) are not taken for sessions (an attack run).
+    static func sessions(in paths: [String]) -> [String] {
+        func parent(_ path: String, levels: Int) -> Substring {
+            let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+            return parts.dropLast(levels).joined(separator: "/")[...]
+        }
+        let streamParents = Set(paths.filter(isStream).map { parent($0, levels: 2) })
+        return paths.filter { path in
+            guard isSession(path) else { return false }
+            return path.split(separator: "/").dropLast().last == "All Sessions"
+                || streamParents.contains(parent(path, levels: 2))
+        }
     }
 
     /// Imports a Takeout folder or zip.
@@ -80,7 +102,8 @@ package struct GoogleFitImporter: Sendable {
         try ImportArguments.validate(user: user, batchSize: batchSize)
         let export = try ExportFiles.open(path: path, accepting: Self.accepts)
         let streams = export.paths.filter(Self.isStream)
-        let sessions = export.paths.filter { !Self.isStream($0) }
+        let sessions = Self.sessions(in: export.paths)
+        let isSessionFile = Set(sessions).contains
         guard !streams.isEmpty || !sessions.isEmpty else {
             throw ImportError(
                 code: .notAnExport, path: path,
@@ -106,7 +129,7 @@ package struct GoogleFitImporter: Sendable {
                 session.tally.recordsSeen += count
                 if chosen[source] == nil { session.skip(source, count: count) }
             }
-            try export.forEach(where: { !Self.isStream($0) }) { file in
+            try export.forEach(where: isSessionFile) { file in
                 session.tally.recordsSeen += 1
                 try readSession(file, in: export, zone: zone, into: session)
             }

@@ -179,7 +179,9 @@ import Testing
     }
 
     /// Google Fit files are told apart by the folders of an English Takeout, else by the names
-    /// Google gives the files, which do not depend on the account's language.
+    /// Google gives the files, which do not depend on the account's language; files named as
+    /// sessions count only beside the streams (a Keep note named by its date and offset was
+    /// taken for a session, and a second one stopped the import; an attack run).
     @Test func googleFitFilesAreKnownInAnyLanguage() {
         for path in [
             "Takeout/Fit/All Data/steps.json", "Takeout/Fit/Alle gegevens/derived_com.google.step_count.delta_x.json",
@@ -193,6 +195,21 @@ import Testing
         ] {
             #expect(GoogleFitImporter.isSession(path) && !GoogleFitImporter.isStream(path), "\(path)")
         }
+        // Named as sessions, another product's files are not: sessions sit beside the streams.
+        let takeout = [
+            "Takeout/Fit/Alle gegevens/derived_com.google.step_count.delta_x.json",
+            "Takeout/Fit/Alle sessies/2025-01-29T20_23_54.103+05_30_WALKING.json",
+            "Takeout/Keep/2025-02-01T10_00_00.000+05_30.json", "Takeout/Fit/All Sessions/walk.json",
+        ]
+        #expect(
+            GoogleFitImporter.sessions(in: takeout) == [
+                "Takeout/Fit/Alle sessies/2025-01-29T20_23_54.103+05_30_WALKING.json",
+                "Takeout/Fit/All Sessions/walk.json",
+            ])
+        #expect(
+            GoogleFitImporter.sessions(in: [
+                "Alle gegevens/derived_com.google.x.json", "Alle sessies/2025-01-29T20_23_54+05_30_RUN.json",
+            ]).count == 1)
         for path in [
             "Takeout/Fit/Alle gegevens/notes.json", "Takeout/Fit/Dagelijks/2025-01-29.csv",
             "Takeout/Fit/Alle sessies/2025-01-29.json", "Takeout/Photos/IMG_2025-01-29T20_23.jpg.json",
