@@ -23,7 +23,8 @@ struct ExportInput {
     /// `.xml` file of the `apple_health_export` folder but the clinical document (`…_cda.xml`):
     /// a phone set to another language names the file in it (`exportar.xml`, `eksport.xml`,
     /// `vienti.xml`; such an export was refused until 2026-12-05, an attack run). The root
-    /// element then confirms it. macOS's `__MACOSX/` shadow entries are never it.
+    /// element then confirms it. macOS's `__MACOSX/` shadow entries and AppleDouble `._` files
+    /// beside the export (a zip made on a Mac) are never it.
     static func isExport(entry path: String) -> Bool {
         guard !path.hasPrefix("__MACOSX/") else { return false }
         if path == entryPath || path == "export.xml" || path.hasSuffix("/export.xml") { return true }
@@ -31,7 +32,7 @@ struct ExportInput {
         guard parts.count >= 2, parts[parts.count - 2] == "apple_health_export", let name = parts.last else {
             return false
         }
-        return name.hasSuffix(".xml") && !name.hasSuffix("_cda.xml")
+        return name.hasSuffix(".xml") && !name.hasSuffix("_cda.xml") && !name.hasPrefix("._")
     }
 
     /// Whether a document's first bytes are a zip's.

@@ -182,7 +182,8 @@ enum ProjectionCommands {
                     [
                         ("line", .string("cell")), ("user", .string(user)), ("metric", .string(metric)),
                         ("date", .string(day)), ("state", .string(state.rawValue)),
-                    ] + (reason.map { [("reason", .string($0.rawValue))] } ?? []) + [("version", .null)])
+                    ] + (reason.map { [("reason", .string($0.rawValue))] } ?? [])
+                        + (row.map { [("unit", .string($0.unit))] } ?? []) + [("version", .null)])
             } else {
                 let reading = state == .known ? "known 0" : "unknown (\(reason?.rawValue ?? ""))"
                 print("no rollup for \(day): no sample has counted towards it; \(reading)")

@@ -61,7 +61,8 @@ import Testing
         for entry in [
             "apple_health_export/export_cda.xml", "apple_health_export/exportar_cda.xml",
             "apple_health_export/workout-routes/route.gpx", "apple_health_export/electrocardiograms/ecg.csv",
-            "other/notes.xml", "__MACOSX/apple_health_export/._exportar.xml",
+            "other/notes.xml", "__MACOSX/apple_health_export/._exportar.xml", "apple_health_export/._export.xml",
+            "apple_health_export/._exportar.xml",
         ] {
             #expect(!ExportInput.isExport(entry: entry), "\(entry)")
         }

@@ -154,7 +154,7 @@ import Testing
             #expect(empty.status == 0)
             #expect(
                 empty.output
-                    == #"{"line":"cell","user":"alice","metric":"steps","date":"1999-01-01","state":"unknown","reason":"no_checkin_since_day_end","version":null}"#
+                    == #"{"line":"cell","user":"alice","metric":"steps","date":"1999-01-01","state":"unknown","reason":"no_checkin_since_day_end","unit":"count","version":null}"#
                     + "\n")
         }
         // The zip as the Health app hands it out, from a file or standard input: the same lines.
