@@ -550,6 +550,32 @@ import Testing
         #expect(cursor.recoveryWindows == windows)
     }
 
+    /// A check-in logged after the expiry it was made before reads on through the reconciles
+    /// received before the expiry, as one logged in time does (it moved the stretch's start to
+    /// the check-in alone, holding days a reconcile had read unknown; an attack run); one made
+    /// at the expiry's instant leaves nothing missed.
+    @Test(arguments: [
+        ("2026-09-02T00:00:00Z", [TimeWindow(from: "2026-09-05T00:00:00Z", to: "2026-09-06T00:00:00Z")]),
+        ("2026-09-06T00:00:00Z", []),
+    ])
+    func aLateCheckInReadsOnThroughTheReconcilesBeforeTheExpiry(at: String, windows: [TimeWindow]) throws {
+        let reconcile = Self.reconcile(
+            received: "2026-09-05T00:00:00Z", from: "2026-09-01T00:00:00Z", to: "2026-09-05T00:00:00Z")
+        let expiry = Self.page(received: "2026-09-06T00:00:00Z", expired: true)
+        let late = Self.checkin(received: "2026-09-07T00:00:00Z", at: at)
+        let onTime = Self.checkin(received: at, at: at)
+        var inLogOrder = Projections()
+        _ = try ProjectionsTests.fold([reconcile, expiry, late], into: &inLogOrder)
+        let cursor = try #require(inLogOrder.cursorRow(user: "bob", provider: "health_connect", metric: .steps))
+        #expect(cursor.recoveryWindows == windows)
+        #expect(cursor.state == (windows.isEmpty ? "ok" : "needs_recovery"))
+        var inTime = Projections()
+        _ = try ProjectionsTests.fold([onTime, reconcile, expiry], into: &inTime)
+        #expect(
+            try #require(inTime.cursorRow(user: "bob", provider: "health_connect", metric: .steps)).recoveryWindows
+                == windows)
+    }
+
     /// A window re-read in part, then a second expiry with no read between: the part read again
     /// stays read, the rest of the first window and the second stretch are left to read, as one
     /// window where they meet; a reconcile of those alone closes the channel. Folded in one go

@@ -240,7 +240,7 @@ package struct SyncState: Equatable, Sendable {
         guard millis > healthReceivedAt ?? .min else { return }
         healthReceivedAt = millis
         horizon = millis - Self.recoveryHorizonMillis
-        var from = lastRead(atOrBefore: millis) ?? horizon
+        var from = lastRead(atOrBefore: millis, orFrom: horizon)
         // Every held stretch ends at an earlier expiry, so the new one comes last.
         if let last = missed.last, last.upperBound >= from { from = last.upperBound }
         // Read up to the expiry (a check-in at its instant, or a reconcile received before it
@@ -266,12 +266,12 @@ package struct SyncState: Equatable, Sendable {
         for window in newer { recover(at: window.receivedAt) }
     }
 
-    /// How far the client had read by `millis`: its last check-in then, and on through the
-    /// window of each reconcile received by then that starts at or before that point (it read
-    /// the window again). Counted from the last check-in alone, a second expiry after a
-    /// reconcile reopened the days the reconcile had recovered.
-    private func lastRead(atOrBefore millis: Int64) -> Int64? {
-        guard var read = lastCheckin(atOrBefore: millis) else { return nil }
+    /// How far the client had read by `millis`: its last check-in then (`fallback` without
+    /// one), and on through the window of each reconcile received by then that starts at or
+    /// before that point (it read the window again). Counted from the last check-in alone, a
+    /// second expiry after a reconcile reopened the days the reconcile had recovered.
+    private func lastRead(atOrBefore millis: Int64, orFrom fallback: Int64) -> Int64 {
+        var read = lastCheckin(atOrBefore: millis) ?? fallback
         // By `from`: a window that starts later can only join once an earlier one has.
         for window in reconciledWindows where window.receivedAt <= millis && window.from <= read {
             read = max(read, min(window.to, millis))
@@ -280,11 +280,17 @@ package struct SyncState: Equatable, Sendable {
     }
 
     /// A successful read at `millis` logged after the expiry it preceded: the client missed
-    /// only what came after it. Returns whether it shortened a stretch.
+    /// only what came after it, and after the reconciles received before the expiry that read
+    /// on from it (the stretch started at the check-in alone, so days those had read were
+    /// held unknown; an attack run). A stretch read to its expiry is gone. Returns whether it
+    /// shortened a stretch.
     private mutating func shortenMissed(by millis: Int64) -> Bool {
         var shortened = false
-        for index in missed.indices where missed[index].lowerBound < millis && millis < missed[index].upperBound {
-            missed[index] = millis..<missed[index].upperBound
+        for index in missed.indices.reversed()
+        where missed[index].lowerBound < millis && millis <= missed[index].upperBound {
+            let stretch = missed[index]
+            let from = max(stretch.lowerBound, lastRead(atOrBefore: stretch.upperBound, orFrom: millis))
+            if from < stretch.upperBound { missed[index] = from..<stretch.upperBound } else { missed.remove(at: index) }
             shortened = true
         }
         return shortened
