@@ -402,6 +402,9 @@ enum ProjectionCommands {
                     ("user", .string(row.user)), ("metric", .string(row.metric)), ("date", .string(row.date)),
                     ("version", .int(Int64(row.version))), ("old", object(figures(row.old))),
                     ("oldState", .string(row.old.state.rawValue)),
+                ]
+                if let reason = row.old.reason { fields.append(("oldReason", .string(reason.rawValue))) }
+                fields += [
                     ("new", object(figures(row.new))), ("state", .string(row.new.state.rawValue)),
                 ]
                 if let reason { fields.append(("reason", .string(reason.rawValue))) }
@@ -414,7 +417,8 @@ enum ProjectionCommands {
                     let reason = parts(row.new).1
                     return [
                         row.user, row.metric, row.date, String(row.version),
-                        row.old.state == .unknown ? "unknown" : text(figures(row.old)),
+                        row.old.state == .unknown
+                            ? "unknown (\(row.old.reason?.rawValue ?? ""))" : text(figures(row.old)),
                         text(figures(row.new)), row.new.state.rawValue, reason?.rawValue ?? "",
                     ]
                 })

@@ -602,6 +602,30 @@ import Testing
         }
     }
 
+    /// `changes` gives the old reading's reason too: a user the log did not know at VERSION
+    /// had never synced (only `oldState` was printed, so `never_synced` could not appear; an
+    /// attack run).
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
+    func changesGiveTheOldReason() throws {
+        try withTemporaryDirectory { directory in
+            let lines =
+                [
+                    #"{"kind":"checkin","user":"a","receivedAt":"2026-07-05T00:00:00Z","provider":"p","metrics":["steps"],"at":"2026-07-05T00:00:00Z"}"#,
+                    #"{"kind":"samples.upsert","user":"b","receivedAt":"2026-07-05T00:00:00Z","provider":"p","samples":[{"id":"x","type":"steps","start":"2026-07-04T08:00:00Z","end":"2026-07-04T09:00:00Z","value":5,"unit":"count","origin":"o"}]}"#,
+                ].joined(separator: "\n") + "\n"
+            #expect(try Self.recount(["--data", directory, "ingest", "-"], input: Data(lines.utf8)).status == 0)
+            let json = try Self.recount(["--data", directory, "--json", "changes", "--since", "1"]).output
+            #expect(
+                json
+                    == #"{"user":"b","metric":"steps","date":"2026-07-04","version":2,"old":null,"oldState":"unknown","oldReason":"never_synced","new":{"value":5},"state":"partial","reason":"no_checkin_since_day_end"}"#
+                    + "\n")
+            let table = try Self.recount(["--data", directory, "changes", "--since", "1"]).output
+            #expect(table.contains("unknown (never_synced)"), "\(table)")
+        }
+    }
+
     /// Errors are sentences that name the file, never Foundation's `Error Domain=...` dumps.
     @Test(
         .enabled(
