@@ -126,16 +126,24 @@ final class FitbitRecords {
         let localStart = try localTime(object["startTime"], "startTime")
         let localEnd = try localTime(object["endTime"], "endTime")
         guard localEnd >= localStart else { throw RecordRejection("endTime is before startTime") }
-        let start = zone.instant(localMillis: localStart).millis
+        let duration = object["duration"].flatMap(TakeoutJSON.integer)
+        let ends = zone.instants(localMillis: localEnd)
+        // A start in the hour clocks repeat is the one from which an end gives the log its
+        // `duration` (the earlier without one; it was always the earlier, an attack run).
+        let starts = zone.instants(localMillis: localStart)
+        var start = starts.earlier.millis
+        if let later = starts.later?.millis, let duration {
+            let endMillis = [ends.earlier.millis] + (ends.later.map { [$0.millis] } ?? [])
+            func misfit(_ start: Int64) -> Int64 { endMillis.map { abs($0 - start - duration) }.min() ?? 0 }
+            if misfit(later) < misfit(start) { start = later }
+        }
         let levels = TakeoutJSON.object(object["levels"]) ?? JSONObject()
         let data = try sleepLevels(levels["data"], from: start, following: .end)
         let shortData = try sleepLevels(levels["shortData"], from: start, following: .start)
         // An end in the hour clocks repeat is the one that gives the log its `duration`, else
         // the one nearest where its stages end.
-        let duration = object["duration"].flatMap(TakeoutJSON.integer)
         let stagesEnd = data.map { start + $0.start + $0.seconds * 1000 }.max()
-        let end = Self.instant(
-            zone.instants(localMillis: localEnd), nearest: duration.map { start + $0 } ?? stagesEnd ?? start)
+        let end = Self.instant(ends, nearest: duration.map { start + $0 } ?? stagesEnd ?? start)
         let segments = try FitbitSleepStages.segments(length: max(0, end - start), data: data, shortData: shortData)
         if data.isEmpty { sleepLogsWithoutStages += 1 }
         let type = try metricName("sleep")

@@ -140,6 +140,10 @@ import Testing
                         ("2025-11-02T00:30:00.000", "light", 1800), ("2025-11-02T01:00:00.000", "deep", 1800),
                         ("2025-11-02T01:30:00.000", "rem", 1800), ("2025-11-02T01:00:00.000", "light", 1800),
                     ]),
+                // A start in the repeated hour: the second 01:30, as the duration and end tell.
+                log(
+                    5, "2024-11-03T01:30:00.000", "2024-11-03T06:00:00.000", duration: 16_200_000,
+                    [("2024-11-03T01:30:00.000", "light", 1800), ("2024-11-03T02:00:00.000", "deep", 14400)]),
             ]
             try Data("[\(logs.joined(separator: ","))]".utf8).write(
                 to: URL(fileURLWithPath: folder + "/sleep-2023-11-04.json"))
@@ -163,11 +167,15 @@ import Testing
                     "deep 2025-11-02T01:00:00-04:00 2025-11-02T01:30:00-04:00",
                     "rem 2025-11-02T01:30:00-04:00 2025-11-02T01:00:00-05:00",
                     "core 2025-11-02T01:00:00-05:00 2025-11-02T01:30:00-05:00",
+                    "inBed 2024-11-03T01:30:00-05:00 2024-11-03T06:00:00-05:00",
+                    "core 2024-11-03T01:30:00-05:00 2024-11-03T02:00:00-05:00",
+                    "deep 2024-11-03T02:00:00-05:00 2024-11-03T06:00:00-05:00",
                 ])
             let inBed = try sleep.filter { $0.stage == "inBed" }.map(Self.seconds)
-            #expect(inBed == [32400, 25200, 14400, 7200])
+            #expect(inBed == [32400, 25200, 14400, 7200, 16200])
             #expect(
-                try sleep.filter { $0.stage != "inBed" }.map(Self.seconds).reduce(0, +) == 32400 + 25200 + 14400 + 7200)
+                try sleep.filter { $0.stage != "inBed" }.map(Self.seconds).reduce(0, +)
+                    == 32400 + 25200 + 14400 + 7200 + 16200)
         }
     }
 
