@@ -576,6 +576,28 @@ import Testing
                 == windows)
     }
 
+    /// A check-in logged after several expiries it was made before counts for each: a stretch
+    /// that started later, without it, starts where the client had read by its expiry, as in
+    /// receipt order (a random log of an attack run's model kept such a stretch open).
+    @Test func aLateCheckInCountsForEveryExpiryAfterIt() throws {
+        let reconcile = Self.reconcile(
+            received: "2026-09-14T00:00:00Z", from: "2026-09-13T13:00:00Z", to: "2026-10-01T01:00:00Z")
+        let expiries = ["2026-09-15T00:00:00Z", "2026-09-15T19:00:00Z", "2026-09-15T20:00:00Z"].map {
+            Self.page(received: $0, expired: true)
+        }
+        let late = Self.checkin(received: "2026-09-19T16:00:00Z", at: "2026-09-15T12:00:00Z")
+        let onTime = Self.checkin(received: "2026-09-15T12:00:00Z", at: "2026-09-15T12:00:00Z")
+        var inLogOrder = Projections()
+        _ = try ProjectionsTests.fold([reconcile] + expiries + [late], into: &inLogOrder)
+        var inReceiptOrder = Projections()
+        _ = try ProjectionsTests.fold(
+            [reconcile, expiries[0], onTime, expiries[1], expiries[2]], into: &inReceiptOrder)
+        for projections in [inLogOrder, inReceiptOrder] {
+            let cursor = try #require(projections.cursorRow(user: "bob", provider: "health_connect", metric: .steps))
+            #expect(cursor.recoveryWindows == [TimeWindow(from: "2026-08-16T20:00:00Z", to: "2026-09-15T00:00:00Z")])
+        }
+    }
+
     /// A window re-read in part, then a second expiry with no read between: the part read again
     /// stays read, the rest of the first window and the second stretch are left to read, as one
     /// window where they meet; a reconcile of those alone closes the channel. Folded in one go

@@ -279,17 +279,18 @@ package struct SyncState: Equatable, Sendable {
         return read
     }
 
-    /// A successful read at `millis` logged after the expiry it preceded: the client missed
-    /// only what came after it, and after the reconciles received before the expiry that read
-    /// on from it (the stretch started at the check-in alone, so days those had read were
-    /// held unknown; an attack run). A stretch read to its expiry is gone. Returns whether it
-    /// shortened a stretch.
+    /// A successful read at `millis` logged after expiries it preceded: each of their stretches
+    /// starts no earlier than where the client had read by its expiry, this check-in and the
+    /// reconciles received before the expiry that read on from it counted (the stretch holding
+    /// it started at the check-in alone, so days those had read were held unknown, and a later
+    /// stretch kept the start it got without it; attack runs). A stretch read to its expiry is
+    /// gone. Returns whether it shortened a stretch.
     private mutating func shortenMissed(by millis: Int64) -> Bool {
         var shortened = false
-        for index in missed.indices.reversed()
-        where missed[index].lowerBound < millis && millis <= missed[index].upperBound {
+        for index in missed.indices.reversed() where millis <= missed[index].upperBound {
             let stretch = missed[index]
             let from = max(stretch.lowerBound, lastRead(atOrBefore: stretch.upperBound, orFrom: millis))
+            guard from > stretch.lowerBound else { continue }
             if from < stretch.upperBound { missed[index] = from..<stretch.upperBound } else { missed.remove(at: index) }
             shortened = true
         }
