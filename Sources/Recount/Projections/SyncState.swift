@@ -107,12 +107,7 @@ package struct SyncState: Equatable, Sendable {
 
     /// The index of the first check-in after `millis` (`checkins.count` when none is).
     private func firstCheckin(after millis: Int64) -> Int {
-        var (low, high) = (0, checkins.count)
-        while low < high {
-            let middle = (low + high) / 2
-            if checkins[middle] <= millis { low = middle + 1 } else { high = middle }
-        }
-        return low
+        checkins.partitioningIndex { $0 > millis }
     }
 
     /// Whether the client keeps re-sending the same batch instead of moving on.
@@ -326,17 +321,12 @@ package struct SyncState: Equatable, Sendable {
     /// both depended on the order reconciles were logged in; an attack run).
     mutating func noteReconciledWindow(_ window: ReconciledWindow) {
         guard window.from < window.to else { return }
-        func precedes(_ a: ReconciledWindow, _ b: ReconciledWindow) -> Bool {
-            (a.from, a.to, a.receivedAt) < (b.from, b.to, b.receivedAt)
-        }
         // Placed by binary search: sorting at each window made loading a checkpoint quadratic.
-        var (low, high) = (0, reconciledWindows.count)
-        while low < high {
-            let middle = (low + high) / 2
-            if precedes(reconciledWindows[middle], window) { low = middle + 1 } else { high = middle }
+        let place = reconciledWindows.partitioningIndex {
+            ($0.from, $0.to, $0.receivedAt) >= (window.from, window.to, window.receivedAt)
         }
-        guard low == reconciledWindows.count || reconciledWindows[low] != window else { return }
-        reconciledWindows.insert(window, at: low)
+        guard place == reconciledWindows.count || reconciledWindows[place] != window else { return }
+        reconciledWindows.insert(window, at: place)
     }
 
     /// Whether a reconcile received after `receivedAt` read again a window holding `start`: a
