@@ -194,17 +194,15 @@ final class FitbitRecords {
             let instants = zone.instants(localMillis: local)
             let millis: Int64
             switch following {
-            case .end:
-                millis = Self.instant(instants, nearest: expected)
-                expected = millis + seconds * 1000
+            case .end: millis = Self.instant(instants, nearest: expected)
             case .start:
                 if let later = instants.later, instants.earlier.millis < expected {
                     millis = later.millis
                 } else {
                     millis = instants.earlier.millis
                 }
-                expected = millis + seconds * 1000
             }
+            expected = millis + seconds * 1000
             levels.append(.init(level: level, start: millis - startMillis, seconds: seconds))
         }
         return levels

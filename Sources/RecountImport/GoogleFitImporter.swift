@@ -50,6 +50,11 @@ package struct GoogleFitImporter: Sendable {
             || name.hasPrefix("derived_com.google.") || name.hasPrefix("raw_com.google.")
     }
 
+    /// Whether a path lies directly in the English Takeout's `All Sessions/` folder.
+    private static func isInAllSessions(_ path: String) -> Bool {
+        path.split(separator: "/").dropLast().last == "All Sessions"
+    }
+
     /// Whether a path may be a session file: JSON under `All Sessions/`, or, in a Takeout in
     /// another language, a file named as Google names session files, its start with offset
     /// (`2025-01-29T20_23_54.103+05_30_WALKING.json`); `sessions(in:)` keeps the second kind
@@ -57,7 +62,7 @@ package struct GoogleFitImporter: Sendable {
     static func isSession(_ path: String) -> Bool {
         let parts = path.split(separator: "/")
         guard let name = parts.last, name.hasSuffix(".json"), !isStream(path) else { return false }
-        return parts.dropLast().last == "All Sessions" || isSessionName(name)
+        return isInAllSessions(path) || isSessionName(name)
     }
 
     /// Whether a file name is a session's: its start, `YYYY-MM-DDTHH_MM_SS…`, with an offset.
@@ -82,9 +87,7 @@ package struct GoogleFitImporter: Sendable {
         }
         let streamParents = Set(paths.filter(isStream).map { parent($0, levels: 2) })
         return paths.filter { path in
-            guard isSession(path) else { return false }
-            return path.split(separator: "/").dropLast().last == "All Sessions"
-                || streamParents.contains(parent(path, levels: 2))
+            isSession(path) && (isInAllSessions(path) || streamParents.contains(parent(path, levels: 2)))
         }
     }
 
