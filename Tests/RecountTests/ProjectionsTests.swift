@@ -196,6 +196,86 @@ import Testing
         #expect(day.map(\.reading) == [.partial([RollupRow.Value(name: "value", value: 100)], .noCheckinSinceDayEnd)])
     }
 
+    /// The orders of `items` (all of them: for the few writes of one id these tests fold).
+    static func permutations<T>(_ items: [T]) -> [[T]] {
+        guard let first = items.first else { return [[]] }
+        return permutations(Array(items.dropFirst())).flatMap { rest in
+            (0...rest.count).map { index in
+                var order = rest
+                order.insert(first, at: index)
+                return order
+            }
+        }
+    }
+
+    /// The digest of `lines` folded in order (and again, when `twice`), recomputed.
+    static func digest(_ lines: [String], twice: Bool = false) throws -> (String, Projections) {
+        var projections = Projections()
+        _ = try fold(twice ? lines + lines : lines, into: &projections)
+        projections.recompute()
+        return (SHA256.hex(projections.digest()), projections)
+    }
+
+    /// The live samples `lines` leave, without the positions that wrote them (which another
+    /// order of the same envelopes changes, and the digest holds).
+    static func liveContent(_ lines: [String]) throws -> [IdIndex.Key: IdIndex.Entry] {
+        var projections = Projections()
+        _ = try fold(lines, into: &projections)
+        return projections.index.live.mapValues { entry in
+            var entry = entry
+            entry.sample.position = 0
+            return entry
+        }
+    }
+
+    /// A write the held sample outlives does not make it newer: an older write (by
+    /// `lastModified`) received later raised the held sample's `receivedAt`, and the newest
+    /// write then lost in one order of the log (8 steps) and won in the other (215; an attack
+    /// run, 2026-12-05).
+    @Test func anIgnoredWriteLeavesTheHeldSampleAsNewAsItWas() throws {
+        func write(received: String, value: Int, modified: String?) -> String {
+            let stamp = modified.map { #","lastModified":"\#($0)""# } ?? ""
+            return
+                #"{"kind":"samples.upsert","user":"n","receivedAt":"\#(received)","provider":"p","samples":[{"id":"X","type":"steps","start":"2026-07-13T10:00:00Z","end":"2026-07-13T11:00:00Z","value":\#(value),"unit":"count","origin":"o"\#(stamp)}]}"#
+        }
+        let writes = [
+            write(received: "2026-07-14T16:00:00Z", value: 8, modified: nil),
+            write(received: "2026-07-16T16:00:00Z", value: 946, modified: "2026-07-14T03:00:00Z"),
+            write(received: "2026-07-15T18:00:00Z", value: 215, modified: nil),
+        ]
+        let settled = try Self.liveContent(writes)
+        #expect(settled.values.map(\.sample.value) == [215])
+        for order in Self.permutations(writes) { #expect(try Self.liveContent(order) == settled) }
+    }
+
+    /// An id rewritten into another metric under the same sync identifier takes that metric's
+    /// identity, whatever the version its old metric held: the lower version held the rewrite
+    /// back the first time only, so ingesting the envelopes twice moved the id from heart rate
+    /// to sleep (contract §3 rule 7; an attack run, 2026-12-05).
+    @Test func aRewriteIntoAnotherMetricTakesThatMetricsSyncIdentity() throws {
+        func write(_ id: String, received: String, _ sample: String, version: Int) -> String {
+            #"{"kind":"samples.upsert","user":"b","receivedAt":"\#(received)","provider":"p","samples":[{"id":"\#(id)",\#(sample),"origin":"o","syncIdentifier":"y","syncVersion":\#(version)}]}"#
+        }
+        let writes = [
+            write(
+                "X", received: "2026-07-11T20:00:00Z",
+                #""type":"heart_rate","start":"2026-07-11T02:00:00Z","value":57,"unit":"bpm""#, version: 3),
+            write(
+                "X", received: "2026-07-17T00:00:00Z",
+                #""type":"sleep","start":"2026-07-14T20:00:00Z","end":"2026-07-15T02:00:00Z","stage":"asleep""#,
+                version: 2),
+            write(
+                "Z", received: "2026-07-14T00:00:00Z",
+                #""type":"sleep","start":"2026-07-11T10:00:00Z","end":"2026-07-11T11:00:00Z","stage":"inBed""#,
+                version: 1),
+        ]
+        let (once, projections) = try Self.digest(writes)
+        #expect(projections.index.live.map { "\($0.key.id) \($0.value.sample.metric.name)" } == ["X sleep"])
+        #expect(try Self.digest(writes, twice: true).0 == once)
+        let settled = try Self.liveContent(writes)
+        for order in Self.permutations(writes) { #expect(try Self.liveContent(order) == settled) }
+    }
+
     /// A `*` `config.sources` default dirties only the users it ranks for: one with a list of
     /// their own keeps their days and versions (an attack run saw a row in `changes` for a
     /// cell whose inputs had not changed, 300 then 300).

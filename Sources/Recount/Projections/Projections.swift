@@ -350,16 +350,20 @@ package struct Projections {
             effect.knownSamples += 1
             return
         }
-        var record = record(entryNumber, of: samples, &upserts)
+        let record = record(entryNumber, of: samples, &upserts)
         if old.state == .live {
-            record.receivedAt = max(received, old.receivedAt)
             // An older write of a live id, or a re-delivery, is absorbed before its sync identity
             // is looked at: an old write carrying an identifier the id has since dropped took
             // the identifier back from its new holder when ingested again (contract §3 rule 1).
             if holds(old, against: record, number, received: received) {
-                var kept = old
-                kept.receivedAt = record.receivedAt
-                index.set(number, kept)
+                // Only a delivery of the held content makes it newer: an older write raising it
+                // made the held sample as new as that write, and a newer one then lost to it
+                // in one order of the log and not in another (contract §3 rule 7).
+                if received > old.receivedAt, record.hasSameContent(as: old) {
+                    var kept = old
+                    kept.receivedAt = received
+                    index.set(number, kept)
+                }
                 effect.knownSamples += 1
                 return
             }
@@ -399,7 +403,9 @@ package struct Projections {
             insertLive(number, record, &effect)
             return
         }
-        if record.syncIdentifier != 0, record.syncIdentifier == old.syncIdentifier,
+        // A lower version of the held identity is ignored; under another metric the same
+        // identifier is another identity, which the write takes (a rewrite of the id).
+        if record.syncIdentifier != 0, record.syncIdentifier == old.syncIdentifier, record.metric == old.metric,
             (record.syncVersion ?? 0) < (old.syncVersion ?? 0)
         {
             effect.knownSamples += 1
