@@ -36,13 +36,7 @@ enum IngestCommand {
         }
         // Closing syncs: what the summary calls appended is durable once it is printed.
         do { try engine.close() } catch { failure = failure ?? error }
-        if let unwritten = engine.checkpointFailure {
-            Output.notice(
-                "warning: the projections' checkpoint was not written (\(unwritten)); every envelope is in the log, "
-                    + "and the next command folds them again", event: "warning",
-                [("message", .string("the projections' checkpoint was not written: \(unwritten)"))],
-                json: invocation.json)
-        }
+        Output.closed(engine, json: invocation.json)
         let range = report.positions.map { "\($0.lowerBound)..<\($0.upperBound)" } ?? "none"
         if invocation.json {
             let first: Output.Value = report.positions.map { .int(Int64($0.lowerBound)) } ?? .null

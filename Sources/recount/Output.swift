@@ -77,6 +77,16 @@ enum Output {
         }
     }
 
+    /// Warns when a writer (closed) could not write the projections' checkpoint: nothing is
+    /// lost, and the next command folds again what the checkpoint lacks.
+    static func closed(_ engine: RecountEngine, json: Bool) {
+        guard let unwritten = engine.checkpointFailure else { return }
+        notice(
+            "warning: the projections' checkpoint was not written (\(unwritten)); every envelope is in the log, "
+                + "and the next command folds them again", event: "warning",
+            [("message", .string("the projections' checkpoint was not written: \(unwritten)"))], json: json)
+    }
+
     /// Reports the torn frame a writer cut off when it opened the log.
     private static func recovery(_ torn: TornTail, json: Bool) {
         notice(

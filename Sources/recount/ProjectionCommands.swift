@@ -30,6 +30,7 @@ enum ProjectionCommands {
         }
         let result = try body(engine)
         try engine.close()
+        if writing { Output.closed(engine, json: invocation.json) }
         return result
     }
 

@@ -334,6 +334,72 @@ import Testing
         }
     }
 
+    /// A range recomputed in memory and left unstored keeps, in the manifest, the dirty days
+    /// of its checkpoint: the manifest said none once another range's store rewrote it, and
+    /// the next engine (after a crash, or a reader beside the writer) skipped the range's days
+    /// in `recompute` and `dirty` and read its stale rollups, so `verify` failed (two attack
+    /// runs, 2026-12-05).
+    @Test func aRangeRecomputedButNotStoredKeepsItsCheckpointsDirtyDaysInTheManifest() throws {
+        let lines = Self.lines(seed: testSeed(70), copies: 6)
+        // Left dirty: a day or two of alice-0's (too little work to store her range when it is
+        // dropped), and a whole history more of carol-5's (enough to store hers).
+        let later = Self.lines(seed: testSeed(71), copies: 6)
+        let more =
+            Array(later.filter { $0.contains(#""user":"alice-0""#) }.prefix(2))
+            + later.filter { $0.contains(#""user":"carol-5""#) }
+        try withTemporaryDirectory { directory in
+            let whole = try RecountEngine(directory: directory + "/whole")
+            try Self.ingest(whole, lines + more, recompute: true)
+            let expected = try Self.figures(whole, copies: 6)
+            try whole.close()
+
+            let ranged = directory + "/ranged"
+            let stored = try RecountEngine(directory: ranged, memoryLimit: 60)
+            try Self.ingest(stored, lines, recompute: true)
+            try Self.ingest(stored, more, recompute: false)
+            try stored.close()
+            try {
+                // Each query recomputes its user's range in memory; making room for the next
+                // drops alice-0's unstored and stores carol-5's, rewriting the manifest.
+                let engine = try RecountEngine(directory: ranged, memoryLimit: 60)
+                for user in ["alice-0", "carol-5"] + Self.users(copies: 6) {
+                    _ = try engine.rollups(user: user, metric: "steps")
+                }
+            }()  // dropped without `close`, as in a crash
+            let reader = try RecountEngine(readingDirectory: ranged, memoryLimit: 60)
+            #expect(try reader.verify().matches)
+            let engine = try RecountEngine(directory: ranged, memoryLimit: 60)
+            #expect(try !engine.dirtyDays().isEmpty)
+            #expect(try engine.verify().matches)
+            _ = try engine.recompute()
+            #expect(try engine.dirtyDays().isEmpty)
+            #expect(try Self.figures(engine, copies: 6) == expected)
+            try engine.close()
+        }
+    }
+
+    /// A range whose checkpoint could not be written keeps the engine's `checkpointFailure`
+    /// until it is: other ranges stored after it cleared it, and `recount recompute` on a full
+    /// disk said nothing (an attack run, 2026-12-05).
+    @Test func aFailedRangeStoreIsReportedAfterOtherRangesStore() throws {
+        let lines = Self.lines(seed: testSeed(72))
+        try withTemporaryDirectory { directory in
+            let engine = try RecountEngine(directory: directory, memoryLimit: 60)
+            try Self.ingest(engine, Array(lines[..<120]), recompute: true)
+            try engine.close()
+            let files = RangeManifest(path: DataDirectory(directory).ranges).entries.map(\.file)
+            #expect(files.count > 2)
+            let projections = DataDirectory(directory).projections
+            try FileManager.default.createDirectory(
+                atPath: projections + "/" + files[0] + ".tmp", withIntermediateDirectories: false)
+            let blocked = try RecountEngine(directory: directory, checkpointInterval: 1, memoryLimit: 60)
+            try Self.ingest(blocked, Array(lines[120...]), recompute: true)
+            #expect(blocked.checkpointFailure != nil)
+            try blocked.close()
+            #expect(blocked.checkpointFailure != nil)
+        }
+    }
+
     /// Two range checkpoints swapped (a backup restored file by file under the wrong names) are
     /// whole and this log's, but hold other users: each is folded from the log instead, and the
     /// engine names them. They answered for the wrong users until `verify` mismatched (an

@@ -34,6 +34,11 @@ struct ProjectionRanges {
         var pending = 0
         /// Its dirty days when last held.
         var dirtyDays: Int
+        /// The dirty days its checkpoint holds: what the manifest says, for an engine that
+        /// opens the checkpoint without this one's unsaved work (a range recomputed in memory
+        /// and not stored has fewer, which the manifest said once another range's store
+        /// rewrote it; the next engine then took the checkpoint's days for recomputed).
+        var storedDirtyDays = 0
         /// Whether it has no checkpoint of its own to read: rebuilt from the log since the engine
         /// opened (its file missing, damaged or another log's, or a cut's new part), and not
         /// stored since.
@@ -72,8 +77,12 @@ struct ProjectionRanges {
     /// checkpoint the writer stored since (ahead of it) is not read, and the range is folded
     /// from the snapshot instead.
     private var snapshot: LogReader?
-    /// Why the last checkpoint (or manifest) could not be stored, if it could not.
+    /// Why the last checkpoint (or manifest) that could not be stored could not, while a range
+    /// whose store failed is still not stored: a later range's store does not make the
+    /// warning stale.
     private(set) var storeFailure: (any Error)?
+    /// The files of the ranges whose last store failed.
+    private var unstoredFiles: Set<String> = []
     private var uses = 0
     /// How many times a range was held from its checkpoint or the log (it was not held).
     private(set) var rangesLoaded = 0
@@ -97,7 +106,7 @@ struct ProjectionRanges {
         ranges = manifest.entries.map { entry in
             Range(
                 lowerBound: entry.lowerBound, file: entry.file, held: nil, position: entry.position, waiting: false,
-                size: entry.size, dirtyDays: entry.dirtyDays)
+                size: entry.size, dirtyDays: entry.dirtyDays, storedDirtyDays: entry.dirtyDays)
         }
         records = manifest.entries.map(\.record)
         bounds = ranges.map(\.lowerBound)
@@ -504,12 +513,14 @@ struct ProjectionRanges {
             }
             var range = Range(
                 lowerBound: from ?? old.lowerBound, file: newFile(), held: nil, position: held.position,
-                waiting: false, size: selection.size, dirtyDays: selection.dirtyDays)
+                waiting: false, size: selection.size, dirtyDays: selection.dirtyDays,
+                storedDirtyDays: selection.dirtyDays)
             range.reported = through
             do {
                 try CheckpointFile(path: path(of: range.file)).save(held, keeping: selection, record: record)
             } catch {
                 storeFailure = error
+                unstoredFiles.insert(old.file)
                 for range in written { try? PosixFileSystem().remove(path(of: range.file)) }
                 return false
             }
@@ -517,6 +528,7 @@ struct ProjectionRanges {
         }
         ranges.replaceSubrange(index...index, with: written)
         bounds = ranges.map(\.lowerBound)
+        unstoredFiles.remove(old.file)
         // The old file goes once no manifest lists it (else the next writer removes it).
         if try saveManifest(reader), old.file != "", FileManager.default.fileExists(atPath: path(of: old.file)) {
             try? PosixFileSystem().remove(path(of: old.file))
@@ -629,9 +641,12 @@ struct ProjectionRanges {
                 ranges[index].recomputedAt = 0
                 ranges[index].fresh = false
                 ranges[index].position = held.position
-                storeFailure = nil
+                ranges[index].storedDirtyDays = held.dirty.count
+                unstoredFiles.remove(ranges[index].file)
+                if unstoredFiles.isEmpty { storeFailure = nil }
             } catch {
                 storeFailure = error
+                unstoredFiles.insert(ranges[index].file)
             }
         }
         settle()
@@ -652,7 +667,7 @@ struct ProjectionRanges {
                     RangeManifest.Entry(
                         lowerBound: range.lowerBound, file: range.file,
                         position: range.position, record: fingerprints[range.position] ?? 0,
-                        size: range.currentSize, dirtyDays: range.held?.dirty.count ?? range.dirtyDays)
+                        size: range.currentSize, dirtyDays: range.storedDirtyDays)
                 }
             ).save(to: directory.ranges)
             return true

@@ -20,6 +20,8 @@ struct RangeManifest: Equatable {
         /// The XXH3-64 of the log record at `position` (0: none), which ties the word to its log.
         var record: UInt64
         var size: Int
+        /// The dirty days the range's checkpoint holds (an engine that opens it trusts them
+        /// when no record after `position` bears on the range).
         var dirtyDays: Int
     }
 

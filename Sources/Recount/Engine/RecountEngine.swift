@@ -528,9 +528,9 @@ public final class RecountEngine: Sendable {
     /// engine opened.
     var rangesLoaded: Int { projections.withLock { $0.rangesLoaded } }
 
-    /// Why the last checkpoint could not be written (the disk full, say), or `nil` when the
-    /// last one was. Nothing is lost either way: the log holds every ingested envelope, and the
-    /// next engine folds what the stored checkpoint lacks.
+    /// Why a checkpoint could not be written (the disk full, say), while one whose write failed
+    /// is still not written; `nil` otherwise. Nothing is lost either way: the log holds every
+    /// ingested envelope, and the next engine folds what the stored checkpoints lack.
     public var checkpointFailure: (any Error)? { projections.withLock { $0.storeFailure } }
 
     /// The stored checkpoints this engine found unusable (`UnusableCheckpoint.reason`), when it
