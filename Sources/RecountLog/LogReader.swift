@@ -110,7 +110,8 @@ public struct LogReader: Sendable {
         let end = min(end, snapshot.endPosition)
         guard start <= snapshot.endPosition else {
             throw LogError(
-                .positionOutOfRange, "position \(start) is past the end of the log (\(snapshot.endPosition))",
+                .positionOutOfRange,
+                "position \(start) is past the end of the log (the next record appended gets \(snapshot.endPosition))",
                 path: snapshot.directory)
         }
         guard start < end else { return }

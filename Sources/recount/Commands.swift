@@ -10,7 +10,12 @@ enum Commands {
             return .success
         }
         if invocation.options["version"] != nil {
-            print(Invocation.version)
+            // A result, so a JSON line with `--json`; the help stays text in every mode.
+            if invocation.json {
+                Output.jsonLine([("version", .string(String(Invocation.version.dropFirst("recount ".count))))])
+            } else {
+                print(Invocation.version)
+            }
             return .success
         }
         do {

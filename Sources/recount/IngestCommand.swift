@@ -49,12 +49,14 @@ enum IngestCommand {
                 ("deletedSamples", .int(Int64(report.deletedSamples))),
                 ("daysDirtied", .int(Int64(report.daysDirtied))),
                 ("daysRecomputed", .int(Int64(report.daysRecomputed))),
-                ("complete", .bool(failure == nil)),
+                ("blankLines", .int(Int64(report.blankLines))), ("complete", .bool(failure == nil)),
             ])
         } else {
             print(
                 "appended \(report.appended) envelopes (\(report.samples) samples) at positions \(range); "
-                    + "rejected \(report.rejectedLines)" + (failure == nil ? "" : "; stopped by an error"))
+                    + "rejected \(report.rejectedLines)"
+                    + (report.blankLines == 0 ? "" : "; skipped \(report.blankLines) blank lines")
+                    + (failure == nil ? "" : "; stopped by an error"))
             print(
                 "samples: \(report.newSamples) new, \(report.knownSamples) already known, "
                     + "\(report.replacedSamples) replaced, \(report.deletedSamples) deleted; "

@@ -59,8 +59,8 @@ struct Invocation {
         DIR defaults to $RECOUNT_DATA, else ./recount-data (created on first use by ingest and demo).
         --memory-limit N: the most ids and rollups (about 250 bytes each) held in memory at once
         (default 2000000); past it, ranges of users are stored and dropped.
-        With --json, results are JSON lines on standard output, and errors, rejections and notices
-        JSON lines on standard error.
+        With --json, results (--version's too) are JSON lines on standard output, and errors,
+        rejections and notices JSON lines on standard error; this help stays text.
         """
 
     /// What a usage error shows after its message: the entries of `usage` for the command that

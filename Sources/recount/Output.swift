@@ -171,6 +171,15 @@ enum Output {
         "{" + fields.map { "\(EnvelopeJSON.quote($0.0)):\(encode($0.1))" }.joined(separator: ",") + "}"
     }
 
+    /// `value` as a human table shows it: a string unquoted, `null` as `-`.
+    static func plainText(_ value: Value) -> String {
+        switch value {
+        case .string(let text): text
+        case .null: "-"
+        default: encode(value)
+        }
+    }
+
     static func encode(_ value: Value) -> String {
         switch value {
         case .string(let text): EnvelopeJSON.quote(text)

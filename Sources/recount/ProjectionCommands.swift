@@ -176,17 +176,24 @@ enum ProjectionCommands {
         guard let audit else {
             // An answer, not a failure: no sample ever counted towards that day, which `rollups`
             // reads as a known 0 or as unknown.
+            // The day's row as `rollups` gives it: a known day's zeros (a count of 0), an unknown
+            // day's reason (it had no figures in JSON, where `rollups` gives `"value": 0`).
             let state = row?.state ?? .unknown
             let reason = row?.reading.reason
             if invocation.json {
-                Output.jsonLine(
-                    [
-                        ("line", .string("cell")), ("user", .string(user)), ("metric", .string(metric)),
-                        ("date", .string(day)), ("state", .string(state.rawValue)),
-                    ] + (reason.map { [("reason", .string($0.rawValue))] } ?? [])
-                        + (row.map { [("unit", .string($0.unit))] } ?? []) + [("version", .null)])
+                let cell: [(String, Output.Value)] =
+                    if let row { fields(row) } else {
+                        [
+                            ("user", .string(user)), ("metric", .string(metric)), ("date", .string(day)),
+                            ("state", .string(state.rawValue)), ("version", .null),
+                        ]
+                    }
+                Output.jsonLine([("line", .string("cell"))] + cell)
             } else {
-                let reading = state == .known ? "known 0" : "unknown (\(reason?.rawValue ?? ""))"
+                let values: [RollupRow.Value] = row.flatMap { Self.figures($0.reading) } ?? []
+                let shown = values.map { "\($0.name) \(Output.text(of: $0.value))" }.joined(separator: ", ")
+                let reading =
+                    state == .unknown ? "unknown (\(reason?.rawValue ?? ""))" : "\(state.rawValue): \(shown)"
                 print("no rollup for \(day): no sample has counted towards it; \(reading)")
             }
             return .success
@@ -297,8 +304,13 @@ enum ProjectionCommands {
         if invocation.json {
             Output.jsonLine(fields)
         } else {
+            // As the other tables: strings unquoted, windows as `FROM to TO`.
+            func text(_ windows: [TimeWindow]) -> String {
+                windows.isEmpty ? "none" : windows.map { "\($0.from) to \($0.to)" }.joined(separator: ", ")
+            }
+            let windowTexts = ["recoveryWindows": text(row.recoveryWindows), "unrecoverable": text(row.unrecoverable)]
             for (name, value) in fields {
-                print(Output.padded(name, to: 24) + Output.encode(value))
+                print(Output.padded(name, to: 24) + (windowTexts[name] ?? Output.plainText(value)))
             }
         }
         return .success

@@ -247,7 +247,7 @@ import Testing
             // Bob's expired token: the window his client must read again.
             #expect(
                 demo.output.contains(
-                    #"recoveryWindows         [{"from":"2026-07-14T06:00:00Z","to":"2026-07-20T07:00:00Z"}]"#))
+                    "recoveryWindows         2026-07-14T06:00:00Z to 2026-07-20T07:00:00Z"))
             #expect(demo.output.contains("7        healthkit.delivery  2026-07-14T19:02:11Z  value 24900"))
             // The generated two weeks: u2's silent weekend is unknown on Monday, never zero.
             #expect(demo.output.contains("appended 124 envelopes (254 samples) at positions 11..<135; rejected 0"))
@@ -431,13 +431,22 @@ import Testing
         }
         let version = try Self.recount(["--version"])
         #expect(version.status == 0 && version.output.hasPrefix("recount "))
+        // With `--json`, as every result (it was text).
+        let versionJSON = try Self.recount(["--json", "--version"])
+        #expect(versionJSON.status == 0 && versionJSON.output.hasPrefix(#"{"version":"0."#))
         try withTemporaryDirectory { directory in
             let file = directory + "/--odd name.ndjson"
-            try Data((Self.checkin + "\n").utf8).write(to: URL(fileURLWithPath: file))
+            try Data((Self.checkin + "\n \n").utf8).write(to: URL(fileURLWithPath: file))
             let data = directory + "/data"
             let ingested = try Self.recount(["--data=" + data, "--json", "ingest", "--durability=none", "--", file])
             #expect(ingested.status == 0)
             #expect(ingested.output.contains("\"appended\":1,"))
+            // The blank line is skipped and counted, as `docs/ingest.md` says (it was not shown).
+            #expect(ingested.output.contains("\"blankLines\":1,"))
+            // A position past the end says where the log ends (it gave the next position bare).
+            let past = try Self.recount(["--data", data, "log", "dump", "--from", "99"])
+            #expect(past.status == 1)
+            #expect(past.errors.contains("past the end of the log (the next record appended gets 2)"), "\(past.errors)")
             #expect(try Self.recount(["log", "stats", "--data", data]).output.contains("records            1"))
 
             for (arguments, message) in [
@@ -578,13 +587,24 @@ import Testing
             }
             let delete =
                 #"{"kind":"samples.delete","user":"a","receivedAt":"2026-07-03T11:00:00Z","provider":"p","ids":["x"]}"#
-            let lines = [upsert("x", "2026-07-01"), delete, upsert("y", "2026-07-02")].joined(separator: "\n") + "\n"
+            let checkin =
+                #"{"kind":"checkin","user":"k","receivedAt":"2026-07-05T00:00:00Z","provider":"p","metrics":["steps"],"at":"2026-07-05T00:00:00Z"}"#
+            let lines =
+                [upsert("x", "2026-07-01"), delete, upsert("y", "2026-07-02"), checkin].joined(separator: "\n") + "\n"
             #expect(try Self.recount(["--data", directory, "ingest", "-"], input: Data(lines.utf8)).status == 0)
-            func audit(_ day: String, json: Bool) throws -> String {
+            func audit(_ day: String, json: Bool, user: String = "a") throws -> String {
                 let arguments = ["--data", directory] + (json ? ["--json"] : [])
-                let output = try Self.recount(arguments + ["audit", "--user", "a", "--metric", "steps", "--day", day])
+                let output = try Self.recount(arguments + ["audit", "--user", user, "--metric", "steps", "--day", day])
                 return String(output.output.split(separator: "\n").first ?? "")
             }
+            // A known day nothing counted towards is a known 0, in JSON too (it had no value).
+            #expect(
+                try audit("2026-07-01", json: true, user: "k")
+                    == #"{"line":"cell","user":"k","metric":"steps","date":"2026-07-01","state":"known","value":0,"unit":"count","version":null}"#
+            )
+            #expect(
+                try audit("2026-07-01", json: false, user: "k")
+                    == "no rollup for 2026-07-01: no sample has counted towards it; known: value 0")
             let unknown = (json: try audit("2026-07-01", json: true), text: try audit("2026-07-01", json: false))
             let partial = (json: try audit("2026-07-02", json: true), text: try audit("2026-07-02", json: false))
             #expect(
@@ -720,6 +740,19 @@ import Testing
             #expect(
                 cursor.output
                     == #"{"user":"u1","provider":"healthkit","metric":"steps","cursor":null,"state":"none"}"# + "\n")
+            // A channel's cursor as a table: its values as the other tables show them (they
+            // were JSON, quoted).
+            let expired =
+                #"{"kind":"healthconnect.changes","user":"u1","receivedAt":"2026-07-14T10:00:00Z","recordTypes":["Steps"],"token":"t1","nextChangesToken":"t2","hasMore":false,"changesTokenExpired":true,"changes":[]}"#
+            #expect(
+                try Self.recount(["--data", directory, "ingest", "-"], input: Data((expired + "\n").utf8)).status == 0)
+            let rows = try Self.recount([
+                "--data", directory, "cursor", "--user", "u1", "--provider", "health_connect", "--metric", "steps",
+            ]).output.split(separator: "\n").map(String.init)
+            #expect(rows.contains("user                    u1"), "\(rows)")
+            #expect(rows.contains("cursor                  t2"), "\(rows)")
+            #expect(rows.contains("lastSampleAt            -"), "\(rows)")
+            #expect(rows.contains { $0.hasPrefix("recoveryWindows         20") && $0.contains(" to ") }, "\(rows)")
         }
     }
 

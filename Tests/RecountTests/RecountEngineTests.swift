@@ -40,6 +40,13 @@ import Testing
     }
 
     /// Every input is opened before anything is appended: a missing one changes nothing.
+    /// An empty directory path is the current directory: the engine put its log at `/log`
+    /// (an attack run, 2026-12-05).
+    @Test func anEmptyDirectoryPathIsTheCurrentDirectory() {
+        let directory = DataDirectory("")
+        #expect(directory.log == "./log" && directory.projections == "./projections")
+    }
+
     @Test func aMissingFileIsAClearErrorAndNothingIsAppended() throws {
         try withTemporaryDirectory { directory in
             let good = directory + "/good.ndjson"

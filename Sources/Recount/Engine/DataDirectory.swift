@@ -5,7 +5,9 @@ public struct DataDirectory: Sendable {
     /// The data directory itself.
     public let path: String
 
-    public init(_ path: String) { self.path = path }
+    /// The data directory at `path`; an empty path is the current directory (it put the log
+    /// at the file system's root, `/log`).
+    public init(_ path: String) { self.path = path.isEmpty ? "." : path }
 
     /// The log's directory (`RecountLog`'s).
     public var log: String { path + "/log" }
