@@ -276,6 +276,34 @@ import Testing
         for order in Self.permutations(writes) { #expect(try Self.liveContent(order) == settled) }
     }
 
+    /// An id a reconcile deleted comes back with a write received after the reconcile, in any
+    /// order of the log; writes received before it stay out. The reconcile left a tombstone for
+    /// ever, and the newer write was dropped as already known in one order and kept in another
+    /// (an attack run, 2026-12-05).
+    @Test func aWriteReceivedAfterAReconcileBringsBackAnIdItDeleted() throws {
+        func upsert(received: String, value: Int, hour: Int = 8) -> String {
+            #"{"kind":"samples.upsert","user":"b","receivedAt":"\#(received)","provider":"garmin","samples":[{"id":"S","type":"steps","start":"2026-07-11T0\#(hour):00:00Z","end":"2026-07-11T0\#(hour):30:00Z","value":\#(value),"unit":"count","origin":"com.garmin"}]}"#
+        }
+        let reconcile =
+            #"{"kind":"reconcile","user":"b","receivedAt":"2026-07-14T00:00:00Z","provider":"garmin","metric":"steps","window":{"from":"2026-07-11T00:00:00Z","to":"2026-07-11T09:00:00Z"},"samples":[]}"#
+        let lines = [
+            upsert(received: "2026-07-11T12:00:00Z", value: 386), reconcile,
+            upsert(received: "2026-07-15T00:00:00Z", value: 142),
+        ]
+        let settled = try Self.liveContent(lines)
+        #expect(settled.values.map(\.sample.value) == [142])
+        for order in Self.permutations(lines) { #expect(try Self.liveContent(order) == settled) }
+        #expect(try Self.digest(lines, twice: true).0 == (try Self.digest(lines).0))
+        // Without the later write the deletion stands, also against a write received before the
+        // reconcile that moved the sample out of its window, and when the log comes again.
+        let deleted = [lines[0], reconcile, upsert(received: "2026-07-12T00:00:00Z", value: 5, hour: 9)]
+        #expect(try Self.liveContent(deleted).isEmpty && Self.liveContent(deleted + deleted).isEmpty)
+        // A deletion naming the id makes the reconcile's tombstone one for ever.
+        let deletion =
+            #"{"kind":"samples.delete","user":"b","receivedAt":"2026-07-14T06:00:00Z","provider":"garmin","ids":["S"]}"#
+        #expect(try Self.liveContent([lines[0], reconcile, deletion, lines[2]]).isEmpty)
+    }
+
     /// A `*` `config.sources` default dirties only the users it ranks for: one with a list of
     /// their own keeps their days and versions (an attack run saw a row in `changes` for a
     /// cell whose inputs had not changed, 300 then 300).

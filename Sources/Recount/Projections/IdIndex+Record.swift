@@ -12,8 +12,9 @@ extension IdIndex {
         var metric: Metric = .steps
         var stage: SleepStage?
         /// Which optional fields are present: 1 value, 2 original value, 4 lastModified,
-        /// 8 sync version, 16 workout distance, 32 workout energy (flags and raw words keep a
-        /// record at 112 bytes, not 160; the index stores it in 80, `RecordStore`).
+        /// 8 sync version, 16 workout distance, 32 workout energy, 64 a tombstone's
+        /// `reconciledAt` (flags and raw words keep a record at 112 bytes, not 160; the index
+        /// stores it in 80, `RecordStore`).
         fileprivate var present: UInt8 = 0
         /// A workout's activity as written: its code + 1 (0: none written).
         fileprivate var activityCode: UInt8 = 0
@@ -75,6 +76,13 @@ extension IdIndex {
         var syncVersion: Int64? {
             get { present & 8 != 0 ? syncVersionNumber : nil }
             set { (syncVersionNumber, present) = Self.store(newValue, bit: 8, present) }
+        }
+
+        /// For a tombstone a reconcile left, the reconcile's `receivedAt` (kept in `receivedAt`):
+        /// a write received after it brings the id back. `nil` for a tombstone for ever.
+        var reconciledAt: Int64? {
+            get { present & 64 != 0 ? receivedAt : nil }
+            set { (receivedAt, present) = Self.store(newValue, bit: 64, present) }
         }
 
         /// A workout's activity as written (`nil`: none, which counts as `other`).
@@ -258,7 +266,7 @@ extension IdIndex.Record {
         self.init(state: state, metric: metric, stage: stage)
         present = input.take()
         activityCode = input.take()
-        guard present & ~0x3F == 0, activityCode == 0 || WorkoutActivity(rawValue: activityCode - 1) != nil else {
+        guard present & ~0x7F == 0, activityCode == 0 || WorkoutActivity(rawValue: activityCode - 1) != nil else {
             return nil
         }
         startOffset = input.take()

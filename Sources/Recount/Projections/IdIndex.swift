@@ -301,7 +301,9 @@ package struct IdIndex: Sendable {
         switch record.state {
         case .empty: records.append(Record())
         case .deleted:
-            records.append(Record(state: .deleted))
+            var tombstone = Record(state: .deleted)
+            tombstone.reconciledAt = record.reconciledAt
+            records.append(tombstone)
             tombstoneCount += 1
         case .live:
             records.append(record)
@@ -315,12 +317,16 @@ package struct IdIndex: Sendable {
         set(number, record(entry))
     }
 
-    /// Makes the record numbered `number` a tombstone; returns the record that was live.
+    /// Makes the record numbered `number` a tombstone, for ever or, with `reconciledAt`, until
+    /// a write received after the reconcile that deleted it; returns the record that was live.
     @discardableResult
-    mutating func delete(_ number: Int) -> Record? {
+    mutating func delete(_ number: Int, reconciledAt: Int64? = nil) -> Record? {
         let old = records[number]
         switch old.state {
-        case .deleted: return nil
+        case .deleted:
+            // A tombstone for ever stays one; a reconcile's becomes one when a deletion names it.
+            guard old.reconciledAt != nil, reconciledAt == nil else { return nil }
+            tombstoneCount -= 1
         case .empty: break
         case .live:
             liveCount -= 1
@@ -331,7 +337,9 @@ package struct IdIndex: Sendable {
                 if bySyncIdentifier[syncKey] == number { bySyncIdentifier[syncKey] = nil }
             }
         }
-        records[number] = Record(state: .deleted)
+        var tombstone = Record(state: .deleted)
+        tombstone.reconciledAt = reconciledAt
+        records[number] = tombstone
         tombstoneCount += 1
         return old.state == .live ? old : nil
     }

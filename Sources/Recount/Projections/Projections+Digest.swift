@@ -46,7 +46,7 @@ package struct DigestStream {
     private var out = CanonicalBytes()
 
     package init(zoneDataVersion: String) {
-        out.append("recount projections v4")
+        out.append("recount projections v5")
         out.append(zoneDataVersion)
     }
 
@@ -105,7 +105,12 @@ extension Projections {
             let state: IdIndex.Record.State = part == .live ? .live : .deleted
             forEachIdInKeyOrder(state, of: kept) { key, record in
                 writeKey(key, &out)
-                if state == .live { Self.writeFields(record, of: index, sources: sources, &out) }
+                if state == .live {
+                    Self.writeFields(record, of: index, sources: sources, &out)
+                } else {
+                    // A reconcile's tombstone: the receipt a write must follow to bring it back.
+                    out.append(record.reconciledAt) { $0.append($1) }
+                }
                 count += 1
                 if out.bytes.count > 1 << 16 { flush(&out) }
             }

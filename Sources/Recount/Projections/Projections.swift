@@ -346,7 +346,8 @@ package struct Projections {
         }
         let number = index.insert(IdIndex.Key(user: user, provider: provider, id: samples.id(of: entryNumber)))
         let old = index.record(number)
-        guard old.state != .deleted else {
+        // A deleted id stays deleted, unless a reconcile deleted it and the write came after.
+        guard old.state != .deleted || old.reconciledAt.map({ received > $0 }) == true else {
             effect.knownSamples += 1
             return
         }
@@ -443,14 +444,18 @@ package struct Projections {
         return out.bytes
     }
 
-    private mutating func delete(_ id: SampleID, user: UInt32, provider: UInt32, _ effect: inout Effect) {
+    /// Deletes id `id` for ever, or, with `reconciledAt` (a reconcile's deletion), until a write
+    /// received after the reconcile: the reconcile answered as of its receipt.
+    private mutating func delete(
+        _ id: SampleID, user: UInt32, provider: UInt32, reconciledAt: Int64? = nil, _ effect: inout Effect
+    ) {
         let number = index.insert(IdIndex.Key(user: user, provider: provider, id: id))
         let old = index.record(number)
         if old.state == .live {
             removeLive(number, old, &effect)
             effect.deletedSamples += 1
         }
-        index.delete(number)
+        index.delete(number, reconciledAt: reconciledAt)
     }
 
     private mutating func applyReconcile(
@@ -472,7 +477,7 @@ package struct Projections {
             if !present.contains(key.id) { stale.append(key) }
         }
         stale.sort { $0.id.textPrecedes($1.id) }
-        for key in stale { delete(key.id, user: user, provider: provider, &effect) }
+        for key in stale { delete(key.id, user: user, provider: provider, reconciledAt: received, &effect) }
         upsert(samples, user: user, provider: provider, envelopeUser: envelopeUser, received: received, &effect)
     }
 
