@@ -304,6 +304,31 @@ import Testing
         #expect(try Self.liveContent([lines[0], reconcile, deletion, lines[2]]).isEmpty)
     }
 
+    /// What brings back an id a reconcile deleted is a write received at or after the reconcile
+    /// and newer than the version it deleted. An older one (by `lastModified`) came back when
+    /// the log was ingested again, and a write received at the reconcile's instant came in or
+    /// not by the order of the two (a second attack run, 2026-12-05).
+    @Test func onlyANewerWriteBringsBackAnIdAReconcileDeleted() throws {
+        func upsert(received: String, value: Int, modified: String? = nil) -> String {
+            let stamp = modified.map { #","lastModified":"\#($0)""# } ?? ""
+            return
+                #"{"kind":"samples.upsert","user":"u","receivedAt":"2026-07-20T00:\#(received):00Z","provider":"p","samples":[{"id":"c","type":"steps","start":"2026-07-14T02:00:00Z","end":"2026-07-14T02:30:00Z","value":\#(value),"unit":"count","origin":"com.x"\#(stamp)}]}"#
+        }
+        func reconcile(received: String) -> String {
+            #"{"kind":"reconcile","user":"u","receivedAt":"2026-07-20T00:\#(received):00Z","provider":"p","metric":"steps","window":{"from":"2026-07-14T00:00:00Z","to":"2026-07-14T12:00:00Z"},"samples":[]}"#
+        }
+        let older = [
+            upsert(received: "02", value: 70, modified: "2026-07-18T00:00:00Z"),
+            upsert(received: "10", value: 10, modified: "2026-07-12T00:00:00Z"), reconcile(received: "08"),
+        ]
+        #expect(try Self.liveContent(older).isEmpty)
+        #expect(try Self.digest(older, twice: true).0 == (try Self.digest(older).0))
+        #expect(try Self.liveContent([older[0], older[2], older[1]]).isEmpty, "in order of receipt")
+        let tie = [upsert(received: "04", value: 70), reconcile(received: "05"), upsert(received: "05", value: 55)]
+        #expect(try Self.liveContent(tie).values.map(\.sample.value) == [55])
+        #expect(try Self.liveContent([tie[0], tie[2], tie[1]]) == (try Self.liveContent(tie)))
+    }
+
     /// A `*` `config.sources` default dirties only the users it ranks for: one with a list of
     /// their own keeps their days and versions (an attack run saw a row in `changes` for a
     /// cell whose inputs had not changed, 300 then 300).

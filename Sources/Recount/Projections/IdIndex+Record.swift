@@ -13,7 +13,7 @@ extension IdIndex {
         var stage: SleepStage?
         /// Which optional fields are present: 1 value, 2 original value, 4 lastModified,
         /// 8 sync version, 16 workout distance, 32 workout energy, 64 a tombstone's
-        /// `reconciledAt` (flags and raw words keep a record at 112 bytes, not 160; the index
+        /// `reconciled` (flags and raw words keep a record at 112 bytes, not 160; the index
         /// stores it in 80, `RecordStore`).
         fileprivate var present: UInt8 = 0
         /// A workout's activity as written: its code + 1 (0: none written).
@@ -78,11 +78,22 @@ extension IdIndex {
             set { (syncVersionNumber, present) = Self.store(newValue, bit: 8, present) }
         }
 
-        /// For a tombstone a reconcile left, the reconcile's `receivedAt` (kept in `receivedAt`):
-        /// a write received after it brings the id back. `nil` for a tombstone for ever.
-        var reconciledAt: Int64? {
-            get { present & 64 != 0 ? receivedAt : nil }
-            set { (receivedAt, present) = Self.store(newValue, bit: 64, present) }
+        /// What a reconcile's deletion leaves: the reconcile's `receivedAt`, and the time of the
+        /// version it deleted (its `lastModified`, else its `receivedAt`).
+        struct Reconciled: Equatable {
+            var at: Int64
+            var deletedVersion: Int64
+        }
+
+        /// For a tombstone a reconcile left (kept in `receivedAt` and `lastModifiedMillis`): a
+        /// write received at or after the reconcile, newer than the version it deleted, brings
+        /// the id back. `nil` for a tombstone for ever.
+        var reconciled: Reconciled? {
+            get { present & 64 != 0 ? Reconciled(at: receivedAt, deletedVersion: lastModifiedMillis) : nil }
+            set {
+                (receivedAt, present) = Self.store(newValue?.at, bit: 64, present)
+                lastModifiedMillis = newValue?.deletedVersion ?? 0
+            }
         }
 
         /// A workout's activity as written (`nil`: none, which counts as `other`).

@@ -302,7 +302,7 @@ package struct IdIndex: Sendable {
         case .empty: records.append(Record())
         case .deleted:
             var tombstone = Record(state: .deleted)
-            tombstone.reconciledAt = record.reconciledAt
+            tombstone.reconciled = record.reconciled
             records.append(tombstone)
             tombstoneCount += 1
         case .live:
@@ -317,15 +317,15 @@ package struct IdIndex: Sendable {
         set(number, record(entry))
     }
 
-    /// Makes the record numbered `number` a tombstone, for ever or, with `reconciledAt`, until
-    /// a write received after the reconcile that deleted it; returns the record that was live.
+    /// Makes the record numbered `number` a tombstone, for ever or, `reconciled`, until a newer
+    /// write received since the reconcile that deleted it; returns the record that was live.
     @discardableResult
-    mutating func delete(_ number: Int, reconciledAt: Int64? = nil) -> Record? {
+    mutating func delete(_ number: Int, reconciled: Record.Reconciled? = nil) -> Record? {
         let old = records[number]
         switch old.state {
         case .deleted:
             // A tombstone for ever stays one; a reconcile's becomes one when a deletion names it.
-            guard old.reconciledAt != nil, reconciledAt == nil else { return nil }
+            guard old.reconciled != nil, reconciled == nil else { return nil }
             tombstoneCount -= 1
         case .empty: break
         case .live:
@@ -338,7 +338,7 @@ package struct IdIndex: Sendable {
             }
         }
         var tombstone = Record(state: .deleted)
-        tombstone.reconciledAt = reconciledAt
+        tombstone.reconciled = reconciled
         records[number] = tombstone
         tombstoneCount += 1
         return old.state == .live ? old : nil

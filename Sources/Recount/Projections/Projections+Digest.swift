@@ -108,8 +108,11 @@ extension Projections {
                 if state == .live {
                     Self.writeFields(record, of: index, sources: sources, &out)
                 } else {
-                    // A reconcile's tombstone: the receipt a write must follow to bring it back.
-                    out.append(record.reconciledAt) { $0.append($1) }
+                    // A reconcile's tombstone: what a write must follow to bring it back.
+                    out.append(record.reconciled) {
+                        $0.append($1.at)
+                        $0.append($1.deletedVersion)
+                    }
                 }
                 count += 1
                 if out.bytes.count > 1 << 16 { flush(&out) }

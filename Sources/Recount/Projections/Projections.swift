@@ -346,8 +346,14 @@ package struct Projections {
         }
         let number = index.insert(IdIndex.Key(user: user, provider: provider, id: samples.id(of: entryNumber)))
         let old = index.record(number)
-        // A deleted id stays deleted, unless a reconcile deleted it and the write came after.
-        guard old.state != .deleted || old.reconciledAt.map({ received > $0 }) == true else {
+        // A deleted id stays deleted, unless a reconcile deleted it and the write, received at
+        // or after the reconcile (which deletes only writes received before it), is newer than
+        // the version it deleted: an older one came back when the log was ingested again.
+        let written = samples.entries[entryNumber].lastModified?.millis ?? received
+        guard
+            old.state != .deleted
+                || old.reconciled.map({ received >= $0.at && written > $0.deletedVersion }) == true
+        else {
             effect.knownSamples += 1
             return
         }
@@ -444,8 +450,8 @@ package struct Projections {
         return out.bytes
     }
 
-    /// Deletes id `id` for ever, or, with `reconciledAt` (a reconcile's deletion), until a write
-    /// received after the reconcile: the reconcile answered as of its receipt.
+    /// Deletes id `id` for ever, or, with `reconciledAt` (a reconcile's deletion), until a newer
+    /// write received since the reconcile: the reconcile answered as of its receipt.
     private mutating func delete(
         _ id: SampleID, user: UInt32, provider: UInt32, reconciledAt: Int64? = nil, _ effect: inout Effect
     ) {
@@ -455,7 +461,9 @@ package struct Projections {
             removeLive(number, old, &effect)
             effect.deletedSamples += 1
         }
-        index.delete(number, reconciledAt: reconciledAt)
+        index.delete(
+            number,
+            reconciled: reconciledAt.map { .init(at: $0, deletedVersion: old.lastModified ?? old.receivedAt) })
     }
 
     private mutating func applyReconcile(
