@@ -349,10 +349,12 @@ package struct Projections {
         // A deleted id stays deleted, unless a reconcile deleted it and the write, received at
         // or after the reconcile (which deletes only writes received before it), is newer than
         // the version it deleted: an older one came back when the log was ingested again.
-        let written = samples.entries[entryNumber].lastModified?.millis ?? received
         guard
             old.state != .deleted
-                || old.reconciled.map({ received >= $0.at && written > $0.deletedVersion }) == true
+                || old.reconciled.map({ tombstone in
+                    received >= tombstone.at
+                        && (samples.entries[entryNumber].lastModified?.millis ?? received) > tombstone.deletedVersion
+                }) == true
         else {
             effect.knownSamples += 1
             return
