@@ -96,6 +96,13 @@ extension IdIndex {
             }
         }
 
+        /// A tombstone: for ever, or, `reconciled`, a reconcile's.
+        static func tombstone(_ reconciled: Reconciled?) -> Record {
+            var tombstone = Record(state: .deleted)
+            tombstone.reconciled = reconciled
+            return tombstone
+        }
+
         /// A workout's activity as written (`nil`: none, which counts as `other`).
         var activity: WorkoutActivity? {
             get { activityCode == 0 ? nil : WorkoutActivity(rawValue: activityCode - 1) }

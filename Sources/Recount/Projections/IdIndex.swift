@@ -301,9 +301,7 @@ package struct IdIndex: Sendable {
         switch record.state {
         case .empty: records.append(Record())
         case .deleted:
-            var tombstone = Record(state: .deleted)
-            tombstone.reconciled = record.reconciled
-            records.append(tombstone)
+            records.append(.tombstone(record.reconciled))
             tombstoneCount += 1
         case .live:
             records.append(record)
@@ -337,9 +335,7 @@ package struct IdIndex: Sendable {
                 if bySyncIdentifier[syncKey] == number { bySyncIdentifier[syncKey] = nil }
             }
         }
-        var tombstone = Record(state: .deleted)
-        tombstone.reconciled = reconciled
-        records[number] = tombstone
+        records[number] = .tombstone(reconciled)
         tombstoneCount += 1
         return old.state == .live ? old : nil
     }
