@@ -3,11 +3,18 @@ import RecountLog
 import TestSupport
 import Testing
 
+/// The `recount` binary the tests run, beside the test bundle.
+private let builtRecount = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    .appendingPathComponent("recount").path
+
 /// The `recount` binary end to end: import an Apple Health export, ingest it, dump and check
-/// the log, and the exit statuses of the contract.
-@Suite struct CommandLineTests {
-    static let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        .appendingPathComponent("recount").path
+/// the log, and the exit statuses of the contract. Every test runs the built binary.
+@Suite(
+    .enabled(
+        if: FileManager.default.isExecutableFile(atPath: builtRecount),
+        "build the recount product first (swift build)"))
+struct CommandLineTests {
+    static let binary = builtRecount
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("RecountImportTests/Fixtures")
 
@@ -56,9 +63,8 @@ import Testing
 
     @Test(
         .enabled(
-            if: FileManager.default.isExecutableFile(atPath: binary)
-                && FileManager.default.fileExists(atPath: garminZip),
-            "needs the recount product and ../shared/data/apple-health-export-fr-garmin"))
+            if: FileManager.default.fileExists(atPath: garminZip),
+            "needs ../shared/data/apple-health-export-fr-garmin"))
     func aCutZipPrintsEveryEnvelopeItsErrorCounts() throws {
         try withTemporaryDirectory { directory in
             let whole = try Data(contentsOf: URL(fileURLWithPath: Self.garminZip))
@@ -79,10 +85,7 @@ import Testing
     /// Results that cannot be written (standard output a full disk) are a failure with a
     /// sentence, exit 1: never a trap, never lost output with exit 0.
     @Test(
-        .enabled(
-            if: FileManager.default.isExecutableFile(atPath: binary)
-                && FileManager.default.fileExists(atPath: "/dev/full"),
-            "build the recount product first (swift build)"))
+        .enabled(if: FileManager.default.fileExists(atPath: "/dev/full"), "needs /dev/full"))
     func resultsThatCannotBeWrittenAreAFailure() throws {
         try withTemporaryDirectory { directory in
             let data = directory + "/data"
@@ -101,9 +104,7 @@ import Testing
         }
     }
 
-    @Test(
-        .enabled(
-            if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
+    @Test
     func importIngestDumpAndCheckAnAppleHealthExport() throws {
         try withTemporaryDirectory { directory in
             let export = Self.fixtures.appendingPathComponent("tdda-export6s3sample.xml").path
@@ -176,9 +177,7 @@ import Testing
         #expect(cda.errors.contains("-:2:") && cda.errors.contains("root element is <HealthData>"))
     }
 
-    @Test(
-        .enabled(
-            if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
+    @Test
     func importAFitbitTakeoutAndIngestIt() throws {
         let takeout = Self.fixtures.appendingPathComponent("fitbit-synthetic.zip").path
         let imported = try Self.recount(["import", "fitbit", takeout, "--user", "alice"])
@@ -207,9 +206,7 @@ import Testing
     /// `--time-zone` is one option for every importer, checked as ingest checks a zone: Apple
     /// Health re-zones its samples without `HKTimeZone` (or keeps them `as-written`), the Takeout
     /// importers take an IANA name only.
-    @Test(
-        .enabled(
-            if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
+    @Test
     func oneTimeZoneOptionForEveryImporter() throws {
         let export = Self.fixtures.appendingPathComponent("tdda-export6s3sample.xml").path
         let given = try Self.recount([
@@ -230,9 +227,7 @@ import Testing
         }
     }
 
-    @Test(
-        .enabled(
-            if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
+    @Test
     func theDemoIngestsItsExampleDayAndChecksTheLog() throws {
         try withTemporaryDirectory { directory in
             let demo = try Self.recount(["--data", directory, "demo"])
@@ -280,9 +275,7 @@ import Testing
     }
 
     /// With `--json` the demo's standard output is JSON lines only: its story as `demo` events.
-    @Test(
-        .enabled(
-            if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
+    @Test
     func theDemoInJSONPrintsJSONLinesOnly() throws {
         try withTemporaryDirectory { directory in
             let demo = try Self.recount(["--data", directory, "--json", "demo"])
@@ -298,9 +291,7 @@ import Testing
         }
     }
 
-    @Test(
-        .enabled(
-            if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
+    @Test
     func exitStatusesFollowTheContract() throws {
         try withTemporaryDirectory { directory in
             let good =
@@ -332,9 +323,7 @@ import Testing
 
     /// A write failure part-way (here the file-size limit, as a full disk would) exits 1 after
     /// printing what was appended before it and every rejection so far; the log holds exactly that.
-    @Test(
-        .enabled(
-            if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
+    @Test
     func aFailurePartWayReportsWhatWasAppended() throws {
         try withTemporaryDirectory { directory in
             // Envelopes of random ids (they hardly compress), more than fit in 4 MiB of log.
@@ -379,9 +368,7 @@ import Testing
 
     /// A slow producer's envelopes reach the log while it pauses, before it finishes: the
     /// batch is appended once the input is idle, not held until it fills or the input ends.
-    @Test(
-        .enabled(
-            if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
+    @Test
     func aPausingProducersEnvelopesAreReadableBeforeItFinishes() throws {
         for durability in ["every-batch", "group-commit", "none"] {
             try readableBeforeTheProducerFinishes(durability: durability)
@@ -421,9 +408,7 @@ import Testing
 
     /// Help and version go to standard output with exit 0; `--opt=value` works; an unknown or
     /// repeated option is a usage error that names it; `--` ends the options.
-    @Test(
-        .enabled(
-            if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
+    @Test
     func helpVersionAndOptionSpellings() throws {
         for arguments in [["--help"], ["-h"], ["help"], ["ingest", "--help"], ["log", "check", "-h"]] {
             let help = try Self.recount(arguments)
@@ -473,9 +458,7 @@ import Testing
 
     /// A usage mistake shows the usage of the command it was made in, not the whole help: its
     /// own lines, or every `log` command's for `log`, or the first two lines for no command.
-    @Test(
-        .enabled(
-            if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
+    @Test
     func aUsageMistakeShowsThatCommandsUsage() throws {
         for (arguments, shown, notShown) in [
             (
@@ -517,9 +500,7 @@ import Testing
     }
 
     /// `--durability` chooses when appended envelopes are fsynced; every mode appends them all.
-    @Test(
-        .enabled(
-            if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
+    @Test
     func durabilityCanBeChosen() throws {
         try withTemporaryDirectory { directory in
             for (index, durability) in ["every-batch", "group-commit", "none"].enumerated() {
@@ -533,9 +514,7 @@ import Testing
 
     /// `stats` counts what the projections hold: days an ingest left dirty are dirty days, not
     /// recomputed first (its `dirtyDays` read 0 whatever was left).
-    @Test(
-        .enabled(
-            if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
+    @Test
     func statsCountsTheDaysLeftDirty() throws {
         try withTemporaryDirectory { directory in
             let line =
@@ -552,9 +531,7 @@ import Testing
 
     /// `audit` lists a version's sample ids as a JSON array (joined by spaces, ids `x y` + `z`
     /// and `x` + `y z` read the same), and quotes an id with a space in its table.
-    @Test(
-        .enabled(
-            if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
+    @Test
     func auditListsSampleIdsUnambiguously() throws {
         try withTemporaryDirectory { directory in
             let sample = { (id: String, hour: Int) in
@@ -577,9 +554,7 @@ import Testing
     /// with no check-in since, is unknown, not a 0 (contract §3 rule 8; an attack run found
     /// `audit` calling it 0 while `rollups` said unknown), and a day with data not yet checked
     /// is partial.
-    @Test(
-        .enabled(
-            if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
+    @Test
     func auditReadsTheDayAsRollupsDoes() throws {
         try withTemporaryDirectory { directory in
             let upsert = { (id: String, day: String) in
@@ -625,9 +600,7 @@ import Testing
     /// `changes` gives the old reading's reason too: a user the log did not know at VERSION
     /// had never synced (only `oldState` was printed, so `never_synced` could not appear; an
     /// attack run).
-    @Test(
-        .enabled(
-            if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
+    @Test
     func changesGiveTheOldReason() throws {
         try withTemporaryDirectory { directory in
             let lines =
@@ -647,9 +620,7 @@ import Testing
     }
 
     /// Errors are sentences that name the file, never Foundation's `Error Domain=...` dumps.
-    @Test(
-        .enabled(
-            if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
+    @Test
     func errorsAreSentences() throws {
         try withTemporaryDirectory { directory in
             let file = directory + "/file"
@@ -681,9 +652,7 @@ import Testing
     }
 
     /// Reading a data directory that holds no log is an error, not an empty log, and creates nothing.
-    @Test(
-        .enabled(
-            if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
+    @Test
     func readCommandsOnAMissingLogSaySo() throws {
         try withTemporaryDirectory { directory in
             let data = directory + "/mistyped"
@@ -698,9 +667,7 @@ import Testing
 
     /// Tables keep non-ASCII text whole: a device named with an emoji (two UTF-16 units) is
     /// printed as written, and its column is padded by characters.
-    @Test(
-        .enabled(
-            if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
+    @Test
     func tablesPrintNonASCIINamesWhole() throws {
         try withTemporaryDirectory { directory in
             let envelope = #"""
@@ -719,9 +686,7 @@ import Testing
     /// `samples` gives each value with its unit, the metric's, and as written when that was
     /// another unit (170 lb showed as a bare 77.11); `cursor` for a channel that never synced
     /// answers that it has none (it exited 1, a runtime failure).
-    @Test(
-        .enabled(
-            if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
+    @Test
     func queriesAnswerWithUnitsAndWithNoCursor() throws {
         try withTemporaryDirectory { directory in
             let envelope =
@@ -757,9 +722,7 @@ import Testing
     }
 
     /// With `--json`, errors, rejections and recovery notices are JSON lines on standard error.
-    @Test(
-        .enabled(
-            if: FileManager.default.isExecutableFile(atPath: binary), "build the recount product first (swift build)"))
+    @Test
     func withJSONEveryMessageIsAJSONLine() throws {
         func events(_ errors: String) throws -> [[String: Any]] {
             try errors.split(separator: "\n").map {
