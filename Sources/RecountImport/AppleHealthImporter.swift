@@ -194,14 +194,8 @@ package struct AppleHealthImporter: Sendable {
                 }
                 let outcome = parser.parse()
                 if let failure = reader.emitFailure { throw failure }
-                // The samples read before damage to the input are valid: the envelope being built
-                // is printed with the others, and the repaired export upserts the same samples again.
-                func printedBefore() throws -> String {
-                    try reader.flush()
-                    let (samples, envelopes) = (reader.report.samplesWritten, reader.report.envelopesWritten)
-                    return " (printed before it: \(samples) sample\(samples == 1 ? "" : "s") in \(envelopes)"
-                        + " envelope\(envelopes == 1 ? "" : "s"))"
-                }
+                // The samples read before damage to the input are printed, and the error counts them.
+                func printedBefore() throws -> String { try reader.flushBeforeStopping() }
                 if let failure = zip?.failure {
                     throw ImportError(
                         code: .unreadableFile, path: path,

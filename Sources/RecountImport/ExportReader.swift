@@ -153,4 +153,7 @@ final class ExportReader: XMLStreamHandler {
     func flush() throws {
         try session.flush()
     }
+
+    /// Writes the last envelope and says how many samples were printed (`ImportSession`).
+    func flushBeforeStopping() throws -> String { try session.flushBeforeStopping() }
 }

@@ -72,14 +72,16 @@ package struct FitbitImporter: Sendable {
             try export.forEach(where: { FitbitFile(path: $0) == .height }) { file in
                 try records.readHeights(file, in: export)
             }
-            try export.forEach { file in
-                let kind = FitbitFile(path: file.path)
-                if kind.isImported {
-                    session.tally.recordsSeen += try records.read(kind, file: file, in: export)
-                } else if kind != .profile {
-                    let count = Self.recordCount(file, in: export)
-                    session.tally.recordsSeen += count
-                    session.skip(kind.reportType, count: count)
+            try session.stoppingAtDamage {
+                try export.forEach { file in
+                    let kind = FitbitFile(path: file.path)
+                    if kind.isImported {
+                        session.tally.recordsSeen += try records.read(kind, file: file, in: export)
+                    } else if kind != .profile {
+                        let count = Self.recordCount(file, in: export)
+                        session.tally.recordsSeen += count
+                        session.skip(kind.reportType, count: count)
+                    }
                 }
             }
             try session.flush()

@@ -125,16 +125,18 @@ package struct GoogleFitImporter: Sendable {
         return try withoutActuallyEscaping(emit) { emit in
             let session = ImportSession(
                 writer: EnvelopeWriter(user: user, provider: "google_fit", batchSize: batchSize, emit: emit))
-            try export.forEach(where: Self.isStream) { file in
-                let source = sources[file.path] ?? ""
-                let count = try readPoints(
-                    file, in: export, source: source, stream: chosen[source], zone: zone, into: session)
-                session.tally.recordsSeen += count
-                if chosen[source] == nil { session.skip(source, count: count) }
-            }
-            try export.forEach(where: isSessionFile) { file in
-                session.tally.recordsSeen += 1
-                try readSession(file, in: export, zone: zone, into: session)
+            try session.stoppingAtDamage {
+                try export.forEach(where: Self.isStream) { file in
+                    let source = sources[file.path] ?? ""
+                    let count = try readPoints(
+                        file, in: export, source: source, stream: chosen[source], zone: zone, into: session)
+                    session.tally.recordsSeen += count
+                    if chosen[source] == nil { session.skip(source, count: count) }
+                }
+                try export.forEach(where: isSessionFile) { file in
+                    session.tally.recordsSeen += 1
+                    try readSession(file, in: export, zone: zone, into: session)
+                }
             }
             try session.flush()
             session.tally.notes.append(

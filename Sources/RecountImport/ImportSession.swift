@@ -49,6 +49,28 @@ final class ImportSession {
         try writer.flush()
     }
 
+    /// Writes the envelope still held and says how many samples were printed: what an import
+    /// that damage to its input stops adds to its error. The samples read before the damage are
+    /// valid, and the repaired export upserts them again.
+    /// - Throws: whatever the writer throws.
+    func flushBeforeStopping() throws -> String {
+        try flush()
+        let (samples, envelopes) = (writer.samplesWritten, writer.envelopesWritten)
+        return " (printed before it: \(samples) sample\(samples == 1 ? "" : "s") in \(envelopes)"
+            + " envelope\(envelopes == 1 ? "" : "s"))"
+    }
+
+    /// Runs `body`; when an `ImportError` of the input stops it, writes what is still held first
+    /// and adds the count to the error (`flushBeforeStopping`).
+    func stoppingAtDamage<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch var error as ImportError where error.code != .envelopeRejected {
+            error.message += try flushBeforeStopping()
+            throw error
+        }
+    }
+
     /// The report of what was done so far.
     /// - Parameters:
     ///   - unknownTimeZones: zone names that could not be resolved.

@@ -146,14 +146,35 @@ final class ZipEntryStream: InputStream {
         }
         var entry: OpaquePointer?
         while true {
-            let status = archive_read_next_header(archive, &entry)
+            let status = nextHeader(archive, &entry)
             if status == ARCHIVE_EOF { return }
             guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let entry else {
                 throw Failure(entryMissing: false, message: message(archive))
             }
-            let entryPath = archive_entry_pathname(entry).map { String(cString: $0) } ?? ""
-            if accepts(entryPath) { try visit(entryPath, archive) }
+            let name = entryPath(entry)
+            if accepts(name) { try visit(name, archive) }
         }
+    }
+
+    /// The locale libarchive converts entry names into while it reads a header: names the zip
+    /// marks as UTF-8 (as Python, Java, 7-Zip, Windows and Google Takeout write non-ASCII names)
+    /// are converted to the locale's character set, and in the C locale a process runs in until it
+    /// calls `setlocale` that failed: `Toutes les données/…` read as a nameless entry and a French
+    /// Takeout was "not an export" (an attack run). Made once, never freed, only read.
+    private nonisolated(unsafe) static let utf8Locale = newlocale(LC_CTYPE_MASK, "C.UTF-8", nil)
+
+    /// `archive_read_next_header` with this thread in the UTF-8 locale, so that entry names read
+    /// as UTF-8 (an archive keeps the character set it first converted names to).
+    private static func nextHeader(_ archive: OpaquePointer, _ entry: inout OpaquePointer?) -> Int32 {
+        guard let utf8Locale else { return archive_read_next_header(archive, &entry) }
+        let previous = uselocale(utf8Locale)
+        defer { uselocale(previous) }
+        return archive_read_next_header(archive, &entry)
+    }
+
+    /// An entry's path as the header named it.
+    private static func entryPath(_ entry: OpaquePointer) -> String {
+        archive_entry_pathname(entry).map { String(cString: $0) } ?? ""
     }
 
     /// A new archive handle reading zip only.
@@ -183,14 +204,14 @@ final class ZipEntryStream: InputStream {
         var seen: [String] = []
         var entry: OpaquePointer?
         while true {
-            let status = archive_read_next_header(archive, &entry)
+            let status = nextHeader(archive, &entry)
             if status == ARCHIVE_EOF { break }
             guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let entry else {
                 let message = message(archive)
                 archive_read_free(archive)
                 throw Failure(entryMissing: false, message: message)
             }
-            let path = archive_entry_pathname(entry).map { String(cString: $0) } ?? ""
+            let path = entryPath(entry)
             if accepts(path) { return path }
             seen.append(path)
         }

@@ -249,12 +249,22 @@ import Testing
         #expect(xml.description.contains("expected a folder or a zip"))
     }
 
-    @Test func malformedJSONNamesTheFile() throws {
+    /// The files before the damaged one are printed whole, the envelope still held too, and the
+    /// error counts them (the held envelope was dropped and nothing counted; an attack run).
+    @Test func malformedJSONNamesTheFileAfterPrintingWhatCameBefore() throws {
         try withTemporaryDirectory { directory in
+            let distance = (0..<3).map { "{\"dateTime\": \"01/01/24 00:0\($0):00\", \"value\": \"100\"}" }
+            try Data("[\(distance.joined(separator: ","))]".utf8).write(
+                to: URL(fileURLWithPath: directory + "/distance-2024-01-01.json"))
             try Data("[{\"dateTime\": ".utf8).write(to: URL(fileURLWithPath: directory + "/steps-2024-01-01.json"))
-            let error = try #require(throws: ImportError.self) { try ImportRun.fitbit(directory, timeZone: "UTC") }
+            var lines: [String] = []
+            let error = try #require(throws: ImportError.self) {
+                try FitbitImporter(user: "u", timeZone: "UTC", batchSize: 2).run(path: directory) { lines.append($0) }
+            }
             #expect(error.code == .malformedJSON)
             #expect(error.description.contains("steps-2024-01-01.json"))
+            #expect(try ImportRun.decode(lines).map(\.samples.count) == [2, 1])
+            #expect(error.message.hasSuffix("(printed before it: 3 samples in 2 envelopes)"))
         }
     }
 

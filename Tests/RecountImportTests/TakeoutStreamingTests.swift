@@ -65,6 +65,34 @@ import Testing
         }
     }
 
+    /// Python marks a non-ASCII entry name as UTF-8, as Takeout, Java, 7-Zip and Windows do: a
+    /// French Takeout's `Données globales` was read as a nameless entry, and the zip was "not an
+    /// export" (an attack run).
+    @Test func zipEntryNamesMarkedUTF8AreRead() throws {
+        try withTemporaryDirectory { directory in
+            let folder = URL(fileURLWithPath: directory + "/export")
+            let global = folder.path + "/Fitbit/Données globales"
+            try FileManager.default.createDirectory(atPath: global, withIntermediateDirectories: true)
+            let steps = (0..<3).map { "{\"dateTime\": \"10/10/23 00:0\($0):00\", \"value\": \"24\"}" }
+            try Data("[\(steps.joined(separator: ","))]".utf8).write(
+                to: URL(fileURLWithPath: global + "/steps-2023-10-09.json"))
+            let apple = folder.path + "/apple_health_export"
+            try FileManager.default.createDirectory(atPath: apple, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(
+                at: ZipImportTests.xml, to: URL(fileURLWithPath: apple + "/書き出したデータ.xml"))
+            let zip = URL(fileURLWithPath: directory + "/takeout.zip")
+            try Self.zipReversed(folder, to: zip)
+            #expect(
+                try ZipEntryStream.entryPaths(path: zip.path) { _ in true } == [
+                    "Takeout/apple_health_export/書き出したデータ.xml", "Takeout/Fitbit/Données globales/steps-2023-10-09.json",
+                ])
+            let fitbit = try ImportRun.fitbit(zip.path, timeZone: "UTC")
+            #expect(fitbit.report.samplesWritten == 3)
+            #expect(fitbit.lines == (try ImportRun.fitbit(folder.path, timeZone: "UTC")).lines)
+            #expect(try ImportRun.file(zip).lines == (try ImportRun.file(ZipImportTests.xml)).lines)
+        }
+    }
+
     @Test func dataSourceAfterTheDataPointsIsStillRead() throws {
         try withTemporaryDirectory { directory in
             let allData = directory + "/Takeout/Fit/All Data"
@@ -88,6 +116,7 @@ import Testing
             let error = try #require(throws: ImportError.self) { try ImportRun.googleFit(directory, timeZone: "UTC") }
             #expect(error.code == .malformedJSON)
             #expect(error.description.contains("a.json"))
+            #expect(error.message.hasSuffix("(printed before it: 1 sample in 1 envelope)"))
         }
     }
 }
