@@ -125,11 +125,13 @@ package struct GoogleFitImporter: Sendable {
         return try withoutActuallyEscaping(emit) { emit in
             let session = ImportSession(
                 writer: EnvelopeWriter(user: user, provider: "google_fit", batchSize: batchSize, emit: emit))
+            var pointDays: ClosedRange<CivilDay>?
             try session.stoppingAtDamage {
                 try export.forEach(where: Self.isStream) { file in
                     let source = sources[file.path] ?? ""
                     let count = try readPoints(
-                        file, in: export, source: source, stream: chosen[source], zone: zone, into: session)
+                        file, in: export, source: source, stream: chosen[source], zone: zone, into: session,
+                        days: &pointDays)
                     session.tally.recordsSeen += count
                     if chosen[source] == nil { session.skip(source, count: count) }
                 }
@@ -142,7 +144,8 @@ package struct GoogleFitImporter: Sendable {
             session.tally.notes.append(
                 zone.identifier.map { "offsets from \($0)" }
                     ?? "offsets fixed at \(RFC3339.format(millis: 0, offsetSeconds: zone.offset(atMillis: 0)).suffix(6)) "
-                    + "(from the session file names)")
+                    + "(from the session file names)"
+                    + Self.seasonWarning(sessionDays: Self.days(ofSessions: sessions), pointDays: pointDays))
             for (source, stream) in chosen.sorted(by: { $0.key < $1.key }) {
                 session.tally.notes.append("\(stream.metric) from \(source)")
             }
@@ -186,11 +189,12 @@ package struct GoogleFitImporter: Sendable {
     }
 
     /// Reads the `Data Points` of a stream file one at a time, importing them when the stream is
-    /// the chosen one of its data type (`stream`), else only counting them.
+    /// the chosen one of its data type (`stream`), else only counting them; `days` widens to the
+    /// local day of each point imported.
     /// - Returns: the number of points.
     private func readPoints(
         _ file: ExportFiles.File, in export: ExportFiles, source: String, stream: GoogleFitStream?,
-        zone: LocalTimeZone, into session: ImportSession
+        zone: LocalTimeZone, into session: ImportSession, days: inout ClosedRange<CivilDay>?
     ) throws -> Int {
         try TakeoutJSON.read(file, in: export) { parser in
             var count: Int?
@@ -211,6 +215,8 @@ package struct GoogleFitImporter: Sendable {
                         return
                     }
                     try session.add(sample, type: stream.dataType, file: file.path, line: index + 1)
+                    let day = CivilDay.of(localMillis: sample.start.millis + Int64(sample.start.offsetSeconds) * 1000)
+                    days = days.map { min($0.lowerBound, day)...max($0.upperBound, day) } ?? day...day
                 }
             }
             try parser.finish()
@@ -328,6 +334,27 @@ package struct GoogleFitImporter: Sendable {
                     : "the session file names carry \(offsets.count) offsets (daylight saving?): pass --time-zone ZONE")
         }
         return zone
+    }
+
+    /// The first and last day the session file names start on (`2025-01-29T…`).
+    static func days(ofSessions sessions: [String]) -> ClosedRange<CivilDay>? {
+        let days = sessions.compactMap { CivilDay(parsing: String(ExportFiles.File.name(of: $0).prefix(10))) }
+        guard let first = days.min(), let last = days.max() else { return nil }
+        return first...last
+    }
+
+    /// What the note of a fixed offset adds when the stream points run more than a month past
+    /// the days of the sessions whose names gave it: in a zone with daylight saving time the
+    /// other season's points are shown an hour off, some on another day, and nothing in the
+    /// data tells (an attack run).
+    static func seasonWarning(sessionDays: ClosedRange<CivilDay>?, pointDays: ClosedRange<CivilDay>?) -> String {
+        guard let sessionDays, let pointDays,
+            pointDays.lowerBound < sessionDays.lowerBound.advanced(by: -31)
+                || pointDays.upperBound > sessionDays.upperBound.advanced(by: 31)
+        else { return "" }
+        return "; the sessions run from \(sessionDays.lowerBound) to \(sessionDays.upperBound), the points from "
+            + "\(pointDays.lowerBound) to \(pointDays.upperBound): in a zone with daylight saving time some points "
+            + "are an hour off, pass --time-zone ZONE"
     }
 
     /// The offset in a session file name such as `2025-01-29T20_23_54.103+05_30_WALKING.json`.
