@@ -91,11 +91,10 @@ struct SegmentScanner {
                     try isZero(from: offset, to: fileLength) ? .preallocated : .torn(reason)
                 return Tail(offset: offset, position: expected, end: end)
             case .unreadable(let reason):
-                // No length to trust: the frame may run to the end of the file.
                 let end: TailEnd =
                     try isZero(from: offset, to: fileLength)
                     ? .preallocated
-                    : try hasZeroSector(from: offset, to: fileLength) ? .torn(reason) : .corrupt(reason)
+                    : try isTornHeader(at: offset, fileLength: fileLength) ? .torn(reason) : .corrupt(reason)
                 return Tail(offset: offset, position: expected, end: end)
             case .mismatch(let reason):
                 let header = try window.bytes(at: offset, count: FrameHeader.size, path: segment.path)
@@ -142,6 +141,20 @@ struct SegmentScanner {
             return .mismatch("frame checksum does not match")
         }
         return .valid(header, payload)
+    }
+
+    /// Whether a header that fails its check at `offset` (so no length to trust) was torn by a
+    /// crash: the file is zeros from inside the header to its end (the write stopped there), or
+    /// the header's part of some sector is all zeros (that sector never reached the disk, later
+    /// ones may have). A zero sector further on says nothing about the header: a flipped bit in
+    /// it, with the writer's preallocated zeros after the frames, was cut as torn, and whole
+    /// valid frames behind it with it (an attack run).
+    private func isTornHeader(at offset: Int64, fileLength: Int64) throws -> Bool {
+        let headerEnd = min(fileLength, offset + Int64(FrameHeader.size))
+        let header = try window.bytes(at: offset, count: Int(headerEnd - offset), path: segment.path)
+        let written = Int64(header.lastIndex { $0 != 0 }.map { $0 + 1 } ?? 0)
+        return try (written < header.count && isZero(from: offset + written, to: fileLength))
+            || hasZeroSector(from: offset, to: headerEnd)
     }
 
     /// Whether bytes `from..<to` are all zero.

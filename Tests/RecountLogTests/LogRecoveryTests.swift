@@ -135,14 +135,20 @@ import Testing
                 #expect(saved == Array(bytes[start...]), "\(name): the copy is exact")
                 try log.close()
             }
-            var flipped = crash.bytes
-            flipped[start + 5000] ^= 0x04
-            let segment = try state(crash, flipped, in: directory + "/copy")
-            #expect { try Log(directory: parentDirectory(segment), configuration: Self.configuration) } throws: {
-                let error = $0 as? LogError
-                return error?.code == .corruptFrame && error?.path == segment && error?.offset == Int64(start)
+            // A flipped bit in the payload, and one in the header with the writer's preallocated
+            // zeros after the frame (cut as torn, for the zeros, until an attack run).
+            var flippedPayload = crash.bytes
+            flippedPayload[start + 5000] ^= 0x04
+            var flippedHeader = Array(crash.bytes[..<end]) + [UInt8](repeating: 0, count: 8192)
+            flippedHeader[start + 10] ^= 0x01
+            for flipped in [flippedPayload, flippedHeader] {
+                let segment = try state(crash, flipped, in: directory + "/copy")
+                #expect { try Log(directory: parentDirectory(segment), configuration: Self.configuration) } throws: {
+                    let error = $0 as? LogError
+                    return error?.code == .corruptFrame && error?.path == segment && error?.offset == Int64(start)
+                }
+                #expect(try Array(Data(contentsOf: URL(fileURLWithPath: segment))) == flipped, "nothing was cut")
             }
-            #expect(try Array(Data(contentsOf: URL(fileURLWithPath: segment))) == flipped, "nothing was cut")
         }
     }
 
