@@ -68,7 +68,9 @@ extension IdIndex {
                     guard key.user < users, key.provider < providers, key.kind < texts + 2,
                         let record = Record(reading: &block), record.zone <= interned,
                         record.syncIdentifier <= interned, record.unitSymbol <= interned,
-                        record.source.rawValue < sources
+                        // Only a live sample names a source (a tombstone's is 0, and a
+                        // checkpoint of tombstones alone interned none).
+                        record.state != .live || record.source.rawValue < sources
                     else { throw CheckpointReader.Malformed() }
                     table.appendUnplaced(key)
                     appendLoaded(record)
