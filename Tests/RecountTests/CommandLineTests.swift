@@ -447,7 +447,11 @@ struct CommandLineTests {
                 (["--data", data, "log", "stats", "-x"], "unknown option -x"),
                 (
                     ["--data", data, "rollups", "--user", "u1", "--metric", "steps", "--from", "0000-12-31"],
-                    "0000-12-31 is not a YYYY-MM-DD date in the years 0001–9999"
+                    "from 0000-12-31 is not a YYYY-MM-DD date in the years 0001–9999"
+                ),
+                (
+                    ["--data", data, "cursor", "--user", "u1", "--provider", "b a d", "--metric", "steps"],
+                    "\"b a d\" is not a provider name"
                 ),
             ] {
                 let run = try Self.recount(arguments)

@@ -802,5 +802,11 @@ import Testing
                 "fitbit/- 1/2", "fitbit/weekly 1/2",
             ])
         #expect(projections.stats().users == 4, "the `*` of the config defaults is not a user")
+        // "Older than" its interval, to the millisecond: u1 checked in at 11:30 every hour.
+        func staleUsers(at instant: String) -> [String] {
+            projections.staleReport(asOf: RFC3339.parse(instant)!.millis).rows.map(\.user)
+        }
+        #expect(staleUsers(at: "2026-07-20T12:30:00.000Z") == ["u2", "u4"])
+        #expect(staleUsers(at: "2026-07-20T12:30:00.001Z") == ["u1", "u2", "u4"])
     }
 }

@@ -126,6 +126,8 @@ public struct QueryError: Error, CustomStringConvertible, Sendable {
         public static let invalidUser = Code("invalidUser")
         /// The engine was opened for another user's queries only.
         public static let otherUser = Code("otherUser")
+        /// The provider name is not one an envelope can carry.
+        public static let invalidProvider = Code("invalidProvider")
     }
 
     public var code: Code

@@ -325,8 +325,8 @@ public final class RecountEngine: Sendable {
     ) throws -> [RollupRow] {
         try checkAsked(user)
         let metric = try Self.metric(metric)
-        let first = try from.map { text throws(QueryError) in try Self.day(text) }
-        let last = try to.map { text throws(QueryError) in try Self.day(text) }
+        let first = try from.map { text throws(QueryError) in try Self.day(text, "from") }
+        let last = try to.map { text throws(QueryError) in try Self.day(text, "to") }
         guard let asOf else {
             return try reading(user: user, recomputed: true) { projections in
                 try projections.rollupRows(user: user, metric: metric, from: first, to: last)
@@ -359,7 +359,7 @@ public final class RecountEngine: Sendable {
     public func samples(user: String, metric: String, day: String) throws -> [SampleRow] {
         try checkAsked(user)
         let metric = try Self.metric(metric)
-        let day = try Self.day(day)
+        let day = try Self.day(day, "day")
         return try reading(user: user, recomputed: false) { $0.sampleRows(user: user, metric: metric, day: day) }
     }
 
@@ -369,7 +369,7 @@ public final class RecountEngine: Sendable {
     public func audit(user: String, metric: String, day: String, history: Bool = true) throws -> CellAudit? {
         try checkAsked(user)
         let metric = try Self.metric(metric)
-        let day = try Self.day(day)
+        let day = try Self.day(day, "day")
         let found = try reading(user: user, recomputed: true) { $0.audit(user: user, metric: metric, day: day) }
         guard var audit = found else { return nil }
         if history { audit.history = try CellHistory.versions(logReader(), user: user, metric: metric, day: day) }
@@ -380,6 +380,8 @@ public final class RecountEngine: Sendable {
     /// so a reinstalled client can resume instead of replaying; `nil` when there is none.
     public func cursor(user: String, provider: String, metric: String) throws -> CursorRow? {
         try checkAsked(user)
+        // A name no envelope can carry was answered "never synced", as if it could have synced.
+        if let problem = Envelope.providerNameProblem(provider) { throw QueryError(.invalidProvider, problem) }
         let metric = try Self.metric(metric)
         return try reading(user: user, recomputed: false) {
             $0.cursorRow(user: user, provider: provider, metric: metric)
@@ -495,9 +497,10 @@ public final class RecountEngine: Sendable {
         return metric
     }
 
-    static func day(_ text: String) throws(QueryError) -> CivilDay {
+    /// The day a query names, `name` (`from`, `to`, `day`) saying which when it is not one.
+    static func day(_ text: String, _ name: String) throws(QueryError) -> CivilDay {
         guard let day = CivilDay(parsing: text), day.components.year >= 1 else {
-            throw QueryError(.invalidDate, "\(text) is not a YYYY-MM-DD date in the years 0001–9999")
+            throw QueryError(.invalidDate, "\(name) \(text) is not a YYYY-MM-DD date in the years 0001–9999")
         }
         return day
     }

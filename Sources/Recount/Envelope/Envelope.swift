@@ -35,6 +35,12 @@ package struct Envelope: Equatable, Sendable {
         isValidUser(user) ? nil : "\(user.debugDescription) is not a user name (1–128 of A–Z a–z 0–9 . _ : @ -)"
     }
 
+    /// Why `provider` is not a provider name an envelope can carry, or `nil` when it is one.
+    package static func providerNameProblem(_ provider: String) -> String? {
+        (try? StringRule.provider.check(.string(provider), path: "provider")) != nil
+            ? nil : "\(provider.debugDescription) is not a provider name (1–64 of A–Z a–z 0–9 . _ -)"
+    }
+
     /// Whether `user` is a user name the contract accepts (1–128 of `[A-Za-z0-9._:@-]`; the
     /// config default `*` is not a user).
     package static func isValidUser(_ user: String) -> Bool {

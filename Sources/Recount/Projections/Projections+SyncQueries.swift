@@ -35,8 +35,10 @@ extension Projections {
             guard state.isOpened(asOf: asOf) else { continue }
             let checkin = state.lastCheckin(atOrBefore: asOf)
             users[group, default: []].insert(user)
+            // Stale when the check-in is older than the interval, to the millisecond: the silence
+            // shown is whole seconds (86,400.999 s of silence against 86,400 was not stale).
+            guard checkin.map({ asOf - $0 > setting.seconds * 1000 }) ?? true else { continue }
             let silence = checkin.map { (asOf - $0) / 1000 }
-            guard silence.map({ $0 > setting.seconds }) ?? true else { continue }
             stale[group, default: []].insert(user)
             rows.append(
                 StaleReport.Row(
