@@ -190,6 +190,57 @@ import Testing
 
     /// The first figure of a reading, `none` for an unknown day.
     /// Every figure of a reading, or `nil` for an unknown day.
+    /// A day the feed gave as known that stops being known moves its version, so the feed gives
+    /// it again: a provider the user did not have (a `samples.upsert` is no check-in), and a
+    /// recovery window an expiry logged late opens over it. (Neither moved a version; a follower
+    /// kept showing the day as known. An attack run.)
+    @Test func aKnownDayThatStopsBeingKnownComesBackInTheFeed() throws {
+        func stepsOn(_ day: String, _ id: String) -> String {
+            #"{"id":"\#(id)","type":"steps","start":"\#(day)T10:00:00+02:00","end":"\#(day)T11:00:00+02:00","value":500,"unit":"count","origin":"com.apple.health.phone"}"#
+        }
+        func page(received: String, expired: Bool, upsertion: String?) -> String {
+            let changes =
+                upsertion.map { #"{"upsertion":\#($0.replacingOccurrences(of: "\"steps\"", with: "\"Steps\""))}"# }
+                ?? ""
+            return
+                #"{"kind":"healthconnect.changes","user":"hc","receivedAt":"\#(received)","recordTypes":["Steps"],"token":"t","nextChangesToken":"t2","hasMore":false,"changesTokenExpired":\#(expired),"changes":[\#(changes)]}"#
+        }
+        func feed(_ engine: RecountEngine, since version: UInt64) throws -> [String] {
+            try engine.changes(since: version).map {
+                "\($0.user) \($0.date) v\($0.version) \($0.old.state) → \($0.new.state)"
+            }
+        }
+        try withTemporaryDirectory { directory in
+            let engine = try RecountEngine(directory: directory)
+            try Self.ingest(
+                engine,
+                [Self.delivery("steps", added: [stepsOn("2026-07-10", "s-1")], received: "2026-07-12T12:00:00Z")])
+            #expect(try feed(engine, since: 0) == ["alice 2026-07-10 v1 unknown → known"])
+            try Self.ingest(
+                engine,
+                [
+                    #"{"kind":"samples.upsert","user":"alice","receivedAt":"2026-07-13T12:00:00Z","provider":"fitbit","samples":[{"id":"f-1","type":"steps","start":"2026-07-12T10:00:00+02:00","end":"2026-07-12T10:10:00+02:00","value":5,"unit":"count","origin":"com.fitbit"}]}"#
+                ])
+            #expect(
+                try feed(engine, since: 1) == [
+                    "alice 2026-07-10 v2 known → partial", "alice 2026-07-12 v2 unknown → partial",
+                ])
+
+            // Health Connect read on 15 and 18 July; an expiry received on the 16th, logged after.
+            try Self.ingest(
+                engine,
+                [
+                    page(received: "2026-07-15T08:00:00Z", expired: false, upsertion: stepsOn("2026-07-14", "h-1")),
+                    page(received: "2026-07-18T08:00:00Z", expired: false, upsertion: stepsOn("2026-07-15", "h-2")),
+                ])
+            #expect(
+                try feed(engine, since: 2) == ["hc 2026-07-14 v3 unknown → known", "hc 2026-07-15 v4 unknown → known"])
+            try Self.ingest(engine, [page(received: "2026-07-16T10:00:00Z", expired: true, upsertion: nil)])
+            #expect(try feed(engine, since: 4) == ["hc 2026-07-15 v5 known → partial"])
+            try engine.close()
+        }
+    }
+
     static func figures(_ reading: RollupRow.Reading) -> String? {
         switch reading {
         case .known(let values), .partial(let values, _): "\(values.map { "\($0.name) \($0.value)" })"

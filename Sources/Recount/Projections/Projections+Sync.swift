@@ -34,13 +34,54 @@ extension Projections {
         let received: Int64
     }
 
-    /// Changes the state of one channel of the envelope's user (contract §3 rules 9–10).
+    /// Changes the state of one channel of the envelope's user (contract §3 rules 9–10), and
+    /// dirties the user's days of the metric with samples that the change may take from known
+    /// back to partial or unknown (rule 8), so that their versions move and `changes` lists them:
+    /// a known day changes no input of its own when it stops being known, and the feed never
+    /// told a follower (an attack run).
     mutating func updateSync(
         _ provider: String, _ metric: Metric, _ fold: SyncFold, _ change: (inout SyncState) -> Void
     ) {
-        change(
-            &syncStates[
-                SyncKey(user: fold.user, provider: providers.intern(provider), metric: metric), default: SyncState()])
+        let key = SyncKey(user: fold.user, provider: providers.intern(provider), metric: metric)
+        var (before, after) = (KnownInputs(), KnownInputs())
+        var lastCheckin: Int64?
+        // In place (a copy of the state before and after retained each of its arrays).
+        func track(_ state: inout SyncState) {
+            before = KnownInputs(state)
+            change(&state)
+            after = KnownInputs(state)
+            lastCheckin = state.lastCheckinAt
+        }
+        track(&syncStates[key, default: SyncState()])
+        let newHoles = after.holes.filter { !before.holes.contains($0) }
+        let isNew = after.isHad && !before.isHad
+        guard isNew || !newHoles.isEmpty else { return }
+        // Where the user's days end (`dayReader`): read now, as the event is rare.
+        let offset = Int64(latestOffset(user: key.user)) * 1000
+        daysDirtiedBySync += dirtyCells(ofUser: key.user, metric: metric) { day in
+            let dayStart = Int64(day.daysSinceEpoch) * 86_400_000 - offset
+            let dayEnd = dayStart + 86_400_000
+            // A provider the user did not have: rule 8 now wants its check-in too, so the days
+            // ending after its last one (every day, without one) are no longer known. A recovery
+            // window or lost stretch that was not there: the days it meets are not known (as
+            // `reason` reads them).
+            return (isNew && (lastCheckin.map { $0 < dayEnd } ?? true))
+                || newHoles.contains { $0.lowerBound < dayEnd && $0.upperBound > dayStart }
+        }
+    }
+
+    /// What of a channel can take a known day back to partial or unknown (rule 8).
+    private struct KnownInputs {
+        var isHad = false
+        /// Its recovery windows and lost stretches (none for most channels).
+        var holes: [Range<Int64>] = []
+
+        init() {}
+
+        init(_ state: SyncState) {
+            isHad = state.isHad(asOf: nil)
+            if !state.missed.isEmpty || !state.lostRecovered.isEmpty { holes = state.recoveryWindows + state.lost }
+        }
     }
 
     /// Notes the last sample of each metric an envelope's samples are of, but the backend's own

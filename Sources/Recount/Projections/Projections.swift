@@ -59,6 +59,9 @@ package struct Projections {
     /// The room of the last envelope's `SampleUpserts.interned`, lent to the next one (no part
     /// of the state): allocating it for each envelope cost about 500 instructions.
     private var internedRoom: [UInt32] = []
+    /// The days the envelope being folded dirtied through its sync facts (`updateSync`), added
+    /// to its effect (no part of the state).
+    var daysDirtiedBySync = 0
     package internal(set) var index = IdIndex()
     package internal(set) var dirty = DirtyDays()
     /// The live samples of each cell.
@@ -158,6 +161,7 @@ package struct Projections {
         // part of the checkpoint.
         let user = users.intern(envelope.user)
         let sync = SyncFold(user: user, received: received)
+        daysDirtiedBySync = 0
         // One switch binds each payload once (a second switch copied it, retaining every field);
         // each case folds its samples, then what it tells of its sync channels.
         switch envelope.body {
@@ -218,6 +222,7 @@ package struct Projections {
         case .configProvider(let provider, let seconds, let cohort):
             foldProviderSetting(user: envelope.user, provider: provider, seconds: seconds, cohort: cohort, sync)
         }
+        effect.daysDirtied += daysDirtiedBySync
         return effect
     }
 
@@ -609,29 +614,41 @@ package struct Projections {
     /// Marks every cell of `metric` dirty for `user` (`*`: every user without a list of their
     /// own), after the priority that ranks them changed.
     private mutating func dirtyAllCells(user: String, metric: Metric) -> Int {
+        guard user == "*" else { return dirtyCells(ofUser: users.intern(user), metric: metric) { _ in true } }
         var marks: [DirtyDays.Key] = []
-        if user == "*" {
-            cells.forEach { cell, members in
-                guard cell.metric == metric, priorities[PriorityKey(user: users[cell.user], metric: metric)] == nil
-                else { return }
-                for member in members {
-                    let provider = index.owner(Int(member)).provider
-                    marks.append(DirtyDays.Key(user: cell.user, provider: provider, metric: metric, day: cell.day))
-                }
+        cells.forEach { cell, members in
+            guard cell.metric == metric, priorities[PriorityKey(user: users[cell.user], metric: metric)] == nil
+            else { return }
+            for member in members {
+                let provider = index.owner(Int(member)).provider
+                marks.append(DirtyDays.Key(user: cell.user, provider: provider, metric: metric, day: cell.day))
             }
-        } else {
-            // One user's cells are the days of the user's live samples (`insertLive`): found
-            // from the user's ids, without walking every user's cells.
-            let userID = users.intern(user)
-            index.forEachNumber(ofUser: userID, in: .live) { number in
-                let record = index.record(number)
-                guard record.metric == metric else { return }
-                let provider = index.owner(number).provider
-                Self.forEachDay(of: record, zone: index.zone(of: record), zones: zones) { day in
-                    marks.append(DirtyDays.Key(user: userID, provider: provider, metric: metric, day: day))
+        }
+        return mark(marks)
+    }
+
+    /// Marks dirty the days `isDirtied` picks among those of `user`'s live samples of `metric`:
+    /// one user's cells are those days (`insertLive`), found from the user's ids without walking
+    /// every user's cells, and from the fold alone (rollups exist only once recomputed, so days
+    /// picked by them would depend on when recomputes ran).
+    /// - Returns: how many were clean.
+    mutating func dirtyCells(ofUser user: UInt32, metric: Metric, where isDirtied: (CivilDay) -> Bool) -> Int {
+        var marks: [DirtyDays.Key] = []
+        index.forEachNumber(ofUser: user, in: .live) { number in
+            let record = index.record(number)
+            guard record.metric == metric else { return }
+            let provider = index.owner(number).provider
+            Self.forEachDay(of: record, zone: index.zone(of: record), zones: zones) { day in
+                if isDirtied(day) {
+                    marks.append(DirtyDays.Key(user: user, provider: provider, metric: metric, day: day))
                 }
             }
         }
+        return mark(marks)
+    }
+
+    /// Marks each of `marks` dirty as of the envelope being folded; returns how many were clean.
+    private mutating func mark(_ marks: [DirtyDays.Key]) -> Int {
         var dirtied = 0
         for mark in marks where dirty.mark(mark, at: position) { dirtied += 1 }
         return dirtied
