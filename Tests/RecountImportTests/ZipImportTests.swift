@@ -83,6 +83,20 @@ import Testing
         #expect(piped.code == .notAnExport && piped.path == "-")
     }
 
+    /// A gzipped export.xml is named as such, from a file and from standard input (it was
+    /// "malformed XML: document has no root element" at 1:1; an attack run).
+    @Test func aGzipFileIsNamedNotParsed() throws {
+        let gzip = Data([0x1F, 0x8B, 0x08, 0x00] + [UInt8](repeating: 0, count: 16))
+        try withTemporaryFile(gzip) { url in
+            let error = try #require(throws: ImportError.self) {
+                _ = try AppleHealthImporter(user: "u1").run(file: url) { _ in }
+            }
+            #expect(error.code == .unreadableFile && error.message.hasPrefix("a gzip file"))
+        }
+        let piped = try #require(throws: ImportError.self) { _ = try Self.runPiped(gzip) }
+        #expect(piped.code == .unreadableFile && piped.message.hasPrefix("a gzip file"))
+    }
+
     @Test func damagedZipIsAnErrorNotAnEmptyImport() throws {
         let whole = try Self.bytes(Self.zip)
         try withTemporaryFile(whole.prefix(whole.count / 2)) { url in
