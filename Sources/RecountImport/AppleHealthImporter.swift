@@ -195,16 +195,16 @@ package struct AppleHealthImporter: Sendable {
                 let outcome = parser.parse()
                 if let failure = reader.emitFailure { throw failure }
                 // The samples read before damage to the input are printed, and the error counts them.
-                func printedBefore() throws -> String { try reader.flushBeforeStopping() }
                 if let failure = zip?.failure {
                     throw ImportError(
                         code: .unreadableFile, path: path,
-                        message: "unreadable zip entry \(zip?.entryPath ?? ""): \(failure)" + (try printedBefore()))
+                        message: "unreadable zip entry \(zip?.entryPath ?? ""): \(failure)"
+                            + (try reader.flushBeforeStopping()))
                 }
                 if let readFailure {
                     throw ImportError(
                         code: .unreadableFile, path: path,
-                        message: "read failed: \(readFailure)" + (try printedBefore()))
+                        message: "read failed: \(readFailure)" + (try reader.flushBeforeStopping()))
                 }
                 if let root = reader.foreignRoot {
                     throw ImportError(
@@ -219,7 +219,7 @@ package struct AppleHealthImporter: Sendable {
                     }
                     throw ImportError(
                         code: .malformedXML, path: path, line: failure.line, column: failure.column,
-                        message: XMLErrorText.message(code: failure.code) + (try printedBefore()))
+                        message: XMLErrorText.message(code: failure.code) + (try reader.flushBeforeStopping()))
                 }
                 guard reader.sawElement else {
                     throw ImportError(
