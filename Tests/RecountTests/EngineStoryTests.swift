@@ -237,6 +237,24 @@ import Testing
                 try feed(engine, since: 2) == ["hc 2026-07-14 v3 unknown → known", "hc 2026-07-15 v4 unknown → known"])
             try Self.ingest(engine, [page(received: "2026-07-16T10:00:00Z", expired: true, upsertion: nil)])
             #expect(try feed(engine, since: 4) == ["hc 2026-07-15 v5 known → partial"])
+
+            // Garmin's sleep, checked in; an expiry of Health Connect's, whose channel the user
+            // does not have yet (no version moves), then its check-in: the user has it, with the
+            // window it held.
+            try Self.ingest(
+                engine,
+                [
+                    #"{"kind":"samples.upsert","user":"g","receivedAt":"2026-07-11T05:00:00Z","provider":"garmin","samples":[{"id":"g1","type":"sleep","start":"2026-07-10T01:00:00Z","end":"2026-07-10T06:00:00Z","stage":"asleep","origin":"garmin.connect"}]}"#,
+                    #"{"kind":"checkin","user":"g","receivedAt":"2026-07-11T05:00:00Z","provider":"garmin","metrics":["sleep"],"at":"2026-07-11T05:00:00Z"}"#,
+                    #"{"kind":"healthconnect.changes","user":"g","receivedAt":"2026-07-12T12:00:00Z","recordTypes":["SleepSession"],"token":"t1","nextChangesToken":"t2","hasMore":false,"changesTokenExpired":true,"changes":[]}"#,
+                ])
+            #expect(try feed(engine, since: 5) == ["g 2026-07-10 v6 unknown → known"])
+            try Self.ingest(
+                engine,
+                [
+                    #"{"kind":"checkin","user":"g","receivedAt":"2026-07-13T12:00:00Z","provider":"health_connect","metrics":["sleep"],"at":"2026-07-13T12:00:00Z"}"#
+                ])
+            #expect(try feed(engine, since: 8) == ["g 2026-07-10 v9 known → partial"])
             try engine.close()
         }
     }

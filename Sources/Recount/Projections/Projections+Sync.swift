@@ -53,8 +53,12 @@ extension Projections {
             lastCheckin = state.lastCheckinAt
         }
         track(&syncStates[key, default: SyncState()])
-        let newHoles = after.holes.filter { !before.holes.contains($0) }
-        let isNew = after.isHad && !before.isHad
+        // Rule 8 reads only the channels the user has.
+        guard after.isHad else { return }
+        let isNew = !before.isHad
+        // A channel the user now has brings the windows it held (an expiry can come before
+        // the user has the provider; only its later windows were dirtied, an attack run).
+        let newHoles = isNew ? after.holes : after.holes.filter { !before.holes.contains($0) }
         guard isNew || !newHoles.isEmpty else { return }
         // Where the user's days end (`dayReader`): read now, as the event is rare.
         let offset = Int64(latestOffset(user: key.user)) * 1000
