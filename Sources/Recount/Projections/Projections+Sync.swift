@@ -43,16 +43,7 @@ extension Projections {
         _ provider: String, _ metric: Metric, _ fold: SyncFold, _ change: (inout SyncState) -> Void
     ) {
         let key = SyncKey(user: fold.user, provider: providers.intern(provider), metric: metric)
-        var (before, after) = (KnownInputs(), KnownInputs())
-        var lastCheckin: Int64?
-        // In place (a copy of the state before and after retained each of its arrays).
-        func track(_ state: inout SyncState) {
-            before = KnownInputs(state)
-            change(&state)
-            after = KnownInputs(state)
-            lastCheckin = state.lastCheckinAt
-        }
-        track(&syncStates[key, default: SyncState()])
+        let (before, after, lastCheckin) = Self.changing(&syncStates[key, default: SyncState()], by: change)
         // Rule 8 reads only the channels the user has.
         guard after.isHad else { return }
         let isNew = !before.isHad
@@ -74,6 +65,16 @@ extension Projections {
         }
     }
 
+    /// Applies `change` to `state` in place, and gives what rule 8 reads of it before and
+    /// after, and its last check-in after.
+    private static func changing(
+        _ state: inout SyncState, by change: (inout SyncState) -> Void
+    ) -> (before: KnownInputs, after: KnownInputs, lastCheckin: Int64?) {
+        let before = KnownInputs(of: &state)
+        change(&state)
+        return (before, KnownInputs(of: &state), state.lastCheckinAt)
+    }
+
     /// What of a channel can take a known day back to partial or unknown (rule 8).
     private struct KnownInputs {
         var isHad = false
@@ -82,8 +83,10 @@ extension Projections {
 
         init() {}
 
-        init(_ state: SyncState) {
-            isHad = state.isHad(asOf: nil)
+        /// - Parameter state: read in place (passed by value, the state was copied, retaining each
+        ///   of its arrays, twice per envelope: 6% of opening an engine).
+        init(of state: inout SyncState) {
+            isHad = state.hadSince != nil
             if !state.missed.isEmpty || !state.lostRecovered.isEmpty { holes = state.recoveryWindows + state.lost }
         }
     }
