@@ -53,11 +53,10 @@ extension Projections {
 
         /// The day's reading, from its rollup if it has one.
         func reading(of day: CivilDay, _ rollup: StoredRollup?) -> RollupRow.Reading {
-            let dayStart = Int64(day.daysSinceEpoch) * 86_400_000 - offsetMillis
+            let (dayStart, dayEnd) = Projections.instants(of: day, offsetMillis: offsetMillis)
             let values = rollup.map { Projections.values(of: $0.cell) } ?? knownZero
             guard
-                let reason = Projections.reason(
-                    channels, dayStart: dayStart, dayEnd: dayStart + 86_400_000, asOf: asOf)
+                let reason = Projections.reason(channels, dayStart: dayStart, dayEnd: dayEnd, asOf: asOf)
             else { return .known(values) }
             return (rollup?.cell.count ?? 0) > 0 ? .partial(values, reason) : .unknown(reason)
         }
@@ -91,6 +90,19 @@ extension Projections {
             knownZero: knownZero, asOf: asOf)
     }
 
+    /// Where `day` starts and ends (epoch millis) for a user whose days end at midnight
+    /// `offsetMillis` east of UTC: the user's latest observed offset (rule 8).
+    static func instants(of day: CivilDay, offsetMillis: Int64) -> (start: Int64, end: Int64) {
+        let start = Int64(day.daysSinceEpoch) * 86_400_000 - offsetMillis
+        return (start, start + 86_400_000)
+    }
+
+    /// Whether a recovery window meets the day `[dayStart, dayEnd)`: an empty one (an expiry at
+    /// the instant of the last read) still names its day.
+    static func windowMeets(_ window: Range<Int64>, dayStart: Int64, dayEnd: Int64) -> Bool {
+        window.lowerBound < dayEnd && window.upperBound > dayStart
+    }
+
     /// Why a day `[dayStart, dayEnd)` is not known from these channels, or `nil` when it is.
     static func reason(
         _ channels: [Channel], dayStart: Int64, dayEnd: Int64, asOf: Int64?
@@ -100,7 +112,7 @@ extension Projections {
         for channel in channels {
             if channel.lost.contains(where: { $0.overlaps(dayStart..<dayEnd) }) { return .unrecoverableGap }
             // An empty window (an expiry at the instant of the last read) still names its day.
-            if channel.windows.contains(where: { $0.lowerBound < dayEnd && $0.upperBound > dayStart }) {
+            if channel.windows.contains(where: { windowMeets($0, dayStart: dayStart, dayEnd: dayEnd) }) {
                 found = .recoveryWindowOpen
             } else if found == nil,
                 (channel.state.lastCheckin(atOrBefore: asOf) ?? .min) < dayEnd || (asOf.map { dayEnd > $0 } ?? false)

@@ -54,14 +54,13 @@ extension Projections {
         // Where the user's days end (`dayReader`): read now, as the event is rare.
         let offset = Int64(latestOffset(user: key.user)) * 1000
         daysDirtiedBySync += dirtyCells(ofUser: key.user, metric: metric) { day in
-            let dayStart = Int64(day.daysSinceEpoch) * 86_400_000 - offset
-            let dayEnd = dayStart + 86_400_000
+            let (dayStart, dayEnd) = Self.instants(of: day, offsetMillis: offset)
             // A provider the user did not have: rule 8 now wants its check-in too, so the days
             // ending after its last one (every day, without one) are no longer known. A recovery
             // window or lost stretch that was not there: the days it meets are not known (as
             // `reason` reads them).
             return (isNew && (lastCheckin.map { $0 < dayEnd } ?? true))
-                || newHoles.contains { $0.lowerBound < dayEnd && $0.upperBound > dayStart }
+                || newHoles.contains { Self.windowMeets($0, dayStart: dayStart, dayEnd: dayEnd) }
         }
     }
 
@@ -86,7 +85,7 @@ extension Projections {
         /// - Parameter state: read in place (passed by value, the state was copied, retaining each
         ///   of its arrays, twice per envelope: 6% of opening an engine).
         init(of state: inout SyncState) {
-            isHad = state.hadSince != nil
+            isHad = state.isHad(asOf: nil)
             if !state.missed.isEmpty || !state.lostRecovered.isEmpty { holes = state.recoveryWindows + state.lost }
         }
     }
