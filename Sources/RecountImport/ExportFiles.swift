@@ -12,6 +12,10 @@ import Foundation
 struct ExportFiles {
     /// The most bytes of a zip's files that wait in memory for their turn in path order: 1 GiB.
     static let waitingLimit = 1 << 30
+    /// The most bytes one file of a zip may inflate to: 1 GiB. An export's files are megabytes
+    /// (a Google Fit stream of years, some hundreds), and a zip of 2 MB can inflate to 2 GiB,
+    /// which would be held whole.
+    static let zipFileLimit = 1 << 30
 
     /// One file of the export.
     struct File {
@@ -89,12 +93,13 @@ struct ExportFiles {
     /// - Parameters:
     ///   - selects: picks files among `paths`.
     ///   - waitingLimit: the most bytes of a zip's files that may wait for their turn.
+    ///   - zipFileLimit: the most bytes one file of a zip may inflate to.
     ///   - body: receives each file.
-    /// - Throws: `ImportError` `.unreadableFile` when a file cannot be read or the files waiting
-    ///   would pass `waitingLimit`, or what `body` threw.
+    /// - Throws: `ImportError` `.unreadableFile` when a file cannot be read, a zip's file inflates
+    ///   past `zipFileLimit` or the files waiting would pass `waitingLimit`, or what `body` threw.
     func forEach(
         where selects: (String) -> Bool = { _ in true }, waitingLimit: Int = ExportFiles.waitingLimit,
-        _ body: (File) throws -> Void
+        zipFileLimit: Int = ExportFiles.zipFileLimit, _ body: (File) throws -> Void
     ) throws {
         let selected = paths.filter(selects)
         guard !selected.isEmpty else { return }
@@ -113,7 +118,8 @@ struct ExportFiles {
             var early: [String: [Data]] = [:]
             var waitingBytes = 0
             do {
-                try ZipEntryStream.forEachEntry(path: name, accepting: wanted.contains) { path, data in
+                try ZipEntryStream.forEachEntry(path: name, accepting: wanted.contains, entryLimit: zipFileLimit) {
+                    path, data in
                     early[path, default: []].append(data)
                     waitingBytes += data.count
                     while next < selected.count, var waiting = early[selected[next]], !waiting.isEmpty {

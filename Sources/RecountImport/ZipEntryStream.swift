@@ -114,10 +114,13 @@ final class ZipEntryStream: InputStream {
     /// - Parameters:
     ///   - path: the zip file.
     ///   - accepts: picks the entries, given their paths in the archive.
+    ///   - entryLimit: the most bytes an entry may inflate to: a zip of a few megabytes can
+    ///     inflate to gigabytes, which would be held whole.
     ///   - body: receives each entry's path and contents.
-    /// - Throws: `Failure` when the file is not a readable zip, or what `body` threw.
+    /// - Throws: `Failure` when the file is not a readable zip or an entry inflates past
+    ///   `entryLimit`, or what `body` threw.
     static func forEachEntry(
-        path: String, accepting accepts: (String) -> Bool, _ body: (String, Data) throws -> Void
+        path: String, accepting accepts: (String) -> Bool, entryLimit: Int, _ body: (String, Data) throws -> Void
     ) throws {
         var block = [UInt8](repeating: 0, count: 1 << 16)
         try walkEntries(path: path, accepting: accepts) { entryPath, archive in
@@ -127,6 +130,12 @@ final class ZipEntryStream: InputStream {
                 if count == 0 { break }
                 guard count > 0 else {
                     throw Failure(entryMissing: false, message: "\(entryPath): \(message(archive))")
+                }
+                guard data.count + count <= entryLimit else {
+                    throw Failure(
+                        entryMissing: false,
+                        message: "\(entryPath) inflates to more than \(entryLimit >> 20) MiB, more than an import holds"
+                    )
                 }
                 data.append(contentsOf: block[0..<count])
             }

@@ -65,6 +65,28 @@ import Testing
         }
     }
 
+    /// A zip's file is held whole, and a zip of 2 MB can inflate to 2 GiB: past a limit the
+    /// import stops and names the file (an attack run's zip bomb took 2 GiB, and under
+    /// `ulimit -v` crashed).
+    @Test func aZipFileInflatingPastTheLimitIsRefused() throws {
+        try withTemporaryDirectory { directory in
+            let folder = URL(fileURLWithPath: directory + "/export")
+            try FileManager.default.createDirectory(atPath: folder.path, withIntermediateDirectories: true)
+            try Data(repeating: UInt8(ascii: " "), count: 3000).write(to: folder.appendingPathComponent("big.json"))
+            let zip = URL(fileURLWithPath: directory + "/bomb.zip")
+            try Self.zipReversed(folder, to: zip)
+            let export = try ExportFiles.open(path: zip.path, accepting: { _ in true })
+            var sizes: [Int] = []
+            try export.forEach(zipFileLimit: 3000) { sizes.append($0.data.count) }
+            #expect(sizes == [3000])
+            let error = try #require(throws: ImportError.self) {
+                try export.forEach(zipFileLimit: 2999) { _ in Issue.record("a file past the limit was read") }
+            }
+            #expect(error.code == .unreadableFile)
+            #expect(error.message.contains("Takeout/big.json inflates to more than"))
+        }
+    }
+
     /// Python marks a non-ASCII entry name as UTF-8, as Takeout, Java, 7-Zip and Windows do: a
     /// French Takeout's `Données globales` was read as a nameless entry, and the zip was "not an
     /// export" (an attack run).
