@@ -110,10 +110,13 @@ struct AppleHealthRecord: Sendable {
     private(set) var syncVersion: Range<Int>?
     /// A workout's `workoutActivityType` attribute: its range in `bytes`.
     private(set) var activityType: Range<Int>?
-    /// A workout's distance total and unit: its `totalDistance`/`totalDistanceUnit` attributes,
-    /// else the `sum` of its first distance `<WorkoutStatistics>` (newer exports); ranges in
-    /// `bytes`.
+    /// A workout's distance total and unit: its `totalDistance`/`totalDistanceUnit` attributes;
+    /// ranges in `bytes`.
     private(set) var totalDistance: (value: Range<Int>, unit: Range<Int>)?
+    /// Without those attributes (newer exports), the `sum` and `unit` of the workout's distance
+    /// `<WorkoutStatistics>`, the first of each type: one for most workouts, one per sport for a
+    /// multisport one (swimming, cycling, running); ranges in `bytes`.
+    private(set) var distanceStatistics: [(type: String, value: Range<Int>, unit: Range<Int>)] = []
     /// A workout's energy total and unit, from `totalEnergyBurned`/`totalEnergyBurnedUnit` or
     /// its active-energy `<WorkoutStatistics>`; ranges in `bytes`.
     private(set) var totalEnergy: (value: Range<Int>, unit: Range<Int>)?
@@ -149,6 +152,7 @@ struct AppleHealthRecord: Sendable {
         syncVersion = nil
         activityType = nil
         totalDistance = nil
+        distanceStatistics.removeAll(keepingCapacity: true)
         totalEnergy = nil
         for index in 0..<tag.attributeCount where !tag.attributePrefixed(index) {
             let name = tag.attributeName(index)
@@ -218,10 +222,10 @@ struct AppleHealthRecord: Sendable {
         return (keep(value), keep(unit))
     }
 
-    /// Records a workout's direct `<WorkoutStatistics type=… sum=… unit=…>` child: the first
-    /// distance (`HKQuantityTypeIdentifierDistance…`) and active-energy sums stand in for the
-    /// totals the `<Workout>` does not carry as attributes. Statistics nested deeper (per
-    /// `<WorkoutActivity>`) are not read.
+    /// Records a workout's direct `<WorkoutStatistics type=… sum=… unit=…>` child: the distance
+    /// (`HKQuantityTypeIdentifierDistance…`, the first of each type) and the first active-energy
+    /// sums stand in for the totals the `<Workout>` does not carry as attributes. Statistics
+    /// nested deeper (per `<WorkoutActivity>`) are not read.
     ///
     /// - Parameter tag: the statistics' start tag.
     mutating func addStatistics(_ tag: XMLStartTag) {
@@ -229,7 +233,10 @@ struct AppleHealthRecord: Sendable {
             tag.attribute("unit") != nil
         else { return }
         if type.hasPrefix("HKQuantityTypeIdentifierDistance") {
-            if totalDistance == nil { totalDistance = total(tag, "sum", "unit") }
+            guard totalDistance == nil, !distanceStatistics.contains(where: { $0.type == type }),
+                let sum = total(tag, "sum", "unit")
+            else { return }
+            distanceStatistics.append((type, sum.value, sum.unit))
         } else if type == "HKQuantityTypeIdentifierActiveEnergyBurned" {
             if totalEnergy == nil { totalEnergy = total(tag, "sum", "unit") }
         }

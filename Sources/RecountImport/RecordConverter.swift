@@ -196,24 +196,50 @@ struct RecordConverter {
     }
 
     /// A workout's activity (the HealthKit name as written when ingest knows it, else `other`)
-    /// and totals (units as written; ingest checks them).
+    /// and totals (units as written, ingest checks them; several distance sums added in metres).
     private static func workoutDetails(_ record: AppleHealthRecord) throws(RecordRejection) -> WorkoutDetails? {
-        func total(_ written: (value: Range<Int>, unit: Range<Int>)?, _ name: String) throws(RecordRejection)
-            -> WorkoutTotal?
+        func total(_ written: (value: Range<Int>, unit: Range<Int>), _ name: String) throws(RecordRejection)
+            -> WorkoutTotal
         {
-            guard let written else { return nil }
             let value = record.text(of: written.value)
             guard let number = DecimalText.double(value) else {
                 throw RecordRejection("non-numeric \(name) \"\(value)\"")
             }
             return WorkoutTotal(value: number, unit: UnitName(record.text(of: written.unit)))
         }
+        var distance = try record.totalDistance.map { written throws(RecordRejection) in
+            try total(written, "totalDistance")
+        }
+        if distance == nil {
+            let sums = try record.distanceStatistics.map { (type, value, unit) throws(RecordRejection) in
+                try total((value, unit), "\(type) sum")
+            }
+            distance = sums.count > 1 ? try metres(sums, of: record) : sums.first
+        }
         return WorkoutDetails.make(
             activity: record.activityType.map {
                 ActivityName(record.text(of: $0)) ?? ActivityName(activity: .other, name: "other")
             },
-            distance: try total(record.totalDistance, "totalDistance"),
-            energy: try total(record.totalEnergy, "totalEnergyBurned"))
+            distance: distance,
+            energy: try record.totalEnergy.map { written throws(RecordRejection) in
+                try total(written, "totalEnergyBurned")
+            })
+    }
+
+    /// The sum in metres of a multisport workout's distances (its swim, ride and run), each in a
+    /// distance unit.
+    private static func metres(_ sums: [WorkoutTotal], of record: AppleHealthRecord) throws(RecordRejection)
+        -> WorkoutTotal
+    {
+        var metres = 0.0
+        for (sum, statistics) in zip(sums, record.distanceStatistics) {
+            guard let unit = sum.unit?.unit, unit.isAccepted(for: .distance) else {
+                throw RecordRejection(
+                    "\(statistics.type) sum in \"\(record.text(of: statistics.unit))\", not a unit of distance")
+            }
+            metres += unit.toCanonical(sum.value)
+        }
+        return WorkoutTotal(value: metres)
     }
 
     /// The offsets of a sample without `HKTimeZone`: the fallback zone's at its instants, or the

@@ -22,8 +22,8 @@ import Testing
     }
 
     /// The `<Workout>`s of an export, with the totals of their attributes, else of their
-    /// direct `<WorkoutStatistics>` children (distance: the first `…Distance…`; energy: active
-    /// energy), read with a regular expression and a depth counter.
+    /// direct `<WorkoutStatistics>` children (distance: the first `…Distance…` of each type,
+    /// added up; energy: active energy), read with a regular expression and a depth counter.
     static func scanWorkouts(_ text: String) throws -> [Expected] {
         let tag = try Regex(
             #"<(/?)([A-Za-z]+)([^>]*?)(/?)>"#, as: (Substring, Substring, Substring, Substring, Substring).self)
@@ -39,6 +39,8 @@ import Testing
         var workouts: [Expected] = []
         var depth = 0
         var workoutDepth: Int?
+        // The current workout's distance types summed from statistics (nil: from its attributes).
+        var distanceTypes: [String]? = nil
         for match in text.matches(of: tag) {
             let closing = !match.output.1.isEmpty
             let name = match.output.2
@@ -59,12 +61,16 @@ import Testing
                             attribute("totalEnergyBurned", attributes),
                             attribute("totalEnergyBurnedUnit", attributes))))
                 workoutDepth = depth
+                distanceTypes = workouts[workouts.count - 1].distance == nil ? [] : nil
             } else if name == "WorkoutStatistics", let workoutDepth, depth == workoutDepth + 1,
                 let type = attribute("type", attributes)
             {
                 let sum = total(attribute("sum", attributes), attribute("unit", attributes))
-                if type.contains("Distance"), workouts[workouts.count - 1].distance == nil {
-                    workouts[workouts.count - 1].distance = sum
+                if type.contains("Distance") {
+                    if let types = distanceTypes, !types.contains(type), let sum {
+                        workouts[workouts.count - 1].distance = (workouts[workouts.count - 1].distance ?? 0) + sum
+                        distanceTypes = types + [type]
+                    }
                 } else if type == "HKQuantityTypeIdentifierActiveEnergyBurned",
                     workouts[workouts.count - 1].energy == nil
                 {
@@ -135,6 +141,43 @@ import Testing
         let runs = try SharedExportTests.trackTalesRuns().filter { $0.key.hasPrefix("workout_") }
             .sorted { $0.key < $1.key }.map(\.value)
         try Self.check(texts, runs, SharedExportTests.trackTales)
+    }
+
+    /// A multisport workout (a triathlon) has a distance statistic per sport: its distance is
+    /// their sum, not the swim's 1,500 m alone (an attack run).
+    @Test func appleHealthMultisportWorkoutAddsItsDistances() throws {
+        func statistics(_ type: String, _ sum: String, _ unit: String) -> String {
+            #"<WorkoutStatistics type="HKQuantityTypeIdentifier\#(type)" startDate="2024-06-01 09:00:00 +0200" "#
+                + #"endDate="2024-06-01 11:30:00 +0200" sum="\#(sum)" unit="\#(unit)"/>"#
+        }
+        let xml = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <HealthData locale="en_US">
+             <ExportDate value="2024-06-20 10:00:00 +0200"/>
+             <Workout workoutActivityType="HKWorkoutActivityTypeSwimBikeRun" sourceName="Apple Watch"             startDate="2024-06-01 09:00:00 +0200" endDate="2024-06-01 11:30:00 +0200">
+              <WorkoutActivity uuid="A" startDate="2024-06-01 09:00:00 +0200" endDate="2024-06-01 09:30:00 +0200">
+               \(statistics("DistanceSwimming", "1500", "m"))
+              </WorkoutActivity>
+              \(statistics("ActiveEnergyBurned", "1900", "kcal"))
+              \(statistics("DistanceSwimming", "1500", "m"))
+              \(statistics("DistanceCycling", "40", "km"))
+              \(statistics("DistanceWalkingRunning", "10", "km"))
+              \(statistics("DistanceCycling", "40", "km"))
+             </Workout>
+             <Workout workoutActivityType="HKWorkoutActivityTypeRunning" sourceName="Apple Watch"             startDate="2024-06-02 09:00:00 +0200" endDate="2024-06-02 10:00:00 +0200">
+              \(statistics("DistanceWalkingRunning", "6.2", "mi"))
+             </Workout>
+            </HealthData>
+            """
+        try withTemporaryDirectory { directory in
+            let url = URL(fileURLWithPath: directory + "/export.xml")
+            try Data(xml.utf8).write(to: url)
+            let run = try ImportRun.file(url)
+            let workouts = run.samples(of: "HKWorkoutTypeIdentifier")
+            #expect(workouts.map { Self.metres($0.distance) } == [51_500, 6.2 * 1609.344])
+            #expect(workouts.map { Self.metres($0.energy) } == [1900, nil])
+            try Self.check([xml], [run], "multisport")
+        }
     }
 
     /// The JSON objects of a file that holds an array of them.
