@@ -259,6 +259,56 @@ import Testing
         }
     }
 
+    /// Where a user's days end moves with the user's latest sample: one written further west
+    /// takes a day the last check-in came after at the old offset from known, and deleting it
+    /// gives the day back, with no input of the day changing either time. Both move its version,
+    /// so the feed gives it again (neither did; an attack run found a follower showing such days
+    /// as known).
+    @Test func aKnownDayTheLatestOffsetTakesFromKnownComesBackInTheFeed() throws {
+        func upsert(_ id: String, _ start: String, _ end: String, received: String) -> String {
+            #"{"kind":"samples.upsert","user":"al","receivedAt":"\#(received)","provider":"fitbit","samples":[{"id":"\#(id)","type":"steps","start":"\#(start)","end":"\#(end)","value":500,"unit":"count","origin":"com.fitbit"}]}"#
+        }
+        func feed(_ engine: RecountEngine, since version: UInt64) throws -> [String] {
+            try engine.changes(since: version).map { "\($0.date) v\($0.version) \($0.old.state) → \($0.new.state)" }
+        }
+        try withTemporaryDirectory { directory in
+            let engine = try RecountEngine(directory: directory)
+            // Paris: the 10th ends at 22:00Z, and Fitbit checked in at 00:30Z on the 11th.
+            try Self.ingest(
+                engine,
+                [
+                    upsert(
+                        "f-1", "2026-07-10T10:00:00+02:00", "2026-07-10T11:00:00+02:00",
+                        received: "2026-07-11T00:30:00Z"),
+                    #"{"kind":"checkin","user":"al","receivedAt":"2026-07-11T00:30:00Z","provider":"fitbit","metrics":["steps"],"at":"2026-07-11T00:30:00Z"}"#,
+                ])
+            #expect(try feed(engine, since: 0) == ["2026-07-10 v1 unknown → known"])
+            // In Los Angeles the next day: the 10th ends at 07:00Z on the 11th, after the check-in.
+            try Self.ingest(
+                engine,
+                [
+                    upsert(
+                        "f-2", "2026-07-11T01:00:00-07:00", "2026-07-11T01:30:00-07:00",
+                        received: "2026-07-11T09:00:00Z")
+                ])
+            #expect(
+                try feed(engine, since: 2) == [
+                    "2026-07-10 v3 known → partial", "2026-07-11 v3 unknown → partial",
+                ])
+            try Self.ingest(
+                engine,
+                [
+                    #"{"kind":"samples.delete","user":"al","receivedAt":"2026-07-11T10:00:00Z","provider":"fitbit","ids":["f-2"]}"#
+                ])
+            #expect(
+                try feed(engine, since: 3) == [
+                    "2026-07-10 v4 partial → known", "2026-07-11 v4 partial → unknown",
+                ])
+            #expect(try engine.verify().matches)
+            try engine.close()
+        }
+    }
+
     static func figures(_ reading: RollupRow.Reading) -> String? {
         switch reading {
         case .known(let values), .partial(let values, _): "\(values.map { "\($0.name) \($0.value)" })"

@@ -81,6 +81,7 @@ extension Projections {
             let record = index.record(number)
             let user = index.owner(number).user
             let span = SampleSpan(record)
+            noteLatest(record, user: user)
             Self.forEachDay(of: record, zone: index.zone(of: record), zones: zones) { day in
                 cells.insert(number, spanning: span, into: CellKey(user: user, metric: record.metric, day: day))
             }

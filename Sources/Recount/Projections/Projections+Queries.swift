@@ -69,17 +69,20 @@ extension Projections {
         var lost: [Range<Int64>]
     }
 
+    /// The channels rule 8 reads for `user`'s `metric` (those the user has, as of `asOf` when
+    /// given), by provider number.
+    func channels(user: UInt32, metric: Metric, asOf: Int64?) -> [Channel] {
+        providers.strings.indices.compactMap {
+            syncStates[SyncKey(user: user, provider: UInt32($0), metric: metric)]
+        }.filter { $0.isHad(asOf: asOf) }.map { state -> Channel in
+            let (windows, lost) = state.recovery(asOf: asOf)
+            return Channel(state: state, windows: windows, lost: lost)
+        }
+    }
+
     /// The reader of `user`'s `metric` days (a user the projections do not know has none).
     func dayReader(user: UInt32?, metric: Metric, asOf: Int64?) -> DayReader {
-        let channels: [Channel] =
-            user.map { id in
-                providers.strings.indices.compactMap {
-                    syncStates[SyncKey(user: id, provider: UInt32($0), metric: metric)]
-                }
-            }?.filter { $0.isHad(asOf: asOf) }.map { state -> Channel in
-                let (windows, lost) = state.recovery(asOf: asOf)
-                return Channel(state: state, windows: windows, lost: lost)
-            } ?? []
+        let channels = user.map { self.channels(user: $0, metric: metric, asOf: asOf) } ?? []
         // A known zero's figures do not depend on the day.
         let knownZero = Self.values(
             of: Rollup.compute(
@@ -121,27 +124,6 @@ extension Projections {
             }
         }
         return found
-    }
-
-    /// The local offset (seconds) of the user's live sample with the latest start: where the
-    /// user's days end (contract §3 rule 8); 0 (UTC) when there is none.
-    func latestOffset(user: UInt32) -> Int32 {
-        var latest: (millis: Int64, offset: Int32)? = nil
-        index.forEachNumber(ofUser: user, in: .live) { number in
-            let sample = index.record(number)
-            if let held = latest, held.millis > sample.startMillis { return }
-            let offset = localOffset(of: sample)
-            if let held = latest, (held.millis, held.offset) >= (sample.startMillis, offset) { return }
-            latest = (sample.startMillis, offset)
-        }
-        return latest?.offset ?? 0
-    }
-
-    /// A sample's local offset at its start: its `timeZone`'s when it names one (which decides
-    /// its day, contract §3 rule 3), else the offset written.
-    private func localOffset(of record: IdIndex.Record) -> Int32 {
-        index.zone(of: record).flatMap { zones.offsetSeconds(zone: $0, atMillis: record.startMillis) }
-            ?? record.startOffset
     }
 
     /// The figures of a cell in the contract's order.

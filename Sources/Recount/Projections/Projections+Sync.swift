@@ -51,9 +51,9 @@ extension Projections {
         // the user has the provider; only its later windows were dirtied, an attack run).
         let newHoles = isNew ? after.holes : after.holes.filter { !before.holes.contains($0) }
         guard isNew || !newHoles.isEmpty else { return }
-        // Where the user's days end (`dayReader`): read now, as the event is rare.
+        // Where the user's days end (`dayReader`).
         let offset = Int64(latestOffset(user: key.user)) * 1000
-        daysDirtiedBySync += dirtyCells(ofUser: key.user, metric: metric) { day in
+        daysDirtiedForReadings += dirtyCells(ofUser: key.user, metric: metric) { day in
             let (dayStart, dayEnd) = Self.instants(of: day, offsetMillis: offset)
             // A provider the user did not have: rule 8 now wants its check-in too, so the days
             // ending after its last one (every day, without one) are no longer known. A recovery

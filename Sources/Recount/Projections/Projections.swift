@@ -59,9 +59,13 @@ package struct Projections {
     /// The room of the last envelope's `SampleUpserts.interned`, lent to the next one (no part
     /// of the state): allocating it for each envelope cost about 500 instructions.
     private var internedRoom: [UInt32] = []
-    /// The days the envelope being folded dirtied through its sync facts (`updateSync`), added
-    /// to its effect (no part of the state).
-    var daysDirtiedBySync = 0
+    /// The days the envelope being folded dirtied because what rule 8 reads of them changed (its
+    /// sync facts, `updateSync`, or the user's latest offset, `dirtyDaysMovedByOffset`), added to
+    /// its effect (no part of the state).
+    var daysDirtiedForReadings = 0
+    /// Each user's latest live sample, where the user's days end (derived from the id index: no
+    /// part of the checkpoint or the digest).
+    var latestSamples = LatestSamples()
     package internal(set) var index = IdIndex()
     package internal(set) var dirty = DirtyDays()
     /// The live samples of each cell.
@@ -161,7 +165,10 @@ package struct Projections {
         // part of the checkpoint.
         let user = users.intern(envelope.user)
         let sync = SyncFold(user: user, received: received)
-        daysDirtiedBySync = 0
+        daysDirtiedForReadings = 0
+        // Where the user's days end before the envelope's samples: after them, a move dirties
+        // the days it takes from known (or back), before the envelope's sync facts are read.
+        let offset = latestOffset(user: user)
         // One switch binds each payload once (a second switch copied it, retaining every field);
         // each case folds its samples, then what it tells of its sync channels.
         switch envelope.body {
@@ -171,6 +178,7 @@ package struct Projections {
             for deletion in delivery.deleted {
                 delete(SampleID(deletion.uuid), user: user, provider: provider, &effect)
             }
+            dirtyDaysMovedByOffset(user: user, from: offset)
             foldSync(delivery, samples: samples, effect, sync)
         case .healthConnectChanges(let page):
             let provider = providers.intern("health_connect")
@@ -184,17 +192,21 @@ package struct Projections {
                 }
             }
             swap(&upserts.interned, &internedRoom)
+            dirtyDaysMovedByOffset(user: user, from: offset)
             foldSync(page, samples: samples, sync)
         case .samplesUpsert(let providerName, _):
             let provider = providers.intern(providerName)
             upsert(samples, user: user, provider: provider, envelopeUser: envelope.user, received: received, &effect)
+            dirtyDaysMovedByOffset(user: user, from: offset)
             noteSamples(samples, provider: providerName, sync)
         case .samplesDelete(let providerName, let ids):
             let provider = providers.intern(providerName)
             for id in ids { delete(SampleID(id), user: user, provider: provider, &effect) }
+            dirtyDaysMovedByOffset(user: user, from: offset)
         case .reconcile(let reconcile):
             applyReconcile(
                 reconcile, samples: samples, user: user, envelopeUser: envelope.user, received: received, &effect)
+            dirtyDaysMovedByOffset(user: user, from: offset)
             foldSync(reconcile, samples: samples, sync)
         case .configSources(let metric, let priority):
             let key = PriorityKey(user: envelope.user, metric: metric.metric)
@@ -222,7 +234,7 @@ package struct Projections {
         case .configProvider(let provider, let seconds, let cohort):
             foldProviderSetting(user: envelope.user, provider: provider, seconds: seconds, cohort: cohort, sync)
         }
-        effect.daysDirtied += daysDirtiedBySync
+        effect.daysDirtied += daysDirtiedForReadings
         return effect
     }
 
@@ -499,6 +511,7 @@ package struct Projections {
     private mutating func insertLive(_ number: Int, _ record: IdIndex.Record, _ effect: inout Effect) {
         index.set(number, record)
         let (user, provider) = index.owner(number)
+        noteLatest(record, user: user)
         let span = SampleSpan(record)
         var days = DayRange()
         Self.forEachDay(of: record, zone: index.zone(of: record), zones: zones) { day in
@@ -510,6 +523,7 @@ package struct Projections {
 
     private mutating func removeLive(_ number: Int, _ record: IdIndex.Record, _ effect: inout Effect) {
         let (user, provider) = index.owner(number)
+        latestSamples.remove(user: user, startMillis: record.startMillis)
         let span = SampleSpan(record)
         // A copy to read other members' records from while `cells` changes (no exclusive
         // access to `self` overlaps).
@@ -648,7 +662,7 @@ package struct Projections {
     }
 
     /// Marks each of `marks` dirty as of the envelope being folded; returns how many were clean.
-    private mutating func mark(_ marks: [DirtyDays.Key]) -> Int {
+    mutating func mark(_ marks: [DirtyDays.Key]) -> Int {
         var dirtied = 0
         for mark in marks where dirty.mark(mark, at: position) { dirtied += 1 }
         return dirtied
