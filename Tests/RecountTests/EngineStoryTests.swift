@@ -510,6 +510,37 @@ import Testing
         }
     }
 
+    /// Two apps on one iPhone: the audit names each by its origin too, where "iPhone 500
+    /// counted, 600 suppressed by iPhone" read as the phone suppressing itself (a docs audit).
+    @Test func anAuditTellsApartTwoSourcesOfOneDevice() throws {
+        try withTemporaryDirectory { directory in
+            let engine = try RecountEngine(directory: directory)
+            try Self.ingest(
+                engine,
+                [
+                    #"{"kind":"config.sources","user":"alice","receivedAt":"2026-07-14T00:00:00Z","metric":"steps","priority":["phoneapp"]}"#,
+                    Self.delivery(
+                        "HKQuantityTypeIdentifierStepCount",
+                        added: [
+                            Self.steps(
+                                "a", "2026-07-13T10:00:00Z", "2026-07-13T11:00:00Z", 600, origin: "com.apple.health",
+                                device: "iPhone"),
+                            Self.steps(
+                                "b", "2026-07-13T10:00:00Z", "2026-07-13T11:00:00Z", 500, origin: "phoneapp",
+                                device: "iPhone"),
+                            Self.steps(
+                                "c", "2026-07-13T12:00:00Z", "2026-07-13T13:00:00Z", 40, origin: "com.watch",
+                                device: "Apple Watch"),
+                        ]),
+                ])
+            let audit = try #require(try engine.audit(user: "alice", metric: "steps", day: "2026-07-13"))
+            #expect(audit.sources.map(\.suppressedBy) == ["iPhone (phoneapp)", nil, nil])
+            #expect(audit.summary.contains("iPhone (com.apple.health) 0 counted, 600 suppressed by iPhone (phoneapp)"))
+            #expect(audit.summary.contains("Apple Watch 40 counted"), "a device no other source has keeps its name")
+            try engine.close()
+        }
+    }
+
     /// Two instantaneous step counts at one instant, written in two offsets, fall on two dates;
     /// the watch's still wins the instant, so the phone's counts on neither.
     @Test func instantsAtOneInstantOnTwoDatesAreMerged() throws {

@@ -156,7 +156,9 @@ public struct CellAudit: Sendable, Equatable {
         /// The amount a higher-priority source's overlapping samples suppressed.
         public var suppressed: Double
         public var suppressedSeconds: Double
-        /// The device (else origin) that suppressed most of it.
+        /// The source that suppressed most of it: its device (else origin), as `summary` names
+        /// it, followed by its origin in parentheses when another source of the cell has that
+        /// device (`iPhone (phoneapp)`).
         public var suppressedBy: String?
     }
 
