@@ -52,7 +52,8 @@ struct Invocation {
           log check        check every frame's checksum and that each record is an envelope; exit 4 if not
           log stats        segments, records, raw and compressed bytes
           log repair       cut a damaged log back to its last good frame, keeping a copy of what it removes
-          demo             ingest a small day of example envelopes (DIR/demo.ndjson) and show the log
+          demo             ingest an example day and two generated weeks of five users (DIR/demo.ndjson,
+                           DIR/demo-weeks.ndjson) and answer from them: rollups, audit, cursor, stats, verify
                            (in an empty DIR, or one the demo wrote: it refuses another store)
           help             this text
 
@@ -149,6 +150,8 @@ struct Invocation {
                 options[name] = value
             }
         }
+        // Checked whatever the command, even one that never opens an engine.
+        _ = try memoryLimit()
     }
 
     /// Whether `argument` is an option's spelling (`--from`, `--from=D`, `-h`).

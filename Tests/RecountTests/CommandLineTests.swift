@@ -447,8 +447,18 @@ struct CommandLineTests {
                 (["--data", data, "log", "stats", "-x"], "unknown option -x"),
                 (
                     ["--data", data, "rollups", "--user", "u1", "--metric", "steps", "--from", "0000-12-31"],
-                    "from 0000-12-31 is not a YYYY-MM-DD date in the years 0001–9999"
+                    "--from 0000-12-31 is not a YYYY-MM-DD date in the years 0001–9999"
                 ),
+                (
+                    ["--data", data, "rollups", "--user", "u1", "--metric", "steps", "--as-of", "2026-07-14"],
+                    "--as-of 2026-07-14 is not an RFC 3339 date-time"
+                ),
+                (["--data", data, "stale", "--as-of", "nope"], "--as-of nope is not an RFC 3339 date-time"),
+                (
+                    ["--data", data, "rollups", "--memory-limit", "abc", "--user", "u1", "--metric", "steps"],
+                    "--memory-limit takes a positive number"
+                ),
+                (["--data", data, "log", "stats", "--memory-limit", "0"], "--memory-limit takes a positive number"),
                 (
                     ["--data", data, "cursor", "--user", "u1", "--provider", "b a d", "--metric", "steps"],
                     "\"b a d\" is not a provider name"

@@ -167,10 +167,10 @@ import Testing
             let everything = try RecountEngine(directory: directory + "/everything")
             _ = try everything.ingest(ndjson: Array(lines.joined(separator: "\n").utf8), source: "all")
             let then = try RecountEngine(directory: directory + "/then")
-            let instant = try RecountEngine.instant(asOf)
+            let instant = try RecountEngine.instant(asOf, "--as-of")
             let received = lines.filter { line in
                 let text = line.split(separator: "\"receivedAt\":\"")[1].prefix { $0 != "\"" }
-                return (try? RecountEngine.instant(String(text))).map { $0 <= instant } ?? false
+                return (try? RecountEngine.instant(String(text), "receivedAt")).map { $0 <= instant } ?? false
             }
             _ = try then.ingest(ndjson: Array(received.joined(separator: "\n").utf8), source: "then")
             let asked = try everything.rollups(user: "u1", metric: "steps", from: day, to: day, asOf: asOf)

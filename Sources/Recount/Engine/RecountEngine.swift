@@ -325,8 +325,8 @@ public final class RecountEngine: Sendable {
     ) throws -> [RollupRow] {
         try checkAsked(user)
         let metric = try Self.metric(metric)
-        let first = try from.map { text throws(QueryError) in try Self.day(text, "from") }
-        let last = try to.map { text throws(QueryError) in try Self.day(text, "to") }
+        let first = try from.map { text throws(QueryError) in try Self.day(text, "--from") }
+        let last = try to.map { text throws(QueryError) in try Self.day(text, "--to") }
         guard let asOf else {
             return try reading(user: user, recomputed: true) { projections in
                 try projections.rollupRows(user: user, metric: metric, from: first, to: last)
@@ -334,7 +334,7 @@ public final class RecountEngine: Sendable {
         }
         // What the log held by then: values, versions, recovery windows and the latest offset as
         // they were (read from today's projections, a later backfill or reconcile showed).
-        let instant = try Self.instant(asOf)
+        let instant = try Self.instant(asOf, "--as-of")
         let then = try ProjectionReplay.recomputed(logReader(), users: [user], receivedBy: instant).projections
         return try then.rollupRows(user: user, metric: metric, from: first, to: last, asOf: instant)
     }
@@ -347,10 +347,13 @@ public final class RecountEngine: Sendable {
         try projections.withLock { try $0.reading(user: user, recomputed: recomputed, body) }
     }
 
-    static func instant(_ text: String) throws(QueryError) -> Int64 {
+    /// The instant a query names, `name` (`--as-of`, as the command line spells the parameter)
+    /// saying which when it is not one.
+    static func instant(_ text: String, _ name: String) throws(QueryError) -> Int64 {
         guard let parsed = RFC3339.parse(text), RFC3339.utcYearsMillis.contains(parsed.millis) else {
             throw QueryError(
-                .invalidDate, "\(text) is not an RFC 3339 date-time with an offset, in the years 0001–9999 UTC")
+                .invalidDate,
+                "\(name) \(text) is not an RFC 3339 date-time with an offset, in the years 0001–9999 UTC")
         }
         return parsed.millis
     }
@@ -359,7 +362,7 @@ public final class RecountEngine: Sendable {
     public func samples(user: String, metric: String, day: String) throws -> [SampleRow] {
         try checkAsked(user)
         let metric = try Self.metric(metric)
-        let day = try Self.day(day, "day")
+        let day = try Self.day(day, "--day")
         return try reading(user: user, recomputed: false) { $0.sampleRows(user: user, metric: metric, day: day) }
     }
 
@@ -369,7 +372,7 @@ public final class RecountEngine: Sendable {
     public func audit(user: String, metric: String, day: String, history: Bool = true) throws -> CellAudit? {
         try checkAsked(user)
         let metric = try Self.metric(metric)
-        let day = try Self.day(day, "day")
+        let day = try Self.day(day, "--day")
         let found = try reading(user: user, recomputed: true) { $0.audit(user: user, metric: metric, day: day) }
         guard var audit = found else { return nil }
         if history { audit.history = try CellHistory.versions(logReader(), user: user, metric: metric, day: day) }
@@ -392,7 +395,7 @@ public final class RecountEngine: Sendable {
     /// `asOf` (an RFC 3339 instant; now when not given), and per provider and cohort the
     /// fraction of users that are stale.
     public func stale(asOf: String? = nil) throws -> StaleReport {
-        let instant = try asOf.map { text throws(QueryError) in try Self.instant(text) } ?? Self.now().millis
+        let instant = try asOf.map { text throws(QueryError) in try Self.instant(text, "--as-of") } ?? Self.now().millis
         var reports: [StaleReport] = []
         try eachRange(recomputed: false) { projections, _ in reports.append(projections.staleReport(asOf: instant)) }
         return StaleReport(joining: reports, asOf: instant)
@@ -497,7 +500,8 @@ public final class RecountEngine: Sendable {
         return metric
     }
 
-    /// The day a query names, `name` (`from`, `to`, `day`) saying which when it is not one.
+    /// The day a query names, `name` (`--from`, `--to`, `--day`, as the command line spells the
+    /// parameters) saying which when it is not one.
     static func day(_ text: String, _ name: String) throws(QueryError) -> CivilDay {
         guard let day = CivilDay(parsing: text), day.components.year >= 1 else {
             throw QueryError(.invalidDate, "\(name) \(text) is not a YYYY-MM-DD date in the years 0001–9999")
