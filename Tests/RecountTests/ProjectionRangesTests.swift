@@ -400,6 +400,28 @@ import Testing
         }
     }
 
+    /// The temporary files a crash leaves before a checkpoint's or the manifest's rename are
+    /// removed when a writer opens: a range's was reused only by a range of its number, so it
+    /// stayed for good. A reader leaves them (a writer may be saving).
+    @Test func temporaryFilesACrashLeftAreRemovedByTheNextWriter() throws {
+        try withTemporaryDirectory { directory in
+            _ = try Self.storeInRanges(Self.lines(seed: testSeed(81)), directory)
+            let projections = DataDirectory(directory).projections
+            let leftovers = ["range-99.tmp", "checkpoint.tmp", "ranges.tmp"]
+            for name in leftovers + ["notes.tmp"] {
+                try Data(repeating: 7, count: 100).write(to: URL(fileURLWithPath: projections + "/" + name))
+            }
+            let reader = try RecountEngine(readingDirectory: directory)
+            _ = try reader.stats()
+            #expect(leftovers.allSatisfy { FileManager.default.fileExists(atPath: projections + "/" + $0) })
+            let writer = try RecountEngine(directory: directory, memoryLimit: 60)
+            #expect(leftovers.allSatisfy { !FileManager.default.fileExists(atPath: projections + "/" + $0) })
+            #expect(FileManager.default.fileExists(atPath: projections + "/notes.tmp"), "a file of no checkpoint stays")
+            #expect(try writer.verify().matches)
+            try writer.close()
+        }
+    }
+
     /// Two range checkpoints swapped (a backup restored file by file under the wrong names) are
     /// whole and this log's, but hold other users: each is folded from the log instead, and the
     /// engine names them. They answered for the wrong users until `verify` mismatched (an

@@ -688,11 +688,18 @@ struct ProjectionRanges {
         if FileManager.default.fileExists(atPath: directory.ranges) { try PosixFileSystem().remove(directory.ranges) }
     }
 
-    /// Removes range checkpoints the manifest does not list (a split a crash interrupted).
+    /// Removes range checkpoints the manifest does not list (a split a crash interrupted), and
+    /// the temporary files of checkpoints and of the manifest a crash left before their rename
+    /// (a range's was reused only by a range of its number, so they stayed for good).
     private func removeUnlisted() {
         let listed = Set(ranges.map(\.file))
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.projections) else { return }
-        for name in names where Self.fileNumber(name) != nil && !listed.contains(name) {
+        func isTemporary(_ name: String) -> Bool {
+            guard name.hasSuffix(".tmp") else { return false }
+            let file = String(name.dropLast(4))
+            return file == "checkpoint" || file == "ranges" || Self.fileNumber(file) != nil
+        }
+        for name in names where (Self.fileNumber(name) != nil && !listed.contains(name)) || isTemporary(name) {
             try? PosixFileSystem().remove(path(of: name))
         }
     }
