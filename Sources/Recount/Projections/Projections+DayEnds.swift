@@ -141,9 +141,9 @@ extension Projections {
     }
 
     /// The civil day an instant falls on for a user whose days end at midnight `offsetMillis`
-    /// east of UTC.
+    /// east of UTC (an instant beyond some 35,000 years from 1970 is taken as that far).
     static func dayNumber(_ millis: Int64, offsetMillis: Int64) -> Int32 {
-        let local = millis + offsetMillis
+        let local = min(max(millis, -(1 << 50)), 1 << 50) + offsetMillis
         return Int32((local >= 0 ? local : local - 86_399_999) / 86_400_000)
     }
 }
