@@ -37,6 +37,29 @@ import Testing
             #"{"kind":"healthkit.delivery","user":"alice","receivedAt":"\#(received)","type":"\#(type)","anchor":\#(anchorJSON),"newAnchor":"YQ==","added":[\#(added.joined(separator: ","))],"deleted":[\#(deletions)]}"#
     }
 
+    /// The latest sample the fold keeps per user, where the user's days end, is the one a scan
+    /// of the user's live ids finds, after every envelope of a random workload (samples at four
+    /// offsets, rewritten in place, deleted, replaced by sync identity).
+    @Test func theLatestSampleKeptPerUserIsTheOneAScanFinds() throws {
+        var projections = Projections()
+        for envelope in try Self.envelopes(RandomWorkload.lines(seed: testSeed(91), count: 400)) {
+            _ = projections.apply(envelope, at: projections.position + 1)
+            for user in projections.users.strings.indices.map(UInt32.init) {
+                var scanned: Projections.LatestSample? = nil
+                projections.index.forEachNumber(ofUser: user, in: .live) { number in
+                    let sample = projections.latestSample(projections.index.record(number))
+                    if scanned.map({ $0 < sample }) ?? true { scanned = sample }
+                }
+                #expect(projections.latestOffset(user: user) == scanned?.offsetSeconds ?? 0, "\(projections.position)")
+            }
+        }
+        // A checkpoint loaded finds them again.
+        let loaded = try Projections(checkpoint: projections.checkpoint())
+        for user in projections.users.strings.indices.map(UInt32.init) {
+            #expect(loaded.latestOffset(user: user) == projections.latestOffset(user: user))
+        }
+    }
+
     @Test func aFullReDeliveryAfterANilAnchorIsANoOp() throws {
         var projections = Projections()
         let readings = (0..<80).map { Self.heartRate($0) }

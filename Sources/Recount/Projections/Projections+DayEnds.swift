@@ -32,9 +32,11 @@ extension Projections {
         }
 
         /// Takes `sample` when it starts later than the user's latest, or as late at a greater
-        /// offset (the order a scan of the ids picks it in).
+        /// offset (the order a scan of the ids picks it in), or is the same: a user whose latest
+        /// was removed then has it back without a scan (a Health Connect app rewriting today's
+        /// record in place removes and adds the latest sample with every page).
         mutating func offer(user: UInt32, _ sample: LatestSample) {
-            if let held = self[user], held >= sample { return }
+            if let held = self[user], held > sample { return }
             set(user, sample)
         }
 
