@@ -80,17 +80,14 @@ extension Projections {
         return LatestSample(startMillis: record.startMillis, offsetSeconds: offset)
     }
 
-    /// Finds the latest sample of the users whose latest was removed, among their live ids.
+    /// Finds the latest sample of the users whose latest was removed, offering each of their
+    /// live ids again.
     mutating func findStaleLatestSamples() {
         while let user = latestSamples.stale.last {
-            var latest: LatestSample? = nil
-            index.forEachNumber(ofUser: user, in: .live) { number in
-                let record = index.record(number)
-                if let held = latest, held.startMillis > record.startMillis { return }
-                let sample = latestSample(record)
-                if latest.map({ $0 < sample }) ?? true { latest = sample }
-            }
-            latestSamples.set(user, latest)
+            latestSamples.set(user, nil)
+            // A copy to read the records from while the latest samples change.
+            let index = self.index
+            index.forEachNumber(ofUser: user, in: .live) { noteLatest(index.record($0), user: user) }
         }
     }
 
@@ -116,36 +113,26 @@ extension Projections {
                 var instants = channel.state.lastCheckinAt.map { [$0] } ?? []
                 for hole in channel.windows + channel.lost { instants += [hole.lowerBound, hole.upperBound] }
                 for instant in instants {
+                    // Bounded to some 35,000 years from 1970, so that no edge overflows.
+                    let bounded = min(max(instant, -(1 << 50)), 1 << 50)
                     let (a, b) = (
-                        Self.dayNumber(instant, offsetMillis: oldMillis),
-                        Self.dayNumber(instant, offsetMillis: newMillis)
+                        CivilDay.of(localMillis: bounded + oldMillis).daysSinceEpoch,
+                        CivilDay.of(localMillis: bounded + newMillis).daysSinceEpoch
                     )
                     days += Array((min(a, b) - 1)...(max(a, b) + 1))
                 }
             }
             for number in Set(days).sorted() {
-                let day = CivilDay(daysSinceEpoch: number)
-                let members = cells.members(of: CellKey(user: user, metric: metric, day: day))
-                guard !members.isEmpty else { continue }
-                let (oldStart, oldEnd) = Self.instants(of: day, offsetMillis: oldMillis)
-                let (newStart, newEnd) = Self.instants(of: day, offsetMillis: newMillis)
+                let cell = CellKey(user: user, metric: metric, day: CivilDay(daysSinceEpoch: number))
+                let (oldStart, oldEnd) = Self.instants(of: cell.day, offsetMillis: oldMillis)
+                let (newStart, newEnd) = Self.instants(of: cell.day, offsetMillis: newMillis)
                 guard
                     Self.reason(channels, dayStart: oldStart, dayEnd: oldEnd, asOf: nil)
                         != Self.reason(channels, dayStart: newStart, dayEnd: newEnd, asOf: nil)
                 else { continue }
-                for member in members {
-                    let provider = index.owner(Int(member)).provider
-                    marks.append(DirtyDays.Key(user: user, provider: provider, metric: metric, day: day))
-                }
+                marks += dirtyKeys(of: cell, members: cells.members(of: cell))
             }
         }
         daysDirtiedForReadings += mark(marks)
-    }
-
-    /// The civil day an instant falls on for a user whose days end at midnight `offsetMillis`
-    /// east of UTC (an instant beyond some 35,000 years from 1970 is taken as that far).
-    static func dayNumber(_ millis: Int64, offsetMillis: Int64) -> Int32 {
-        let local = min(max(millis, -(1 << 50)), 1 << 50) + offsetMillis
-        return Int32((local >= 0 ? local : local - 86_399_999) / 86_400_000)
     }
 }

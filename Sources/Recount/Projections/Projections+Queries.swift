@@ -96,8 +96,8 @@ extension Projections {
     /// Where `day` starts and ends (epoch millis) for a user whose days end at midnight
     /// `offsetMillis` east of UTC: the user's latest observed offset (rule 8).
     static func instants(of day: CivilDay, offsetMillis: Int64) -> (start: Int64, end: Int64) {
-        let start = Int64(day.daysSinceEpoch) * 86_400_000 - offsetMillis
-        return (start, start + 86_400_000)
+        let start = day.startLocalMillis - offsetMillis
+        return (start, start + Timestamp.millisPerDay)
     }
 
     /// Whether a recovery window meets the day `[dayStart, dayEnd)`: an empty one (an expiry at

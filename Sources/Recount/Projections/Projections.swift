@@ -633,12 +633,16 @@ package struct Projections {
         cells.forEach { cell, members in
             guard cell.metric == metric, priorities[PriorityKey(user: users[cell.user], metric: metric)] == nil
             else { return }
-            for member in members {
-                let provider = index.owner(Int(member)).provider
-                marks.append(DirtyDays.Key(user: cell.user, provider: provider, metric: metric, day: cell.day))
-            }
+            marks += dirtyKeys(of: cell, members: members)
         }
         return mark(marks)
+    }
+
+    /// The dirty-day keys of a cell: one for the provider of each of its live samples `members`.
+    func dirtyKeys(of cell: CellKey, members: [UInt32]) -> [DirtyDays.Key] {
+        members.map {
+            DirtyDays.Key(user: cell.user, provider: index.owner(Int($0)).provider, metric: cell.metric, day: cell.day)
+        }
     }
 
     /// Marks dirty the days `isDirtied` picks among those of `user`'s live samples of `metric`:
