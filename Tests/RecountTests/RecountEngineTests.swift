@@ -39,6 +39,60 @@ import Testing
         }
     }
 
+    /// A closed engine answers nothing and writes nothing: queries answered after `close`, and
+    /// a recompute then wrote checkpoints into a directory whose lock the engine had given up.
+    @Test func aClosedEngineAnswersNothingAndWritesNothing() throws {
+        try withTemporaryDirectory { directory in
+            let line =
+                #"{"kind":"samples.upsert","user":"u1","provider":"fitbit","receivedAt":"2026-07-14T10:00:00Z","samples":[{"id":"a","type":"steps","start":"2026-07-13T10:00:00Z","end":"2026-07-13T11:00:00Z","value":5,"unit":"count","origin":"o"}]}"#
+            let engine = try RecountEngine(directory: directory, checkpointInterval: 1)
+            _ = try engine.ingest(ndjson: Array(line.utf8), source: "api", recompute: false)
+            try engine.close()
+            let projections = DataDirectory(directory).projections
+            func stored() throws -> [String: Data] {
+                try Dictionary(
+                    uniqueKeysWithValues: FileManager.default.contentsOfDirectory(atPath: projections).map {
+                        ($0, try Data(contentsOf: URL(fileURLWithPath: projections + "/" + $0)))
+                    })
+            }
+            let before = try stored()
+            let calls: [(String, () throws -> Void)] = [
+                ("ingest", { _ = try engine.ingest(ndjson: Array(line.utf8), source: "api") }),
+                ("recompute", { _ = try engine.recompute() }),
+                ("rollups", { _ = try engine.rollups(user: "u1", metric: "steps") }),
+                (
+                    "rollups as of",
+                    { _ = try engine.rollups(user: "u1", metric: "steps", asOf: "2026-07-15T00:00:00Z") }
+                ),
+                ("samples", { _ = try engine.samples(user: "u1", metric: "steps", day: "2026-07-13") }),
+                ("audit", { _ = try engine.audit(user: "u1", metric: "steps", day: "2026-07-13") }),
+                ("cursor", { _ = try engine.cursor(user: "u1", provider: "fitbit", metric: "steps") }),
+                ("stale", { _ = try engine.stale() }),
+                ("stats", { _ = try engine.stats() }),
+                ("changes", { _ = try engine.changes(since: 0) }),
+                ("dirty days", { _ = try engine.dirtyDays() }),
+                ("digest", { _ = try engine.digest() }),
+                ("verify", { _ = try engine.verify() }),
+                ("sync", { try engine.sync() }),
+            ]
+            for (name, call) in calls {
+                do {
+                    try call()
+                    Issue.record("\(name) answered after close")
+                } catch {
+                    let closed = (error as? LogError) ?? (error as? IngestFailure)?.error as? LogError
+                    #expect(closed?.code == .closed, "\(name): \(error)")
+                }
+            }
+            try engine.close()
+            #expect(try stored() == before)
+            let reader = try RecountEngine(readingDirectory: directory)
+            #expect(try reader.samples(user: "u1", metric: "steps", day: "2026-07-13").map(\.value) == [5])
+            try reader.close()
+            #expect { try reader.stats() } throws: { ($0 as? LogError)?.code == .closed }
+        }
+    }
+
     /// Every input is opened before anything is appended: a missing one changes nothing.
     /// An empty directory path is the current directory: the engine put its log at `/log`
     /// (an attack run, 2026-12-05).

@@ -1,6 +1,5 @@
 import Foundation
 public import RecountLog
-import Synchronization
 
 /// The embedding API: the engine over one data directory, whose log lives in `DIR/log` and
 /// whose projections are checkpointed in `DIR/projections`, as ranges of users of which the
@@ -18,8 +17,6 @@ public final class RecountEngine: Sendable {
     /// The writer of the log; `nil` for an engine opened read-only.
     private let log: Log?
     private let projections: LockedRanges
-    /// Whether `close` has run: closing again does nothing.
-    private let closed = Atomic<Bool>(false)
     /// Taken for a whole ingest, so that ingests from many tasks append and fold in turn (a fold
     /// must follow the log's order), by `verify` while it takes the stored digest, and by `close`.
     let ingesting = IngestTurns()
@@ -75,7 +72,7 @@ public final class RecountEngine: Sendable {
         var ranges = ProjectionRanges(directory: DataDirectory(directory), limit: self.memoryLimit, log: log)
         recordsFoldedOnOpen = try ranges.open(log.reader(), progress: progress).records
         onlyUser = nil
-        projections = LockedRanges(ranges)
+        projections = LockedRanges(ranges, directory: directory)
     }
 
     /// Opens the data directory for queries only, beside a writer (another process's
@@ -137,7 +134,7 @@ public final class RecountEngine: Sendable {
         checkpointInterval = nil
         self.memoryLimit = memoryLimit
         self.onlyUser = onlyUser
-        projections = LockedRanges(ranges)
+        projections = LockedRanges(ranges, directory: directory)
     }
 
     /// Throws `QueryError(.invalidUser)` for a name no envelope can carry, and
@@ -153,6 +150,7 @@ public final class RecountEngine: Sendable {
         guard let log else {
             throw LogError(.readOnly, "the engine was opened read-only", path: DataDirectory(directory).log)
         }
+        try projections.checkOpen()
         return log
     }
 
@@ -251,7 +249,7 @@ public final class RecountEngine: Sendable {
                 // string and array they hold.
                 try envelopes.withUnsafeBufferPointer { envelopes in
                     try blocks.withUnsafeBufferPointer { blocks in
-                        try self.projections.withLock { projections in
+                        try self.projections.withOpenRanges { projections in
                             for (index, position) in zip(envelopes.indices, positions) {
                                 folded += try projections.apply(envelopes[index], samples: blocks[index], at: position)
                             }
@@ -281,7 +279,7 @@ public final class RecountEngine: Sendable {
     private func foldAppended(into report: inout IngestReport, recompute: Bool) throws(IngestFailure) {
         do {
             let log = try writer()
-            try projections.withLock { projections in
+            try projections.withOpenRanges { projections in
                 let (folded, days) = try projections.catchUp(log.reader(), recompute: recompute, unreported: true)
                 report.note(folded.effect)
                 report.daysRecomputed += days
@@ -301,7 +299,7 @@ public final class RecountEngine: Sendable {
     /// - Returns: how many days were rebuilt.
     @discardableResult
     public func recompute() throws -> Int {
-        try projections.withLock { try recompute(&$0) }
+        try projections.withOpenRanges { try recompute(&$0) }
     }
 
     /// `recompute` under the projections' lock.
@@ -344,7 +342,7 @@ public final class RecountEngine: Sendable {
     /// - Throws: `LogError` when the range cannot be read back from its checkpoint and the
     ///   log (damage), or what `body` throws.
     private func reading<T: Sendable>(user: String, recomputed: Bool, _ body: (Projections) throws -> T) throws -> T {
-        try projections.withLock { try $0.reading(user: user, recomputed: recomputed, body) }
+        try projections.withOpenRanges { try $0.reading(user: user, recomputed: recomputed, body) }
     }
 
     /// The instant a query names, `name` (`--as-of`, as the command line spells the parameter)
@@ -415,7 +413,7 @@ public final class RecountEngine: Sendable {
         recomputed: Bool, needed: (ProjectionRanges.Range) -> Bool = { _ in true },
         _ body: (Projections, Set<String>?) throws -> Void
     ) throws {
-        try projections.withLock { projections in
+        try projections.withOpenRanges { projections in
             _ = try projections.forEach(recomputed: recomputed, needed: needed, body)
         }
     }
@@ -441,7 +439,7 @@ public final class RecountEngine: Sendable {
         // recomputing between finding them and reading them (two turns of the lock until
         // 2026-12-05) left a cell out, to come in the next call with the old figures of the
         // version the follower had moved to rather than those it had been given.
-        let moved = try projections.withLock { projections in
+        let moved = try projections.withOpenRanges { projections in
             _ = try recompute(&projections)
             var moved: [Projections.MovedCell] = []
             _ = try projections.forEach(recomputed: false) { projections, _ in
@@ -512,7 +510,7 @@ public final class RecountEngine: Sendable {
     /// A reader of the engine's log: what it holds now, or for a read-only engine what it held
     /// when the engine opened (`ProjectionRanges.reader()`). Not to be called under the lock.
     func logReader() throws -> LogReader {
-        try projections.withLock { try $0.reader() }
+        try projections.withOpenRanges { try $0.reader() }
     }
 
     /// Makes every appended envelope durable.
@@ -548,15 +546,18 @@ public final class RecountEngine: Sendable {
     /// log and releases the data directory. An ingest running on another thread finishes first
     /// (closing under it crashed the process: it folded records the ingest had appended, which
     /// the ingest then folded again; an attack run).
-    /// Closing again does nothing (it threw "the log is closed").
+    /// Every call after it throws `LogError(.closed)`: a closed engine reads and writes nothing
+    /// (queries answered, and a recompute after one wrote checkpoints into a directory whose
+    /// lock it had given up). Closing again does nothing (it threw "the log is closed"). A
+    /// read-only engine closes too.
     /// - Throws: `ReentrantCallError` from inside an ingest's callback; `LogError`.
     public func close() throws {
-        guard let log else { return }
         try ingesting.take("close", refusal: { $0 as any Error }) { () throws in
-            guard !closed.load(ordering: .relaxed) else { return }
-            try projections.withLock { try $0.storeEverything() }
-            try log.close()
-            closed.store(true, ordering: .relaxed)
+            try projections.close { ranges in
+                guard let log else { return }
+                try ranges.storeEverything()
+                try log.close()
+            }
         }
     }
 
@@ -575,12 +576,46 @@ public final class RecountEngine: Sendable {
 private final class LockedRanges: @unchecked Sendable {
     private let lock = NSLock()
     private var ranges: ProjectionRanges
+    /// Whether the engine has closed: the ranges are no longer read, nor written (the
+    /// directory's lock is released, and another writer may own it).
+    private var closed = false
+    /// What a call on a closed engine throws.
+    private let closedError: LogError
 
-    init(_ ranges: sending ProjectionRanges) { self.ranges = ranges }
+    init(_ ranges: sending ProjectionRanges, directory: String) {
+        self.ranges = ranges
+        closedError = LogError(.closed, "the engine is closed", path: directory)
+    }
 
+    /// `body` on the ranges, open or closed: for reading what the engine found and kept.
     func withLock<T>(_ body: (inout ProjectionRanges) throws -> T) rethrows -> T {
         lock.lock()
         defer { lock.unlock() }
         return try body(&ranges)
+    }
+
+    /// `body` on the ranges, or `LogError(.closed)` once the engine has closed.
+    func withOpenRanges<T>(_ body: (inout ProjectionRanges) throws -> T) throws -> T {
+        try withLock { ranges in
+            if closed { throw closedError }
+            return try body(&ranges)
+        }
+    }
+
+    /// Throws `LogError(.closed)` once the engine has closed.
+    func checkOpen() throws(LogError) {
+        lock.lock()
+        defer { lock.unlock() }
+        if closed { throw closedError }
+    }
+
+    /// Runs `body`, the engine's last work on the ranges, then closes them; does nothing when
+    /// they are closed. Should `body` throw, they stay open.
+    func close(_ body: (inout ProjectionRanges) throws -> Void) throws {
+        try withLock { ranges in
+            guard !closed else { return }
+            try body(&ranges)
+            closed = true
+        }
     }
 }
