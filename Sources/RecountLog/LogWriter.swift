@@ -135,7 +135,8 @@ struct LogWriter {
 
     /// Writes zeros ahead of the frames so that most appends overwrite allocated space and
     /// `fdatasync` need not journal a new file size (about 5× fewer milliseconds per sync).
-    /// When the disk has no room for them, stops writing ahead: the frame itself may still fit.
+    /// When the disk, a quota or the file-size limit has no room for them, stops writing
+    /// ahead: the frame itself may still fit.
     private mutating func preallocate(upTo end: Int64) throws(LogError) {
         guard preallocates, end > active!.allocated else { return }
         let target = max(end, min(active!.allocated + ActiveSegment.preallocation, configuration.segmentBytes))
@@ -143,7 +144,7 @@ struct LogWriter {
         do {
             try active!.file.write(zeros, at: active!.allocated)
             active!.allocated = target
-        } catch  where error.errno == ENOSPC || error.errno == EDQUOT {
+        } catch  where error.errno == ENOSPC || error.errno == EDQUOT || error.errno == EFBIG {
             try active!.file.truncate(to: active!.allocated)
             preallocates = false
         }

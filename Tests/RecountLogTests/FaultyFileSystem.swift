@@ -17,7 +17,8 @@ final class FaultyFileSystem: LogFileSystem {
         var failSyncFrom: Int? = nil
         /// Fail syncs of directories from this 1-based directory sync on.
         var failDirectorySyncFrom: Int? = nil
-        /// Refuse every segment write larger than this many bytes with ENOSPC (a nearly full disk).
+        /// Refuse every segment write larger than this many bytes with `errno` (a nearly full
+        /// disk, or a file-size limit).
         var roomForBytes: Int? = nil
     }
 
@@ -68,7 +69,7 @@ final class FaultyFile: LogFile {
         let number = owner.writes.add(1, ordering: .relaxed).newValue
         let plan = owner.plan.withLock { $0 }
         if let room = plan.roomForBytes, bytes.count > room {
-            throw LogError(.io, "injected full disk", path: path, offset: offset, errno: ENOSPC)
+            throw LogError(.io, "injected full disk", path: path, offset: offset, errno: plan.errno)
         }
         if number == plan.failWrite {
             let partial = min(plan.partialBytes, bytes.count)

@@ -37,11 +37,14 @@ import Testing
         }
     }
 
-    /// With room for a small batch but not for the zeros written ahead, appends still succeed.
-    @Test func aNearlyFullDiskStopsPreallocationButTakesSmallBatches() throws {
+    /// With room for a small batch but not for the zeros written ahead, appends still succeed:
+    /// on a full disk, past a quota, or past a file-size limit (`ulimit -f` refused a batch
+    /// that fitted; an attack run).
+    @Test(arguments: [ENOSPC, EDQUOT, EFBIG])
+    func aNearlyFullDiskStopsPreallocationButTakesSmallBatches(errno: Int32) throws {
         try withTemporaryDirectory { directory in
             var configuration = LogConfiguration(durability: .everyBatch)
-            configuration.fileSystem = FaultyFileSystem(.init(roomForBytes: 64 << 10))
+            configuration.fileSystem = FaultyFileSystem(.init(errno: errno, roomForBytes: 64 << 10))
             let log = try Log(directory: directory, configuration: configuration)
             try appendBatches(log, [3, 4, 5])
             try log.close()
