@@ -20,12 +20,17 @@ final class FaultyFileSystem: LogFileSystem {
         /// Refuse every segment write larger than this many bytes with `errno` (a nearly full
         /// disk, or a file-size limit).
         var roomForBytes: Int? = nil
+        /// Room for this many bytes in all in copies of cut-off bytes (`FILE.cut-OFFSET`): a
+        /// write past it writes what fits, then fails with ENOSPC.
+        var roomForCutBytes: Int? = nil
     }
 
     let plan: Mutex<Plan>
     let writes = Atomic<Int>(0)
     let syncs = Atomic<Int>(0)
     let directorySyncs = Atomic<Int>(0)
+    /// Bytes written to copies of cut-off bytes.
+    let cutBytes = Atomic<Int>(0)
     /// The directories synced, in order.
     let syncedDirectories = Mutex<[String]>([])
     private let real = PosixFileSystem()
@@ -34,7 +39,7 @@ final class FaultyFileSystem: LogFileSystem {
 
     func open(_ path: String, writable: Bool, create: Bool) throws(LogError) -> any LogFile {
         let file = try real.open(path, writable: writable, create: create)
-        return path.hasSuffix(".seg") ? FaultyFile(file: file, owner: self, path: path) : file
+        return path.hasSuffix(".seg") || path.contains(".cut-") ? FaultyFile(file: file, owner: self, path: path) : file
     }
 
     func syncDirectory(_ path: String) throws(LogError) {
@@ -66,6 +71,7 @@ final class FaultyFile: LogFile {
     }
 
     func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(LogError) {
+        if path.contains(".cut-") { return try writeCut(bytes, at: offset) }
         let number = owner.writes.add(1, ordering: .relaxed).newValue
         let plan = owner.plan.withLock { $0 }
         if let room = plan.roomForBytes, bytes.count > room {
@@ -77,6 +83,16 @@ final class FaultyFile: LogFile {
             throw LogError(.io, "injected write failure", path: path, offset: offset, errno: plan.errno)
         }
         try file.write(bytes, at: offset)
+    }
+
+    /// A write to a copy of cut-off bytes, within `Plan.roomForCutBytes`.
+    private func writeCut(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(LogError) {
+        let room = owner.plan.withLock { $0.roomForCutBytes } ?? .max
+        let used = owner.cutBytes.add(bytes.count, ordering: .relaxed).newValue
+        guard used > room else { return try file.write(bytes, at: offset) }
+        let fits = max(0, bytes.count - (used - room))
+        if fits > 0 { try file.write(UnsafeRawBufferPointer(rebasing: bytes[0..<fits]), at: offset) }
+        throw LogError(.io, "injected full disk", path: path, offset: offset + Int64(fits), errno: ENOSPC)
     }
 
     func sync() throws(LogError) {

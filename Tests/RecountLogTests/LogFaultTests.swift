@@ -52,6 +52,40 @@ import Testing
         }
     }
 
+    /// A copy of bytes about to be cut that fails on a full disk is removed, and a copy an
+    /// earlier attempt completed is kept rather than made again: each retry of a repair or of
+    /// opening a torn log on a full disk left one more `.cut-` file (an attack run).
+    @Test func aCopyOfCutBytesIsNotLeftHalfWrittenNorMadeTwice() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/00000000000000000001.seg"
+            let bytes = (0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7919 >> 5) }
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            let fileSystem = FaultyFileSystem(.init(roomForCutBytes: 1 << 20))
+            let file = try fileSystem.open(path, writable: false, create: false)
+            let listing = { try FileManager.default.contentsOfDirectory(atPath: directory).sorted() }
+            for _ in 0..<2 {
+                #expect { try LogCut.save(path, file: file, from: 4096, fileSystem: fileSystem) } throws: {
+                    ($0 as? LogError)?.errno == ENOSPC
+                }
+                #expect(try listing() == ["00000000000000000001.seg"], "no part of a copy is left")
+            }
+            fileSystem.plan.withLock { $0.roomForCutBytes = nil }
+            let saved = try LogCut.save(path, file: file, from: 4096, fileSystem: fileSystem)
+            #expect(saved == path + ".cut-4096")
+            #expect(try Array(Data(contentsOf: URL(fileURLWithPath: saved))) == Array(bytes[4096...]))
+            #expect(try LogCut.save(path, file: file, from: 4096, fileSystem: fileSystem) == saved)
+            // Other bytes cut at that offset get a copy of their own beside it.
+            try Data(bytes.reversed()).write(to: URL(fileURLWithPath: path))
+            let other = try fileSystem.open(path, writable: false, create: false)
+            #expect(try LogCut.save(path, file: other, from: 4096, fileSystem: fileSystem) == saved + ".1")
+            #expect(
+                try listing() == [
+                    "00000000000000000001.seg", "00000000000000000001.seg.cut-4096",
+                    "00000000000000000001.seg.cut-4096.1",
+                ])
+        }
+    }
+
     /// Creating a log fsyncs every directory it created, and the one it created it in, and
     /// the log directory after its files appear and are renamed.
     @Test func creatingALogSyncsEveryDirectoryItMade() throws {
