@@ -35,7 +35,12 @@ enum IngestCommand {
             failure = error.error
         }
         // Closing syncs: what the summary calls appended is durable once it is printed.
-        do { try engine.close() } catch { failure = failure ?? error }
+        var unsynced = false
+        do { try engine.close() } catch {
+            // Whatever the durability, what the ingest appended may not be on disk.
+            unsynced = failure == nil
+            failure = failure ?? error
+        }
         Output.closed(engine, json: invocation.json)
         let range = report.positions.map { "\($0.lowerBound)..<\($0.upperBound)" } ?? "none"
         if invocation.json {
@@ -50,20 +55,37 @@ enum IngestCommand {
                 ("daysDirtied", .int(Int64(report.daysDirtied))),
                 ("daysRecomputed", .int(Int64(report.daysRecomputed))),
                 ("blankLines", .int(Int64(report.blankLines))), ("complete", .bool(failure == nil)),
+                (
+                    "stoppedAt",
+                    report.stoppedAt.map {
+                        .raw(Output.json([("source", .string($0.source)), ("line", .int(Int64($0.line)))]))
+                    } ?? .null
+                ),
             ])
         } else {
             print(
                 "appended \(report.appended) envelopes (\(report.samples) samples) at positions \(range); "
                     + "rejected \(report.rejectedLines)"
                     + (report.blankLines == 0 ? "" : "; skipped \(report.blankLines) blank lines")
-                    + (failure == nil ? "" : "; stopped by an error"))
+                    + (failure == nil ? "" : "; stopped by an error")
+                    + (report.stoppedAt.map { " at \($0)" } ?? ""))
             print(
                 "samples: \(report.newSamples) new, \(report.knownSamples) already known, "
                     + "\(report.replacedSamples) replaced, \(report.deletedSamples) deleted; "
                     + "days dirtied \(report.daysDirtied), recomputed \(report.daysRecomputed)")
         }
         if let failure {
-            Output.failure("ingest stopped: \(Output.sentence(for: failure))", status: .failure, json: invocation.json)
+            // What to send again: a line sent twice changes nothing.
+            let resend =
+                if let stoppedAt = report.stoppedAt {
+                    "; nothing from \(stoppedAt) on was appended: send the input again from there"
+                } else if unsynced {
+                    "; the envelopes appended may not all be on disk: send the input again"
+                } else {
+                    ""
+                }
+            Output.failure(
+                "ingest stopped: \(Output.sentence(for: failure))\(resend)", status: .failure, json: invocation.json)
             return .failure
         }
         return report.rejectedLines == 0 ? .success : .someInputRejected

@@ -82,8 +82,8 @@ enum Output {
     static func closed(_ engine: RecountEngine, json: Bool) {
         guard let unwritten = engine.checkpointFailure else { return }
         notice(
-            "warning: the projections' checkpoint was not written (\(unwritten)); every envelope is in the log, "
-                + "and the next command folds them again", event: "warning",
+            "warning: the projections' checkpoint was not written (\(unwritten)); every envelope appended is in "
+                + "the log, and the next command folds them again", event: "warning",
             [("message", .string("the projections' checkpoint was not written: \(unwritten)"))], json: json)
     }
 

@@ -319,6 +319,48 @@ import Testing
 
     /// Frames are cut by bytes as well as by count: records that together pass the frame limit
     /// go into several frames, and only a record that cannot fit alone is rejected, as its line.
+    /// An ingest that stops part-way says where: every line before `stoppedAt` was appended,
+    /// rejected or blank, and none from it on was appended (the input to send again).
+    @Test func anIngestThatStopsSaysFromWhichLineNothingWasAppended() throws {
+        let good = { (id: String) in
+            Self.upsert([
+                Self.sample(id, "steps", "2026-07-13T10:00:00-07:00", extra: ",\"value\":1,\"unit\":\"count\"")
+            ])
+        }
+        // Batches of three: lines 1, 4, 5, then (after the rejected line 6) 7, 8, 9.
+        let lines = [good("a"), "bad", "", good("c"), good("d"), "bad", good("e"), good("f"), good("g"), good("h")]
+        // The log fails the second batch's append; the fold of the first fails after it is appended.
+        for failing in ["append", "fold"] {
+            try withTemporaryDirectory { directory in
+                let log = try Log(directory: directory + "/log", configuration: LogConfiguration(durability: .none))
+                let file = directory + "/input.ndjson"
+                try Data(lines.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: file))
+                var report = IngestReport()
+                struct FoldFailed: Error {}
+                let reader = try LineReader(path: file)
+                do {
+                    try Ingestor(log: log, batchSize: 3, now: { Self.clock }).ingest(
+                        reader, source: "input.ndjson", into: &report,
+                        appended: { _, _, _ in
+                            if failing == "fold" { throw FoldFailed() }
+                            try log.close()
+                        })
+                    Issue.record("the \(failing) did not fail")
+                } catch {}
+                #expect(report.appended == 3, "\(failing)")
+                #expect(report.rejectedLines == 1 + (failing == "append" ? 1 : 0), "\(failing)")
+                #expect(report.stoppedAt == InputLine(source: "input.ndjson", line: failing == "append" ? 7 : 6))
+                #expect(report.stoppedAt?.description == "input.ndjson line \(failing == "append" ? 7 : 6)")
+                try? log.close()
+            }
+        }
+        // An ingest that reads everything stopped nowhere.
+        try withLog { log, directory in
+            let report = try ingest(lines.joined(separator: "\n"), into: log, directory: directory)
+            #expect(report.appended == 7 && report.stoppedAt == nil)
+        }
+    }
+
     @Test func batchesAreCutByBytesAndARecordTooLargeForAFrameIsRejected() throws {
         try withLog { log, directory in
             let small = Self.upsert([

@@ -54,7 +54,8 @@ package struct Ingestor {
 
     /// Reads every line of `input`, appending what is valid, and adds what happened to `report`.
     ///
-    /// When this throws, `report` holds everything appended and rejected before the failure.
+    /// When this throws, `report` holds everything appended and rejected before the failure,
+    /// and where to resume (`IngestReport.stoppedAt`).
     ///
     /// - Parameters:
     ///   - rejected: called with each rejected line as it is found.
@@ -80,9 +81,14 @@ package struct Ingestor {
         var pendingSamples = 0
         var deadline = ContinuousClock.now
         var scratch = EnvelopeDecoder.Scratch()
+        // The last line handled (appended, batched, rejected or blank), and the first line of
+        // the batch not appended yet: where a failure leaves the input.
+        var handled = input.lineNumber
+        var batchedFrom: Int?
         func flush() throws {
             guard !batch.isEmpty else { return }
             let positions = try log.append(batch)
+            batchedFrom = nil
             report.note(positions: positions)
             report.appended += batch.count
             report.samples += pendingSamples
@@ -100,63 +106,79 @@ package struct Ingestor {
             report.note(rejection)
             rejected?(rejection)
         }
-        while true {
-            let wait = batch.isEmpty ? nil : LineReader.WaitLimit(idle: linger.idle, deadline: deadline)
-            let next = try input.next(limit: EnvelopeLimits.lineBytes, wait: wait) { line -> LineOutcome in
-                switch line {
-                case .tooLong(let length):
-                    return .rejected(
-                        IngestError(
-                            .lineTooLong, line: input.lineNumber, path: "$",
-                            reason:
-                                "is \(length) bytes; lines of at most \(EnvelopeLimits.lineBytes) bytes are accepted"
-                        ))
-                case .bytes(let line):
-                    if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return .blank }
-                    do throws(IngestError) {
-                        return .accepted(try decoder.decode(line: line, number: input.lineNumber, scratch: &scratch))
-                    } catch {
-                        return .rejected(error)
+        do {
+            while true {
+                let wait = batch.isEmpty ? nil : LineReader.WaitLimit(idle: linger.idle, deadline: deadline)
+                let next = try input.next(limit: EnvelopeLimits.lineBytes, wait: wait) { line -> LineOutcome in
+                    switch line {
+                    case .tooLong(let length):
+                        return .rejected(
+                            IngestError(
+                                .lineTooLong, line: input.lineNumber, path: "$",
+                                reason:
+                                    "is \(length) bytes; lines of at most \(EnvelopeLimits.lineBytes) bytes are accepted"
+                            ))
+                    case .bytes(let line):
+                        if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return .blank }
+                        do throws(IngestError) {
+                            return .accepted(
+                                try decoder.decode(line: line, number: input.lineNumber, scratch: &scratch))
+                        } catch {
+                            return .rejected(error)
+                        }
                     }
                 }
-            }
-            switch next {
-            case .end:
-                try flush()
-                return
-            case .timedOut:
-                // The producer paused: what it sent becomes durable and readable now, in every mode.
-                try flush()
-                try log.sync()
-            case .line(.blank): report.blankLines += 1
-            case .line(.rejected(let error)): reject(error)
-            case .line(.accepted(let decoded)):
-                let envelope = decoded.stamped(at: now())
-                record.removeAll(keepingCapacity: true)
-                var block = spareBlocks.popLast() ?? SampleBlock([])
-                let hasSamples = EnvelopeCodec.encode(envelope, into: &record, block: &block)
-                let size = Self.lengthPrefixBytes(record.count) + record.count
-                guard size <= batchBytes else {
-                    reject(
-                        IngestError(
-                            .recordTooLarge, line: input.lineNumber, path: "$",
-                            reason: "makes a log record of \(size) bytes; at most \(batchBytes) fit in one log frame"))
-                    spareBlocks.append(block)
-                    continue
+                switch next {
+                case .end:
+                    try flush()
+                    return
+                case .timedOut:
+                    // The producer paused: what it sent becomes durable and readable now, in every mode.
+                    try flush()
+                    try log.sync()
+                case .line(.blank):
+                    report.blankLines += 1
+                    handled = input.lineNumber
+                case .line(.rejected(let error)):
+                    reject(error)
+                    handled = input.lineNumber
+                case .line(.accepted(let decoded)):
+                    let envelope = decoded.stamped(at: now())
+                    record.removeAll(keepingCapacity: true)
+                    var block = spareBlocks.popLast() ?? SampleBlock([])
+                    let hasSamples = EnvelopeCodec.encode(envelope, into: &record, block: &block)
+                    let size = Self.lengthPrefixBytes(record.count) + record.count
+                    guard size <= batchBytes else {
+                        reject(
+                            IngestError(
+                                .recordTooLarge, line: input.lineNumber, path: "$",
+                                reason:
+                                    "makes a log record of \(size) bytes; at most \(batchBytes) fit in one log frame"))
+                        spareBlocks.append(block)
+                        handled = input.lineNumber
+                        continue
+                    }
+                    if batch.byteCount + size > batchBytes { try flush() }
+                    if batch.isEmpty {
+                        deadline = .now + linger.maxAge
+                        batchedFrom = input.lineNumber
+                    }
+                    record.withUnsafeBytes { batch.append($0) }
+                    handled = input.lineNumber
+                    pendingSamples += block.entries.count
+                    if appended != nil {
+                        envelopes.append(consume envelope)
+                        blocks.append(hasSamples ? block : nil)
+                        if !hasSamples { spareBlocks.append(block) }
+                    } else {
+                        spareBlocks.append(block)
+                    }
+                    if batch.count >= batchSize { try flush() }
                 }
-                if batch.byteCount + size > batchBytes { try flush() }
-                if batch.isEmpty { deadline = .now + linger.maxAge }
-                record.withUnsafeBytes { batch.append($0) }
-                pendingSamples += block.entries.count
-                if appended != nil {
-                    envelopes.append(consume envelope)
-                    blocks.append(hasSamples ? block : nil)
-                    if !hasSamples { spareBlocks.append(block) }
-                } else {
-                    spareBlocks.append(block)
-                }
-                if batch.count >= batchSize { try flush() }
             }
+        } catch {
+            report.stoppedAt = InputLine(source: source, line: batchedFrom ?? handled + 1)
+            throw error
         }
     }
 }
@@ -173,6 +195,16 @@ private enum LineOutcome {
     case blank
     case rejected(IngestError)
     case accepted(EnvelopeInput)
+}
+
+/// A line of an input.
+public struct InputLine: Sendable, Equatable, CustomStringConvertible {
+    /// The input's name (its path, `-`, or what the caller called it).
+    public var source: String
+    /// The line number, from 1.
+    public var line: Int
+    /// `FILE line N`.
+    public var description: String { "\(source) line \(line)" }
 }
 
 /// A line that was rejected, with the input it came from.
@@ -224,6 +256,11 @@ public struct IngestReport: Sendable {
     public package(set) var daysRecomputed = 0
     /// The log positions the appended envelopes got.
     public package(set) var positions: Range<UInt64>?
+    /// Where an ingest that stopped part-way left its input: nothing from this line on (nor
+    /// from the inputs after it) was appended, and every line before it was appended, rejected
+    /// or blank, so sending the input again from here misses nothing (and a line sent twice
+    /// changes nothing). `nil` when every input was read, or none could be opened.
+    public package(set) var stoppedAt: InputLine?
 
     /// An empty report.
     public init() {}
