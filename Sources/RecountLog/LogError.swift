@@ -44,6 +44,9 @@ public struct LogError: Error, CustomStringConvertible, Sendable {
     public var offset: Int64?
     /// The operating system's `errno`, for `.io`.
     public var errno: Int32?
+    /// For a failed sync: the positions written since the last commit, which the log may or
+    /// may not keep (the next writer to open it keeps the frames that reached the disk whole).
+    public var unsynced: Range<UInt64>?
 
     package init(
         _ code: Code, _ message: String, path: String? = nil, offset: Int64? = nil,

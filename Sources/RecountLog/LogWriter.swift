@@ -205,7 +205,7 @@ struct LogWriter {
     }
 
     /// Fsyncs the active segment, then records the new commit point; a failure stops the log
-    /// (it never retries and carries on).
+    /// (it never retries and carries on) and names the positions whose fate it leaves open.
     mutating func syncActive(force: Bool = false, releasing: Bool = false) throws(LogError) {
         try checkUsable()
         guard unsyncedBytes > 0 || force else { return }
@@ -213,6 +213,8 @@ struct LogWriter {
             try active?.file.sync()
             try recordCommit(releasing: releasing)
         } catch {
+            var error = error
+            if commit.endPosition < nextPosition { error.unsynced = commit.endPosition..<nextPosition }
             failure = error
             throw error
         }

@@ -35,12 +35,7 @@ enum IngestCommand {
             failure = error.error
         }
         // Closing syncs: what the summary calls appended is durable once it is printed.
-        var unsynced = false
-        do { try engine.close() } catch {
-            // Whatever the durability, what the ingest appended may not be on disk.
-            unsynced = failure == nil
-            failure = failure ?? error
-        }
+        do { try engine.close() } catch { failure = failure ?? error }
         Output.closed(engine, json: invocation.json)
         let range = report.positions.map { "\($0.lowerBound)..<\($0.upperBound)" } ?? "none"
         if invocation.json {
@@ -75,20 +70,29 @@ enum IngestCommand {
                     + "days dirtied \(report.daysDirtied), recomputed \(report.daysRecomputed)")
         }
         if let failure {
-            // What to send again: a line sent twice changes nothing.
-            let resend =
-                if let stoppedAt = report.stoppedAt {
-                    "; nothing from \(stoppedAt) on was appended: send the input again from there"
-                } else if unsynced {
-                    "; the envelopes appended may not all be on disk: send the input again"
-                } else {
-                    ""
-                }
             Output.failure(
-                "ingest stopped: \(Output.sentence(for: failure))\(resend)", status: .failure, json: invocation.json)
+                "ingest stopped: \(Output.sentence(for: failure))\(resending(report, after: failure))",
+                status: .failure, json: invocation.json)
             return .failure
         }
         return report.rejectedLines == 0 ? .success : .someInputRejected
+    }
+
+    /// What an ingest stopped by `failure` leaves to send again (a line sent twice changes
+    /// nothing): the input from where it stopped, or all of it when a sync failed once it was
+    /// read; and the positions a failed sync left open.
+    static func resending(_ report: IngestReport, after failure: any Error) -> String {
+        let unsynced = (failure as? LogError)?.unsynced
+        let open =
+            unsynced.map {
+                " (positions \($0.lowerBound)..<\($0.upperBound) were written but not synced: the log keeps them "
+                    + "if they reached the disk whole)"
+            } ?? ""
+        if let stoppedAt = report.stoppedAt {
+            let stored = unsynced == nil ? "was appended" : "is known to be stored"
+            return "; nothing from \(stoppedAt) on \(stored)\(open): send the input again from there"
+        }
+        return unsynced == nil ? "" : "; what was appended may not be on disk\(open): send the input again"
     }
 
     /// The log durability `--durability` names.

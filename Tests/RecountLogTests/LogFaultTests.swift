@@ -107,7 +107,10 @@ import Testing
         try withTemporaryDirectory { directory in
             let log = try Log(directory: directory, configuration: configuration(.init(failSyncFrom: 3)))
             try appendBatches(log, [4, 4])
-            #expect { try appendBatches(log, [4]) } throws: { ($0 as? LogError)?.errno == EIO }
+            // The error names the batch whose fate is open.
+            #expect { try appendBatches(log, [4]) } throws: {
+                ($0 as? LogError)?.errno == EIO && ($0 as? LogError)?.unsynced == 9..<13
+            }
             // Fail-stop: no retry, no carrying on, even once the disk would accept a sync again.
             for _ in 0..<3 {
                 #expect { try appendBatches(log, [1]) } throws: { ($0 as? LogError)?.code == .failStopped }
@@ -120,6 +123,21 @@ import Testing
             // log was not closed cleanly, so new positions start past the reserved ones.
             #expect(reopened.endPosition == Log.positionReservation)
             expectRecords(try readAll(reopened.reader()), cover: 1..<13)
+        }
+    }
+
+    /// Without durability per batch, a failed sync names every position written since the
+    /// last commit: none of them is known to be on disk.
+    @Test func aFailedSyncNamesEveryPositionWrittenSinceTheLastCommit() throws {
+        try withTemporaryDirectory { directory in
+            let log = try Log(
+                directory: directory,
+                configuration: configuration(.init(failSyncFrom: 2), durability: .none, segmentBytes: 1 << 20))
+            try appendBatches(log, [3])
+            try log.sync()
+            try appendBatches(log, [4, 5])
+            #expect { try log.sync() } throws: { ($0 as? LogError)?.unsynced == 4..<13 }
+            try log.close()
         }
     }
 

@@ -259,7 +259,8 @@ public struct IngestReport: Sendable {
     /// Where an ingest that stopped part-way left its input: nothing from this line on (nor
     /// from the inputs after it) was appended, and every line before it was appended, rejected
     /// or blank, so sending the input again from here misses nothing (and a line sent twice
-    /// changes nothing). `nil` when every input was read, or none could be opened.
+    /// changes nothing). After a failed sync, the envelopes the error's `LogError.unsynced`
+    /// names may be kept too. `nil` when every input was read, or none could be opened.
     public package(set) var stoppedAt: InputLine?
 
     /// An empty report.
