@@ -8,11 +8,14 @@ let arguments = CommandLine.arguments.dropFirst()
 do {
     let invocation = try Invocation(arguments)
     let status = Commands.run(invocation)
-    // What `print` buffered goes out now: results that could not be written are a failure.
+    // What `print` buffered goes out now: results that could not be written are a failure,
+    // of the output alone: the command's work (an ingest's appends, say) is done and stays.
     do {
         try StandardStream.flushPrinted(stdout)
     } catch {
-        Output.failure("\(error)", status: .failure, json: invocation.json)
+        Output.failure(
+            "\(error) (the command ran to its end, with exit status \(status.rawValue), but its results were not "
+                + "all written)", status: .failure, json: invocation.json)
         exit(ExitStatus.failure.rawValue)
     }
     exit(status.rawValue)

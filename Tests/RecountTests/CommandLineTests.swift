@@ -91,7 +91,10 @@ struct CommandLineTests {
             let data = directory + "/data"
             let export = Self.fixtures.appendingPathComponent("tdda-export6s3sample.xml").path
             let imported = try Self.recount(["import", "apple-health", export, "--user", "alice"])
-            #expect(try Self.recount(["--data", data, "ingest", "-"], input: Data(imported.output.utf8)).status == 0)
+            let first = try Self.recount(["--data", data, "--json", "ingest", "-"], input: Data(imported.output.utf8))
+            #expect(first.status == 0)
+            let appended = try #require(
+                first.output.split(separator: ",").first { $0.hasPrefix("{\"appended\":") }?.dropFirst(12))
             for command in [
                 ["log", "dump"], ["stats"], ["--json", "digest"], ["rollups", "--user", "alice", "--metric", "steps"],
                 ["import", "apple-health", export, "--user", "alice"],
@@ -101,6 +104,17 @@ struct CommandLineTests {
                 #expect(
                     run.errors.contains("standard output could not be written: No space left on device"), "\(command)")
             }
+            // An ingest whose summary cannot be written has appended all the same, and says so
+            // (a caller reading exit 1 as "nothing stored" would send everything again).
+            let ingest = try Self.recount(
+                ["--data", data, "ingest", "-"], input: Data(imported.output.utf8), outputPath: "/dev/full")
+            #expect(ingest.status == 1)
+            #expect(
+                ingest.errors.contains(
+                    "No space left on device (the command ran to its end, with exit status 0, but its results were "
+                        + "not all written)"), "\(ingest.errors)")
+            let records = try #require(Int(appended)) * 2
+            #expect(try Self.recount(["--data", data, "log", "stats"]).output.contains("\(records) (positions 1..<"))
         }
     }
 
