@@ -37,7 +37,7 @@ enum IngestCommand {
         // Closing syncs: what the summary calls appended is durable once it is printed.
         do { try engine.close() } catch { failure = failure ?? error }
         Output.closed(engine, json: invocation.json)
-        let range = report.positions.map { "\($0.lowerBound)..<\($0.upperBound)" } ?? "none"
+        let range = report.positions.map { "\($0)" } ?? "none"
         if invocation.json {
             let first: Output.Value = report.positions.map { .int(Int64($0.lowerBound)) } ?? .null
             let end: Output.Value = report.positions.map { .int(Int64($0.upperBound)) } ?? .null
@@ -81,11 +81,11 @@ enum IngestCommand {
     /// What an ingest stopped by `failure` leaves to send again (a line sent twice changes
     /// nothing): the input from where it stopped, or all of it when a sync failed once it was
     /// read; and the positions a failed sync left open.
-    static func resending(_ report: IngestReport, after failure: any Error) -> String {
+    private static func resending(_ report: IngestReport, after failure: any Error) -> String {
         let unsynced = (failure as? LogError)?.unsynced
         let open =
             unsynced.map {
-                " (positions \($0.lowerBound)..<\($0.upperBound) were written but not synced: the log keeps them "
+                " (positions \($0) were written but not synced: the log keeps them "
                     + "if they reached the disk whole)"
             } ?? ""
         if let stoppedAt = report.stoppedAt {
