@@ -27,6 +27,16 @@ let report = try engine.ingest(ndjson: Array(upload.utf8), source: "upload") { r
 }
 print("appended \(report.appended) envelopes: \(report.newSamples) new samples, \(report.daysDirtied) days dirtied")
 
+// A cloud provider's webhook, decoded by the service's own HTTP layer, goes in as envelopes built
+// in code: the engine writes each as its NDJSON line and checks it as it would the line.
+let webhook = try engine.ingest(
+    [
+        IngestEnvelope(
+            user: "u1", receivedAt: "2026-07-16T08:05:00Z",
+            .checkin(provider: "garmin", metrics: ["steps"], at: "2026-07-16T08:05:00Z"))
+    ], source: "garmin-webhook")
+print("webhook: appended \(webhook.appended), rejected \(webhook.rejectedLines)")
+
 for row in try engine.rollups(user: "u1", metric: "steps", from: "2026-07-13", to: "2026-07-16") {
     switch row.reading {
     case .known(let values): print("\(row.date) known    \(values.map { "\($0.name) \($0.value)" })")

@@ -231,6 +231,17 @@ public final class RecountEngine: Sendable {
         }
     }
 
+    /// Appends envelopes built in code, each as its NDJSON line (`IngestEnvelope.ndjsonLine`):
+    /// validated, rejected and stored as `ingest(ndjson:source:)` does with those lines. A
+    /// rejection's line N is the envelope at index N - 1.
+    /// - Throws: `IngestFailure` when appending fails, with the report of what was appended before.
+    public func ingest(
+        _ envelopes: [IngestEnvelope], source: String = "envelopes", recompute: Bool = true,
+        rejected: ((IngestRejection) -> Void)? = nil
+    ) throws(IngestFailure) -> IngestReport {
+        try ingest(ndjson: IngestEnvelope.ndjson(envelopes), source: source, recompute: recompute, rejected: rejected)
+    }
+
     private func ingest(
         _ reader: LineReader, source: String, recompute: Bool, into report: inout IngestReport,
         rejected: ((IngestRejection) -> Void)?, progress: ((IngestReport) -> Void)? = nil
