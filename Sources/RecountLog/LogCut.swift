@@ -5,16 +5,19 @@ enum LogCut {
     /// Copies `path`'s bytes from `offset` to its end, byte for byte, to a file beside it
     /// (`FILE.cut-OFFSET`, numbered `.1`, `.2` … if that exists), durably.
     ///
-    /// A copy an earlier attempt left with the same bytes is kept rather than made again (a
-    /// repair retried on a full disk made another copy of the same bytes each time). A copy
-    /// that fails part-way is removed: it would hold the space a full disk needs back, under a
-    /// name that says it is exact.
+    /// The copy is written as `TARGET.partial` and renamed once synced, so a file under the
+    /// copy's name is always whole: a crash during the copy leaves only the `.partial`, which
+    /// the next copy of this file's bytes removes. A copy an earlier attempt left with the same
+    /// bytes is kept rather than made again (a repair retried on a full disk made another copy
+    /// of the same bytes each time). A copy that fails part-way is removed: it would hold the
+    /// space a full disk needs back.
     ///
     /// - Returns: the copy's path.
     static func save(
         _ path: String, file: any LogFile, from offset: Int64, fileSystem: any LogFileSystem
     ) throws(LogError) -> String {
         let end = try file.size()
+        try removePartialCopies(of: path, fileSystem: fileSystem)
         var target = "\(path).cut-\(offset)"
         var copy = 1
         while FileManager.default.fileExists(atPath: target) {
@@ -28,8 +31,10 @@ enum LogCut {
             target = "\(path).cut-\(offset).\(copy)"
             copy += 1
         }
-        let saved = try fileSystem.open(target, writable: true, create: true)
+        let partial = target + partialSuffix
         do {
+            let saved = try fileSystem.open(partial, writable: true, create: true)
+            try saved.truncate(to: 0)
             var at = offset
             while at < end {
                 let chunk = try file.read(Int(min(end - at, chunkBytes)), at: at)
@@ -38,12 +43,27 @@ enum LogCut {
                 at += Int64(chunk.count)
             }
             try saved.sync()
+            try fileSystem.rename(partial, to: target)
         } catch {
-            try? fileSystem.remove(target)
+            try? fileSystem.remove(partial)
             throw error
         }
         try fileSystem.syncDirectory(parentDirectory(of: path))
         return target
+    }
+
+    /// The suffix of a copy being written.
+    static let partialSuffix = ".partial"
+
+    /// Removes the copies of `path`'s cut bytes that a crash left half-written (any offset):
+    /// only the writer, which holds the log's lock, copies cut bytes.
+    private static func removePartialCopies(of path: String, fileSystem: any LogFileSystem) throws(LogError) {
+        let directory = parentDirectory(of: path)
+        let prefix = (path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path) + ".cut-"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        for name in names.sorted() where name.hasPrefix(prefix) && name.hasSuffix(partialSuffix) {
+            try fileSystem.remove(directory + "/" + name)
+        }
     }
 
     /// The bytes read and compared at a time.

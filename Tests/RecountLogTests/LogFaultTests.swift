@@ -86,6 +86,29 @@ import Testing
         }
     }
 
+    /// A copy of cut bytes is written under a `.partial` name and renamed once whole, so a
+    /// crash during it (SIGKILL, power loss) never leaves a short file under the name of an
+    /// exact copy; the next copy removes what such a crash left.
+    @Test func aCopyCutShortByACrashLeavesOnlyAPartialThatTheNextCopyRemoves() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/00000000000000000001.seg"
+            let bytes = (0..<(2 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31 >> 3) }
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            // What crashes during two copies left: the start of one at this offset, one at another.
+            try Data(bytes[4096..<9000]).write(to: URL(fileURLWithPath: path + ".cut-4096.partial"))
+            try Data(bytes[100..<200]).write(to: URL(fileURLWithPath: path + ".cut-100.1.partial"))
+            let fileSystem = FaultyFileSystem(.init())
+            let file = try fileSystem.open(path, writable: false, create: false)
+            let saved = try LogCut.save(path, file: file, from: 4096, fileSystem: fileSystem)
+            #expect(saved == path + ".cut-4096")
+            #expect(try Array(Data(contentsOf: URL(fileURLWithPath: saved))) == Array(bytes[4096...]))
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == [
+                    "00000000000000000001.seg", "00000000000000000001.seg.cut-4096",
+                ])
+        }
+    }
+
     /// Creating a log fsyncs every directory it created, and the one it created it in, and
     /// the log directory after its files appear and are renamed.
     @Test func creatingALogSyncsEveryDirectoryItMade() throws {
