@@ -27,14 +27,25 @@ let report = try engine.ingest(ndjson: Array(upload.utf8), source: "upload") { r
 }
 print("appended \(report.appended) envelopes: \(report.newSamples) new samples, \(report.daysDirtied) days dirtied")
 
+// Engine calls block their thread while they read, write and fsync. A service's async handlers
+// run them on a queue of their own, off Swift's cooperative pool (a thread per core).
+let engineQueue = DispatchQueue(label: "recount-engine")
+func onEngineQueue<T: Sendable>(_ call: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        engineQueue.async { continuation.resume(with: Result(catching: call)) }
+    }
+}
+
 // A cloud provider's webhook, decoded by the service's own HTTP layer, goes in as envelopes built
 // in code: the engine writes each as its NDJSON line and checks it as it would the line.
-let webhook = try engine.ingest(
-    [
-        IngestEnvelope(
-            user: "u1", receivedAt: "2026-07-16T08:05:00Z",
-            .checkin(provider: "garmin", metrics: ["steps"], at: "2026-07-16T08:05:00Z"))
-    ], source: "garmin-webhook")
+let webhook = try await onEngineQueue {
+    try engine.ingest(
+        [
+            IngestEnvelope(
+                user: "u1", receivedAt: "2026-07-16T08:05:00Z",
+                .checkin(provider: "garmin", metrics: ["steps"], at: "2026-07-16T08:05:00Z"))
+        ], source: "garmin-webhook")
+}
 print("webhook: appended \(webhook.appended), rejected \(webhook.rejectedLines)")
 
 for row in try engine.rollups(user: "u1", metric: "steps", from: "2026-07-13", to: "2026-07-16") {
