@@ -53,7 +53,7 @@ enum LogCut {
     }
 
     /// The suffix of a copy being written.
-    static let partialSuffix = ".partial"
+    private static let partialSuffix = ".partial"
 
     /// Removes the copies of `path`'s cut bytes that a crash left half-written (any offset):
     /// only the writer, which holds the log's lock, copies cut bytes.
