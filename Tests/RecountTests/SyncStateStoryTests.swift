@@ -769,7 +769,7 @@ import Testing
     /// newest one at or before its instant.
     @Test func checkInsAreKeptInOrderOnceEach() {
         var state = SyncState()
-        for millis: Int64 in [5, 3, 5, 4, 1, 3, 6] { state.checkIn(at: millis) }
+        for millis: Int64 in [5, 3, 5, 4, 1, 3, 6] { state.checkIn(at: millis, received: millis) }
         #expect(state.checkins == [1, 3, 4, 5, 6])
         #expect(state.lastCheckin(atOrBefore: 2) == 1 && state.lastCheckin(atOrBefore: 5) == 5)
         #expect(state.lastCheckin(atOrBefore: 0) == nil && state.lastCheckin(atOrBefore: nil) == 6)
@@ -808,5 +808,98 @@ import Testing
         }
         #expect(staleUsers(at: "2026-07-20T12:30:00.000Z") == ["u2", "u4"])
         #expect(staleUsers(at: "2026-07-20T12:30:00.001Z") == ["u1", "u2", "u4"])
+    }
+
+    /// A third expiry whose last read falls in a held stretch goes on from its end through the
+    /// reconciles received since, so a stretch between them that one recovered stays read (it
+    /// was listed again, and its day held unknown; an oracle run).
+    @Test func anExpiryGoesOnThroughAStretchAReconcileRecovered() throws {
+        var projections = Projections()
+        _ = try ProjectionsTests.fold(
+            [
+                Self.checkin(received: "2026-07-10T00:00:00Z", at: "2026-07-10T00:00:00Z"),
+                Self.page(received: "2026-07-11T00:00:00Z", expired: true),
+                Self.page(received: "2026-07-12T00:00:00Z", expired: true),
+                Self.reconcile(
+                    received: "2026-07-12T06:00:00Z", from: "2026-07-11T00:00:00Z", to: "2026-07-12T06:00:00Z"),
+                Self.page(received: "2026-07-13T00:00:00Z", expired: true),
+                Self.checkin(received: "2026-07-13T01:00:00Z", at: "2026-07-13T01:00:00Z"),
+            ], into: &projections)
+        let cursor = try #require(projections.cursorRow(user: "bob", provider: "health_connect", metric: .steps))
+        #expect(
+            cursor.recoveryWindows == [
+                TimeWindow(from: "2026-07-10T00:00:00Z", to: "2026-07-11T00:00:00Z"),
+                TimeWindow(from: "2026-07-12T06:00:00Z", to: "2026-07-13T00:00:00Z"),
+            ])
+        #expect(try Self.state(projections, "2026-07-11") == .known)
+    }
+
+    /// Days a reconcile read again stay read when a later expiry moves the horizon past them,
+    /// though another part of their stretch is still open (they turned unrecoverable; an
+    /// oracle run).
+    @Test func daysReadAgainAreNotLostWhenTheHorizonMovesPastThem() throws {
+        var projections = Projections()
+        _ = try ProjectionsTests.fold(
+            [
+                Self.checkin(received: "2026-06-01T00:00:00Z", at: "2026-06-01T00:00:00Z"),
+                Self.page(received: "2026-06-20T00:00:00Z", expired: true),
+                Self.reconcile(
+                    received: "2026-06-20T01:00:00Z", from: "2026-06-01T00:00:00Z", to: "2026-06-19T00:00:00Z"),
+                Self.checkin(received: "2026-06-21T00:00:00Z", at: "2026-06-21T00:00:00Z"),
+                Self.page(received: "2026-07-15T00:00:00Z", expired: true),
+            ], into: &projections)
+        let cursor = try #require(projections.cursorRow(user: "bob", provider: "health_connect", metric: .steps))
+        #expect(cursor.unrecoverable == [])
+        #expect(
+            cursor.recoveryWindows == [
+                TimeWindow(from: "2026-06-19T00:00:00Z", to: "2026-06-20T00:00:00Z"),
+                TimeWindow(from: "2026-06-21T00:00:00Z", to: "2026-07-15T00:00:00Z"),
+            ])
+        #expect(try Self.state(projections, "2026-06-10") == .known)
+    }
+
+    /// A recovery window cut shorter (by a reconcile of part of it, or a check-in logged late)
+    /// moves no version of the days it still meets: their readings did not change (`changes`
+    /// listed them, old and new the same; an oracle run).
+    @Test func aWindowCutShorterMovesNoVersion() throws {
+        let steps =
+            #"{"id":"s1","type":"Steps","start":"2026-07-10T08:00:00Z","end":"2026-07-10T08:30:00Z","value":100,"unit":"count","origin":"com.x"}"#
+        let lines = [
+            #"{"kind":"healthconnect.changes","user":"bob","receivedAt":"2026-07-10T12:00:00Z","recordTypes":["Steps"],"token":"t0","nextChangesToken":"t1","hasMore":false,"changesTokenExpired":false,"changes":[{"upsertion":\#(steps)}]}"#,
+            Self.page(received: "2026-07-12T12:00:00Z", expired: true),
+            Self.reconcile(received: "2026-07-12T13:00:00Z", from: "2026-07-11T12:00:00Z", to: "2026-07-12T12:00:00Z"),
+            Self.checkin(received: "2026-07-12T14:00:00Z", at: "2026-07-10T18:00:00Z"),
+        ]
+        try withTemporaryDirectory { directory in
+            let engine = try RecountEngine(directory: directory)
+            _ = try engine.ingest(ndjson: Array(lines.joined(separator: "\n").utf8), source: "page")
+            #expect(try engine.changes(since: 2).isEmpty)
+            let day = try engine.rollups(user: "bob", metric: "steps", from: "2026-07-10", to: "2026-07-10")
+            #expect(day.map(\.reading) == [.partial([RollupRow.Value(name: "value", value: 100)], .recoveryWindowOpen)])
+            try engine.close()
+        }
+    }
+
+    /// `stale` as of a past instant counts a channel from its client's first cursor, and the
+    /// user has a provider from a check-in's receipt: a later page no longer takes a stuck read
+    /// out of the answer about an earlier instant, and a check-in received later no longer
+    /// puts the provider in it (`rollups` as of then did not either; an oracle run).
+    @Test func staleAsOfAPastInstantIsNotChangedByWhatCameLater() throws {
+        func page(_ received: String, _ token: String) -> String {
+            #"{"kind":"healthconnect.changes","user":"u1","receivedAt":"\#(received)","recordTypes":["Steps"],"token":"\#(token)","nextChangesToken":"\#(token)+","hasMore":true,"changesTokenExpired":false,"changes":[]}"#
+        }
+        let checkin =
+            #"{"kind":"checkin","user":"u2","receivedAt":"2026-07-13T01:00:00Z","provider":"fitbit","metrics":["steps"],"at":"2026-07-12T05:00:00Z"}"#
+        var projections = Projections()
+        _ = try ProjectionsTests.fold([page("2026-07-10T01:00:00Z", "t0"), checkin], into: &projections)
+        let asOf = try #require(Instant(rfc3339: "2026-07-12T01:00:00Z")).millis
+        let before = projections.staleReport(asOf: asOf)
+        #expect(before.rows.map { "\($0.user) \($0.provider)" } == ["u1 health_connect"], "opened by its first page")
+        _ = try ProjectionsTests.fold([page("2026-07-13T01:00:00Z", "t1")], into: &projections)
+        #expect(projections.staleReport(asOf: asOf) == before)
+        let atNine = try #require(Instant(rfc3339: "2026-07-12T09:00:00Z")).millis
+        #expect(
+            !projections.staleReport(asOf: atNine).fractions.contains { $0.provider == "fitbit" },
+            "u2's check-in came later")
     }
 }

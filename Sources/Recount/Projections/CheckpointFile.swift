@@ -24,14 +24,16 @@ package import RecountLog
 /// every expiry after it, 16 an ignored write no longer makes the held sample newer, and a
 /// rewrite under another metric's sync identity takes it, 17 a reconcile's tombstones keep its
 /// `receivedAt`, 18 a new provider or recovery window moves the versions of the days it may take
-/// from known, 19 and so does a move of the user's latest offset.)
+/// from known, 19 and so does a move of the user's latest offset, 20 an expiry reads on through
+/// the reconciles after the held stretch it goes on from, days read again are not lost to a later
+/// horizon, and a window cut shorter moves no version.)
 package struct CheckpointFile {
     package let path: String
     /// The payload bytes after which a chunk closes.
     private let chunkBytes: Int
     private let fileSystem = PosixFileSystem()
     private static let magic: UInt32 = 0x4A50_4352  // "RCPJ" read little-endian
-    private static let version: UInt32 = 19
+    private static let version: UInt32 = 20
     private static let headerSize = 48
     private static let chunkHeaderSize = 8
 

@@ -49,7 +49,7 @@ extension Projections {
         let isNew = !before.isHad
         // A channel the user now has brings the windows it held (an expiry can come before
         // the user has the provider; only its later windows were dirtied, an attack run).
-        let newHoles = isNew ? after.holes : after.holes.filter { !before.holes.contains($0) }
+        let newHoles = isNew ? after.windows + after.lost : after.holes(notIn: before)
         guard isNew || !newHoles.isEmpty else { return }
         // Where the user's days end (`dayReader`).
         let offset = Int64(latestOffset(user: key.user)) * 1000
@@ -77,8 +77,10 @@ extension Projections {
     /// What of a channel can take a known day back to partial or unknown (rule 8).
     private struct KnownInputs {
         var isHad = false
-        /// Its recovery windows and lost stretches (none for most channels).
-        var holes: [Range<Int64>] = []
+        /// Its recovery windows and lost stretches, each ascending and disjoint (none for most
+        /// channels).
+        var windows: [Range<Int64>] = []
+        var lost: [Range<Int64>] = []
 
         init() {}
 
@@ -86,7 +88,30 @@ extension Projections {
         ///   of its arrays, twice per envelope: 6% of opening an engine).
         init(of state: inout SyncState) {
             isHad = state.isHad(asOf: nil)
-            if !state.missed.isEmpty || !state.lostRecovered.isEmpty { holes = state.recoveryWindows + state.lost }
+            if !state.missed.isEmpty || !state.lostRecovered.isEmpty {
+                (windows, lost) = (state.recoveryWindows, state.lost)
+            }
+        }
+
+        /// The time in a window, or lost, that was not so in `before`: a window cut shorter (a
+        /// check-in logged late, a reconcile of part of it) opens none (it moved the versions of
+        /// the days it still met, their readings unchanged; an attack run).
+        func holes(notIn before: KnownInputs) -> [Range<Int64>] {
+            Self.subtracting(before.windows, from: windows) + Self.subtracting(before.lost, from: lost)
+        }
+
+        /// The parts of `ranges` that `removed` does not cover (both ascending and disjoint).
+        private static func subtracting(_ removed: [Range<Int64>], from ranges: [Range<Int64>]) -> [Range<Int64>] {
+            var parts: [Range<Int64>] = []
+            for range in ranges {
+                var from = range.lowerBound
+                for cut in removed where cut.upperBound > from && cut.lowerBound < range.upperBound {
+                    if cut.lowerBound > from { parts.append(from..<cut.lowerBound) }
+                    from = cut.upperBound
+                }
+                if from < range.upperBound { parts.append(from..<range.upperBound) }
+            }
+            return parts
         }
     }
 
@@ -123,7 +148,7 @@ extension Projections {
             // cursor is an old delivery folded again (an ingest repeated) or logged late.
             let isNewest = received > state.cursorReceivedAt ?? .min
             state.offer(cursor: newAnchor, kind: .healthKitAnchor, receivedAt: received)
-            state.checkIn(at: received)
+            state.checkIn(at: received, received: received)
             guard isNewest else { return }
             // A nil anchor where one was handed out before: the client lost it (a reinstall) and
             // reads everything again. A channel's first delivery is its first sync.
@@ -152,7 +177,7 @@ extension Projections {
                 if expired {
                     state.tokenExpired(at: received)
                 } else if !hasMore {
-                    state.checkIn(at: received)
+                    state.checkIn(at: received, received: received)
                 }
             }
         }
@@ -239,6 +264,7 @@ extension Projections {
                 out.append(UInt64(state.redeliveredSamples.known))
                 out.append(state.hadSince) { $0.append($1) }
                 out.append(state.firstExpiredAt) { $0.append($1) }
+                out.append(state.firstCursorAt) { $0.append($1) }
             }
         }
         return states.count
@@ -280,7 +306,7 @@ extension Projections {
             for _ in 0..<(try input.integer(UInt64.self)) {
                 let checkin: Int64 = try input.integer()
                 guard checkin > previous || previous == .min else { throw Malformed() }
-                state.checkIn(at: checkin)
+                state.checkIn(at: checkin, received: checkin)
                 previous = checkin
             }
             state.lastSampleAt = try input.optional(int64)
@@ -303,6 +329,7 @@ extension Projections {
             state.redeliveredSamples = (try input.int(), try input.int())
             state.hadSince = try input.optional(int64)
             state.firstExpiredAt = try input.optional(int64)
+            state.firstCursorAt = try input.optional(int64)
             syncStates[SyncKey(user: user, provider: provider, metric: metric)] = state
         }
         for _ in 0..<(try input.integer(UInt64.self)) {

@@ -230,7 +230,9 @@ package struct Projections {
             // A device cannot have synced after the envelope was received: a clock running
             // ahead must not make days that have not ended known.
             let checkedIn = min(at.millis, received)
-            for metric in metrics { updateSync(provider, metric.metric, sync) { $0.checkIn(at: checkedIn) } }
+            for metric in metrics {
+                updateSync(provider, metric.metric, sync) { $0.checkIn(at: checkedIn, received: received) }
+            }
         case .configProvider(let provider, let seconds, let cohort):
             foldProviderSetting(user: envelope.user, provider: provider, seconds: seconds, cohort: cohort, sync)
         }

@@ -21,6 +21,9 @@ package struct SyncState: Equatable, Sendable {
     /// The `receivedAt` of the envelope that brought the cursor: the newest cursor wins, so
     /// folding an old delivery again does not bring back its old cursor.
     package var cursorReceivedAt: Int64?
+    /// The `receivedAt` of the first envelope that brought a cursor: the client had opened the
+    /// channel then (staleness as of a past instant).
+    package var firstCursorAt: Int64?
     /// The `receivedAt` of the newest expired page or of the newest reconcile that closed a
     /// recovery; older ones change nothing.
     package var healthReceivedAt: Int64?
@@ -82,14 +85,15 @@ package struct SyncState: Equatable, Sendable {
     /// the user had it (`isHad`), or its client had sent a cursor, an expired token or a
     /// reconcile for it. A Health Connect read that never ends (`hasMore: true` forever) or
     /// an expired token never followed by a good read gives the user no provider, but is the
-    /// stuck client staleness is for. As of a past instant, a cursor counts when the newest
-    /// one came by then, and an expired token when the first came by then (counted while its
-    /// stretch was missed, an expiry that a later one joined, or a reconcile recovered, no
-    /// longer opened the channel as of before that; an attack run).
+    /// stuck client staleness is for. As of a past instant, a cursor or an expired token counts
+    /// when the first came by then (counted while its stretch was missed, an expiry that a
+    /// later one joined, or a reconcile recovered, no longer opened the channel as of before
+    /// that; an attack run; and a cursor counted when the newest came by then, so a later page
+    /// took the channel out of the answer about an earlier instant; an oracle run).
     package func isOpened(asOf millis: Int64?) -> Bool {
         if isHad(asOf: millis) { return true }
         let instant = millis ?? .max
-        return (cursorReceivedAt.map { $0 <= instant } ?? false) || (firstExpiredAt.map { $0 <= instant } ?? false)
+        return (firstCursorAt.map { $0 <= instant } ?? false) || (firstExpiredAt.map { $0 <= instant } ?? false)
             || reconciledWindows.contains { $0.receivedAt <= instant }
     }
 
@@ -123,10 +127,12 @@ package struct SyncState: Equatable, Sendable {
             && a.lastFullRedelivery?.known == b.lastFullRedelivery?.known && a.repeatedAllKnown == b.repeatedAllKnown
             && a.redeliveredSamples == b.redeliveredSamples && a.hadSince == b.hadSince
             && a.reconciledWindows == b.reconciledWindows && a.firstExpiredAt == b.firstExpiredAt
+            && a.firstCursorAt == b.firstCursorAt
     }
 
     /// Takes `cursor` when it is newer than the held one (as new: when it orders after it).
     mutating func offer(cursor: String, kind: CursorKind, receivedAt: Int64) {
+        firstCursorAt = min(firstCursorAt ?? receivedAt, receivedAt)
         if let held = cursorReceivedAt, let current = self.cursor,
             (held, current) >= (receivedAt, cursor)
         {
@@ -137,9 +143,11 @@ package struct SyncState: Equatable, Sendable {
         cursorReceivedAt = receivedAt
     }
 
-    /// Notes a check-in at `millis` (a check-in folded again, or late, takes its place once).
-    mutating func checkIn(at millis: Int64) {
-        hadSince = min(hadSince ?? millis, millis)
+    /// Notes a check-in at `millis`, received at `received` (a check-in folded again, or late,
+    /// takes its place once). The user has the provider from its receipt: as of an instant
+    /// between a `checkin`'s `at` and its receipt, `stale` counted a channel `rollups` did not.
+    mutating func checkIn(at millis: Int64, received: Int64) {
+        hadSince = min(hadSince ?? received, received)
         if let last = checkins.last, last >= millis {
             let place = firstCheckin(after: millis)
             if place == 0 || checkins[place - 1] != millis { checkins.insert(millis, at: place) }
@@ -162,18 +170,31 @@ package struct SyncState: Equatable, Sendable {
     /// The parts of `stretch`'s window (as of `horizon`) that no reconcile received after the
     /// stretch's expiry and by `millis` read again, ascending.
     private func unreadWindows(of stretch: Range<Int64>, horizon: Int64, by millis: Int64) -> [Range<Int64>] {
-        guard let window = Self.window(of: stretch, horizon: horizon) else { return [] }
+        Self.window(of: stretch, horizon: horizon).map { unread($0, of: stretch, by: millis) } ?? []
+    }
+
+    /// The parts of `stretch` beyond `horizon` that no reconcile received after the stretch's
+    /// expiry and by `millis` read again, ascending: days re-read while they could be are not
+    /// lost when a later expiry moves the horizon past them (they were, when the stretch was
+    /// still open for another part; an attack run).
+    private func lostParts(of stretch: Range<Int64>, horizon: Int64, by millis: Int64) -> [Range<Int64>] {
+        Self.lostPart(of: stretch, horizon: horizon).map { unread($0, of: stretch, by: millis) } ?? []
+    }
+
+    /// The parts of `range` (within `stretch`) that no reconcile received after the stretch's
+    /// expiry and by `millis` read again, ascending.
+    private func unread(_ range: Range<Int64>, of stretch: Range<Int64>, by millis: Int64) -> [Range<Int64>] {
         var unread: [Range<Int64>] = []
-        var from = window.lowerBound
+        var from = range.lowerBound
         // By `from`: each reconciled window read again what lies between its bounds.
         for reconciled in reconciledWindows
         where reconciled.receivedAt > stretch.upperBound && reconciled.receivedAt <= millis && reconciled.to > from {
-            guard reconciled.from < window.upperBound else { break }
+            guard reconciled.from < range.upperBound else { break }
             if reconciled.from > from { unread.append(from..<reconciled.from) }
             from = reconciled.to
-            if from >= window.upperBound { return unread }
+            if from >= range.upperBound { return unread }
         }
-        unread.append(from..<window.upperBound)
+        unread.append(from..<range.upperBound)
         return unread
     }
 
@@ -186,7 +207,8 @@ package struct SyncState: Equatable, Sendable {
     /// stretches beyond the horizon, recovered or not.
     package var lost: [Range<Int64>] {
         missed.isEmpty
-            ? lostRecovered : Self.union(lostRecovered + missed.compactMap { Self.lostPart(of: $0, horizon: horizon) })
+            ? lostRecovered
+            : Self.union(lostRecovered + missed.flatMap { lostParts(of: $0, horizon: horizon, by: .max) })
     }
 
     /// The part of a missed stretch beyond the horizon, if any.
@@ -208,7 +230,7 @@ package struct SyncState: Equatable, Sendable {
         let recovered = lostRecovered.filter { $0.upperBound + Self.recoveryHorizonMillis <= millis }
         return (
             Self.union(known.flatMap { unreadWindows(of: $0, horizon: horizonThen, by: millis) }),
-            Self.union(recovered + known.compactMap { Self.lostPart(of: $0, horizon: horizonThen) })
+            Self.union(recovered + known.flatMap { lostParts(of: $0, horizon: horizonThen, by: millis) })
         )
     }
 
@@ -236,8 +258,10 @@ package struct SyncState: Equatable, Sendable {
         healthReceivedAt = millis
         horizon = millis - Self.recoveryHorizonMillis
         var from = lastRead(atOrBefore: millis, orFrom: horizon)
-        // Every held stretch ends at an earlier expiry, so the new one comes last.
-        if let last = missed.last, last.upperBound >= from { from = last.upperBound }
+        // Every held stretch ends at an earlier expiry, so the new one comes last; from its end
+        // on, the reconciles received by now read on (a stretch between them that one recovered
+        // was opened again, an attack run).
+        if let last = missed.last, last.upperBound >= from { from = readOn(from: last.upperBound, by: millis) }
         // Read up to the expiry (a check-in at its instant, or a reconcile received before it
         // that read past it): nothing was missed. It left an empty window no reconcile closed.
         guard from < millis else { return }
@@ -266,7 +290,13 @@ package struct SyncState: Equatable, Sendable {
     /// before that point (it read the window again). Counted from the last check-in alone, a
     /// second expiry after a reconcile reopened the days the reconcile had recovered.
     private func lastRead(atOrBefore millis: Int64, orFrom fallback: Int64) -> Int64 {
-        var read = lastCheckin(atOrBefore: millis) ?? fallback
+        readOn(from: lastCheckin(atOrBefore: millis) ?? fallback, by: millis)
+    }
+
+    /// How far the client had read by `millis`, having read up to `read`: on through the window
+    /// of each reconcile received by then that starts at or before that point.
+    private func readOn(from read: Int64, by millis: Int64) -> Int64 {
+        var read = read
         // By `from`: a window that starts later can only join once an earlier one has.
         for window in reconciledWindows where window.receivedAt <= millis && window.from <= read {
             read = max(read, min(window.to, millis))
@@ -311,7 +341,8 @@ package struct SyncState: Equatable, Sendable {
         }
         guard !recovered.isEmpty else { return }
         missed.removeAll { recovered.contains($0) }
-        lostRecovered = Self.union(lostRecovered + recovered.compactMap { Self.lostPart(of: $0, horizon: horizon) })
+        lostRecovered = Self.union(
+            lostRecovered + recovered.flatMap { lostParts(of: $0, horizon: horizon, by: millis) })
         healthReceivedAt = max(healthReceivedAt ?? .min, millis)
     }
 
