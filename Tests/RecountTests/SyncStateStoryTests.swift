@@ -902,4 +902,31 @@ import Testing
             !projections.staleReport(asOf: atNine).fractions.contains { $0.provider == "fitbit" },
             "u2's check-in came later")
     }
+
+    /// A channel whose read never ended before its token expired missed everything since it
+    /// first came: what lies beyond the horizon is lost, not known 0 once a check-in comes
+    /// (days nobody read were known zeros; an oracle run). An expiry on the channel's first page
+    /// still starts at the horizon: its token came from a read the log does not hold.
+    @Test func anExpiryWithoutAnyReadMissedEverythingSinceTheChannelCame() throws {
+        let firstPage =
+            #"{"kind":"healthconnect.changes","user":"bob","receivedAt":"2026-06-01T12:00:00Z","recordTypes":["Steps"],"token":"t0","nextChangesToken":"t1","hasMore":true,"changesTokenExpired":false,"changes":[{"upsertion":{"id":"s1","type":"Steps","start":"2026-06-01T10:00:00Z","end":"2026-06-01T10:30:00Z","value":5,"unit":"count","origin":"com.x"}}]}"#
+        var projections = Projections()
+        _ = try ProjectionsTests.fold(
+            [
+                firstPage, Self.page(received: "2026-07-20T00:00:00Z", expired: true),
+                Self.checkin(received: "2026-07-21T00:00:00Z", at: "2026-07-21T00:00:00Z"),
+            ], into: &projections)
+        _ = projections.recompute()
+        let cursor = try #require(projections.cursorRow(user: "bob", provider: "health_connect", metric: .steps))
+        #expect(cursor.unrecoverable == [TimeWindow(from: "2026-06-01T12:00:00Z", to: "2026-06-20T00:00:00Z")])
+        #expect(cursor.recoveryWindows == [TimeWindow(from: "2026-06-20T00:00:00Z", to: "2026-07-20T00:00:00Z")])
+        #expect(try Self.state(projections, "2026-06-01") == .partial)
+        #expect(try Self.state(projections, "2026-06-10") == .unknown)
+
+        var first = Projections()
+        _ = try ProjectionsTests.fold([Self.page(received: "2026-07-20T00:00:00Z", expired: true)], into: &first)
+        let alone = try #require(first.cursorRow(user: "bob", provider: "health_connect", metric: .steps))
+        #expect(alone.recoveryWindows == [TimeWindow(from: "2026-06-20T00:00:00Z", to: "2026-07-20T00:00:00Z")])
+        #expect(alone.unrecoverable == [])
+    }
 }

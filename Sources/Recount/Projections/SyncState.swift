@@ -257,7 +257,12 @@ package struct SyncState: Equatable, Sendable {
         guard millis > healthReceivedAt ?? .min else { return }
         healthReceivedAt = millis
         horizon = millis - Self.recoveryHorizonMillis
-        var from = lastRead(atOrBefore: millis, orFrom: horizon)
+        // Without a read, the client missed everything since it first came: the part beyond
+        // the horizon is lost (from the horizon alone, the days before it read known once a
+        // check-in came, though nothing of them was read; an oracle run). A first contact by
+        // this page itself tells nothing: its token came from a read the log does not hold.
+        let firstContact = [firstCursorAt, hadSince].compactMap { $0 }.filter { $0 < millis }.min()
+        var from = lastRead(atOrBefore: millis, orFrom: firstContact ?? horizon)
         // Every held stretch ends at an earlier expiry, so the new one comes last; from its end
         // on, the reconciles received by now read on (a stretch between them that one recovered
         // was opened again, an attack run).
