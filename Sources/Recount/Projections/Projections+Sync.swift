@@ -49,6 +49,8 @@ extension Projections {
         let isNew = !before.isHad
         // A channel the user now has brings the windows it held (an expiry can come before
         // the user has the provider; only its later windows were dirtied, an attack run).
+        // Most channels hold no window: they are not looked at further.
+        guard isNew || !after.windows.isEmpty || !after.lost.isEmpty else { return }
         let newHoles = isNew ? after.windows + after.lost : after.holes(notIn: before)
         guard isNew || !newHoles.isEmpty else { return }
         // Where the user's days end (`dayReader`).
