@@ -47,10 +47,10 @@ extension Projections {
         // Rule 8 reads only the channels the user has.
         guard after.isHad else { return }
         let isNew = !before.isHad
-        // A channel the user now has brings the windows it held (an expiry can come before
-        // the user has the provider; only its later windows were dirtied, an attack run).
         // Most channels hold no window: they are not looked at further.
         guard isNew || !after.windows.isEmpty || !after.lost.isEmpty else { return }
+        // A channel the user now has brings the windows it held (an expiry can come before
+        // the user has the provider; only its later windows were dirtied, an attack run).
         let newHoles = isNew ? after.windows + after.lost : after.holes(notIn: before)
         guard isNew || !newHoles.isEmpty else { return }
         // Where the user's days end (`dayReader`).
