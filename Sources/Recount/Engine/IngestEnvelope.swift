@@ -62,17 +62,17 @@ public struct IngestEnvelope: Sendable, Equatable {
             out.string("type", type)
             out.raw("anchor", anchor.map(EnvelopeJSON.quote) ?? "null")
             out.string("newAnchor", newAnchor)
-            out.raw("added", Self.array(added.map(\.json)))
-            out.raw("deleted", Self.array(deleted.map { #"{"uuid":"# + EnvelopeJSON.quote($0) + "}" }))
+            out.raw("added", EnvelopeJSON.array(added.map(\.json)))
+            out.raw("deleted", EnvelopeJSON.array(deleted.map { #"{"uuid":"# + EnvelopeJSON.quote($0) + "}" }))
         case .healthConnectChanges(let recordTypes, let token, let next, let hasMore, let expired, let changes):
-            out.raw("recordTypes", Self.array(recordTypes.map(EnvelopeJSON.quote)))
+            out.raw("recordTypes", EnvelopeJSON.array(recordTypes.map(EnvelopeJSON.quote)))
             out.string("token", token)
             out.string("nextChangesToken", next)
             out.raw("hasMore", String(hasMore))
             out.raw("changesTokenExpired", String(expired))
             out.raw(
                 "changes",
-                Self.array(
+                EnvelopeJSON.array(
                     changes.map { change in
                         switch change {
                         case .upsertion(let sample): #"{"upsertion":"# + sample.json + "}"
@@ -81,13 +81,13 @@ public struct IngestEnvelope: Sendable, Equatable {
                     }))
         case .samplesUpsert(let provider, let samples):
             out.string("provider", provider)
-            out.raw("samples", Self.array(samples.map(\.json)))
+            out.raw("samples", EnvelopeJSON.array(samples.map(\.json)))
         case .samplesDelete(let provider, let ids):
             out.string("provider", provider)
-            out.raw("ids", Self.array(ids.map(EnvelopeJSON.quote)))
+            out.raw("ids", EnvelopeJSON.array(ids.map(EnvelopeJSON.quote)))
         case .checkin(let provider, let metrics, let at):
             out.string("provider", provider)
-            out.raw("metrics", Self.array(metrics.map(EnvelopeJSON.quote)))
+            out.raw("metrics", EnvelopeJSON.array(metrics.map(EnvelopeJSON.quote)))
             out.string("at", at)
         case .reconcile(let provider, let metric, let from, let to, let samples):
             out.string("provider", provider)
@@ -96,16 +96,16 @@ public struct IngestEnvelope: Sendable, Equatable {
             window.string("from", from)
             window.string("to", to)
             out.raw("window", window.text)
-            out.raw("samples", Self.array(samples.map(\.json)))
+            out.raw("samples", EnvelopeJSON.array(samples.map(\.json)))
         case .configSources(let metric, let priority):
             out.string("metric", metric)
-            out.raw("priority", Self.array(priority.map(EnvelopeJSON.quote)))
+            out.raw("priority", EnvelopeJSON.array(priority.map(EnvelopeJSON.quote)))
         case .configProvider(let provider, let seconds, let cohort):
             out.string("provider", provider)
             out.raw("expectedCheckinSeconds", String(seconds))
             if let cohort { out.string("cohort", cohort) }
         case .configOwnOrigins(let origins):
-            out.raw("origins", Self.array(origins.map(EnvelopeJSON.quote)))
+            out.raw("origins", EnvelopeJSON.array(origins.map(EnvelopeJSON.quote)))
         }
         return out.text
     }
@@ -119,8 +119,6 @@ public struct IngestEnvelope: Sendable, Equatable {
         }
         return bytes
     }
-
-    fileprivate static func array(_ items: [String]) -> String { "[" + items.joined(separator: ",") + "]" }
 }
 
 extension IngestEnvelope.Body {

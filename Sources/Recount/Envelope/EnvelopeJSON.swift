@@ -238,7 +238,8 @@ package enum EnvelopeJSON {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    private static func array(_ items: [String]) -> String { "[" + items.joined(separator: ",") + "]" }
+    /// A JSON array of items written already.
+    static func array(_ items: [String]) -> String { "[" + items.joined(separator: ",") + "]" }
 }
 
 /// Builds one JSON object's text, members in the order added, as UTF-8 bytes (`bytes`: the
