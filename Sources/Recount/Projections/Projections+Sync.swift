@@ -99,21 +99,8 @@ extension Projections {
         /// check-in logged late, a reconcile of part of it) opens none (it moved the versions of
         /// the days it still met, their readings unchanged; an attack run).
         func holes(notIn before: KnownInputs) -> [Range<Int64>] {
-            Self.subtracting(before.windows, from: windows) + Self.subtracting(before.lost, from: lost)
-        }
-
-        /// The parts of `ranges` that `removed` does not cover (both ascending and disjoint).
-        private static func subtracting(_ removed: [Range<Int64>], from ranges: [Range<Int64>]) -> [Range<Int64>] {
-            var parts: [Range<Int64>] = []
-            for range in ranges {
-                var from = range.lowerBound
-                for cut in removed where cut.upperBound > from && cut.lowerBound < range.upperBound {
-                    if cut.lowerBound > from { parts.append(from..<cut.lowerBound) }
-                    from = cut.upperBound
-                }
-                if from < range.upperBound { parts.append(from..<range.upperBound) }
-            }
-            return parts
+            windows.flatMap { SyncState.uncovered($0, by: before.windows) }
+                + lost.flatMap { SyncState.uncovered($0, by: before.lost) }
         }
     }
 

@@ -184,18 +184,26 @@ package struct SyncState: Equatable, Sendable {
     /// The parts of `range` (within `stretch`) that no reconcile received after the stretch's
     /// expiry and by `millis` read again, ascending.
     private func unread(_ range: Range<Int64>, of stretch: Range<Int64>, by millis: Int64) -> [Range<Int64>] {
-        var unread: [Range<Int64>] = []
-        var from = range.lowerBound
         // By `from`: each reconciled window read again what lies between its bounds.
-        for reconciled in reconciledWindows
-        where reconciled.receivedAt > stretch.upperBound && reconciled.receivedAt <= millis && reconciled.to > from {
-            guard reconciled.from < range.upperBound else { break }
-            if reconciled.from > from { unread.append(from..<reconciled.from) }
-            from = reconciled.to
-            if from >= range.upperBound { return unread }
+        Self.uncovered(
+            range,
+            by: reconciledWindows.lazy.filter { $0.receivedAt > stretch.upperBound && $0.receivedAt <= millis }
+                .map { $0.from..<$0.to })
+    }
+
+    /// The parts of `range` that none of `cuts` (ascending by start; they may overlap) covers,
+    /// ascending.
+    static func uncovered(_ range: Range<Int64>, by cuts: some Sequence<Range<Int64>>) -> [Range<Int64>] {
+        var parts: [Range<Int64>] = []
+        var from = range.lowerBound
+        for cut in cuts where cut.upperBound > from {
+            guard cut.lowerBound < range.upperBound else { break }
+            if cut.lowerBound > from { parts.append(from..<cut.lowerBound) }
+            from = cut.upperBound
+            if from >= range.upperBound { return parts }
         }
-        unread.append(from..<range.upperBound)
-        return unread
+        parts.append(from..<range.upperBound)
+        return parts
     }
 
     /// The part of a missed stretch that can still be read, if any.
