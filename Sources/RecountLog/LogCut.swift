@@ -59,7 +59,7 @@ enum LogCut {
     /// only the writer, which holds the log's lock, copies cut bytes.
     private static func removePartialCopies(of path: String, fileSystem: any LogFileSystem) throws(LogError) {
         let directory = parentDirectory(of: path)
-        let prefix = (path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path) + ".cut-"
+        let prefix = URL(fileURLWithPath: path).lastPathComponent + ".cut-"
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         for name in names.sorted() where name.hasPrefix(prefix) && name.hasSuffix(partialSuffix) {
             try fileSystem.remove(directory + "/" + name)
