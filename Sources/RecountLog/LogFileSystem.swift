@@ -53,11 +53,18 @@ extension LogFileSystem {
     /// Replaces the file at `path` with `bytes` atomically: a temporary file, fsync, rename,
     /// fsync of the directory. After a crash the file holds the old bytes or the new ones.
     package func replace(_ path: String, with bytes: [UInt8]) throws(LogError) {
+        try replace(path) { file throws(LogError) in try file.write(bytes, at: 0) }
+    }
+
+    /// Replaces the file at `path` atomically, as `replace(_:with:)` does, with what `write`
+    /// writes into the new file (empty when it is handed over): a file written as it is made,
+    /// never held whole.
+    package func replace(_ path: String, writing write: (any LogFile) throws(LogError) -> Void) throws(LogError) {
         let temporary = path + ".tmp"
         let file = try open(temporary, writable: true, create: true)
         do {
             try file.truncate(to: 0)
-            try file.write(bytes, at: 0)
+            try write(file)
             try file.sync()
         } catch {
             // A partial file would hold the space a full disk needs back.
@@ -209,7 +216,7 @@ extension LogFile {
     }
 
     /// Writes the first `count` bytes of `bytes` (all of them by default) at `offset`.
-    func write(_ bytes: [UInt8], count: Int? = nil, at offset: Int64) throws(LogError) {
+    package func write(_ bytes: [UInt8], count: Int? = nil, at offset: Int64) throws(LogError) {
         var failure: LogError?
         bytes.withUnsafeBytes { raw in
             do throws(LogError) {

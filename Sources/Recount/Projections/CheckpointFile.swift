@@ -204,7 +204,8 @@ package struct CheckpointFile {
     }
 
     /// Writes `projections` as the checkpoint, atomically and durably. The payload streams
-    /// into chunks as it is written, so only one chunk of it is held uncompressed at a time.
+    /// into chunks as it is written, and each chunk goes to the file once compressed, so one
+    /// chunk of it is held at a time.
     /// - Parameters:
     ///   - record: `fingerprint(of:at:)` of the log the projections fold, at their position.
     ///   - selection: the users whose projections to write (a range's part when it splits);
@@ -212,41 +213,61 @@ package struct CheckpointFile {
     package func save(
         _ projections: Projections, keeping selection: CheckpointSelection? = nil, record: UInt64
     ) throws(LogError) {
-        var bytes = [UInt8](repeating: 0, count: Self.headerSize)
-        var payloadLength = 0
-        var compressed: [UInt8] = []
-        var failed = false
-        var payload = CanonicalBytes(threshold: chunkBytes) { chunk in
-            let bound = LZ4Block.compressBound(chunk.count)
-            if compressed.count < bound { compressed = [UInt8](repeating: 0, count: bound) }
-            // Acceleration 4, as the log's frames: on the benchmark's first 40,000 envelopes
-            // the checkpoint came out 2% smaller and an ingest took 1% fewer instructions.
-            let stored = chunk.withUnsafeBytes { raw in
-                compressed.withUnsafeMutableBytes { LZ4Block.compress(raw, into: $0, acceleration: 4) }
-            }
-            guard stored > 0 else { return failed = true }
-            withUnsafeBytes(of: (UInt32(chunk.count).littleEndian, UInt32(stored).littleEndian)) {
-                bytes.append(contentsOf: $0)
-            }
-            bytes.append(contentsOf: compressed[..<stored])
-            payloadLength += chunk.count
-        }
-        projections.writeCheckpoint(&payload, keeping: selection)
-        payload.finish()
-        guard !failed else { throw LogError(.io, "the projections' checkpoint did not compress", path: path) }
-        let check = bytes.withUnsafeBytes { Checksum.xxh3(UnsafeRawBufferPointer(rebasing: $0[Self.headerSize...])) }
-        let storedLength = bytes.count - Self.headerSize
-        bytes.withUnsafeMutableBytes { header in
-            header.storeBytes(of: Self.magic.littleEndian, toByteOffset: 0, as: UInt32.self)
-            header.storeBytes(of: Self.version.littleEndian, toByteOffset: 4, as: UInt32.self)
-            header.storeBytes(of: UInt64(payloadLength).littleEndian, toByteOffset: 8, as: UInt64.self)
-            header.storeBytes(of: UInt64(storedLength).littleEndian, toByteOffset: 16, as: UInt64.self)
-            header.storeBytes(of: check.littleEndian, toByteOffset: 24, as: UInt64.self)
-            header.storeBytes(of: record.littleEndian, toByteOffset: 32, as: UInt64.self)
-            header.storeBytes(of: projections.position.littleEndian, toByteOffset: 40, as: UInt64.self)
-        }
         try fileSystem.createDirectories(parentDirectory(of: path))
-        try fileSystem.replace(path, with: bytes)
+        // The header, which covers every chunk, is written last. Holding the stored chunks
+        // until the end grew an array to the checkpoint's size by doubling: on the benchmark's
+        // whole input, a quarter of an ingest's page faults (155,000 of them against 118,000).
+        try fileSystem.replace(path) { file throws(LogError) in
+            let check = Checksum.Streaming()
+            var (payloadLength, storedLength) = (0, 0)
+            var stored: [UInt8] = []
+            var failure: LogError? = nil
+            var payload = CanonicalBytes(threshold: chunkBytes) { chunk in
+                guard failure == nil else { return }
+                let bound = Self.chunkHeaderSize + LZ4Block.compressBound(chunk.count)
+                if stored.count < bound { stored = [UInt8](repeating: 0, count: bound) }
+                // Acceleration 4, as the log's frames: on the benchmark's first 40,000 envelopes
+                // the checkpoint came out 2% smaller and an ingest took 1% fewer instructions.
+                let count = chunk.withUnsafeBytes { raw in
+                    stored.withUnsafeMutableBytes { room in
+                        LZ4Block.compress(
+                            raw, into: UnsafeMutableRawBufferPointer(rebasing: room[Self.chunkHeaderSize...]),
+                            acceleration: 4)
+                    }
+                }
+                guard count > 0 else {
+                    failure = LogError(.io, "the projections' checkpoint did not compress", path: path)
+                    return
+                }
+                stored.withUnsafeMutableBytes { header in
+                    header.storeBytes(of: UInt32(chunk.count).littleEndian, toByteOffset: 0, as: UInt32.self)
+                    header.storeBytes(of: UInt32(count).littleEndian, toByteOffset: 4, as: UInt32.self)
+                }
+                let chunkBytes = Self.chunkHeaderSize + count
+                do throws(LogError) {
+                    try file.write(stored, count: chunkBytes, at: Int64(Self.headerSize + storedLength))
+                } catch {
+                    failure = error
+                }
+                stored.withUnsafeBytes { check.update(UnsafeRawBufferPointer(rebasing: $0[..<chunkBytes])) }
+                payloadLength += chunk.count
+                storedLength += chunkBytes
+            }
+            projections.writeCheckpoint(&payload, keeping: selection)
+            payload.finish()
+            if let failure { throw failure }
+            var header = [UInt8](repeating: 0, count: Self.headerSize)
+            header.withUnsafeMutableBytes { header in
+                header.storeBytes(of: Self.magic.littleEndian, toByteOffset: 0, as: UInt32.self)
+                header.storeBytes(of: Self.version.littleEndian, toByteOffset: 4, as: UInt32.self)
+                header.storeBytes(of: UInt64(payloadLength).littleEndian, toByteOffset: 8, as: UInt64.self)
+                header.storeBytes(of: UInt64(storedLength).littleEndian, toByteOffset: 16, as: UInt64.self)
+                header.storeBytes(of: check.digest.littleEndian, toByteOffset: 24, as: UInt64.self)
+                header.storeBytes(of: record.littleEndian, toByteOffset: 32, as: UInt64.self)
+                header.storeBytes(of: projections.position.littleEndian, toByteOffset: 40, as: UInt64.self)
+            }
+            try file.write(header, at: 0)
+        }
     }
 
     /// Removes the checkpoint (after the log was repaired, it may hold records the log lost).
