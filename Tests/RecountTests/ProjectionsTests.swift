@@ -744,7 +744,7 @@ import Testing
         }
         var whole = Projections()
         _ = try Self.fold([Self.delivery(anchor: nil, added: readings)], into: &whole)
-        #expect(whole.recompute().count == 1_000)
+        #expect(whole.recompute() == 1_000)
         var reversed = Projections()
         _ = try Self.fold([Self.delivery(anchor: nil, added: readings.reversed())], into: &reversed)
         reversed.recompute()

@@ -317,7 +317,7 @@ struct ProjectionRanges {
             var effect = Projections.Effect()
             for slot in targets {
                 if recomputeAt[slot] != 0 && position > recomputeAt[slot] {
-                    redone[slot] += states[slot].recompute().count
+                    redone[slot] += states[slot].recompute()
                     recomputeAt[slot] = 0
                 }
                 let changed = states[slot].apply(envelope, samples: samples, at: position)
@@ -327,9 +327,9 @@ struct ProjectionRanges {
         }
         var recomputed = 0
         for (slot, index) in group.enumerated() {
-            if recomputeAt[slot] != 0 { redone[slot] += states[slot].recompute().count }
+            if recomputeAt[slot] != 0 { redone[slot] += states[slot].recompute() }
             states[slot].advance(through: through)
-            let days = recompute ? states[slot].recompute().count : 0
+            let days = recompute ? states[slot].recompute() : 0
             if days > 0 { ranges[index].recomputedAt = through }
             recomputed += days
             ranges[index].held = states[slot]
@@ -750,7 +750,7 @@ struct ProjectionRanges {
     @discardableResult
     private mutating func recompute(_ index: Int) -> Int {
         guard !ranges[index].held!.dirty.isEmpty else { return 0 }
-        let days = ranges[index].held!.recompute().count
+        let days = ranges[index].held!.recompute()
         ranges[index].unsaved += days
         ranges[index].dirtyDays = 0
         ranges[index].recomputedAt = through
