@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The README test command: set-up, format lint, a warnings-as-errors build, the schema corpus,
-# benchmark smoke runs, the embedding example and the tests.
+# benchmark smoke runs, the embedding example, the tests, and the concurrency tests again under
+# the thread sanitizer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
@@ -18,3 +19,7 @@ swift run SyncService "$example/data" > "$example/out"
 grep -q '^support: steps 2026-07-14: 4,200' "$example/out" || { cat "$example/out"; exit 1; }
 rm -rf "$example"
 swift test
+# The tests of threads sharing a log or an engine, again under the thread sanitizer, which
+# fails them on any data race (a build of its own, beside the main one).
+swift test --sanitize=thread --scratch-path .build/tsan \
+    --filter 'LogConcurrencyTests|WhileIngesting|closeWaitsForARunningIngest'

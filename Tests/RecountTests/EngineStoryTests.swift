@@ -660,6 +660,33 @@ import Testing
         }
     }
 
+    /// Every query the embedding API answers, asked over and over while another thread ingests
+    /// (the engine is `Sendable`, safe to call from many threads): none fails, and once the
+    /// ingest is over they answer as a replay of the log does. CI also runs this test under the
+    /// thread sanitizer (`scripts/test.sh`), which fails it on any data race.
+    @Test func everyQueryWhileIngestingAnswers() throws {
+        try Self.whileIngesting(seed: 33) { engine, isOver in
+            var rounds = 0
+            while !isOver() || rounds == 0 {
+                for user in ["alice", "bob", "carol"] {
+                    _ = try engine.rollups(user: user, metric: "steps")
+                    _ = try engine.rollups(user: user, metric: "sleep", asOf: "2026-07-21T00:00:00Z")
+                    _ = try engine.samples(user: user, metric: "heart_rate", day: "2026-07-11")
+                    _ = try engine.audit(user: user, metric: "steps", day: "2026-07-12")
+                    _ = try engine.cursor(user: user, provider: "health_connect", metric: "sleep")
+                }
+                _ = try engine.stale()
+                _ = try engine.stats()
+                _ = try engine.changes(since: 0)
+                _ = try engine.dirtyDays()
+                _ = try engine.digest()
+                rounds += 1
+            }
+            #expect(rounds > 0)
+            #expect(try engine.verify().matches)
+        }
+    }
+
     /// Ingests `RandomWorkload`'s lines of `seed`, one per call, on another thread into a new
     /// engine, while `body` runs with the engine and whether that ingest is over.
     static func whileIngesting(seed: UInt64, _ body: (RecountEngine, () -> Bool) throws -> Void) throws {
