@@ -378,6 +378,48 @@ import Testing
         }
     }
 
+    /// A range whose checkpoint was written but whose manifest word was not (a crash between
+    /// the two) holds the dirty days of its file, not of the word: the word said none, the next
+    /// engine loaded the file, and the manifest it wrote gave the file's position with none, so
+    /// every engine after it skipped the range's days in `recompute`, its user had no rollups
+    /// and `verify` failed for good (`kill -9` of an ingest under a small memory limit, an
+    /// attack run, 2026-12-06).
+    @Test func aRangeLoadedFromAFileItsWordDidNotCoverKeepsTheFilesDirtyDays() throws {
+        let lines = Self.lines(seed: testSeed(73), copies: 6)
+        try withTemporaryDirectory { directory in
+            let whole = try RecountEngine(directory: directory + "/whole")
+            try Self.ingest(whole, lines, recompute: true)
+            let expected = try Self.figures(whole, copies: 6)
+            try whole.close()
+
+            let ranged = directory + "/ranged"
+            let stored = try RecountEngine(directory: ranged, memoryLimit: 60)
+            try Self.ingest(stored, lines, recompute: false)
+            try stored.close()
+            // Every range's word, as a crash after its checkpoint's store left it: never stored.
+            let path = DataDirectory(ranged).ranges
+            var manifest = RangeManifest(path: path)
+            #expect(manifest.entries.count > 2 && manifest.entries.allSatisfy { $0.dirtyDays > 0 })
+            for index in manifest.entries.indices {
+                (manifest.entries[index].position, manifest.entries[index].record) = (0, 0)
+                manifest.entries[index].dirtyDays = 0
+            }
+            try manifest.save(to: path)
+            try {
+                // Each query loads its user's range from its file and recomputes it in memory;
+                // making room for the next stores some and rewrites the manifest.
+                let engine = try RecountEngine(directory: ranged, memoryLimit: 60)
+                for user in Self.users(copies: 6) { _ = try engine.rollups(user: user, metric: "steps") }
+            }()  // dropped without `close`, as in a crash
+            let engine = try RecountEngine(directory: ranged, memoryLimit: 60)
+            #expect(try engine.verify().matches)
+            _ = try engine.recompute()
+            #expect(try engine.dirtyDays().isEmpty)
+            #expect(try Self.figures(engine, copies: 6) == expected)
+            try engine.close()
+        }
+    }
+
     /// A range whose checkpoint could not be written keeps the engine's `checkpointFailure`
     /// until it is: other ranges stored after it cleared it, and `recount recompute` on a full
     /// disk said nothing (an attack run, 2026-12-05).

@@ -369,6 +369,11 @@ struct ProjectionRanges {
             return unusable(UnusableCheckpoint(path: file, reason: "another range's"))
         }
         loaded.advance(through: ranges[index].position)
+        // The manifest's word for the dirty days may not be this file's: a crash between a
+        // range's store and the manifest's left a word of none (a range never stored, or one
+        // stored recomputed), and the next manifest wrote it again for the file's position,
+        // so engines after it never recomputed the range's days (an attack run, 2026-12-06).
+        ranges[index].storedDirtyDays = loaded.dirty.count
         return (loaded, true)
     }
 
