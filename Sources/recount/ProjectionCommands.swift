@@ -226,6 +226,8 @@ enum ProjectionCommands {
                     ("suppressed", Output.number(share.suppressed)),
                     ("suppressedSeconds", Output.number(share.suppressedSeconds)),
                     ("suppressedBy", share.suppressedBy.map { .string($0) } ?? .null),
+                    ("suppressedByOrigin", share.suppressedByOrigin.map { .string($0) } ?? .null),
+                    ("suppressedByDevice", share.suppressedByDevice.map { .string($0) } ?? .null),
                 ])
             }
         } else {

@@ -535,6 +535,10 @@ import Testing
                 ])
             let audit = try #require(try engine.audit(user: "alice", metric: "steps", day: "2026-07-13"))
             #expect(audit.sources.map(\.suppressedBy) == ["iPhone (phoneapp)", nil, nil])
+            // For programs, the suppressor as its origin and device, whatever the label's shape
+            // (it read "iPhone" for a cell where no other source had that device; an oracle run).
+            #expect(audit.sources.map(\.suppressedByOrigin) == ["phoneapp", nil, nil])
+            #expect(audit.sources.map(\.suppressedByDevice) == ["iPhone", nil, nil])
             #expect(audit.summary.contains("iPhone (com.apple.health) 0 counted, 600 suppressed by iPhone (phoneapp)"))
             #expect(audit.summary.contains("Apple Watch 40 counted"), "a device no other source has keeps its name")
             try engine.close()

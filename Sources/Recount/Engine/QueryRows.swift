@@ -156,10 +156,14 @@ public struct CellAudit: Sendable, Equatable {
         /// The amount a higher-priority source's overlapping samples suppressed.
         public var suppressed: Double
         public var suppressedSeconds: Double
-        /// The source that suppressed most of it: its device (else origin), as `summary` names
-        /// it, followed by its origin in parentheses when another source of the cell has that
-        /// device (`iPhone (phoneapp)`).
+        /// The source that suppressed most of it, for people: its device (else origin), as
+        /// `summary` names it, followed by its origin in parentheses when another source of the
+        /// cell has that device (`iPhone (phoneapp)`). Its shape depends on the cell's other
+        /// sources: a program reads `suppressedByOrigin` and `suppressedByDevice`.
         public var suppressedBy: String?
+        /// The origin and device of the source that suppressed most of it.
+        public var suppressedByOrigin: String?
+        public var suppressedByDevice: String?
     }
 
     /// One version of the cell and the log event that made it.

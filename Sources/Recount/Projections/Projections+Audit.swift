@@ -25,7 +25,9 @@ extension Projections {
                 counted: share.counted, countedSeconds: Double(share.countedMillis) / 1000,
                 suppressed: share.suppressed,
                 suppressedSeconds: Double(share.suppressedMillis) / 1000,
-                suppressedBy: share.suppressedBy.map(label))
+                suppressedBy: share.suppressedBy.map(label),
+                suppressedByOrigin: share.suppressedBy.map { name($0).origin },
+                suppressedByDevice: share.suppressedBy.flatMap { name($0).device })
         }.sorted { ($0.origin, $0.device ?? "") < ($1.origin, $1.device ?? "") }
         let reading = dayReader(user: userID, metric: metric, asOf: nil).reading(of: day, stored)
         return CellAudit(
