@@ -1,17 +1,37 @@
 import Glibc
 
-/// The exclusive `flock` on a log directory's `LOCK` file that makes its holder the only writer.
+/// The exclusive `flock`s that make their holder a log directory's only writer: on the
+/// directory itself, and on its `LOCK` file.
 ///
 /// `flock` locks belong to the open file, so a second writer is refused whether it is in
-/// another process or in this one; the lock goes away with the process.
+/// another process or in this one; the lock goes away with the process. The directory's lock
+/// is the one that cannot be lost: a lock file can be removed while it is held (a stale-lock
+/// cleanup), and a second writer then locks a new file of that name and appends beside the
+/// first (an attack run, 2026-12-06); a directory holding a log cannot be removed. `LOCK` is
+/// locked too, as the writers before that did.
 final class DirectoryLock {
-    private var fd: Int32
+    /// The directory's descriptor and `LOCK`'s (-1: not open).
+    private var descriptors: [Int32] = []
 
-    /// Takes the lock on `directory/LOCK`, or throws `.locked` when another writer holds it.
+    /// Takes the locks on `directory` and `directory/LOCK`, or throws `.locked` when another
+    /// writer holds either.
     init(directory: String) throws(LogError) {
-        let path = directory + "/LOCK"
-        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw posixError("cannot open the lock file", path: path) }
+        do throws(LogError) {
+            try take(open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC), path: directory)
+            let path = directory + "/LOCK"
+            try take(open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644), path: path)
+        } catch {
+            // `release`, not `close` in `deinit` alone: a class whose initialiser throws once
+            // every property is set still runs `deinit`, which must find nothing left to close.
+            release()
+            throw error
+        }
+    }
+
+    /// Locks `fd` (just opened from `path`) exclusively and keeps it.
+    private func take(_ fd: Int32, path: String) throws(LogError) {
+        guard fd >= 0 else { throw posixError("cannot open to lock", path: path) }
+        descriptors.append(fd)
         // A process spawned from this one holds a copy of every descriptor until it execs
         // (`O_CLOEXEC` closes them only then), and with it any lock just released here; so a
         // refusal is retried for a moment before it is reported.
@@ -22,34 +42,31 @@ final class DirectoryLock {
                 usleep(2_000)
                 continue
             }
-            let error =
-                errno == EWOULDBLOCK
+            throw errno == EWOULDBLOCK
                 ? LogError(.locked, "another writer has this log open", path: path)
                 : posixError("cannot lock", path: path)
-            // `release`, not `close`: a class whose initialiser throws once every property is
-            // set still runs `deinit`, which would close the number again, by then perhaps
-            // another file's descriptor.
-            release()
-            throw error
         }
     }
 
     /// How many times a refused lock is tried again, 2 ms apart, before `.locked`.
     private static let retries = 50
 
-    /// Whether a writer holds the lock on `directory` now (a shared lock cannot be had).
+    /// Whether a writer holds the lock on `directory` now (a shared lock cannot be had on the
+    /// directory or on its `LOCK`).
     static func isHeld(directory: String) -> Bool {
-        let fd = open(directory + "/LOCK", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        return flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK
+        [(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC), (directory + "/LOCK", O_RDONLY | O_CLOEXEC)].contains {
+            path, flags in
+            let fd = open(path, flags)
+            guard fd >= 0 else { return false }
+            defer { close(fd) }
+            return flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK
+        }
     }
 
-    /// Releases the lock.
+    /// Releases the locks.
     func release() {
-        guard fd >= 0 else { return }
-        close(fd)
-        fd = -1
+        for fd in descriptors { close(fd) }
+        descriptors = []
     }
 
     deinit { release() }

@@ -104,6 +104,22 @@ import Testing
         }
     }
 
+    /// A writer's lock outlives the removal of its `LOCK` file (a stale-lock cleanup): a
+    /// second writer locked a new file of that name and appended beside the first, and both
+    /// acknowledged batches that `log repair` later moved aside (an attack run, 2026-12-06).
+    @Test func aSecondWriterIsRefusedAfterTheLockFileIsRemoved() throws {
+        try withTemporaryDirectory { directory in
+            let first = try Log(directory: directory)
+            try FileManager.default.removeItem(atPath: directory + "/LOCK")
+            #expect { try Log(directory: directory) } throws: { ($0 as? LogError)?.code == .locked }
+            try appendBatches(first, [1])
+            try first.close()
+            let second = try Log(directory: directory)
+            try appendBatches(second, [1])
+            try second.close()
+        }
+    }
+
     @Test func aDamagedIndexIsIgnoredAndReadsStayCorrect() throws {
         try withTemporaryDirectory { directory in
             let log = try Log(
