@@ -77,6 +77,18 @@ enum Output {
         }
     }
 
+    /// Reports the checkpoints a read-only command could not use: it answered from the log
+    /// instead, and they stay as they are until a writer stores them again. (It said nothing,
+    /// and `stats` and `dirty` then described its own fold, not the store; an attack run.)
+    static func read(_ engine: RecountEngine, json: Bool) {
+        for checkpoint in engine.unusableCheckpoints {
+            notice(
+                "checkpoint \(checkpoint.path) is \(checkpoint.reason): read from the log instead (the next writer, "
+                    + "`recount recompute` say, stores it again)", event: "ignored",
+                [("checkpoint", .string(checkpoint.path)), ("reason", .string(checkpoint.reason))], json: json)
+        }
+    }
+
     /// Warns when a writer (closed) could not write the projections' checkpoint: nothing is
     /// lost, and the next command folds again what the checkpoint lacks.
     static func closed(_ engine: RecountEngine, json: Bool) {

@@ -30,7 +30,7 @@ enum ProjectionCommands {
         }
         let result = try body(engine)
         try engine.close()
-        if writing { Output.closed(engine, json: invocation.json) }
+        if writing { Output.closed(engine, json: invocation.json) } else { Output.read(engine, json: invocation.json) }
         return result
     }
 

@@ -749,6 +749,38 @@ struct CommandLineTests {
         }
     }
 
+    /// A read-only command that finds the checkpoint damaged says so, as a writer does: it said
+    /// nothing, and `stats` showed its own fold of the log (no rollups, every day dirty) as
+    /// the store's (an attack run, 2026-12-06). The next writer rebuilds it, and then no
+    /// reader has anything to say.
+    @Test
+    func aReaderSaysWhenItReadsTheLogForADamagedCheckpoint() throws {
+        try withTemporaryDirectory { directory in
+            let samples = (0..<40).map {
+                #"{"id":"s\#($0)","type":"steps","start":"2026-07-13T10:\#(10 + $0):00Z","end":"2026-07-13T10:\#(11 + $0):00Z","value":\#($0),"unit":"count","origin":"com.phone"}"#
+            }
+            let upsert =
+                #"{"kind":"samples.upsert","user":"u1","provider":"fitbit","receivedAt":"2026-07-14T00:00:00Z","samples":[\#(samples.joined(separator: ","))]}"#
+            #expect(try Self.recount(["--data", directory, "ingest", "-"], input: Data(upsert.utf8)).status == 0)
+            let checkpoint = directory + "/projections/checkpoint"
+            var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: checkpoint)))
+            bytes[bytes.count / 2] ^= 0x40
+            try Data(bytes).write(to: URL(fileURLWithPath: checkpoint))
+            func notices(_ command: [String]) throws -> [String] {
+                let run = try Self.recount(["--json", "--data", directory] + command)
+                #expect(run.status == 0, "\(command): \(run.errors)")
+                return try run.errors.split(separator: "\n").map {
+                    let event = try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+                    return "\(event["event"] ?? "") \(event["reason"] ?? "")"
+                }
+            }
+            #expect(try notices(["stats"]) == ["ignored damaged"])
+            #expect(try notices(["dirty"]) == ["ignored damaged"])
+            #expect(try notices(["recompute"]) == ["rebuilt damaged"])
+            #expect(try notices(["stats"]) == [])
+        }
+    }
+
     /// With `--json`, errors, rejections and recovery notices are JSON lines on standard error.
     @Test
     func withJSONEveryMessageIsAJSONLine() throws {
