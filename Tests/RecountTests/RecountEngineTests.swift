@@ -31,6 +31,30 @@ import Testing
         }
     }
 
+    /// A writer refuses a directory whose projections are stored and whose log is gone: it
+    /// started a new, empty log and replaced the projections (all that was left of the lost
+    /// log's samples) with its own (an attack run, 2026-12-06). Moved away, they let a new
+    /// store start.
+    @Test func aWriterRefusesProjectionsWithoutTheirLog() throws {
+        try withTemporaryDirectory { directory in
+            let engine = try RecountEngine(directory: directory)
+            _ = try engine.ingest(ndjson: Self.good, source: "api")
+            try engine.close()
+            let layout = DataDirectory(directory)
+            let checkpoint = try Data(contentsOf: URL(fileURLWithPath: layout.checkpoint))
+            try FileManager.default.removeItem(atPath: layout.log)
+            #expect { try RecountEngine(directory: directory) } throws: {
+                ($0 as? LogError)?.code == .noLog && "\($0)".contains("projections at \(layout.projections)")
+            }
+            #expect(!FileManager.default.fileExists(atPath: layout.log), "nothing written")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: layout.checkpoint)) == checkpoint)
+            try FileManager.default.moveItem(atPath: layout.projections, toPath: directory + "/kept")
+            let fresh = try RecountEngine(directory: directory)
+            #expect(try fresh.ingest(ndjson: Self.good, source: "api").positions == 1..<2)
+            try fresh.close()
+        }
+    }
+
     @Test func oneEnginePerDirectory() throws {
         try withTemporaryDirectory { directory in
             let engine = try RecountEngine(directory: directory)

@@ -58,7 +58,8 @@ public final class RecountEngine: Sendable {
     ///     tail pass another million (a lost checkpoint means folding the whole log).
     ///   - memoryLimit: the most ids and rollups to hold in memory at once
     ///     (`defaultMemoryLimit` when `nil`).
-    /// - Throws: `LogError` when the log is locked by another writer, damaged, or unreadable.
+    /// - Throws: `LogError` when the log is locked by another writer, damaged, or unreadable, and
+    ///   `.noLog` when the directory holds stored projections but no log.
     public init(
         directory: String, durability: LogConfiguration.Durability = .everyBatch, checkpointInterval: Int? = nil,
         memoryLimit: Int? = nil, progress: (@Sendable (ReplayProgress) -> Void)? = nil
@@ -66,6 +67,7 @@ public final class RecountEngine: Sendable {
         self.directory = directory
         self.checkpointInterval = checkpointInterval.map { max(1, $0) }
         self.memoryLimit = memoryLimit ?? Self.defaultMemoryLimit
+        try Self.refuseProjectionsWithoutLog(DataDirectory(directory))
         let log = try Log(
             directory: DataDirectory(directory).log, configuration: LogConfiguration(durability: durability))
         self.log = log
@@ -73,6 +75,22 @@ public final class RecountEngine: Sendable {
         recordsFoldedOnOpen = try ranges.open(log.reader(), progress: progress).records
         onlyUser = nil
         projections = LockedRanges(ranges, directory: directory)
+    }
+
+    /// Throws `LogError(.noLog)` when `directory` holds stored projections (a checkpoint or the
+    /// ranges' manifest) and no log: a writer started a new, empty log there, and replaced the
+    /// projections (the only copy left of what the lost log held) with its own (an attack
+    /// run, 2026-12-06).
+    private static func refuseProjectionsWithoutLog(_ directory: DataDirectory) throws {
+        let files = FileManager.default
+        guard !files.fileExists(atPath: directory.log),
+            files.fileExists(atPath: directory.checkpoint) || files.fileExists(atPath: directory.ranges)
+        else { return }
+        throw LogError(
+            .noLog,
+            "no log at \(directory.log), but projections at \(directory.projections): the log is the truth, so "
+                + "nothing is written; put the log back, or move the projections away to start a new store",
+            path: directory.log)
     }
 
     /// Opens the data directory for queries only, beside a writer (another process's
