@@ -64,7 +64,9 @@ package struct Segment: Sendable, Equatable {
             let path = directory + "/" + name
             guard let first = firstPosition(fileName: name) else {
                 throw LogError(
-                    .corruptSegment, "a file ends in .seg but is not named by a 20-digit position", path: path)
+                    .corruptSegment,
+                    "a file ends in .seg but is not named by a position (20 digits, at most 18446744073709551615)",
+                    path: path)
             }
             let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int ?? 0
             segments.append(Segment(firstPosition: first, path: path, length: Int64(size), endPosition: first))
