@@ -27,6 +27,26 @@ import Testing
         (0..<copies).flatMap { copy in ["alice", "bob", "carol"].map { "\($0)-\(copy)" } }
     }
 
+    /// What `answer` reads from an engine holding everything (at `directory/whole`) that
+    /// ingested `lines` and recomputed: what the ranged engine of a test must answer.
+    static func whole(_ lines: [String], in directory: String, _ answer: (RecountEngine) throws -> String) throws
+        -> String
+    {
+        let whole = try RecountEngine(directory: directory + "/whole")
+        try ingest(whole, lines, recompute: true)
+        let answered = try answer(whole)
+        try whole.close()
+        return answered
+    }
+
+    /// Ingests `lines` into the store at `directory` under a limit of 60 (ranges of users), and
+    /// closes it.
+    static func store(_ lines: [String], at directory: String, recompute: Bool) throws {
+        let engine = try RecountEngine(directory: directory, memoryLimit: 60)
+        try ingest(engine, lines, recompute: recompute)
+        try engine.close()
+    }
+
     /// Every user's steps, the stats and the digest, as text: what a reader must answer as
     /// the writer would.
     static func figures(_ engine: RecountEngine, copies: Int = 4) throws -> String {
@@ -185,10 +205,7 @@ import Testing
         let lines = Self.lines(seed: testSeed(66))
         let (first, second) = (Array(lines[..<120]), Array(lines[120...]))
         try withTemporaryDirectory { directory in
-            let whole = try RecountEngine(directory: directory + "/whole")
-            try Self.ingest(whole, first, recompute: true)
-            let expected = try Self.figures(whole)
-            try whole.close()
+            let expected = try Self.whole(first, in: directory) { try Self.figures($0) }
 
             let ranged = directory + "/ranged"
             // One range first; then a writer under a limit it is past, so that it splits the
@@ -198,9 +215,7 @@ import Testing
             try firstWriter.close()
             let reader = try RecountEngine(readingDirectory: ranged, recompute: false, memoryLimit: 60)
             let files = Set(try FileManager.default.contentsOfDirectory(atPath: DataDirectory(ranged).projections))
-            let writer = try RecountEngine(directory: ranged, memoryLimit: 60)
-            try Self.ingest(writer, second, recompute: true)
-            try writer.close()
+            try Self.store(second, at: ranged, recompute: true)
             let now = Set(try FileManager.default.contentsOfDirectory(atPath: DataDirectory(ranged).projections))
             #expect(!files.subtracting(now).isEmpty, "the writer removed checkpoints the reader listed")
             #expect(try Self.figures(reader) == expected)
@@ -215,10 +230,7 @@ import Testing
         let lines = Self.lines(seed: testSeed(67), copies: 8)
         let (first, second) = (Array(lines[..<120]), Array(lines[120...]))
         try withTemporaryDirectory { directory in
-            let whole = try RecountEngine(directory: directory + "/whole")
-            try Self.ingest(whole, lines, recompute: true)
-            let expected = try Self.figures(whole, copies: 8)
-            try whole.close()
+            let expected = try Self.whole(lines, in: directory) { try Self.figures($0, copies: 8) }
 
             let ranged = directory + "/ranged"
             let manifest = DataDirectory(ranged).ranges
@@ -250,20 +262,13 @@ import Testing
         let lines = Self.lines(seed: testSeed(68), copies: 6)
         let (first, second) = (Array(lines[..<240]), Array(lines[240...]))
         try withTemporaryDirectory { directory in
-            let whole = try RecountEngine(directory: directory + "/whole")
-            try Self.ingest(whole, first, recompute: true)
-            let expected = try Self.answers(whole, copies: 6)
-            try whole.close()
+            let expected = try Self.whole(first, in: directory) { try Self.answers($0, copies: 6) }
 
             let ranged = directory + "/ranged"
-            let firstWriter = try RecountEngine(directory: ranged, memoryLimit: 60)
-            try Self.ingest(firstWriter, first, recompute: true)
-            try firstWriter.close()
+            try Self.store(first, at: ranged, recompute: true)
             let readers = try (0..<2).map { _ in try RecountEngine(readingDirectory: ranged, memoryLimit: 60) }
             // Every range's checkpoint is stored again, ahead of what the readers read.
-            let writer = try RecountEngine(directory: ranged, memoryLimit: 60)
-            try Self.ingest(writer, second, recompute: true)
-            try writer.close()
+            try Self.store(second, at: ranged, recompute: true)
             #expect(try readers[0].verify().matches)
             #expect(
                 try readers[1].changes(since: 0)
@@ -279,10 +284,7 @@ import Testing
         let lines = Self.lines(seed: testSeed(69))
         let (first, second) = (Array(lines[..<120]), Array(lines[120...]))
         try withTemporaryDirectory { directory in
-            let whole = try RecountEngine(directory: directory + "/whole")
-            try Self.ingest(whole, lines, recompute: true)
-            let expected = try Self.figures(whole)
-            try whole.close()
+            let expected = try Self.whole(lines, in: directory) { try Self.figures($0) }
 
             let ranged = directory + "/ranged"
             let projections = DataDirectory(ranged).projections
@@ -315,10 +317,7 @@ import Testing
         // A few envelopes more at the end, too few to store a range's checkpoint.
         let (lines, more) = (Self.lines(seed: testSeed(61)), Array(Self.lines(seed: testSeed(63)).prefix(3)))
         try withTemporaryDirectory { directory in
-            let whole = try RecountEngine(directory: directory + "/whole")
-            try Self.ingest(whole, lines + more, recompute: true)
-            let expected = try Self.answers(whole)
-            try whole.close()
+            let expected = try Self.whole(lines + more, in: directory) { try Self.answers($0) }
 
             let ranged = directory + "/ranged"
             try {
@@ -348,10 +347,7 @@ import Testing
             Array(later.filter { $0.contains(#""user":"alice-0""#) }.prefix(2))
             + later.filter { $0.contains(#""user":"carol-5""#) }
         try withTemporaryDirectory { directory in
-            let whole = try RecountEngine(directory: directory + "/whole")
-            try Self.ingest(whole, lines + more, recompute: true)
-            let expected = try Self.figures(whole, copies: 6)
-            try whole.close()
+            let expected = try Self.whole(lines + more, in: directory) { try Self.figures($0, copies: 6) }
 
             let ranged = directory + "/ranged"
             let stored = try RecountEngine(directory: ranged, memoryLimit: 60)
@@ -387,15 +383,10 @@ import Testing
     @Test func aRangeLoadedFromAFileItsWordDidNotCoverKeepsTheFilesDirtyDays() throws {
         let lines = Self.lines(seed: testSeed(73), copies: 6)
         try withTemporaryDirectory { directory in
-            let whole = try RecountEngine(directory: directory + "/whole")
-            try Self.ingest(whole, lines, recompute: true)
-            let expected = try Self.figures(whole, copies: 6)
-            try whole.close()
+            let expected = try Self.whole(lines, in: directory) { try Self.figures($0, copies: 6) }
 
             let ranged = directory + "/ranged"
-            let stored = try RecountEngine(directory: ranged, memoryLimit: 60)
-            try Self.ingest(stored, lines, recompute: false)
-            try stored.close()
+            try Self.store(lines, at: ranged, recompute: false)
             // Every range's word, as a crash after its checkpoint's store left it: never stored.
             let path = DataDirectory(ranged).ranges
             var manifest = RangeManifest(path: path)
