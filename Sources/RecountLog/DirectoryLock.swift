@@ -10,7 +10,7 @@ import Glibc
 /// first (an attack run, 2026-12-06); a directory holding a log cannot be removed. `LOCK` is
 /// locked too, as the writers before that did.
 final class DirectoryLock {
-    /// The directory's descriptor and `LOCK`'s (-1: not open).
+    /// The descriptors locked so far: the directory's, then `LOCK`'s.
     private var descriptors: [Int32] = []
 
     /// Takes the locks on `directory` and `directory/LOCK`, or throws `.locked` when another
@@ -21,8 +21,8 @@ final class DirectoryLock {
             let path = directory + "/LOCK"
             try take(open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644), path: path)
         } catch {
-            // `release`, not `close` in `deinit` alone: a class whose initialiser throws once
-            // every property is set still runs `deinit`, which must find nothing left to close.
+            // Released here, and `deinit` (which still runs for a class whose initialiser
+            // throws once every property is set) finds nothing left to close.
             release()
             throw error
         }
