@@ -77,6 +77,23 @@ import Testing
         #expect(projections.index.live.values.allSatisfy { $0.sample.position == 1 })
     }
 
+    /// A scratch replay that reads one cell (an audit's history) rebuilds that cell alone, as
+    /// a full recompute would, and drops the other dirty days unbuilt.
+    @Test func recomputingOneCellRebuildsItAsAllDoAndDropsTheOthers() throws {
+        let lines = (10...12).map { day in
+            #"{"kind":"samples.upsert","user":"u1","receivedAt":"2026-07-13T10:00:00Z","provider":"fitbit","samples":[{"id":"s\#(day)","type":"steps","start":"2026-07-\#(day)T10:00:00Z","end":"2026-07-\#(day)T11:00:00Z","value":\#(day),"unit":"count","origin":"o"}]}"#
+        }
+        var (one, all) = (Projections(), Projections())
+        _ = try Self.fold(lines, into: &one)
+        _ = try Self.fold(lines, into: &all)
+        let user = try #require(one.users.id(of: "u1"))
+        let key = Projections.CellKey(user: user, metric: .steps, day: try #require(CivilDay(parsing: "2026-07-11")))
+        #expect(one.recomputeDroppingOthers(key) == 1)
+        #expect(all.recompute() == 3)
+        #expect(one.rollups[key] == all.rollups[key] && one.rollups[key]?.cell.value == 11)
+        #expect(one.dirty.isEmpty && one.rollups.count == 1)
+    }
+
     /// A sample of another date that meets a day's span but overlaps none of its samples is no
     /// input of the day's merge: the day keeps its version (rule 6). One that overlaps a sample
     /// of the day moves it.

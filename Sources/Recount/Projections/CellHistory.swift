@@ -23,7 +23,8 @@ package enum CellHistory {
                         DirtyDays.Key(user: userID, provider: UInt32($0), metric: metric, day: day))
                 })
             else { return }
-            projections.recompute()
+            // This cell alone is read: no other is rebuilt.
+            projections.recomputeDroppingOthers(Projections.CellKey(user: userID, metric: metric, day: day))
             let after = projections.members(user: user, metric: metric, day: day)
             guard let audit = projections.audit(user: user, metric: metric, day: day) else { return }
             versions.append(
