@@ -339,6 +339,11 @@ import Testing
         #"{"kind":"checkin","user":"\#(user)","receivedAt":"\#(received)","provider":"health_connect","metrics":["steps"],"at":"\#(at)"}"#
     }
 
+    /// Bob's Health Connect steps channel, which must exist.
+    static func cursor(_ projections: Projections) throws -> CursorRow {
+        try #require(projections.cursorRow(user: "bob", provider: "health_connect", metric: .steps))
+    }
+
     static func state(_ projections: Projections, _ day: String) throws -> RollupRow.State? {
         let day = CivilDay(parsing: day)
         return try projections.rollupRows(user: "bob", metric: .steps, from: day, to: day).first?.state
@@ -355,7 +360,7 @@ import Testing
                 Self.page(received: "2026-07-10T08:00:00Z", expired: false),
                 Self.page(received: "2026-07-20T08:00:00Z", expired: true),
             ], into: &projections)
-        let cursor = try #require(projections.cursorRow(user: "bob", provider: "health_connect", metric: .steps))
+        let cursor = try Self.cursor(projections)
         #expect(
             cursor.recoveryWindows == [
                 TimeWindow(from: "2026-07-01T08:00:00Z", to: "2026-07-05T08:00:00Z"),
@@ -368,7 +373,7 @@ import Testing
             [
                 #"{"kind":"reconcile","user":"bob","receivedAt":"2026-07-20T09:00:00Z","provider":"health_connect","metric":"steps","window":{"from":"2026-07-01T00:00:00Z","to":"2026-07-06T00:00:00Z"},"samples":[]}"#
             ], into: &projections)
-        let after = try #require(projections.cursorRow(user: "bob", provider: "health_connect", metric: .steps))
+        let after = try Self.cursor(projections)
         #expect(after.state == "needs_recovery")
         #expect(after.recoveryWindows == [TimeWindow(from: "2026-07-10T08:00:00Z", to: "2026-07-20T08:00:00Z")])
         #expect(try Self.state(projections, "2026-07-03") == .known)
@@ -394,7 +399,7 @@ import Testing
         ]
         var projections = Projections()
         _ = try ProjectionsTests.fold(expiry + order.dropLast().map { parts[$0] }, into: &projections)
-        let open = try #require(projections.cursorRow(user: "bob", provider: "health_connect", metric: .steps))
+        let open = try Self.cursor(projections)
         #expect(open.state == "needs_recovery", "a part is missing")
         let unread = [
             TimeWindow(from: "2026-07-01T08:00:00Z", to: "2026-07-08T00:00:00Z"),
@@ -403,7 +408,7 @@ import Testing
         ]
         #expect(open.recoveryWindows == [unread[order.last!]], "only the part not read yet is left to read")
         _ = try ProjectionsTests.fold([parts[order.last!]], into: &projections)
-        let closed = try #require(projections.cursorRow(user: "bob", provider: "health_connect", metric: .steps))
+        let closed = try Self.cursor(projections)
         #expect(closed.state == "ok" && closed.recoveryWindows.isEmpty, "\(closed)")
         let read = Self.page(received: "2026-07-20T10:00:00Z", expired: false)
         _ = try ProjectionsTests.fold([read], into: &projections)
@@ -415,7 +420,7 @@ import Testing
         var early = Projections()
         let before = part("2026-07-19T09:00:00Z", from: "2026-07-08T00:00:00Z", to: "2026-07-15T00:00:00Z")
         _ = try ProjectionsTests.fold([expiry[0], before, expiry[1], parts[0], parts[2]], into: &early)
-        let stillOpen = try #require(early.cursorRow(user: "bob", provider: "health_connect", metric: .steps))
+        let stillOpen = try Self.cursor(early)
         #expect(stillOpen.state == "needs_recovery", "a part read before the token expired")
         #expect(stillOpen.recoveryWindows == [unread[1]])
         // Read since: the days read again are known, the days of the part still to read are not.
@@ -471,7 +476,7 @@ import Testing
             for (place, line) in zip(places, order) { ordered[place] = line }
             var projections = Projections()
             _ = try ProjectionsTests.fold(ordered, into: &projections)
-            let cursor = try #require(projections.cursorRow(user: "bob", provider: "health_connect", metric: .steps))
+            let cursor = try Self.cursor(projections)
             #expect(cursor.recoveryWindows == windows, "\(ordered)")
             #expect(cursor.state == (windows.isEmpty ? "ok" : "needs_recovery"))
             digests.insert(projections.digest())
@@ -515,7 +520,7 @@ import Testing
         ] {
             var projections = Projections()
             _ = try ProjectionsTests.fold(lines, into: &projections)
-            let cursor = try #require(projections.cursorRow(user: "bob", provider: "health_connect", metric: .steps))
+            let cursor = try Self.cursor(projections)
             #expect(cursor.state == "ok" && cursor.recoveryWindows.isEmpty && cursor.unrecoverable.isEmpty, "\(cursor)")
         }
     }
@@ -546,7 +551,7 @@ import Testing
                 #"{"kind":"reconcile","user":"bob","receivedAt":"2026-07-20T11:00:00Z","provider":"health_connect","metric":"steps","window":{"from":"\#(reconciledFrom)","to":"2026-07-20T10:00:00Z"},"samples":[]}"#,
                 Self.page(received: "2026-07-22T10:00:00Z", expired: true),
             ], into: &projections)
-        let cursor = try #require(projections.cursorRow(user: "bob", provider: "health_connect", metric: .steps))
+        let cursor = try Self.cursor(projections)
         #expect(cursor.recoveryWindows == windows)
     }
 
@@ -566,13 +571,13 @@ import Testing
         let onTime = Self.checkin(received: at, at: at)
         var inLogOrder = Projections()
         _ = try ProjectionsTests.fold([reconcile, expiry, late], into: &inLogOrder)
-        let cursor = try #require(inLogOrder.cursorRow(user: "bob", provider: "health_connect", metric: .steps))
+        let cursor = try Self.cursor(inLogOrder)
         #expect(cursor.recoveryWindows == windows)
         #expect(cursor.state == (windows.isEmpty ? "ok" : "needs_recovery"))
         var inTime = Projections()
         _ = try ProjectionsTests.fold([onTime, reconcile, expiry], into: &inTime)
         #expect(
-            try #require(inTime.cursorRow(user: "bob", provider: "health_connect", metric: .steps)).recoveryWindows
+            try Self.cursor(inTime).recoveryWindows
                 == windows)
     }
 
@@ -593,7 +598,7 @@ import Testing
         _ = try ProjectionsTests.fold(
             [reconcile, expiries[0], onTime, expiries[1], expiries[2]], into: &inReceiptOrder)
         for projections in [inLogOrder, inReceiptOrder] {
-            let cursor = try #require(projections.cursorRow(user: "bob", provider: "health_connect", metric: .steps))
+            let cursor = try Self.cursor(projections)
             #expect(cursor.recoveryWindows == [TimeWindow(from: "2026-08-16T20:00:00Z", to: "2026-09-15T00:00:00Z")])
         }
     }
@@ -612,7 +617,7 @@ import Testing
         ]
         var projections = Projections()
         _ = try ProjectionsTests.fold(lines, into: &projections)
-        let cursor = try #require(projections.cursorRow(user: "bob", provider: "health_connect", metric: .steps))
+        let cursor = try Self.cursor(projections)
         #expect(cursor.recoveryWindows == [TimeWindow(from: "2026-11-06T00:00:00Z", to: "2026-11-15T00:00:00Z")])
         // Why a day is not known, now and as of an instant between the expiries.
         func reason(_ day: String, asOf: String? = nil) throws -> RollupRow.Reason? {
@@ -634,7 +639,7 @@ import Testing
                     received: "2026-11-16T00:00:00Z", from: "2026-11-06T00:00:00Z", to: "2026-11-15T00:00:00Z")
             ],
             into: &projections)
-        let closed = try #require(projections.cursorRow(user: "bob", provider: "health_connect", metric: .steps))
+        let closed = try Self.cursor(projections)
         #expect(closed.state == "ok" && closed.recoveryWindows.isEmpty, "\(closed)")
     }
 
@@ -651,7 +656,7 @@ import Testing
         ]
         var once = Projections()
         _ = try ProjectionsTests.fold(lines, into: &once)
-        let cursor = try #require(once.cursorRow(user: "bob", provider: "health_connect", metric: .steps))
+        let cursor = try Self.cursor(once)
         #expect(cursor.state == "ok" && cursor.recoveryWindows.isEmpty, "\(cursor)")
         var twice = once
         _ = try ProjectionsTests.fold(lines, into: &twice)
@@ -669,7 +674,7 @@ import Testing
                 Self.checkin(received: "2026-05-12T00:00:00Z", at: "2026-05-12T00:00:00Z"),
                 Self.page(received: "2026-06-20T00:00:00Z", expired: true),
             ], into: &projections)
-        let cursor = try #require(projections.cursorRow(user: "bob", provider: "health_connect", metric: .steps))
+        let cursor = try Self.cursor(projections)
         #expect(
             cursor.unrecoverable == [
                 TimeWindow(from: "2026-05-01T00:00:00Z", to: "2026-05-10T00:00:00Z"),
@@ -690,7 +695,7 @@ import Testing
         for order in [[start, checkin, expiry], [start, expiry, checkin]] {
             var projections = Projections()
             _ = try ProjectionsTests.fold(order, into: &projections)
-            rows.append(try #require(projections.cursorRow(user: "bob", provider: "health_connect", metric: .steps)))
+            rows.append(try Self.cursor(projections))
         }
         #expect(rows[0].recoveryWindows == [TimeWindow(from: "2026-07-03T00:00:00Z", to: "2026-07-05T00:00:00Z")])
         #expect(rows[1] == rows[0])
@@ -825,7 +830,7 @@ import Testing
                 Self.page(received: "2026-07-13T00:00:00Z", expired: true),
                 Self.checkin(received: "2026-07-13T01:00:00Z", at: "2026-07-13T01:00:00Z"),
             ], into: &projections)
-        let cursor = try #require(projections.cursorRow(user: "bob", provider: "health_connect", metric: .steps))
+        let cursor = try Self.cursor(projections)
         #expect(
             cursor.recoveryWindows == [
                 TimeWindow(from: "2026-07-10T00:00:00Z", to: "2026-07-11T00:00:00Z"),
@@ -848,7 +853,7 @@ import Testing
                 Self.checkin(received: "2026-06-21T00:00:00Z", at: "2026-06-21T00:00:00Z"),
                 Self.page(received: "2026-07-15T00:00:00Z", expired: true),
             ], into: &projections)
-        let cursor = try #require(projections.cursorRow(user: "bob", provider: "health_connect", metric: .steps))
+        let cursor = try Self.cursor(projections)
         #expect(cursor.unrecoverable == [])
         #expect(
             cursor.recoveryWindows == [
@@ -917,7 +922,7 @@ import Testing
                 Self.checkin(received: "2026-07-21T00:00:00Z", at: "2026-07-21T00:00:00Z"),
             ], into: &projections)
         _ = projections.recompute()
-        let cursor = try #require(projections.cursorRow(user: "bob", provider: "health_connect", metric: .steps))
+        let cursor = try Self.cursor(projections)
         #expect(cursor.unrecoverable == [TimeWindow(from: "2026-06-01T12:00:00Z", to: "2026-06-20T00:00:00Z")])
         #expect(cursor.recoveryWindows == [TimeWindow(from: "2026-06-20T00:00:00Z", to: "2026-07-20T00:00:00Z")])
         #expect(try Self.state(projections, "2026-06-01") == .partial)
@@ -925,7 +930,7 @@ import Testing
 
         var first = Projections()
         _ = try ProjectionsTests.fold([Self.page(received: "2026-07-20T00:00:00Z", expired: true)], into: &first)
-        let alone = try #require(first.cursorRow(user: "bob", provider: "health_connect", metric: .steps))
+        let alone = try Self.cursor(first)
         #expect(alone.recoveryWindows == [TimeWindow(from: "2026-06-20T00:00:00Z", to: "2026-07-20T00:00:00Z")])
         #expect(alone.unrecoverable == [])
     }
