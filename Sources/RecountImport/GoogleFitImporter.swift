@@ -290,11 +290,11 @@ package struct GoogleFitImporter: Sendable {
         }
         let activity = TakeoutJSON.string(object["fitnessActivity"]) ?? ""
         let id = RecordID.derive(domain: Self.idDomain, fields: ["session", activity, startText, endText])
-        if let stage = GoogleFitStream.sleepStage(sessionActivity: activity), let sleep = MetricName("sleep") {
-            let sample = Sample(
-                id: id, type: sleep, start: zone.instant(millis: start.millis), end: zone.instant(millis: end.millis),
-                timeZone: zone.identifier, stage: stage, origin: "com.google.android.apps.fitness")
-            return try session.add(sample, type: type, file: file.path, line: 1)
+        if let stage = GoogleFitStream.sleepStage(sessionActivity: activity) {
+            try session.add(
+                sleepSample(id: id, stage: stage, start: start, end: end, zone: zone), type: type, file: file.path,
+                line: 1)
+            return try readSleepSegments(of: object, in: file, zone: zone, into: session)
         }
         let normalised = WorkoutActivity(googleFit: activity)
         // The session's own aggregates: distance in m, calories in kcal.
@@ -314,6 +314,54 @@ package struct GoogleFitImporter: Sendable {
                 distance: totals["com.google.distance.delta"].map { WorkoutTotal(value: $0, unit: "m") },
                 energy: totals["com.google.calories.expended"].map { WorkoutTotal(value: $0, unit: "kcal") }))
         try session.add(sample, type: type, file: file.path, line: 1)
+    }
+
+    /// A sleep sample of a session or of one of its segments. Its origin is the sleep stream's
+    /// (`GoogleFitStream.sleepOrigin`): a session's time in bed and the stream's stages are one
+    /// source's account of the night, so the stages count inside it. Under an origin of its own,
+    /// the session outranked the stream (both are phone apps, and the tie goes by name), and its
+    /// `inBed` suppressed every asleep second of the night (an oracle run: 0 s for 7 h of stages).
+    private func sleepSample(id: SampleID, stage: SleepStage, start: Instant, end: Instant, zone: LocalTimeZone)
+        -> Sample
+    {
+        Sample(
+            id: id, type: MetricName(metric: .sleep, name: "sleep"), start: zone.instant(millis: start.millis),
+            end: zone.instant(millis: end.millis), timeZone: zone.identifier, stage: stage,
+            origin: GoogleFitStream.sleepOrigin)
+    }
+
+    /// The stage segments of a sleep session (`segment[]` entries whose `fitnessActivity` is a
+    /// stage, `sleep.light` … or 109–112), as samples of their stage: the same facts as stage
+    /// sessions, which an export may give either way. Ids: `segment`, activity, start and end as
+    /// written. The time in bed again adds nothing; a segment of another activity is counted
+    /// skipped, and one without readable times invalid.
+    private func readSleepSegments(
+        of object: JSONObject, in file: ExportFiles.File, zone: LocalTimeZone, into session: ImportSession
+    ) throws {
+        let type = "session.segment"
+        for segment in TakeoutJSON.array(object["segment"]) ?? [] {
+            let activity = TakeoutJSON.object(segment).flatMap { TakeoutJSON.string($0["fitnessActivity"]) } ?? ""
+            let stage = GoogleFitStream.sleepStage(sessionActivity: activity)
+            // The time in bed again is the session's own.
+            if stage == .inBed { continue }
+            session.tally.recordsSeen += 1
+            guard let segment = TakeoutJSON.object(segment), let stage else {
+                session.skip(type)
+                continue
+            }
+            guard let startText = TakeoutJSON.string(segment["startTime"]), let start = Instant(rfc3339: startText),
+                let endText = TakeoutJSON.string(segment["endTime"]), let end = Instant(rfc3339: endText),
+                end.millis >= start.millis
+            else {
+                session.addInvalid(
+                    type: type, file: file.path, line: 1, reason: "a segment's startTime or endTime is missing or bad")
+                continue
+            }
+            let id = RecordID.derive(domain: Self.idDomain, fields: ["segment", activity, startText, endText])
+            try session.add(
+                sleepSample(id: id, stage: stage, start: start, end: end, zone: zone), type: type, file: file.path,
+                line: 1)
+        }
     }
 
     /// The zone: the one given, else the one fixed offset of the session file names.

@@ -40,6 +40,10 @@ struct GoogleFitStream {
             preferred: ["derived:com.google.sleep.segment:com.google.android.gms:merged"]),
     ]
 
+    /// The origin of every Google Fit sleep sample, sessions' and their segments' too: the sleep
+    /// stream's app (see `GoogleFitImporter.sleepSample`).
+    static let sleepOrigin = origin(ofSource: "derived:com.google.sleep.segment:com.google.android.gms:merged")
+
     /// The data type of a data source name: its second `:`-separated field
     /// (`derived:com.google.weight:…` → `com.google.weight`).
     static func dataType(ofSource source: String) -> String {

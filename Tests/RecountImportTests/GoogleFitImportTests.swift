@@ -1,4 +1,5 @@
 import Foundation
+import Recount
 import TestSupport
 import Testing
 
@@ -45,6 +46,65 @@ import Testing
             try Self.writeTakeout(directory, pointNanos: 1_706_826_600_000_000_000)
             let run = try ImportRun.googleFit(directory)
             #expect(run.report.notes.first == "offsets fixed at +01:00 (from the session file names)")
+        }
+    }
+
+    /// Two nights as a Takeout gives sleep: a session (the time in bed) with the sleep stream's
+    /// stages inside it, and a session whose stages are its own `segment[]`. Each night is 7 h
+    /// asleep once ingested. The session had an origin of its own, which outranked the stream's,
+    /// so its `inBed` suppressed the first night's stages; the second night's segments were
+    /// dropped without a count. Both nights read 0 s (an oracle run).
+    @Test func aNightsStagesCountInsideItsSession() throws {
+        try withTemporaryDirectory { directory in
+            let fit = directory + "/Takeout/Fit"
+            for folder in ["All Data", "All Sessions"] {
+                try FileManager.default.createDirectory(atPath: fit + "/" + folder, withIntermediateDirectories: true)
+            }
+            func nanos(_ text: String) -> Int64 { Instant(rfc3339: text)!.millis * 1_000_000 }
+            let points = [
+                ("2024-01-11T22:30:00Z", "2024-01-12T02:30:00Z", 4),
+                ("2024-01-12T02:30:00Z", "2024-01-12T05:30:00Z", 5),
+            ]
+            .map { start, end, stage in
+                "{\"startTimeNanos\":\(nanos(start)),\"endTimeNanos\":\(nanos(end)),"
+                    + "\"originDataSourceId\":\"raw:com.google.sleep.segment:x\",\"fitValue\":[{\"value\":{\"intVal\":\(stage)}}]}"
+            }
+            try Data(
+                "{\"Data Source\":\"derived:com.google.sleep.segment:com.google.android.gms:merged\",\"Data Points\":[\(points.joined(separator: ","))]}"
+                    .utf8
+            ).write(to: URL(fileURLWithPath: fit + "/All Data/derived_com.google.sleep.segment_com.google.an.json"))
+            try Data(
+                #"{"fitnessActivity":"sleep","startTime":"2024-01-11T22:00:00.000Z","endTime":"2024-01-12T06:00:00.000Z"}"#
+                    .utf8
+            ).write(to: URL(fileURLWithPath: fit + "/All Sessions/2024-01-11T22_00_00.000+00_00_SLEEP.json"))
+            let segments = [
+                ("sleep", "2024-01-12T22:00:00.000Z", "2024-01-13T06:00:00.000Z"),
+                ("sleep.light", "2024-01-12T22:30:00.000Z", "2024-01-13T02:30:00.000Z"),
+                ("sleep.deep", "2024-01-13T02:30:00.000Z", "2024-01-13T04:30:00.000Z"),
+                ("111", "2024-01-13T04:30:00.000Z", "2024-01-13T05:30:00.000Z"),
+                ("walking", "2024-01-13T05:30:00.000Z", "2024-01-13T05:40:00.000Z"),
+            ].map { #"{"fitnessActivity":"\#($0)","startTime":"\#($1)","endTime":"\#($2)"}"# }
+            try Data(
+                (#"{"fitnessActivity":"sleep","startTime":"2024-01-12T22:00:00.000Z","endTime":"2024-01-13T06:00:00.000Z","segment":["#
+                    + segments.joined(separator: ",") + "]}").utf8
+            ).write(to: URL(fileURLWithPath: fit + "/All Sessions/2024-01-12T22_00_00.000+00_00_SLEEP.json"))
+
+            let run = try ImportRun.googleFit(directory)
+            #expect(
+                run.samples(of: "sleep").map { $0.stage ?? "" }.sorted() == [
+                    "core", "core", "deep", "deep", "inBed", "inBed", "rem",
+                ])
+            #expect(run.report.skipped.map { "\($0.type) \($0.count)" } == ["session.segment 1"])
+            let engine = try RecountEngine(directory: directory + "/store")
+            _ = try engine.ingest(ndjson: Array(run.lines.joined(separator: "\n").utf8), source: "import")
+            for day in ["2024-01-12", "2024-01-13"] {
+                let reading = try engine.rollups(user: "u1", metric: "sleep", from: day, to: day).first?.reading
+                guard case .partial(let values, _) = reading else {
+                    Issue.record("\(day): \(String(describing: reading))")
+                    continue
+                }
+                #expect(values.first { $0.name == "value" }?.value == 25_200, "\(day)")
+            }
         }
     }
 }
