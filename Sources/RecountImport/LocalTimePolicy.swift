@@ -43,6 +43,11 @@ package enum LocalTimePolicy: Sendable, Equatable {
 struct ZoneCensus: Equatable {
     /// Entries per zone name.
     var zones: [String: Int] = [:]
+    /// Whether the file is in an encoding the byte scan cannot read: its first bytes hold a NUL
+    /// or a UTF-16 byte order mark (UTF-16 or UTF-32, which libxml2 parses). Such a file's zones
+    /// are not counted: it was reported as having none, and imported at other offsets than
+    /// its UTF-8 copy (an oracle run).
+    var isUnscannable = false
 
     /// The pattern before a zone name.
     private static let pattern = Array(#"key="HKTimeZone" value=""#.utf8)
@@ -60,12 +65,20 @@ struct ZoneCensus: Equatable {
         let keep = 256
         var buffer = [UInt8](repeating: 0, count: chunk + keep)
         var carried = 0
+        var isFirst = true
         while true {
             let count = buffer.withUnsafeMutableBufferPointer {
                 stream.read($0.baseAddress! + carried, maxLength: chunk)
             }
             if count < 0 { return census }
             let filled = carried + count
+            if isFirst {
+                isFirst = false
+                let head = buffer.prefix(min(count, 4))
+                census.isUnscannable =
+                    head.contains(0) || head.starts(with: [0xFE, 0xFF]) || head.starts(with: [0xFF, 0xFE])
+                if census.isUnscannable { return census }
+            }
             let consumed = buffer.withUnsafeBufferPointer {
                 census.count(UnsafeBufferPointer(rebasing: $0[0..<filled]), atEnd: count == 0)
             }

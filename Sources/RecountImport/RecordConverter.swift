@@ -85,6 +85,11 @@ struct RecordConverter {
         census: ZoneCensus?, exportDate: ExportTimestamp?, offsets: ZoneOffsets
     ) -> (zone: String?, reason: String) {
         guard let census else { return (nil, "the input is read once (standard input): pass --time-zone") }
+        guard !census.isUnscannable else {
+            return (
+                nil, "the file is not in UTF-8 (UTF-16?), so its HKTimeZone values cannot be read: pass --time-zone"
+            )
+        }
         let names = census.zones.keys.sorted()
         guard let zone = names.first else { return (nil, "the file has no HKTimeZone") }
         guard names.count == 1 else {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import RecountImport
@@ -44,6 +45,23 @@ import Testing
         #expect(run.samples(of: "HKQuantityTypeIdentifierStepCount").first?.start == "2024-07-01T23:30:00+01:00")
         #expect(run.report.rezoning?.how == "none")
         #expect(run.report.rezoning?.reason == reason)
+    }
+
+    /// A UTF-16 export parses, but the byte scan for `HKTimeZone` cannot read it: the report
+    /// says so and asks for `--time-zone`, where it said the file had no `HKTimeZone` (an oracle
+    /// run).
+    @Test func aUTF16ExportAsksForTheZone() throws {
+        try withTemporaryDirectory { directory in
+            let text = Self.document().replacingOccurrences(of: #"encoding="UTF-8""#, with: #"encoding="UTF-16""#)
+            let path = directory + "/export.xml"
+            try #require(text.data(using: .utf16)).write(to: URL(fileURLWithPath: path))
+            let run = try ImportRun.file(URL(fileURLWithPath: path))
+            #expect(run.samples(of: "HKQuantityTypeIdentifierStepCount").first?.start == "2024-07-01T23:30:00+01:00")
+            #expect(run.report.rezoning?.how == "none")
+            #expect(
+                run.report.rezoning?.reason
+                    == "the file is not in UTF-8 (UTF-16?), so its HKTimeZone values cannot be read: pass --time-zone")
+        }
     }
 
     @Test func twoZonesAreNotInferred() throws {
