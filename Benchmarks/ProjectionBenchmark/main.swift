@@ -189,7 +189,7 @@ let inputDirectory: String = {
 /// clock fixed.
 func appendingIngestor(toLog directory: String) throws -> (Log, Ingestor) {
     let log = try Log(directory: directory, configuration: LogConfiguration(durability: .none))
-    return (log, Ingestor(log: log, now: { Instant(millis: 0, offsetSeconds: 0) }))
+    return (log, Ingestor(log: log, clock: ReceiptClock(now: { Instant(millis: 0, offsetSeconds: 0) })))
 }
 
 /// Appends the NDJSON file `path` to the log at `directory` without folding it.

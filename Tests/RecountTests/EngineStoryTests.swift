@@ -71,6 +71,29 @@ import Testing
         }
     }
 
+    /// A client uploads a sample with its revision, and two pages of one Health Connect read,
+    /// without `receivedAt`: the engine's stamps keep their order, so the revision counts and
+    /// `cursor` hands back the last page's token. Stamped with one instant when the ingest took
+    /// under a millisecond, the older content won the tie and the first page's token was the
+    /// cursor (an oracle run).
+    @Test func anUploadWithoutReceivedAtKeepsItsOrder() throws {
+        try withTemporaryDirectory { directory in
+            let engine = try RecountEngine(directory: directory)
+            let upsert = { (value: Int) in
+                #"{"kind":"samples.upsert","user":"bob","provider":"withings","samples":[{"id":"w-1","type":"steps","start":"2026-07-13T10:00:00Z","end":"2026-07-13T11:00:00Z","value":\#(value),"unit":"count","origin":"com.withings"}]}"#
+            }
+            let page = { (token: String, next: String) in
+                #"{"kind":"healthconnect.changes","user":"bob","recordTypes":["Steps"],"token":"\#(token)","nextChangesToken":"\#(next)","hasMore":false,"changesTokenExpired":false,"changes":[]}"#
+            }
+            for (first, second) in [(100, 50), (50, 100)] {
+                try Self.ingest(engine, [upsert(first), upsert(second)])
+                #expect(try Self.value(engine, "bob", "steps", "2026-07-13") == Double(second))
+            }
+            try Self.ingest(engine, [page("tok-8", "tok-9"), page("tok-9", "tok-10")])
+            #expect(try engine.cursor(user: "bob", provider: "health_connect", metric: "steps")?.cursor == "tok-10")
+        }
+    }
+
     @Test func revisedSleepShowsTheRevisedTotal() throws {
         try withTemporaryDirectory { directory in
             let engine = try RecountEngine(directory: directory)

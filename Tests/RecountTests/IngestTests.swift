@@ -1,5 +1,6 @@
 import Foundation
 import RecountLog
+import Synchronization
 import TestSupport
 import Testing
 
@@ -24,7 +25,7 @@ import Testing
         let file = directory + "/input.ndjson"
         try Data(text.utf8).write(to: URL(fileURLWithPath: file))
         var report = IngestReport()
-        try Ingestor(log: log, batchSize: 3, batchBytes: batchBytes, now: { Self.clock }).ingest(
+        try Ingestor(log: log, batchSize: 3, batchBytes: batchBytes, clock: ReceiptClock(now: { Self.clock })).ingest(
             try LineReader(path: file), source: "input.ndjson", into: &report, rejected: rejected)
         return report
     }
@@ -86,6 +87,20 @@ import Testing
         }
     }
 
+    /// The stamps of one user's envelopes move on by a millisecond within one millisecond of
+    /// the clock, up to a second ahead of it, and never go back; another user's start at the clock.
+    @Test func oneUsersStampsKeepTheOrderOfItsEnvelopes() {
+        let clock = Mutex(Self.clock.millis)
+        let stamps = ReceiptClock(now: { Instant(millis: clock.withLock { $0 }, offsetSeconds: 0) })
+        let first = (0..<1002).map { _ in stamps.stamp(user: "a").millis - Self.clock.millis }
+        #expect(Array(first.prefix(3)) == [0, 1, 2] && first.suffix(3) == [999, 1000, 1000])
+        #expect(stamps.stamp(user: "b").millis == Self.clock.millis)
+        clock.withLock { $0 += 400 }
+        #expect(stamps.stamp(user: "a").millis == Self.clock.millis + 1001)
+        clock.withLock { $0 += 5000 }
+        #expect(stamps.stamp(user: "a").millis == Self.clock.millis + 5400)
+    }
+
     @Test func dumpWritesBackWhatWasIngested() throws {
         try withLog { log, directory in
             let corpus = try String(
@@ -98,10 +113,12 @@ import Testing
             let lines = corpus.split(separator: "\n").filter { !$0.allSatisfy(\.isWhitespace) }
             let logged = try envelopes(log)
             #expect(logged.count == lines.count)
+            // One user's envelopes stamped in one millisecond are a millisecond apart.
+            let stamps = ReceiptClock(now: { Self.clock })
             for (index, (position, envelope)) in logged.enumerated() {
                 #expect(position == UInt64(index + 1))
                 let alone = try Array(lines[index].utf8).withUnsafeBytes { try decoder.decode(line: $0, number: 1) }
-                #expect(alone.stamped(at: Self.clock) == envelope, "line \(index + 1)")
+                #expect(alone.stamped(at: stamps.stamp(user: alone.user)) == envelope, "line \(index + 1)")
                 let json = Array(EnvelopeJSON.string(envelope).utf8)
                 let again = try json.withUnsafeBytes { try decoder.decode(line: $0, number: 1) }
                 #expect(again.stamped(at: Self.clock) == envelope)
@@ -298,7 +315,7 @@ import Testing
             try Data(input).write(to: URL(fileURLWithPath: file))
             var report = IngestReport()
             var rejections: [IngestRejection] = []
-            try Ingestor(log: log, now: { Self.clock }).ingest(
+            try Ingestor(log: log, clock: ReceiptClock(now: { Self.clock })).ingest(
                 try LineReader(path: file), source: "fuzz", into: &report, rejected: { rejections.append($0) })
             #expect(report.appended + report.rejectedLines + report.blankLines == count)
             #expect(report.appended > 0 && report.rejectedLines > 0)
@@ -339,7 +356,7 @@ import Testing
                 struct FoldFailed: Error {}
                 let reader = try LineReader(path: file)
                 do {
-                    try Ingestor(log: log, batchSize: 3, now: { Self.clock }).ingest(
+                    try Ingestor(log: log, batchSize: 3, clock: ReceiptClock(now: { Self.clock })).ingest(
                         reader, source: "input.ndjson", into: &report,
                         appended: { _, _, _ in
                             if failing == "fold" { throw FoldFailed() }

@@ -20,6 +20,8 @@ public final class RecountEngine: Sendable {
     /// Taken for a whole ingest, so that ingests from many tasks append and fold in turn (a fold
     /// must follow the log's order), by `verify` while it takes the stored digest, and by `close`.
     let ingesting = IngestTurns()
+    /// Stamps the envelopes ingested without `receivedAt`, so that one user's keep their order.
+    private let receiptClock = ReceiptClock(now: RecountEngine.now)
     /// How much work (log records and samples folded, days recomputed since the stored
     /// checkpoints) an ingest or recompute leaves before it checkpoints; `nil`: 250,000 or half
     /// the ids the projections hold, whichever is larger.
@@ -591,7 +593,7 @@ public final class RecountEngine: Sendable {
     }
 
     /// An ingestor that stamps a missing `receivedAt` with the current time.
-    private func ingestor() throws(LogError) -> Ingestor { Ingestor(log: try writer(), now: Self.now) }
+    private func ingestor() throws(LogError) -> Ingestor { Ingestor(log: try writer(), clock: receiptClock) }
 
     /// The current time in UTC: for stamping envelopes and for queries, never for folding.
     static func now() -> Instant {

@@ -30,8 +30,8 @@ package struct Ingestor {
 
     private let log: Log
     private let decoder = EnvelopeDecoder()
-    /// The clock that stamps `receivedAt` when a client left it out (never read by folding).
-    private let now: () -> Instant
+    /// Stamps `receivedAt` when a client left it out (never read by folding).
+    private let clock: ReceiptClock
     /// Envelopes per appended batch at most.
     private let batchSize: Int
     /// Bytes per appended batch at most, length prefixes included.
@@ -40,16 +40,16 @@ package struct Ingestor {
 
     /// - Parameters:
     ///   - batchBytes: the most bytes one batch holds; a record that cannot fit alone is rejected.
-    ///   - now: the clock that stamps a missing `receivedAt`.
+    ///   - clock: stamps a missing `receivedAt`.
     package init(
         log: Log, batchSize: Int = 1000, batchBytes: Int = Ingestor.frameBytes, linger: Linger = .standard,
-        now: @escaping () -> Instant
+        clock: ReceiptClock
     ) {
         self.log = log
         self.batchSize = batchSize
         self.batchBytes = batchBytes
         self.linger = linger
-        self.now = now
+        self.clock = clock
     }
 
     /// Reads every line of `input`, appending what is valid, and adds what happened to `report`.
@@ -143,7 +143,7 @@ package struct Ingestor {
                     reject(error)
                     handled = input.lineNumber
                 case .line(.accepted(let decoded)):
-                    let envelope = decoded.stamped(at: now())
+                    let envelope = decoded.stamped(at: clock.stamp(user: decoded.user))
                     record.removeAll(keepingCapacity: true)
                     var block = spareBlocks.popLast() ?? SampleBlock([])
                     let hasSamples = EnvelopeCodec.encode(envelope, into: &record, block: &block)

@@ -159,7 +159,7 @@ package struct SyncState: Equatable, Sendable {
 
     /// The windows to read again with a `reconcile` covering each, ascending and disjoint: the
     /// part of each missed stretch within 30 days of the newest expiry that no reconcile
-    /// received after the stretch's expiry read again (a client re-reading a long window in
+    /// received at or after the stretch's expiry read again (a client re-reading a long window in
     /// parts is left the parts it has not read yet), stretches that meet as one window. Empty
     /// when the channel is ok.
     package var recoveryWindows: [Range<Int64>] {
@@ -167,13 +167,13 @@ package struct SyncState: Equatable, Sendable {
         missed.isEmpty ? [] : Self.union(missed.flatMap { unreadWindows(of: $0, horizon: horizon, by: .max) })
     }
 
-    /// The parts of `stretch`'s window (as of `horizon`) that no reconcile received after the
+    /// The parts of `stretch`'s window (as of `horizon`) that no reconcile received at or after the
     /// stretch's expiry and by `millis` read again, ascending.
     private func unreadWindows(of stretch: Range<Int64>, horizon: Int64, by millis: Int64) -> [Range<Int64>] {
         Self.window(of: stretch, horizon: horizon).map { unread($0, of: stretch, by: millis) } ?? []
     }
 
-    /// The parts of `stretch` beyond `horizon` that no reconcile received after the stretch's
+    /// The parts of `stretch` beyond `horizon` that no reconcile received at or after the stretch's
     /// expiry and by `millis` read again, ascending: days re-read while they could be are not
     /// lost when a later expiry moves the horizon past them (they were, when the stretch was
     /// still open for another part; an attack run).
@@ -181,13 +181,13 @@ package struct SyncState: Equatable, Sendable {
         Self.lostPart(of: stretch, horizon: horizon).map { unread($0, of: stretch, by: millis) } ?? []
     }
 
-    /// The parts of `range` (within `stretch`) that no reconcile received after the stretch's
+    /// The parts of `range` (within `stretch`) that no reconcile received at or after the stretch's
     /// expiry and by `millis` read again, ascending.
     private func unread(_ range: Range<Int64>, of stretch: Range<Int64>, by millis: Int64) -> [Range<Int64>] {
         // By `from`: each reconciled window read again what lies between its bounds.
         Self.uncovered(
             range,
-            by: reconciledWindows.lazy.filter { $0.receivedAt > stretch.upperBound && $0.receivedAt <= millis }
+            by: reconciledWindows.lazy.filter { $0.receivedAt >= stretch.upperBound && $0.receivedAt <= millis }
                 .map { $0.from..<$0.to })
     }
 
@@ -257,7 +257,7 @@ package struct SyncState: Equatable, Sendable {
     /// read before it were missed; what lies more than 30 days back cannot be read. A stretch
     /// held that the last read falls in (no successful read lies between the two expiries)
     /// goes on to this one: the new stretch starts where it ends, and each keeps the reconciles
-    /// received after its own expiry. (Joined into one stretch ending at this expiry until
+    /// received at or after its own expiry. (Joined into one stretch ending at this expiry until
     /// 2026-12-05, so the parts of the held one re-read before it were listed again, and no
     /// longer counted as of an earlier instant; an attack run.)
     mutating func tokenExpired(at millis: Int64) {
@@ -270,13 +270,13 @@ package struct SyncState: Equatable, Sendable {
         // check-in came, though nothing of them was read; an oracle run). A first contact by
         // this page itself tells nothing: its token came from a read the log does not hold.
         let firstContact = [firstCursorAt, hadSince].compactMap { $0 }.filter { $0 < millis }.min()
-        var from = lastRead(atOrBefore: millis, orFrom: firstContact ?? horizon)
+        var from = lastRead(before: millis, orFrom: firstContact ?? horizon)
         // Every held stretch ends at an earlier expiry, so the new one comes last; from its end
         // on, the reconciles received by now read on (a stretch between them that one recovered
         // was opened again, an attack run).
-        if let last = missed.last, last.upperBound >= from { from = readOn(from: last.upperBound, by: millis) }
-        // Read up to the expiry (a check-in at its instant, or a reconcile received before it
-        // that read past it): nothing was missed. It left an empty window no reconcile closed.
+        if let last = missed.last, last.upperBound >= from { from = readOn(from: last.upperBound, before: millis) }
+        // Read up to the expiry (a reconcile received before it that read that far): nothing
+        // was missed. It left an empty window no reconcile closed.
         guard from < millis else { return }
         missed.append(from..<millis)
         recoverByReconciles()
@@ -292,26 +292,34 @@ package struct SyncState: Equatable, Sendable {
     /// another window had moved `healthReceivedAt` past it; an attack run).
     private mutating func recoverByReconciles() {
         guard let earliestExpiry = missed.map(\.upperBound).min() else { return }
-        let newer = reconciledWindows.filter { $0.receivedAt > earliestExpiry }.sorted {
+        let newer = reconciledWindows.filter { $0.receivedAt >= earliestExpiry }.sorted {
             $0.receivedAt < $1.receivedAt
         }
         for window in newer { recover(at: window.receivedAt) }
     }
 
-    /// How far the client had read by `millis`: its last check-in then (`fallback` without
-    /// one), and on through the window of each reconcile received by then that starts at or
-    /// before that point (it read the window again). Counted from the last check-in alone, a
-    /// second expiry after a reconcile reopened the days the reconcile had recovered.
-    private func lastRead(atOrBefore millis: Int64, orFrom fallback: Int64) -> Int64 {
-        readOn(from: lastCheckin(atOrBefore: millis) ?? fallback, by: millis)
+    /// How far the client had read before an expiry at `millis`: its last check-in before then
+    /// (`fallback` without one), and on through the window of each reconcile received before
+    /// then that starts at or before that point (it read the window again). Counted from the
+    /// last check-in alone, a second expiry after a reconcile reopened the days the reconcile
+    /// had recovered.
+    ///
+    /// At one instant, an expiry comes first: the reads and reconciles received at its instant
+    /// are the client's answer to it (a fresh token's first read, the window read again), in
+    /// whatever order they were logged. A client uploads the expired page and its next read
+    /// together, and one ingest gives both one `receivedAt`: taken as read up to the expiry,
+    /// the missed days read as known zeros, the seed's 03:00 email (an oracle run).
+    private func lastRead(before millis: Int64, orFrom fallback: Int64) -> Int64 {
+        readOn(from: lastCheckin(atOrBefore: millis - 1) ?? fallback, before: millis)
     }
 
-    /// How far the client had read by `millis`, having read up to `read`: on through the window
-    /// of each reconcile received by then that starts at or before that point.
-    private func readOn(from read: Int64, by millis: Int64) -> Int64 {
+    /// How far the client had read before an expiry at `millis`, having read up to `read`: on
+    /// through the window of each reconcile received before then that starts at or before that
+    /// point.
+    private func readOn(from read: Int64, before millis: Int64) -> Int64 {
         var read = read
         // By `from`: a window that starts later can only join once an earlier one has.
-        for window in reconciledWindows where window.receivedAt <= millis && window.from <= read {
+        for window in reconciledWindows where window.receivedAt < millis && window.from <= read {
             read = max(read, min(window.to, millis))
         }
         return read
@@ -325,9 +333,9 @@ package struct SyncState: Equatable, Sendable {
     /// gone. Returns whether it shortened a stretch.
     private mutating func shortenMissed(by millis: Int64) -> Bool {
         var shortened = false
-        for index in missed.indices.reversed() where millis <= missed[index].upperBound {
+        for index in missed.indices.reversed() where millis < missed[index].upperBound {
             let stretch = missed[index]
-            let from = max(stretch.lowerBound, lastRead(atOrBefore: stretch.upperBound, orFrom: millis))
+            let from = max(stretch.lowerBound, lastRead(before: stretch.upperBound, orFrom: millis))
             guard from > stretch.lowerBound else { continue }
             if from < stretch.upperBound { missed[index] = from..<stretch.upperBound } else { missed.remove(at: index) }
             shortened = true
@@ -336,7 +344,7 @@ package struct SyncState: Equatable, Sendable {
     }
 
     /// A reconcile of `[from, to)` received at `millis`: notes the window, and recovers each
-    /// missed stretch whose window it covers, alone or with the reconciles received after the
+    /// missed stretch whose window it covers, alone or with the reconciles received at or after the
     /// stretch's expiry (a client reads a long window again in parts: a reconcile holds at most
     /// 50,000 samples); a stretch's part beyond the horizon stays lost.
     mutating func reconciled(from: Int64, to: Int64, at millis: Int64) {
@@ -344,12 +352,12 @@ package struct SyncState: Equatable, Sendable {
         recoverByReconciles()
     }
 
-    /// Recovers each missed stretch whose window the reconciles received after its expiry and
+    /// Recovers each missed stretch whose window the reconciles received at or after its expiry and
     /// by `millis` cover together, as of `millis`.
     private mutating func recover(at millis: Int64) {
         let recovered = missed.filter { stretch in
-            // Read again after its expiry (`upperBound`), by `millis`.
-            stretch.upperBound < millis && Self.window(of: stretch, horizon: horizon) != nil
+            // Read again at or after its expiry (`upperBound`), by `millis`.
+            stretch.upperBound <= millis && Self.window(of: stretch, horizon: horizon) != nil
                 && unreadWindows(of: stretch, horizon: horizon, by: millis).isEmpty
         }
         guard !recovered.isEmpty else { return }

@@ -1,0 +1,52 @@
+import Synchronization
+
+/// Stamps `receivedAt` on the envelopes that leave it out (contract §1): the engine's clock,
+/// moved on by a millisecond for each envelope of one user stamped within the same millisecond,
+/// so that the envelopes of one upload keep their order in the log.
+///
+/// Envelopes of one user with equal `receivedAt` are as new as each other, and the fold then
+/// settles between them by content, whatever their log order (so that ingesting them again
+/// changes nothing). A client's upload of a sample and its revision, or of two pages of one read,
+/// was stamped with one instant when the ingest took less than a millisecond: the revision was
+/// lost to the older content, and `cursor` handed back the first page's token (an oracle run).
+///
+/// A user's stamps never go backwards, and run at most `maximumLead` ahead of the clock: a user
+/// sending more than a thousand envelopes a second for longer shares stamps again rather than
+/// drifting into the future, where a check-in would make days known before they end.
+package final class ReceiptClock: Sendable {
+    /// How far a user's stamps may run ahead of the clock.
+    package static let maximumLead: Int64 = 1000
+
+    private let now: @Sendable () -> Instant
+    private let state = Mutex(State())
+
+    private struct State {
+        /// Each user's last stamp (epoch millis); those the clock has passed no longer matter.
+        var lastStamps: [String: Int64] = [:]
+        /// The count of `lastStamps` at which those are dropped: twice what stayed last time, so
+        /// that the sweeps cost a constant per stamp however many users are stamping at once.
+        var sweepAt = 4096
+    }
+
+    /// A clock reading `now`.
+    package init(now: @escaping @Sendable () -> Instant) {
+        self.now = now
+    }
+
+    /// The `receivedAt` of `user`'s next envelope that has none.
+    package func stamp(user: String) -> Instant {
+        let clock = now()
+        let millis = state.withLock { state in
+            let last = state.lastStamps[user] ?? .min
+            let next =
+                last < clock.millis ? clock.millis : last + 1 <= clock.millis + Self.maximumLead ? last + 1 : last
+            if state.lastStamps.count >= state.sweepAt {
+                state.lastStamps = state.lastStamps.filter { $0.value >= clock.millis }
+                state.sweepAt = max(4096, 2 * state.lastStamps.count)
+            }
+            state.lastStamps[user] = next
+            return next
+        }
+        return Instant(millis: millis, offsetSeconds: clock.offsetSeconds)
+    }
+}
