@@ -565,6 +565,31 @@ import Testing
         #expect(cursor.recoveryWindows == windows)
     }
 
+    /// A second expiry moves the horizon past a stretch's unread parts: the stretch is then
+    /// recovered (its readable rest was read again), and what is lost is the time beyond the
+    /// horizon less what every reconcile received by that expiry read again. Counted by the
+    /// first reconcile alone, the middle of April another had read again was unrecoverable
+    /// (an oracle run).
+    @Test func aStretchRecoveredByAMovedHorizonKeepsWhatWasReadAgain() throws {
+        var projections = Projections()
+        _ = try ProjectionsTests.fold(
+            [
+                Self.page(received: "2026-05-02T16:24:00Z", expired: true),
+                Self.reconcile(
+                    received: "2026-05-02T17:46:00Z", from: "2026-04-28T10:46:00Z", to: "2026-05-02T17:46:00Z"),
+                Self.reconcile(
+                    received: "2026-05-03T00:00:00Z", from: "2026-04-09T09:00:00Z", to: "2026-04-23T23:00:00Z"),
+                Self.page(received: "2026-05-29T22:32:00Z", expired: true),
+            ], into: &projections)
+        let cursor = try Self.cursor(projections)
+        #expect(
+            cursor.unrecoverable == [
+                TimeWindow(from: "2026-04-02T16:24:00Z", to: "2026-04-09T09:00:00Z"),
+                TimeWindow(from: "2026-04-23T23:00:00Z", to: "2026-04-28T10:46:00Z"),
+            ])
+        #expect(cursor.recoveryWindows == [TimeWindow(from: "2026-05-02T17:46:00Z", to: "2026-05-29T22:32:00Z")])
+    }
+
     /// A check-in logged after the expiry it was made before reads on through the reconciles
     /// received before the expiry, as one logged in time does (it moved the stretch's start to
     /// the check-in alone, holding days a reconcile had read unknown; an attack run); one made

@@ -362,8 +362,14 @@ package struct SyncState: Equatable, Sendable {
         }
         guard !recovered.isEmpty else { return }
         missed.removeAll { recovered.contains($0) }
+        // Lost is what lies beyond the newest expiry's horizon, less what the reconciles received
+        // by then read while they could. A stretch recovered only because that expiry moved the
+        // horizon past its unread parts is recovered here at the time of an earlier reconcile:
+        // counted by then, the parts later reconciles had read again turned unrecoverable (an
+        // oracle run).
+        let newestExpiry = horizon == .min ? millis : horizon + Self.recoveryHorizonMillis
         lostRecovered = Self.union(
-            lostRecovered + recovered.flatMap { lostParts(of: $0, horizon: horizon, by: millis) })
+            lostRecovered + recovered.flatMap { lostParts(of: $0, horizon: horizon, by: max(millis, newestExpiry)) })
         healthReceivedAt = max(healthReceivedAt ?? .min, millis)
     }
 
