@@ -8,7 +8,7 @@ import Testing
 
 /// Ingest end to end: NDJSON lines through the decoder into a real log and back out.
 @Suite struct IngestTests {
-    static let clock = Instant(millis: 1_784_000_000_000, offsetSeconds: 0)
+    static let clock = Instant(millis: 1_788_220_800_000, offsetSeconds: 0)
 
     func withLog<T>(_ body: (Log, String) throws -> T) throws -> T {
         try withTemporaryDirectory { directory in
@@ -76,6 +76,26 @@ import Testing
             #expect(report.rejected[1].error.path == "$")
             #expect(report.rejected[2].error.description == "line 6: user is required")
             #expect(try envelopes(log).map { $0.1.samples.map(\.id) } == [["a"], ["c"]])
+        }
+    }
+
+    /// A `receivedAt` more than five minutes after the engine's clock cannot have been received
+    /// yet: the line is refused, and the lines around it are appended. A check-in received in
+    /// 2099 made every day until then known, today's and tomorrow's zeros included (an oracle run).
+    @Test func aReceivedAtInTheFutureIsRefused() throws {
+        try withLog { log, directory in
+            let limit = Self.clock.millis + ReceiptClock.maximumSkew
+            let report = try ingest(
+                [limit, limit + 1, 4_070_908_800_000].map {
+                    Self.upsert([], receivedAt: RFC3339.format(millis: $0, offsetSeconds: 0))
+                }.joined(separator: "\n"), into: log, directory: directory)
+            #expect(report.appended == 1)
+            #expect(report.rejected.map(\.error.code) == [.receivedInFuture, .receivedInFuture])
+            #expect(
+                report.rejected.last?.description
+                    == "input.ndjson: line 3: receivedAt is 2099-01-01T00:00:00Z, more than 5 minutes after this "
+                    + "engine's clock (2026-09-01T00:00:00Z): it cannot have been received yet")
+            #expect(try envelopes(log).map(\.1.receivedAt.millis) == [limit])
         }
     }
 

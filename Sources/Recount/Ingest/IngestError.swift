@@ -37,6 +37,7 @@ public struct IngestError: Error, Equatable, Sendable, CustomStringConvertible {
     /// | `invalidBase64` | `newAnchor is not padded standard base64` |
     /// | `invalidChange` | `changes[0] must hold exactly one of upsertion or deletion` |
     /// | `recordTooLarge` | `$ makes a log record of 70000000 bytes; at most 67108864 fit in one log frame` |
+    /// | `receivedInFuture` | `receivedAt is 2099-01-01T00:00:00Z, more than 5 minutes after this engine's clock (…)` |
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private let name: String
         private init(_ name: String) { self.name = name }
@@ -103,6 +104,10 @@ public struct IngestError: Error, Equatable, Sendable, CustomStringConvertible {
         public static let invalidChange = Code("invalidChange")
         /// The envelope's log record alone is larger than one log frame holds.
         public static let recordTooLarge = Code("recordTooLarge")
+        /// `receivedAt` lies more than `ReceiptClock.maximumSkew` after the engine's clock: an
+        /// envelope cannot have been received yet, and a check-in then would make days known
+        /// before they end.
+        public static let receivedInFuture = Code("receivedInFuture")
     }
 
     /// The rule the line broke.

@@ -143,6 +143,12 @@ package struct Ingestor {
                     reject(error)
                     handled = input.lineNumber
                 case .line(.accepted(let decoded)):
+                    if let receivedAt = decoded.receivedAt, let reason = clock.refusal(of: receivedAt) {
+                        reject(
+                            IngestError(.receivedInFuture, line: input.lineNumber, path: "receivedAt", reason: reason))
+                        handled = input.lineNumber
+                        continue
+                    }
                     let envelope = decoded.stamped(at: clock.stamp(user: decoded.user))
                     record.removeAll(keepingCapacity: true)
                     var block = spareBlocks.popLast() ?? SampleBlock([])

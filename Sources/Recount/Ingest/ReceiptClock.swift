@@ -16,6 +16,9 @@ import Synchronization
 package final class ReceiptClock: Sendable {
     /// How far a user's stamps may run ahead of the clock.
     package static let maximumLead: Int64 = 1000
+    /// How far after the clock a `receivedAt` a client gives may lie (the clocks of a backend's
+    /// hosts differ a little); one later is refused (`IngestError.Code.receivedInFuture`).
+    package static let maximumSkew: Int64 = 5 * 60_000
 
     private let now: @Sendable () -> Instant
     private let state = Mutex(State())
@@ -31,6 +34,17 @@ package final class ReceiptClock: Sendable {
     /// A clock reading `now`.
     package init(now: @escaping @Sendable () -> Instant) {
         self.now = now
+    }
+
+    /// Why `receivedAt`, given by a client, cannot be logged: it lies more than `maximumSkew`
+    /// after the clock (a backend's clock or a typo in the year). A check-in received then made
+    /// every day until then known, today's and tomorrow's zeros included (an oracle run).
+    package func refusal(of receivedAt: Instant) -> String? {
+        let clock = now()
+        guard receivedAt.millis > clock.millis + Self.maximumSkew else { return nil }
+        return "is \(RFC3339.format(millis: receivedAt.millis, offsetSeconds: receivedAt.offsetSeconds)), more than "
+            + "\(Self.maximumSkew / 60_000) minutes after this engine's clock "
+            + "(\(RFC3339.format(millis: clock.millis, offsetSeconds: 0))): it cannot have been received yet"
     }
 
     /// The `receivedAt` of `user`'s next envelope that has none.
