@@ -22,6 +22,8 @@ package final class ReceiptClock: Sendable {
 
     private let now: @Sendable () -> Instant
     private let state = Mutex(State())
+    /// The clock's last reading plus `maximumSkew`: `receivedAt` values up to it are accepted.
+    private let acceptedUpTo = Atomic<Int64>(.min)
 
     private struct State {
         /// Each user's last stamp (epoch millis); those the clock has passed no longer matter.
@@ -40,7 +42,11 @@ package final class ReceiptClock: Sendable {
     /// after the clock (a backend's clock or a typo in the year). A check-in received then made
     /// every day until then known, today's and tomorrow's zeros included (an oracle run).
     package func refusal(of receivedAt: Instant) -> String? {
+        // The clock only moves on: an instant within the bound it gave last passes without
+        // reading it again (most envelopes carry their `receivedAt`).
+        if receivedAt.millis <= acceptedUpTo.load(ordering: .relaxed) { return nil }
         let clock = now()
+        acceptedUpTo.store(clock.millis + Self.maximumSkew, ordering: .relaxed)
         guard receivedAt.millis > clock.millis + Self.maximumSkew else { return nil }
         return "is \(RFC3339.format(millis: receivedAt.millis, offsetSeconds: receivedAt.offsetSeconds)), more than "
             + "\(Self.maximumSkew / 60_000) minutes after this engine's clock "
