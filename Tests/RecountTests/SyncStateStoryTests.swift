@@ -848,6 +848,9 @@ import Testing
         }
         #expect(staleUsers(at: "2026-07-20T12:30:00.000Z") == ["u2", "u4"])
         #expect(staleUsers(at: "2026-07-20T12:30:00.001Z") == ["u1", "u2", "u4"])
+        // Its silence is shown rounded up, more than the interval (it showed 3,600 against 3,600).
+        let justStale = projections.staleReport(asOf: RFC3339.parse("2026-07-20T12:30:00.001Z")!.millis).rows
+        #expect(justStale.first.map { "\($0.user) \($0.silenceSeconds ?? 0) \($0.expectedSeconds)" } == "u1 3601 3600")
     }
 
     /// A third expiry whose last read falls in a held stretch goes on from its end through the

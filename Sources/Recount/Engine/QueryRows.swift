@@ -254,7 +254,7 @@ public struct StaleReport: Sendable, Equatable {
         public var metric: String
         public var cohort: String?
         public var lastCheckinAt: String?
-        /// Seconds since the last check-in (`nil`: never).
+        /// Seconds since the last check-in, rounded up (`nil`: never).
         public var silenceSeconds: Int64?
         public var expectedSeconds: Int64
     }

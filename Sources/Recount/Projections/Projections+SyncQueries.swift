@@ -35,10 +35,12 @@ extension Projections {
             guard state.isOpened(asOf: asOf) else { continue }
             let checkin = state.lastCheckin(atOrBefore: asOf)
             users[group, default: []].insert(user)
-            // Stale when the check-in is older than the interval, to the millisecond: the silence
-            // shown is whole seconds (86,400.999 s of silence against 86,400 was not stale).
+            // Stale when the check-in is older than the interval, to the millisecond (86,400.999 s
+            // of silence against 86,400 was not stale). The silence shown is in whole seconds,
+            // rounded up, so a stale row shows more than its interval (7,200.001 s showed 7,200
+            // against 7,200; an oracle run).
             guard checkin.map({ asOf - $0 > setting.seconds * 1000 }) ?? true else { continue }
-            let silence = checkin.map { (asOf - $0) / 1000 }
+            let silence = checkin.map { (asOf - $0 + 999) / 1000 }
             stale[group, default: []].insert(user)
             rows.append(
                 StaleReport.Row(
