@@ -92,7 +92,8 @@ package struct FitbitImporter: Sendable {
             }
             if records.sleepLogsWithoutStages > 0 {
                 session.tally.notes.append(
-                    "\(records.sleepLogsWithoutStages) sleep logs have no levels.data: imported as inBed only")
+                    "\(records.sleepLogsWithoutStages) sleep logs have no levels.data: imported as inBed and "
+                        + "minutesAsleep in one asleep sample from when they fell asleep")
             }
             return session.report()
         }

@@ -22,7 +22,7 @@ final class FitbitRecords {
     var heightMetres: Double?
     /// How many weight logs had their unit decided from the BMI, or assumed.
     private(set) var weightUnits: [String: Int] = [:]
-    /// Sleep logs without `levels.data` (imported as `inBed` only).
+    /// Sleep logs without `levels.data` (imported as `inBed` and their summary's time asleep).
     private(set) var sleepLogsWithoutStages = 0
 
     /// Creates a reader.
@@ -154,6 +154,14 @@ final class FitbitRecords {
                 start: zone.instant(millis: start), end: zone.instant(millis: max(start, end)),
                 timeZone: zone.identifier, stage: .inBed, origin: Self.origin)
         ]
+        if data.isEmpty, let asleep = Self.summaryAsleep(object, start: start, end: end) {
+            samples.append(
+                Sample(
+                    id: RecordID.derive(domain: Self.idDomain, fields: ["sleep", log, "asleep", "summary"]),
+                    type: type, start: zone.instant(millis: asleep.lowerBound),
+                    end: zone.instant(millis: asleep.upperBound), timeZone: zone.identifier, stage: .asleep,
+                    origin: Self.origin))
+        }
         for segment in segments {
             samples.append(
                 Sample(
@@ -164,6 +172,19 @@ final class FitbitRecords {
                     stage: segment.stage, origin: Self.origin))
         }
         return samples
+    }
+
+    /// A summary-only log's time asleep (epoch millis): `minutesAsleep` from the time it fell
+    /// asleep (`minutesToFallAsleep` after its start), within the log. Only the total is known,
+    /// not when the wakes came; without it the night read 0 s asleep against Fitbit's 452
+    /// minutes (an oracle run).
+    private static func summaryAsleep(_ object: JSONObject, start: Int64, end: Int64) -> Range<Int64>? {
+        guard let minutes = object["minutesAsleep"].flatMap(TakeoutJSON.integer), minutes > 0, minutes < 100_000
+        else { return nil }
+        let fallMinutes = object["minutesToFallAsleep"].flatMap(TakeoutJSON.integer) ?? 0
+        let from = min(end, start + max(0, min(fallMinutes, 100_000)) * 60_000)
+        let to = min(end, from + minutes * 60_000)
+        return from < to ? from..<to : nil
     }
 
     /// Where an entry of a stage list is expected: `levels.data` entries follow each other, so

@@ -212,8 +212,13 @@ import Testing
         #expect(
             try run.samples(of: "workout").map(Self.seconds).reduce(0, +)
                 == exercise.map { TakeoutExpectations.number($0["duration"]) / 1000 }.reduce(0, +))
-        // These logs carry only a summary: one inBed sample each, no stages.
-        #expect(run.samples(of: "sleep").map(\.stage) == sleep.map { _ in "inBed" })
+        // These logs carry only a summary: an inBed sample each, and their minutesAsleep as one
+        // asleep sample from when they fell asleep (they read 0 s asleep; an oracle run).
+        #expect(run.samples(of: "sleep").map(\.stage) == sleep.flatMap { _ in ["inBed", "asleep"] })
+        #expect(
+            try run.samples(of: "sleep").filter { $0.stage == "asleep" }.map(Self.seconds)
+                == sleep.map { TakeoutExpectations.number($0["minutesAsleep"]) * 60 })
+        #expect(run.samples(of: "sleep").first { $0.stage == "asleep" }?.start == "2018-02-01T22:36:00Z")
         #expect(run.report.skippedCount("resting_heart_rate") == 2)
         #expect(run.report.skippedCount("sleep_score") == 2)
         #expect(run.report.invalidTotal == 0)
