@@ -121,6 +121,19 @@ import Testing
         #expect(stamps.stamp(user: "a").millis == Self.clock.millis + 5400)
     }
 
+    /// A closing engine waits until the clock has passed its stamps, so that the next engine,
+    /// which starts from the clock alone, stamps after them (a `recount ingest` right after an
+    /// upload of 300 envelopes stamped before its last ones, and its revision was dropped; an
+    /// oracle run).
+    @Test func theClockPassesEveryStampBeforeTheNextEngine() {
+        let stamps = ReceiptClock(now: RecountEngine.now)
+        // Nothing stamped: nothing to wait for.
+        stamps.waitUntilStampsPass()
+        let last = (0..<300).map { _ in stamps.stamp(user: "a").millis }.max()!
+        stamps.waitUntilStampsPass()
+        #expect(RecountEngine.now().millis > last)
+    }
+
     @Test func dumpWritesBackWhatWasIngested() throws {
         try withLog { log, directory in
             let corpus = try String(

@@ -514,10 +514,24 @@ import Testing
         let freshRead = Self.page(received: "2026-07-05T08:00:00Z", expired: false)
         let recovery = Self.reconcile(
             received: "2026-07-05T08:00:00Z", from: "2026-07-01T00:00:00Z", to: "2026-07-05T08:00:00Z")
+        let earlyExpiry = Self.page(received: "2026-07-03T08:00:00Z", expired: true)
+        let earlyRecovery = Self.reconcile(
+            received: "2026-07-05T08:00:00Z", from: "2026-07-01T00:00:00Z", to: "2026-07-03T08:00:00Z")
         for (lines, windows) in [
             ([read, expiry, freshRead], [TimeWindow(from: "2026-07-01T10:00:00Z", to: "2026-07-05T08:00:00Z")]),
             ([read, freshRead, expiry], [TimeWindow(from: "2026-07-01T10:00:00Z", to: "2026-07-05T08:00:00Z")]),
             ([read, expiry, recovery], []), ([read, recovery, expiry], []),
+            // A reconcile that closes an earlier window at the instant of a new expiry, logged
+            // before it: the expiry is not an old one (it was dropped, and the week it missed
+            // read as known zeros; an oracle run).
+            (
+                [read, earlyExpiry, earlyRecovery, expiry],
+                [TimeWindow(from: "2026-07-03T08:00:00Z", to: "2026-07-05T08:00:00Z")]
+            ),
+            (
+                [read, earlyExpiry, expiry, earlyRecovery],
+                [TimeWindow(from: "2026-07-03T08:00:00Z", to: "2026-07-05T08:00:00Z")]
+            ),
             (
                 [
                     Self.checkin(received: "2026-07-02T00:00:00Z", at: "2026-07-02T00:00:00Z"),

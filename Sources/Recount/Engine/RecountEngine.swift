@@ -587,6 +587,8 @@ public final class RecountEngine: Sendable {
             try projections.close { ranges in
                 guard let log else { return }
                 try ranges.storeEverything()
+                // Before the directory is free for the next writer.
+                receiptClock.waitUntilStampsPass()
                 try log.close()
             }
         }

@@ -1,3 +1,4 @@
+import Glibc
 import Synchronization
 
 /// Stamps `receivedAt` on the envelopes that leave it out (contract §1): the engine's clock,
@@ -51,6 +52,18 @@ package final class ReceiptClock: Sendable {
         return "is \(RFC3339.format(millis: receivedAt.millis, offsetSeconds: receivedAt.offsetSeconds)), more than "
             + "\(Self.maximumSkew / 60_000) minutes after this engine's clock "
             + "(\(RFC3339.format(millis: clock.millis, offsetSeconds: 0))): it cannot have been received yet"
+    }
+
+    /// Waits until the clock has passed every stamp given (at most `maximumLead`), so that an
+    /// engine opened on the directory next, which starts from the clock alone, stamps after
+    /// them: a `recount ingest` right after an upload of 300 envelopes of one user stamped
+    /// earlier than that upload's last ones, and the revision it brought was dropped as older
+    /// (an oracle run).
+    package func waitUntilStampsPass() {
+        guard let last = state.withLock({ $0.lastStamps.values.max() }) else { return }
+        let lead = min(last - now().millis, Self.maximumLead)
+        guard lead >= 0 else { return }
+        usleep(UInt32((lead + 1) * 1000))
     }
 
     /// The `receivedAt` of `user`'s next envelope that has none.

@@ -262,7 +262,12 @@ package struct SyncState: Equatable, Sendable {
     /// longer counted as of an earlier instant; an attack run.)
     mutating func tokenExpired(at millis: Int64) {
         firstExpiredAt = min(firstExpiredAt ?? millis, millis)
-        guard millis > healthReceivedAt ?? .min else { return }
+        // An expiry at the instant of the newest recovery is not an old one: at one instant an
+        // expiry comes first (`lastRead(before:orFrom:)`). Dropped as old when a reconcile of its
+        // instant, logged before it, closed an earlier window, the days it missed read as known
+        // zeros (an oracle run). Folded again, an expiry at the newest one's instant adds nothing:
+        // its stretch starts where the held one ends, at its own instant.
+        guard millis >= healthReceivedAt ?? .min else { return }
         healthReceivedAt = millis
         horizon = millis - Self.recoveryHorizonMillis
         // Without a read, the client missed everything since it first came: the part beyond
