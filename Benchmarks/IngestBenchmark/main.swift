@@ -142,7 +142,7 @@ func ingest(_ path: String, timing stopwatch: inout Stopwatch) throws -> (report
     try? FileManager.default.removeItem(atPath: directory)
     let log = try Log(directory: directory, configuration: LogConfiguration(durability: .none))
     let reader = try LineReader(path: path)
-    let ingestor = Ingestor(log: log, clock: ReceiptClock(now: { Instant(millis: 0, offsetSeconds: 0) }))
+    let ingestor = Ingestor(log: log, clock: ReceiptClock())
     var report = IngestReport()
     try stopwatch.time { try ingestor.ingest(reader, source: path, into: &report) }
     var closing = Stopwatch()

@@ -185,11 +185,11 @@ let inputDirectory: String = {
     return kept
 }()
 
-/// The log at `directory` (unsynced) and an ingestor appending to it without folding, its
-/// clock fixed.
+/// The log at `directory` (unsynced) and an ingestor appending to it without folding (the
+/// workload's envelopes carry their `receivedAt`, which must not lie after the clock).
 func appendingIngestor(toLog directory: String) throws -> (Log, Ingestor) {
     let log = try Log(directory: directory, configuration: LogConfiguration(durability: .none))
-    return (log, Ingestor(log: log, clock: ReceiptClock(now: { Instant(millis: 0, offsetSeconds: 0) })))
+    return (log, Ingestor(log: log, clock: ReceiptClock()))
 }
 
 /// Appends the NDJSON file `path` to the log at `directory` without folding it.

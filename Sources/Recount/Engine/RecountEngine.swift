@@ -21,7 +21,7 @@ public final class RecountEngine: Sendable {
     /// must follow the log's order), by `verify` while it takes the stored digest, and by `close`.
     let ingesting = IngestTurns()
     /// Stamps the envelopes ingested without `receivedAt`, so that one user's keep their order.
-    private let receiptClock = ReceiptClock(now: RecountEngine.now)
+    private let receiptClock = ReceiptClock()
     /// How much work (log records and samples folded, days recomputed since the stored
     /// checkpoints) an ingest or recompute leaves before it checkpoints; `nil`: 250,000 or half
     /// the ids the projections hold, whichever is larger.

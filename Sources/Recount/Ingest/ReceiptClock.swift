@@ -34,8 +34,8 @@ package final class ReceiptClock: Sendable {
         var sweepAt = 4096
     }
 
-    /// A clock reading `now`.
-    package init(now: @escaping @Sendable () -> Instant) {
+    /// A clock reading `now` (the wall clock when not given).
+    package init(now: @escaping @Sendable () -> Instant = RecountEngine.now) {
         self.now = now
     }
 
