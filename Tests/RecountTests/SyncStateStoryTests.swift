@@ -549,6 +549,35 @@ import Testing
         }
     }
 
+    /// Of two cursors received at one instant (a backend stamping an upload with its request
+    /// time), in either log order: a good page's over an expired page's, then a read's later
+    /// page (it reads on from the other's cursor), then the greater text. The text alone handed
+    /// back the first page's token, or the expired page's (an oracle run).
+    @Test func ofTwoCursorsAtOneInstantTheReadThatWentOnWins() throws {
+        func page(_ token: String, _ next: String, expired: Bool = false) -> String {
+            #"{"kind":"healthconnect.changes","user":"bob","receivedAt":"2026-07-05T08:00:00Z","recordTypes":["Steps"],"token":"\#(token)","nextChangesToken":"\#(next)","hasMore":false,"changesTokenExpired":\#(expired),"changes":[]}"#
+        }
+        func delivery(_ anchor: String?, _ next: String) -> String {
+            #"{"kind":"healthkit.delivery","user":"bob","receivedAt":"2026-07-05T08:00:00Z","type":"steps","anchor":\#(anchor.map { "\"\($0)\"" } ?? "null"),"newAnchor":"\#(next)","added":[],"deleted":[]}"#
+        }
+        for (lines, provider, expected) in [
+            ([page("tok-8", "tok-9"), page("tok-9", "tok-10")], "health_connect", "tok-10"),
+            ([page("t1", "t2", expired: true), page("fresh", "fresh2")], "health_connect", "fresh2"),
+            ([page("a", "b"), page("c", "d")], "health_connect", "d"),
+            ([delivery(nil, "Yg=="), delivery("Yg==", "YQ==")], "healthkit", "YQ=="),
+        ] {
+            for order in [lines, lines.reversed()] {
+                var projections = Projections()
+                _ = try ProjectionsTests.fold(order, into: &projections)
+                let cursor = projections.cursorRow(user: "bob", provider: provider, metric: .steps)?.cursor
+                #expect(cursor == expected, "\(order)")
+                // Folded again, nothing moves.
+                _ = try ProjectionsTests.fold(order, into: &projections)
+                #expect(projections.cursorRow(user: "bob", provider: provider, metric: .steps)?.cursor == expected)
+            }
+        }
+    }
+
     /// A reconcile reads its window again: a token that expires after it, with no check-in
     /// between, misses only what came after the window, not the days the reconcile recovered
     /// (an attack run saw the second window reopen from the check-in before the first expiry).

@@ -33,7 +33,7 @@ package struct CheckpointFile {
     private let chunkBytes: Int
     private let fileSystem = PosixFileSystem()
     private static let magic: UInt32 = 0x4A50_4352  // "RCPJ" read little-endian
-    private static let version: UInt32 = 20
+    private static let version: UInt32 = 21
     private static let headerSize = 48
     private static let chunkHeaderSize = 8
 

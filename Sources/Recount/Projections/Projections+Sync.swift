@@ -136,7 +136,7 @@ extension Projections {
             // The counters count deliveries as they come: one received no later than the newest
             // cursor is an old delivery folded again (an ingest repeated) or logged late.
             let isNewest = received > state.cursorReceivedAt ?? .min
-            state.offer(cursor: newAnchor, kind: .healthKitAnchor, receivedAt: received)
+            state.offer(cursor: newAnchor, from: anchor, expired: false, kind: .healthKitAnchor, receivedAt: received)
             state.checkIn(at: received, received: received)
             guard isNewest else { return }
             // A nil anchor where one was handed out before: the client lost it (a reinstall) and
@@ -158,11 +158,13 @@ extension Projections {
         let received = fold.received
         // Captured as fields, not as the page (see the delivery's `foldSync`).
         let (token, expired, hasMore) = (page.nextChangesToken, page.changesTokenExpired, page.hasMore)
+        let readFrom: String? = page.token
         var metrics = MetricSet()
         for type in page.recordTypes { metrics.insert(type.metric) }
         for metric in metrics {
             updateSync("health_connect", metric, fold) { state in
-                state.offer(cursor: token, kind: .healthConnectToken, receivedAt: received)
+                state.offer(
+                    cursor: token, from: readFrom, expired: expired, kind: .healthConnectToken, receivedAt: received)
                 if expired {
                     state.tokenExpired(at: received)
                 } else if !hasMore {
@@ -254,6 +256,8 @@ extension Projections {
                 out.append(state.hadSince) { $0.append($1) }
                 out.append(state.firstExpiredAt) { $0.append($1) }
                 out.append(state.firstCursorAt) { $0.append($1) }
+                out.append(state.cursorFrom) { $0.append($1) }
+                out.append(state.cursorFromExpiredPage ? UInt8(1) : 0)
             }
         }
         return states.count
@@ -319,6 +323,10 @@ extension Projections {
             state.hadSince = try input.optional(int64)
             state.firstExpiredAt = try input.optional(int64)
             state.firstCursorAt = try input.optional(int64)
+            state.cursorFrom = try input.optional { r throws(Malformed) in try r.string() }
+            let expired: UInt8 = try input.integer()
+            guard expired <= 1 else { throw Malformed() }
+            state.cursorFromExpiredPage = expired == 1
             syncStates[SyncKey(user: user, provider: provider, metric: metric)] = state
         }
         for _ in 0..<(try input.integer(UInt64.self)) {

@@ -21,6 +21,10 @@ package struct SyncState: Equatable, Sendable {
     /// The `receivedAt` of the envelope that brought the cursor: the newest cursor wins, so
     /// folding an old delivery again does not bring back its old cursor.
     package var cursorReceivedAt: Int64?
+    /// The cursor the envelope that brought `cursor` read from, and whether its token had
+    /// expired: what orders two cursors received at one instant (`offer`).
+    package var cursorFrom: String?
+    package var cursorFromExpiredPage = false
     /// The `receivedAt` of the first envelope that brought a cursor: the client had opened the
     /// channel then (staleness as of a past instant).
     package var firstCursorAt: Int64?
@@ -127,20 +131,46 @@ package struct SyncState: Equatable, Sendable {
             && a.lastFullRedelivery?.known == b.lastFullRedelivery?.known && a.repeatedAllKnown == b.repeatedAllKnown
             && a.redeliveredSamples == b.redeliveredSamples && a.hadSince == b.hadSince
             && a.reconciledWindows == b.reconciledWindows && a.firstExpiredAt == b.firstExpiredAt
-            && a.firstCursorAt == b.firstCursorAt
+            && a.firstCursorAt == b.firstCursorAt && a.cursorFrom == b.cursorFrom
+            && a.cursorFromExpiredPage == b.cursorFromExpiredPage
     }
 
-    /// Takes `cursor` when it is newer than the held one (as new: when it orders after it).
-    mutating func offer(cursor: String, kind: CursorKind, receivedAt: Int64) {
+    /// Takes `cursor`, which an envelope received at `receivedAt` brought having read from
+    /// `from` (its `anchor` or `token`; `expired`: a page whose token had expired), when it is
+    /// newer than the held one. Of two received at one instant, whatever their log order: a
+    /// good read's over an expired page's (an expiry comes first; the fresh token's read
+    /// answers it), then the one that read on from the other's cursor (a read's later page),
+    /// then the greater text. A backend that stamps an upload with its request time gave two
+    /// pages of one read one instant, and `cursor` handed back the first page's token, or the
+    /// expired page's (an oracle run).
+    mutating func offer(cursor: String, from: String?, expired: Bool, kind: CursorKind, receivedAt: Int64) {
         firstCursorAt = min(firstCursorAt ?? receivedAt, receivedAt)
-        if let held = cursorReceivedAt, let current = self.cursor,
-            (held, current) >= (receivedAt, cursor)
-        {
-            return
+        if let held = cursorReceivedAt, let current = self.cursor {
+            guard held <= receivedAt else { return }
+            if held == receivedAt,
+                !Self.orders(
+                    (cursor, from, expired), after: (current, cursorFrom, cursorFromExpiredPage))
+            {
+                return
+            }
         }
         self.cursor = cursor
+        cursorFrom = from
+        cursorFromExpiredPage = expired
         cursorKind = kind
         cursorReceivedAt = receivedAt
+    }
+
+    /// Whether a cursor received at the instant of the held one replaces it (`offer`).
+    private static func orders(
+        _ offered: (cursor: String, from: String?, expired: Bool),
+        after held: (cursor: String, from: String?, expired: Bool)
+    ) -> Bool {
+        if offered.expired != held.expired { return held.expired }
+        let offeredGoesOn = offered.from == held.cursor
+        let heldGoesOn = held.from == offered.cursor
+        if offeredGoesOn != heldGoesOn { return offeredGoesOn }
+        return offered.cursor > held.cursor
     }
 
     /// Notes a check-in at `millis`, received at `received` (a check-in folded again, or late,
