@@ -277,23 +277,18 @@ package struct GoogleFitImporter: Sendable {
             session.addInvalid(type: type, file: file.path, line: 1, reason: error.message)
             return
         }
-        guard let startText = TakeoutJSON.string(object["startTime"]), let start = Instant(rfc3339: startText),
-            let endText = TakeoutJSON.string(object["endTime"]), let end = Instant(rfc3339: endText),
-            let metric = MetricName("workout")
-        else {
-            session.addInvalid(type: type, file: file.path, line: 1, reason: "missing or bad startTime or endTime")
-            return
-        }
-        guard end.millis >= start.millis else {
-            session.addInvalid(type: type, file: file.path, line: 1, reason: "endTime is before startTime")
+        let span: Span
+        switch Self.span(of: object) {
+        case .success(let read): span = read
+        case .failure(let rejection):
+            session.addInvalid(type: type, file: file.path, line: 1, reason: rejection.reason)
             return
         }
         let activity = TakeoutJSON.string(object["fitnessActivity"]) ?? ""
-        let id = RecordID.derive(domain: Self.idDomain, fields: ["session", activity, startText, endText])
+        let id = RecordID.derive(domain: Self.idDomain, fields: ["session", activity, span.startText, span.endText])
         if let stage = GoogleFitStream.sleepStage(sessionActivity: activity) {
             try session.add(
-                sleepSample(id: id, stage: stage, start: start, end: end, zone: zone), type: type, file: file.path,
-                line: 1)
+                sleepSample(id: id, stage: stage, span: span, zone: zone), type: type, file: file.path, line: 1)
             return try readSleepSegments(of: object, in: file, zone: zone, into: session)
         }
         let normalised = WorkoutActivity(googleFit: activity)
@@ -307,7 +302,8 @@ package struct GoogleFitImporter: Sendable {
             }
         }
         let sample = Sample(
-            id: id, type: metric, start: zone.instant(millis: start.millis), end: zone.instant(millis: end.millis),
+            id: id, type: MetricName(metric: .workout, name: "workout"), start: zone.instant(millis: span.start.millis),
+            end: zone.instant(millis: span.end.millis),
             timeZone: zone.identifier, origin: "com.google.android.apps.fitness",
             workout: WorkoutDetails(
                 activity: ActivityName(activity: normalised, name: normalised.name),
@@ -321,13 +317,29 @@ package struct GoogleFitImporter: Sendable {
     /// source's account of the night, so the stages count inside it. Under an origin of its own,
     /// the session outranked the stream (both are phone apps, and the tie goes by name), and its
     /// `inBed` suppressed every asleep second of the night (an oracle run: 0 s for 7 h of stages).
-    private func sleepSample(id: SampleID, stage: SleepStage, start: Instant, end: Instant, zone: LocalTimeZone)
-        -> Sample
-    {
+    private func sleepSample(id: SampleID, stage: SleepStage, span: Span, zone: LocalTimeZone) -> Sample {
         Sample(
-            id: id, type: MetricName(metric: .sleep, name: "sleep"), start: zone.instant(millis: start.millis),
-            end: zone.instant(millis: end.millis), timeZone: zone.identifier, stage: stage,
+            id: id, type: MetricName(metric: .sleep, name: "sleep"), start: zone.instant(millis: span.start.millis),
+            end: zone.instant(millis: span.end.millis), timeZone: zone.identifier, stage: stage,
             origin: GoogleFitStream.sleepOrigin)
+    }
+
+    /// The `startTime` and `endTime` of a session or of one of its segments, as written and as
+    /// instants.
+    private struct Span {
+        var startText: String
+        var endText: String
+        var start: Instant
+        var end: Instant
+    }
+
+    /// The span of a session or segment, or why it has none.
+    private static func span(of object: JSONObject) -> Result<Span, RecordRejection> {
+        guard let startText = TakeoutJSON.string(object["startTime"]), let start = Instant(rfc3339: startText),
+            let endText = TakeoutJSON.string(object["endTime"]), let end = Instant(rfc3339: endText)
+        else { return .failure(RecordRejection("missing or bad startTime or endTime")) }
+        guard end.millis >= start.millis else { return .failure(RecordRejection("endTime is before startTime")) }
+        return .success(Span(startText: startText, endText: endText, start: start, end: end))
     }
 
     /// The stage segments of a sleep session (`segment[]` entries whose `fitnessActivity` is a
@@ -349,18 +361,15 @@ package struct GoogleFitImporter: Sendable {
                 session.skip(type)
                 continue
             }
-            guard let startText = TakeoutJSON.string(segment["startTime"]), let start = Instant(rfc3339: startText),
-                let endText = TakeoutJSON.string(segment["endTime"]), let end = Instant(rfc3339: endText),
-                end.millis >= start.millis
-            else {
+            guard case .success(let span) = Self.span(of: segment) else {
                 session.addInvalid(
                     type: type, file: file.path, line: 1, reason: "a segment's startTime or endTime is missing or bad")
                 continue
             }
-            let id = RecordID.derive(domain: Self.idDomain, fields: ["segment", activity, startText, endText])
+            let id = RecordID.derive(
+                domain: Self.idDomain, fields: ["segment", activity, span.startText, span.endText])
             try session.add(
-                sleepSample(id: id, stage: stage, start: start, end: end, zone: zone), type: type, file: file.path,
-                line: 1)
+                sleepSample(id: id, stage: stage, span: span, zone: zone), type: type, file: file.path, line: 1)
         }
     }
 

@@ -35,14 +35,17 @@ struct GoogleFitStream {
         GoogleFitStream(
             dataType: "com.google.weight", metric: "weight", unit: "kg",
             preferred: ["derived:com.google.weight:com.google.android.gms:merge_weight"]),
-        GoogleFitStream(
-            dataType: "com.google.sleep.segment", metric: "sleep", unit: nil,
-            preferred: ["derived:com.google.sleep.segment:com.google.android.gms:merged"]),
+        sleep,
     ]
+
+    /// The sleep segments' stream.
+    static let sleep = GoogleFitStream(
+        dataType: "com.google.sleep.segment", metric: "sleep", unit: nil,
+        preferred: ["derived:com.google.sleep.segment:com.google.android.gms:merged"])
 
     /// The origin of every Google Fit sleep sample, sessions' and their segments' too: the sleep
     /// stream's app (see `GoogleFitImporter.sleepSample`).
-    static let sleepOrigin = origin(ofSource: "derived:com.google.sleep.segment:com.google.android.gms:merged")
+    static let sleepOrigin = origin(ofSource: sleep.preferred[0])
 
     /// The data type of a data source name: its second `:`-separated field
     /// (`derived:com.google.weight:…` → `com.google.weight`).

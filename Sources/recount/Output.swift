@@ -70,21 +70,26 @@ enum Output {
     /// the checkpoints it could not use (rebuilt from the log).
     static func opened(_ engine: RecountEngine, json: Bool) {
         if let torn = engine.recovery { recovery(torn, json: json) }
-        for checkpoint in engine.unusableCheckpoints {
-            notice(
-                checkpoint.description, event: "rebuilt",
-                [("checkpoint", .string(checkpoint.path)), ("reason", .string(checkpoint.reason))], json: json)
-        }
+        unusableCheckpoints(engine, event: "rebuilt", json: json) { $0.description }
     }
 
     /// Reports the checkpoints a read-only command could not use: it answered from the log
     /// instead, and they stay as they are until a writer stores them again. (It said nothing,
     /// and `stats` and `dirty` then described its own fold, not the store; an attack run.)
     static func read(_ engine: RecountEngine, json: Bool) {
+        unusableCheckpoints(engine, event: "ignored", json: json) {
+            "checkpoint \($0.path) is \($0.reason): read from the log instead (the next writer, "
+                + "`recount recompute` say, stores it again)"
+        }
+    }
+
+    /// One `event` notice for each checkpoint `engine` could not use, in `text`'s words.
+    private static func unusableCheckpoints(
+        _ engine: RecountEngine, event: String, json: Bool, _ text: (UnusableCheckpoint) -> String
+    ) {
         for checkpoint in engine.unusableCheckpoints {
             notice(
-                "checkpoint \(checkpoint.path) is \(checkpoint.reason): read from the log instead (the next writer, "
-                    + "`recount recompute` say, stores it again)", event: "ignored",
+                text(checkpoint), event: event,
                 [("checkpoint", .string(checkpoint.path)), ("reason", .string(checkpoint.reason))], json: json)
         }
     }

@@ -4,7 +4,7 @@ package import RecountLog
 /// The durable copy of the projections: `DIR/projections/checkpoint`, the whole state at one
 /// log position, replaced atomically (temporary file, fsync, rename, fsync of the directory).
 ///
-/// Layout: magic `RCPJ`, version (`UInt32`, 20), payload length (`UInt64`), stored length
+/// Layout: magic `RCPJ`, version (`UInt32`, `version` below), payload length (`UInt64`), stored length
 /// (`UInt64`), XXH3-64 of the stored bytes, the XXH3-64 of the log record at the position the
 /// checkpoint covers (0: none; it ties the checkpoint to its log), that position, then the payload (`Projections.checkpoint()`, which
 /// starts with the log position it covers and the tz data version) in chunks of about

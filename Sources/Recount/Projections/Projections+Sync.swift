@@ -158,7 +158,7 @@ extension Projections {
         let received = fold.received
         // Captured as fields, not as the page (see the delivery's `foldSync`).
         let (token, expired, hasMore) = (page.nextChangesToken, page.changesTokenExpired, page.hasMore)
-        let readFrom: String? = page.token
+        let readFrom = page.token
         var metrics = MetricSet()
         for type in page.recordTypes { metrics.insert(type.metric) }
         for metric in metrics {
