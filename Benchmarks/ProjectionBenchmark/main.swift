@@ -9,6 +9,7 @@
 //   swift run -c release ProjectionBenchmark        full run (refuses a debug build)
 //   swift run ProjectionBenchmark --smoke           tiny run that checks counts, reports no times
 //   ... --keep-input DIR                            leaves the workload (head.ndjson, tail.ndjson) in DIR
+//   swift run -c release ProjectionBenchmark --fold-only DIR RUNS   times the fold of DIR's log alone
 import BenchmarkSupport
 import Foundation
 import Recount
@@ -16,6 +17,23 @@ import RecountLog
 import TestSupport
 
 if try ChildPeak.runChildIfAsked() { exit(0) }
+// For profiling the fold alone: `--fold-only DIR RUNS` folds the log of data directory DIR
+// into memory RUNS times, a JSON line each (no workload is written, no goal is checked).
+if let at = CommandLine.arguments.firstIndex(of: "--fold-only"), CommandLine.arguments.count > at + 2,
+    let runs = Int(CommandLine.arguments[at + 2])
+{
+    let reader = try RecountEngine.logReader(directory: CommandLine.arguments[at + 1])
+    for _ in 0..<runs {
+        var projections = Projections()
+        var stopwatch = Stopwatch()
+        let folded = try stopwatch.time { try ProjectionReplay.fold(reader, into: &projections) }
+        emitJSONLine([
+            ("benchmark", "fold"), ("samples", folded.samples), ("seconds", stopwatch.seconds),
+            ("samplesPerSec", Double(folded.samples) / stopwatch.seconds),
+        ])
+    }
+    exit(0)
+}
 let run = BenchmarkRun(name: "ProjectionBenchmark")
 let smoke = run.smoke
 

@@ -39,10 +39,13 @@ extension Projections {
     /// back to partial or unknown (rule 8), so that their versions move and `changes` lists them:
     /// a known day changes no input of its own when it stops being known, and the feed never
     /// told a follower (an attack run).
+    ///
+    /// - Parameter provider: the provider's interned number (interned by the caller, once per
+    ///   envelope: hashing its name for each channel updated was 2% of a replay).
     mutating func updateSync(
-        _ provider: String, _ metric: Metric, _ fold: SyncFold, _ change: (inout SyncState) -> Void
+        _ provider: UInt32, _ metric: Metric, _ fold: SyncFold, _ change: (inout SyncState) -> Void
     ) {
-        let key = SyncKey(user: fold.user, provider: providers.intern(provider), metric: metric)
+        let key = SyncKey(user: fold.user, provider: provider, metric: metric)
         let (before, after, lastCheckin) = Self.changing(&syncStates[key, default: SyncState()], by: change)
         // Rule 8 reads only the channels the user has.
         guard after.isHad else { return }
@@ -106,7 +109,7 @@ extension Projections {
 
     /// Notes the last sample of each metric an envelope's samples are of, but the backend's own
     /// writes read back (a provider that delivered only those is not the user's).
-    mutating func noteSamples(_ samples: SampleBlock, provider: String, _ fold: SyncFold) {
+    mutating func noteSamples(_ samples: SampleBlock, provider: UInt32, _ fold: SyncFold) {
         let received = fold.received
         let user = ownOrigins.isEmpty ? "" : users[fold.user]
         // Metric by metric, after the samples are read: reading them between updates copied the
@@ -125,13 +128,15 @@ extension Projections {
 
     /// A HealthKit delivery's anchor, check-in and re-delivery counts; `effect` is what its
     /// samples did.
-    mutating func foldSync(_ delivery: HealthKitDelivery, samples: SampleBlock, _ effect: Effect, _ fold: SyncFold) {
+    mutating func foldSync(
+        _ delivery: HealthKitDelivery, provider: UInt32, samples: SampleBlock, _ effect: Effect, _ fold: SyncFold
+    ) {
         let received = fold.received
         let hasSamples = !samples.entries.isEmpty
         // The closure captures the two anchors alone: capturing the delivery copied it, retaining
         // every field of the envelope's body.
         let (anchor, newAnchor) = (delivery.anchor, delivery.newAnchor)
-        updateSync("healthkit", delivery.type.metric, fold) { state in
+        updateSync(provider, delivery.type.metric, fold) { state in
             let previous = state.cursor
             // The counters count deliveries as they come: one received no later than the newest
             // cursor is an old delivery folded again (an ingest repeated) or logged late.
@@ -150,11 +155,11 @@ extension Projections {
             let allKnown = hasSamples && effect.newSamples == 0 && effect.replacedSamples == 0
             state.repeatedAllKnown = allKnown && anchor == previous ? state.repeatedAllKnown + 1 : 0
         }
-        noteSamples(samples, provider: "healthkit", fold)
+        noteSamples(samples, provider: provider, fold)
     }
 
     /// A Health Connect changes page's token, expiry or check-in, for each of its record types.
-    mutating func foldSync(_ page: HealthConnectChanges, samples: SampleBlock, _ fold: SyncFold) {
+    mutating func foldSync(_ page: HealthConnectChanges, provider: UInt32, samples: SampleBlock, _ fold: SyncFold) {
         let received = fold.received
         // Captured as fields, not as the page (see the delivery's `foldSync`).
         let (token, expired, hasMore) = (page.nextChangesToken, page.changesTokenExpired, page.hasMore)
@@ -162,7 +167,7 @@ extension Projections {
         var metrics = MetricSet()
         for type in page.recordTypes { metrics.insert(type.metric) }
         for metric in metrics {
-            updateSync("health_connect", metric, fold) { state in
+            updateSync(provider, metric, fold) { state in
                 state.offer(
                     cursor: token, from: readFrom, expired: expired, kind: .healthConnectToken, receivedAt: received)
                 if expired {
@@ -172,17 +177,17 @@ extension Projections {
                 }
             }
         }
-        noteSamples(samples, provider: "health_connect", fold)
+        noteSamples(samples, provider: provider, fold)
     }
 
     /// A reconcile's window, and its samples.
-    mutating func foldSync(_ reconcile: Reconcile, samples: SampleBlock, _ fold: SyncFold) {
+    mutating func foldSync(_ reconcile: Reconcile, provider: UInt32, samples: SampleBlock, _ fold: SyncFold) {
         let (received, from, to) = (fold.received, reconcile.from.millis, reconcile.to.millis)
         mayHoldReconciledWindows = true
-        updateSync(reconcile.provider, reconcile.metric.metric, fold) {
+        updateSync(provider, reconcile.metric.metric, fold) {
             $0.reconciled(from: from, to: to, at: received)
         }
-        noteSamples(samples, provider: reconcile.provider, fold)
+        noteSamples(samples, provider: provider, fold)
     }
 
     /// A `config.provider` setting, kept when it is newer (or as new and greater) than the one held.

@@ -179,7 +179,7 @@ package struct Projections {
                 delete(SampleID(deletion.uuid), user: user, provider: provider, &effect)
             }
             dirtyDaysMovedByOffset(user: user, from: offset)
-            foldSync(delivery, samples: samples, effect, sync)
+            foldSync(delivery, provider: provider, samples: samples, effect, sync)
         case .healthConnectChanges(let page):
             let provider = providers.intern("health_connect")
             var upserts = SampleUpserts(
@@ -193,21 +193,23 @@ package struct Projections {
             }
             swap(&upserts.interned, &internedRoom)
             dirtyDaysMovedByOffset(user: user, from: offset)
-            foldSync(page, samples: samples, sync)
+            foldSync(page, provider: provider, samples: samples, sync)
         case .samplesUpsert(let providerName, _):
             let provider = providers.intern(providerName)
             upsert(samples, user: user, provider: provider, envelopeUser: envelope.user, received: received, &effect)
             dirtyDaysMovedByOffset(user: user, from: offset)
-            noteSamples(samples, provider: providerName, sync)
+            noteSamples(samples, provider: provider, sync)
         case .samplesDelete(let providerName, let ids):
             let provider = providers.intern(providerName)
             for id in ids { delete(SampleID(id), user: user, provider: provider, &effect) }
             dirtyDaysMovedByOffset(user: user, from: offset)
         case .reconcile(let reconcile):
+            let provider = providers.intern(reconcile.provider)
             applyReconcile(
-                reconcile, samples: samples, user: user, envelopeUser: envelope.user, received: received, &effect)
+                reconcile, provider: provider, samples: samples, user: user, envelopeUser: envelope.user,
+                received: received, &effect)
             dirtyDaysMovedByOffset(user: user, from: offset)
-            foldSync(reconcile, samples: samples, sync)
+            foldSync(reconcile, provider: provider, samples: samples, sync)
         case .configSources(let metric, let priority):
             let key = PriorityKey(user: envelope.user, metric: metric.metric)
             let setting = Configured(origins: priority, receivedAt: received)
@@ -231,7 +233,9 @@ package struct Projections {
             // ahead must not make days that have not ended known.
             let checkedIn = min(at.millis, received)
             for metric in metrics {
-                updateSync(provider, metric.metric, sync) { $0.checkIn(at: checkedIn, received: received) }
+                updateSync(providers.intern(provider), metric.metric, sync) {
+                    $0.checkIn(at: checkedIn, received: received)
+                }
             }
         case .configProvider(let provider, let seconds, let cohort):
             foldProviderSetting(user: envelope.user, provider: provider, seconds: seconds, cohort: cohort, sync)
@@ -488,10 +492,9 @@ package struct Projections {
     }
 
     private mutating func applyReconcile(
-        _ reconcile: Reconcile, samples: SampleBlock, user: UInt32, envelopeUser: String, received: Int64,
-        _ effect: inout Effect
+        _ reconcile: Reconcile, provider: UInt32, samples: SampleBlock, user: UInt32, envelopeUser: String,
+        received: Int64, _ effect: inout Effect
     ) {
-        let provider = providers.intern(reconcile.provider)
         let present = Set(samples.entries.indices.map(samples.id(of:)))
         let from = reconcile.from.millis
         let to = reconcile.to.millis
