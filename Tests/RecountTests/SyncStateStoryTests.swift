@@ -327,6 +327,38 @@ import Testing
             ).first?.reading == .unknown(.neverSynced))
     }
 
+    /// A check-in received ahead of the engine's clock, within the skew ingest accepts, does not
+    /// make a day known before it ends: asked now, the day is partial until the clock passes
+    /// its end (a check-in 30 s after a day that had 3 minutes to run made it known; an oracle
+    /// run). `--as-of` an instant after the end, it is known.
+    @Test func aDayThatHasNotEndedIsNotKnownWhateverACheckInAheadOfTheClockSays() throws {
+        let minute: Int64 = 60_000
+        let day: Int64 = 1440 * minute
+        // The day ends on a whole minute 3 to 4 minutes from now, at midnight in `offset`.
+        let end = (RecountEngine.now().millis / minute + 4) * minute
+        var offset = (day - end % day) % day
+        if offset > 14 * 60 * minute { offset -= day }
+        func local(_ millis: Int64) -> String { RFC3339.format(millis: millis, offsetSeconds: Int32(offset / 1000)) }
+        let date = String(local(end - 1).prefix(10))
+        try withTemporaryDirectory { directory in
+            let engine = try RecountEngine(directory: directory)
+            let lines = [
+                Self.delivery(
+                    received: local(end - 20 * minute),
+                    added: [Self.steps("s", local(end - 60 * minute), local(end - 30 * minute), 500)]),
+                #"{"kind":"checkin","user":"alice","receivedAt":"\#(local(end + 30_000))","provider":"healthkit","metrics":["steps"],"at":"\#(local(end + 30_000))"}"#,
+            ]
+            let report = try engine.ingest(ndjson: Array(lines.joined(separator: "\n").utf8), source: "ahead")
+            #expect(report.appended == 2)
+            let now = try engine.rollups(user: "alice", metric: "steps", from: date, to: date)
+            #expect(
+                now.map(\.reading) == [.partial([RollupRow.Value(name: "value", value: 500)], .noCheckinSinceDayEnd)])
+            #expect(try engine.audit(user: "alice", metric: "steps", day: date)?.state == .partial)
+            let after = try engine.rollups(user: "alice", metric: "steps", from: date, to: date, asOf: local(end + day))
+            #expect(after.map(\.state) == [.known])
+        }
+    }
+
     static func page(_ user: String = "bob", received: String, expired: Bool) -> String {
         #"{"kind":"healthconnect.changes","user":"\#(user)","receivedAt":"\#(received)","recordTypes":["Steps"],"token":"t","nextChangesToken":"t2","hasMore":false,"changesTokenExpired":\#(expired),"changes":[]}"#
     }

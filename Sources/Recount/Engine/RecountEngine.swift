@@ -346,7 +346,9 @@ public final class RecountEngine: Sendable {
     ///
     /// - Parameter asOf: an RFC 3339 instant: the rows as they stood then, from the user's
     ///   envelopes received by then (and the `*` defaults), replayed from the log; a day that
-    ///   had not ended by then is not known.
+    ///   had not ended by then is not known. Without it, a day that has not ended by the
+    ///   engine's clock is not known (a check-in received within the skew ingest accepts, up to
+    ///   5 minutes ahead, made it known before its end; an oracle run).
     /// - Throws: `QueryError` for an unknown metric, a malformed date or a reversed range;
     ///   `LogError` when the user's projections cannot be read back (damage).
     public func rollups(
@@ -358,7 +360,8 @@ public final class RecountEngine: Sendable {
         let last = try to.map { text throws(QueryError) in try Self.day(text, "--to") }
         guard let asOf else {
             return try reading(user: user, recomputed: true) { projections in
-                try projections.rollupRows(user: user, metric: metric, from: first, to: last)
+                try projections.rollupRows(
+                    user: user, metric: metric, from: first, to: last, clock: Self.now().millis)
             }
         }
         // What the log held by then: values, versions, recovery windows and the latest offset as
@@ -402,7 +405,9 @@ public final class RecountEngine: Sendable {
         try checkAsked(user)
         let metric = try Self.metric(metric)
         let day = try Self.day(day, "--day")
-        let found = try reading(user: user, recomputed: true) { $0.audit(user: user, metric: metric, day: day) }
+        let found = try reading(user: user, recomputed: true) {
+            $0.audit(user: user, metric: metric, day: day, clock: Self.now().millis)
+        }
         guard var audit = found else { return nil }
         if history { audit.history = try CellHistory.versions(logReader(), user: user, metric: metric, day: day) }
         return audit

@@ -1,7 +1,8 @@
 extension Projections {
     /// The current rollup of one cell and, for merged metrics (sums and sleep), what each
     /// source counted and what the overlap merge suppressed; `nil` when the cell has none.
-    package func audit(user: String, metric: Metric, day: CivilDay) -> CellAudit? {
+    /// - Parameter clock: the engine's clock (epoch millis): a day not ended by then is not known.
+    package func audit(user: String, metric: Metric, day: CivilDay, clock: Int64? = nil) -> CellAudit? {
         guard let userID = users.id(of: user), let stored = rollups[CellKey(user: userID, metric: metric, day: day)]
         else { return nil }
         func name(_ id: SourceID) -> (origin: String, device: String?) {
@@ -29,7 +30,7 @@ extension Projections {
                 suppressedByOrigin: share.suppressedBy.map { name($0).origin },
                 suppressedByDevice: share.suppressedBy.flatMap { name($0).device })
         }.sorted { ($0.origin, $0.device ?? "") < ($1.origin, $1.device ?? "") }
-        let reading = dayReader(user: userID, metric: metric, asOf: nil).reading(of: day, stored)
+        let reading = dayReader(user: userID, metric: metric, asOf: nil, clock: clock).reading(of: day, stored)
         return CellAudit(
             user: user, metric: metric.name, date: "\(day)", values: Self.values(of: stored.cell),
             state: reading.state, reason: reading.reason, unit: metric.canonicalUnit, version: stored.version,

@@ -10,10 +10,14 @@ extension Projections {
     /// has no rollup of the metric, is the range's only day ("the days since my last sync"
     /// asked a day after the last had a usage error).
     ///
-    /// - Parameter asOf: evaluate at this instant (epoch millis): a day that had not ended by
-    ///   then is not known.
+    /// - Parameters:
+    ///   - asOf: evaluate at this instant (epoch millis): a day that had not ended by then is
+    ///     not known.
+    ///   - clock: for a question about now, the engine's clock (epoch millis): a day that has
+    ///     not ended by then is not known, whatever a check-in received within the clock skew
+    ///     ingest accepts says.
     package func rollupRows(
-        user: String, metric: Metric, from: CivilDay?, to: CivilDay?, asOf: Int64? = nil
+        user: String, metric: Metric, from: CivilDay?, to: CivilDay?, asOf: Int64? = nil, clock: Int64? = nil
     ) throws(QueryError) -> [RollupRow] {
         let userID = users.id(of: user)
         let span = userID.flatMap { rollupSpans[UserMetric(user: $0, metric: metric)] }
@@ -29,7 +33,7 @@ extension Projections {
         guard Int(last.daysSinceEpoch) - Int(first.daysSinceEpoch) < Self.maximumQueryDays else {
             throw QueryError(.rangeTooLong, "at most \(Self.maximumQueryDays) days can be asked for at once")
         }
-        let reader = dayReader(user: userID, metric: metric, asOf: asOf)
+        let reader = dayReader(user: userID, metric: metric, asOf: asOf, clock: clock)
         return (first.daysSinceEpoch...last.daysSinceEpoch).map { days in
             let day = CivilDay(daysSinceEpoch: days)
             let rollup = userID.flatMap { rollups[CellKey(user: $0, metric: metric, day: day)] }
@@ -50,13 +54,17 @@ extension Projections {
         /// The figures of a known day without a rollup (a known zero).
         let knownZero: [RollupRow.Value]
         let asOf: Int64?
+        /// Days not ended by this instant (the engine's clock, when asked about now) are not known.
+        let clock: Int64?
 
         /// The day's reading, from its rollup if it has one.
         func reading(of day: CivilDay, _ rollup: StoredRollup?) -> RollupRow.Reading {
             let (dayStart, dayEnd) = Projections.instants(of: day, offsetMillis: offsetMillis)
             let values = rollup.map { Projections.values(of: $0.cell) } ?? knownZero
+            let notEnded = clock.map { dayEnd > $0 } ?? false
             guard
                 let reason = Projections.reason(channels, dayStart: dayStart, dayEnd: dayEnd, asOf: asOf)
+                    ?? (notEnded ? .noCheckinSinceDayEnd : nil)
             else { return .known(values) }
             return (rollup?.cell.count ?? 0) > 0 ? .partial(values, reason) : .unknown(reason)
         }
@@ -81,7 +89,7 @@ extension Projections {
     }
 
     /// The reader of `user`'s `metric` days (a user the projections do not know has none).
-    func dayReader(user: UInt32?, metric: Metric, asOf: Int64?) -> DayReader {
+    func dayReader(user: UInt32?, metric: Metric, asOf: Int64?, clock: Int64? = nil) -> DayReader {
         let channels = user.map { self.channels(user: $0, metric: metric, asOf: asOf) } ?? []
         // A known zero's figures do not depend on the day.
         let knownZero = Self.values(
@@ -90,7 +98,7 @@ extension Projections {
                 priority: SourcePriority(configured: [], sources: [:]), zones: zones))
         return DayReader(
             channels: channels, offsetMillis: Int64(user.map(latestOffset(user:)) ?? 0) * 1000,
-            knownZero: knownZero, asOf: asOf)
+            knownZero: knownZero, asOf: asOf, clock: clock)
     }
 
     /// Where `day` starts and ends (epoch millis) for a user whose days end at midnight
