@@ -665,6 +665,35 @@ import Testing
         #expect(cursor.recoveryWindows == [TimeWindow(from: "2026-05-02T17:46:00Z", to: "2026-05-29T22:32:00Z")])
     }
 
+    /// A stretch recovered because a later expiry moved the horizon past its unread part loses
+    /// that part only until a reconcile received after the stretch's expiry reads it again,
+    /// whenever that reconcile comes: counted up to the recovery alone, June 1–5 stayed
+    /// unrecoverable, while the same log with the second expiry later (and the stretch still
+    /// open when the reconcile came) read them known (an oracle run). As of an instant before
+    /// that reconcile, the part is lost.
+    @Test func aLostPartReadAgainAfterItsStretchWasRecoveredIsNotLost() throws {
+        var projections = Projections()
+        _ = try ProjectionsTests.fold(
+            [
+                Self.page(received: "2026-06-01T00:00:00Z", expired: false),
+                Self.page(received: "2026-06-10T00:00:00Z", expired: true),
+                Self.reconcile(
+                    received: "2026-06-11T00:00:00Z", from: "2026-06-05T00:00:00Z", to: "2026-06-11T00:00:00Z"),
+                Self.page(received: "2026-07-08T00:00:00Z", expired: true),
+                Self.reconcile(
+                    received: "2026-07-09T00:00:00Z", from: "2026-05-30T00:00:00Z", to: "2026-06-06T00:00:00Z"),
+                Self.page(received: "2026-07-10T00:00:00Z", expired: false),
+            ], into: &projections)
+        let cursor = try Self.cursor(projections)
+        #expect(cursor.unrecoverable.isEmpty)
+        #expect(cursor.recoveryWindows == [TimeWindow(from: "2026-06-11T00:00:00Z", to: "2026-07-08T00:00:00Z")])
+        #expect(try Self.state(projections, "2026-06-02") == .known)
+        let before = try projections.rollupRows(
+            user: "bob", metric: .steps, from: CivilDay(parsing: "2026-06-02"), to: CivilDay(parsing: "2026-06-02"),
+            asOf: Instant(rfc3339: "2026-07-08T12:00:00Z")?.millis)
+        #expect(before.map(\.reading) == [.unknown(.unrecoverableGap)])
+    }
+
     /// A check-in logged after the expiry it was made before reads on through the reconciles
     /// received before the expiry, as one logged in time does (it moved the stretch's start to
     /// the check-in alone, holding days a reconcile had read unknown; an attack run); one made

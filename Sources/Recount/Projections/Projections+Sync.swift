@@ -93,7 +93,7 @@ extension Projections {
         ///   of its arrays, twice per envelope: 6% of opening an engine).
         init(of state: inout SyncState) {
             isHad = state.isHad(asOf: nil)
-            if !state.missed.isEmpty || !state.lostRecovered.isEmpty {
+            if !state.missed.isEmpty || !state.recoveredBeyondHorizon.isEmpty {
                 (windows, lost) = (state.recoveryWindows, state.lost)
             }
         }
@@ -225,8 +225,9 @@ extension Projections {
 
     /// Writes the sync channels of the users in `kept` (all when `nil`) by name; returns how
     /// many. The delivery counters (full re-deliveries, repeats) are written only when
-    /// `counters`: they count envelopes, so the digest, which folding an envelope twice must
-    /// not change, leaves them out.
+    /// `counters` (the checkpoint's form): they count envelopes, so the digest, which folding an
+    /// envelope twice must not change, leaves them out. The checkpoint keeps each recovered
+    /// stretch with its horizon, the digest the time lost of them.
     func writeSyncStateEntries(of kept: Set<String>?, counters: Bool, _ out: inout CanonicalBytes) -> Int {
         let states = sortedSyncStates().filter { kept?.contains(users[$0.key.user]) ?? true }
         for (key, state) in states {
@@ -242,7 +243,17 @@ extension Projections {
             out.append(state.missed)
             out.append(state.horizon)
             out.append(state.healthReceivedAt) { $0.append($1) }
-            out.append(state.lostRecovered)
+            // The checkpoint keeps the recovered stretches; the digest what is lost of them.
+            if counters {
+                out.append(UInt64(state.recoveredBeyondHorizon.count))
+                for recovered in state.recoveredBeyondHorizon {
+                    out.append(recovered.stretch.lowerBound)
+                    out.append(recovered.stretch.upperBound)
+                    out.append(recovered.horizon)
+                }
+            } else {
+                out.append(state.lostRecovered)
+            }
             out.append(UInt64(state.reconciledWindows.count))
             for window in state.reconciledWindows {
                 out.append(window.from)
@@ -311,7 +322,13 @@ extension Projections {
             state.missed = try input.ranges()
             state.horizon = try input.integer()
             state.healthReceivedAt = try input.optional(int64)
-            state.lostRecovered = try input.ranges()
+            for _ in 0..<(try input.integer(UInt64.self)) {
+                let (from, to, horizon): (Int64, Int64, Int64) = (
+                    try input.integer(), try input.integer(), try input.integer()
+                )
+                guard from < to else { throw Malformed() }
+                state.noteRecovered(SyncState.RecoveredStretch(stretch: from..<to, horizon: horizon))
+            }
             for _ in 0..<(try input.integer(UInt64.self)) {
                 let window = SyncState.ReconciledWindow(
                     from: try input.integer(), to: try input.integer(), receivedAt: try input.integer())

@@ -47,9 +47,10 @@ package struct SyncState: Equatable, Sendable {
     /// 30 days before the newest expired token (`Int64.min` before any): Health Connect reads
     /// no further back.
     package var horizon: Int64 = .min
-    /// The parts of recovered stretches that lay beyond the horizon (ascending, disjoint): the
-    /// client could not read them again, so their days stay unknown.
-    package var lostRecovered: [Range<Int64>] = []
+    /// The recovered stretches that reached beyond the horizon of the newest expiry when they
+    /// were recovered, with that horizon (ascending, no two equal): what lies beyond it that no
+    /// reconcile received at or after the stretch's expiry read again is lost (`lostRecovered`).
+    package var recoveredBeyondHorizon: [RecoveredStretch] = []
     /// Full re-deliveries (a nil HealthKit anchor on a channel that had been given one) seen,
     /// and the samples of the last one that were new and already known.
     package var fullRedeliveries = 0
@@ -72,6 +73,18 @@ package struct SyncState: Equatable, Sendable {
     package private(set) var reconciledWindows: [ReconciledWindow] = []
 
     /// A window a reconcile read again (`[from, to)`, epoch millis) and when it was received.
+    /// A missed stretch that was recovered, and the horizon its part beyond which was lost.
+    package struct RecoveredStretch: Equatable, Sendable {
+        package var stretch: Range<Int64>
+        package var horizon: Int64
+
+        /// Ordered by stretch, then horizon.
+        static func < (a: RecoveredStretch, b: RecoveredStretch) -> Bool {
+            (a.stretch.lowerBound, a.stretch.upperBound, a.horizon)
+                < (b.stretch.lowerBound, b.stretch.upperBound, b.horizon)
+        }
+    }
+
     package struct ReconciledWindow: Equatable, Sendable {
         package var from: Int64
         package var to: Int64
@@ -125,7 +138,7 @@ package struct SyncState: Equatable, Sendable {
         a.cursor == b.cursor && a.cursorKind == b.cursorKind && a.cursorReceivedAt == b.cursorReceivedAt
             && a.healthReceivedAt == b.healthReceivedAt && a.checkins == b.checkins
             && a.lastSampleAt == b.lastSampleAt && a.missed == b.missed && a.horizon == b.horizon
-            && a.lostRecovered == b.lostRecovered
+            && a.recoveredBeyondHorizon == b.recoveredBeyondHorizon
             && a.fullRedeliveries == b.fullRedeliveries
             && a.lastFullRedelivery?.new == b.lastFullRedelivery?.new
             && a.lastFullRedelivery?.known == b.lastFullRedelivery?.known && a.repeatedAllKnown == b.repeatedAllKnown
@@ -249,6 +262,20 @@ package struct SyncState: Equatable, Sendable {
             : Self.union(lostRecovered + missed.flatMap { lostParts(of: $0, horizon: horizon, by: .max) })
     }
 
+    /// The parts of recovered stretches that lay beyond the horizon and that no reconcile
+    /// received at or after the stretch's expiry read again (ascending, disjoint): the client
+    /// could not read them, so their days stay unknown. Reconciles received after the stretch
+    /// was recovered count too: counted only up to then, a part a later reconcile read again
+    /// stayed unrecoverable when the stretch had been recovered first (an oracle run).
+    package var lostRecovered: [Range<Int64>] { lostRecovered(by: .max) }
+
+    /// `lostRecovered` with the reconciles received by `millis`.
+    private func lostRecovered(by millis: Int64) -> [Range<Int64>] {
+        recoveredBeyondHorizon.isEmpty
+            ? []
+            : Self.union(recoveredBeyondHorizon.flatMap { lostParts(of: $0.stretch, horizon: $0.horizon, by: millis) })
+    }
+
     /// The part of a missed stretch beyond the horizon, if any.
     private static func lostPart(of stretch: Range<Int64>, horizon: Int64) -> Range<Int64>? {
         stretch.lowerBound < horizon ? stretch.clamped(to: .min..<horizon) : nil
@@ -265,7 +292,7 @@ package struct SyncState: Equatable, Sendable {
         let newestExpiry = horizon == .min ? nil : horizon + Self.recoveryHorizonMillis
         let expiry = newestExpiry.flatMap { $0 <= millis ? $0 : nil } ?? known.last?.upperBound
         let horizonThen = expiry.map { $0 - Self.recoveryHorizonMillis } ?? .min
-        let recovered = lostRecovered.filter { $0.upperBound + Self.recoveryHorizonMillis <= millis }
+        let recovered = lostRecovered(by: millis).filter { $0.upperBound + Self.recoveryHorizonMillis <= millis }
         return (
             Self.union(known.flatMap { unreadWindows(of: $0, horizon: horizonThen, by: millis) }),
             Self.union(recovered + known.flatMap { lostParts(of: $0, horizon: horizonThen, by: millis) })
@@ -398,14 +425,19 @@ package struct SyncState: Equatable, Sendable {
         guard !recovered.isEmpty else { return }
         missed.removeAll { recovered.contains($0) }
         // Lost is what lies beyond the newest expiry's horizon, less what the reconciles received
-        // by then read while they could. A stretch recovered only because that expiry moved the
-        // horizon past its unread parts is recovered here at the time of an earlier reconcile:
-        // counted by then, the parts later reconciles had read again turned unrecoverable (an
-        // oracle run).
-        let newestExpiry = horizon == .min ? millis : horizon + Self.recoveryHorizonMillis
-        lostRecovered = Self.union(
-            lostRecovered + recovered.flatMap { lostParts(of: $0, horizon: horizon, by: max(millis, newestExpiry)) })
+        // at or after the stretch's expiry read again, whenever they came (`lostRecovered`).
+        for stretch in recovered where Self.lostPart(of: stretch, horizon: horizon) != nil {
+            noteRecovered(RecoveredStretch(stretch: stretch, horizon: horizon))
+        }
         healthReceivedAt = max(healthReceivedAt ?? .min, millis)
+    }
+
+    /// Notes a recovered stretch with a part beyond the horizon (or, reading a checkpoint, one
+    /// it noted), in order, once.
+    mutating func noteRecovered(_ recovered: RecoveredStretch) {
+        let place = recoveredBeyondHorizon.partitioningIndex { !($0 < recovered) }
+        guard place == recoveredBeyondHorizon.endIndex || recoveredBeyondHorizon[place] != recovered else { return }
+        recoveredBeyondHorizon.insert(recovered, at: place)
     }
 
     /// Notes a window a reconcile read again (or, reading a checkpoint, one it noted). A window
