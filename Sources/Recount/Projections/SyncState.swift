@@ -72,8 +72,8 @@ package struct SyncState: Equatable, Sendable {
     /// reconcile found, however late it is folded (`supersedes(writtenAt:startingAt:)`).
     package private(set) var reconciledWindows: [ReconciledWindow] = []
 
-    /// A window a reconcile read again (`[from, to)`, epoch millis) and when it was received.
-    /// A missed stretch that was recovered, and the horizon its part beyond which was lost.
+    /// A missed stretch that was recovered, and the horizon of the newest expiry then: what of
+    /// it lay beyond that horizon could not be read again.
     package struct RecoveredStretch: Equatable, Sendable {
         package var stretch: Range<Int64>
         package var horizon: Int64
@@ -85,6 +85,7 @@ package struct SyncState: Equatable, Sendable {
         }
     }
 
+    /// A window a reconcile read again (`[from, to)`, epoch millis) and when it was received.
     package struct ReconciledWindow: Equatable, Sendable {
         package var from: Int64
         package var to: Int64
