@@ -694,6 +694,26 @@ import Testing
         #expect(before.map(\.reading) == [.unknown(.unrecoverableGap)])
     }
 
+    /// A reconcile logged after an expiry it was received before is a read made before that
+    /// expiry, as when logged first: the window it read again is not missed. It kept the window
+    /// open, and the same check-in ingested again, logged after it, closed it: ingesting the same
+    /// envelopes twice changed the state (an attack run).
+    @Test func aReconcileLoggedAfterAnExpiryItPrecededReadsAsBeforeIt() throws {
+        let checkin = Self.checkin(received: "2026-07-30T19:00:00Z", at: "2026-07-30T19:00:00Z")
+        let expiry = Self.page(received: "2026-08-14T09:00:00Z", expired: true)
+        let reconcile = Self.reconcile(
+            received: "2026-08-13T15:00:00Z", from: "2026-06-30T00:00:00Z", to: "2026-08-15T00:00:00Z")
+        var inReceiptOrder = Projections()
+        _ = try ProjectionsTests.fold([checkin, reconcile, expiry], into: &inReceiptOrder)
+        var loggedLate = Projections()
+        _ = try ProjectionsTests.fold([checkin, expiry, reconcile], into: &loggedLate)
+        #expect(try Self.cursor(loggedLate).state == "ok")
+        #expect(try Self.cursor(loggedLate) == Self.cursor(inReceiptOrder))
+        let once = loggedLate.digest()
+        _ = try ProjectionsTests.fold([checkin, expiry, reconcile], into: &loggedLate)
+        #expect(loggedLate.digest() == once, "ingested twice, nothing changes")
+    }
+
     /// A check-in logged after the expiry it was made before reads on through the reconciles
     /// received before the expiry, as one logged in time does (it moved the stretch's start to
     /// the check-in alone, holding days a reconcile had read unknown; an attack run); one made

@@ -395,10 +395,16 @@ package struct SyncState: Equatable, Sendable {
     /// stretch kept the start it got without it; attack runs). A stretch read to its expiry is
     /// gone. Returns whether it shortened a stretch.
     private mutating func shortenMissed(by millis: Int64) -> Bool {
+        shorten(missed.map { millis < $0.upperBound ? lastRead(before: $0.upperBound, orFrom: millis) : .min })
+    }
+
+    /// Starts each stretch of `missed` no earlier than `starts` at its index (a stretch read to
+    /// its expiry is gone). Returns whether it shortened a stretch.
+    private mutating func shorten(_ starts: [Int64]) -> Bool {
         var shortened = false
-        for index in missed.indices.reversed() where millis < missed[index].upperBound {
+        for index in missed.indices.reversed() {
             let stretch = missed[index]
-            let from = max(stretch.lowerBound, lastRead(before: stretch.upperBound, orFrom: millis))
+            let from = max(stretch.lowerBound, starts[index])
             guard from > stretch.lowerBound else { continue }
             if from < stretch.upperBound { missed[index] = from..<stretch.upperBound } else { missed.remove(at: index) }
             shortened = true
@@ -409,9 +415,15 @@ package struct SyncState: Equatable, Sendable {
     /// A reconcile of `[from, to)` received at `millis`: notes the window, and recovers each
     /// missed stretch whose window it covers, alone or with the reconciles received at or after the
     /// stretch's expiry (a client reads a long window again in parts: a reconcile holds at most
-    /// 50,000 samples); a stretch's part beyond the horizon stays lost.
+    /// 50,000 samples); a stretch's part beyond the horizon stays lost. Logged after an expiry
+    /// it was received before, it is a read the client made before that expiry, as when it is
+    /// logged first: the expiry's stretch starts where the client had read through it (it kept
+    /// the start it had without it, and a check-in ingested again, logged after the reconcile,
+    /// shortened the stretch: ingesting the same envelopes twice changed the state; an attack
+    /// run).
     mutating func reconciled(from: Int64, to: Int64, at millis: Int64) {
         noteReconciledWindow(ReconciledWindow(from: from, to: to, receivedAt: millis))
+        _ = shorten(missed.map { millis < $0.upperBound ? readOn(from: $0.lowerBound, before: $0.upperBound) : .min })
         recoverByReconciles()
     }
 
