@@ -23,7 +23,7 @@ enum DemoCommand {
                     + "(a default source ranking for every user among them) would change that store's answers: "
                     + "run it in a directory of its own (recount --data DIR demo)")
         }
-        try invocation.createLogDirectory()
+        try invocation.createDataDirectory()
         try Data(envelopes.utf8).write(to: URL(fileURLWithPath: input))
         let json = invocation.json
         narrate(

@@ -9,7 +9,7 @@ enum IngestCommand {
         let inputs = Array(invocation.words.dropFirst())
         guard !inputs.isEmpty else { throw UsageError(message: "ingest needs FILE... or - for standard input") }
         let durability = try Self.durability(invocation.options["durability"] ?? "every-batch")
-        try invocation.createLogDirectory()
+        try invocation.createDataDirectory()
         let engine = try RecountEngine(
             directory: invocation.dataDirectory, durability: durability, memoryLimit: invocation.memoryLimit(),
             progress: ProjectionCommands.progress(invocation))

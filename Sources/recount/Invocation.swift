@@ -186,10 +186,12 @@ struct Invocation {
     /// The log directory inside the data directory.
     var logDirectory: String { DataDirectory(dataDirectory).log }
 
-    /// Creates the data and log directories when missing (the engine would too, but its error
-    /// would carry Foundation's dump where this one becomes a sentence).
-    func createLogDirectory() throws {
-        try FileManager.default.createDirectory(atPath: logDirectory, withIntermediateDirectories: true)
+    /// Creates the data directory when missing (the engine would too, but its error would carry
+    /// Foundation's dump where this one becomes a sentence). Not the log inside it: the engine
+    /// creates that, after it has checked that no stored projections lost theirs (created here
+    /// first, it hid the loss, and `ingest` replaced the projections; a docs audit).
+    func createDataDirectory() throws {
+        try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
     }
 
     /// The value of `--name`, if given.

@@ -288,6 +288,25 @@ struct CommandLineTests {
         }
     }
 
+    /// `ingest` refuses a data directory whose stored projections lost their log, as the
+    /// engine does, and writes nothing: it created the log directory before opening the
+    /// engine, which then took the projections for another log's and replaced them with an
+    /// empty log's (a docs audit). A new directory, nested, is created.
+    @Test func ingestRefusesProjectionsWithoutTheirLog() throws {
+        try withTemporaryDirectory { directory in
+            let store = directory + "/a/b"
+            let first = try Self.recount(["--data", store, "ingest", "-"], input: Data(Self.checkin.utf8))
+            #expect(first.status == 0)
+            let checkpoint = store + "/projections/checkpoint"
+            let stored = try Data(contentsOf: URL(fileURLWithPath: checkpoint))
+            try FileManager.default.removeItem(atPath: store + "/log")
+            let refused = try Self.recount(["--data", store, "ingest", "-"], input: Data(Self.checkin.utf8))
+            #expect(refused.status == 1 && refused.errors.contains("no log at \(store)/log, but projections at"))
+            #expect(!FileManager.default.fileExists(atPath: store + "/log"), "nothing written")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: checkpoint)) == stored)
+        }
+    }
+
     /// With `--json` the demo's standard output is JSON lines only: its story as `demo` events.
     @Test
     func theDemoInJSONPrintsJSONLinesOnly() throws {
@@ -658,7 +677,7 @@ struct CommandLineTests {
             #expect(demo.errors == "recount: cannot write \(file)/data: Not a directory\n")
             let ingestInto = try Self.recount(["--data", file, "ingest", "-"], input: Data(Self.checkin.utf8))
             #expect(ingestInto.status == 1)
-            #expect(ingestInto.errors == "recount: cannot write \(file)/log: Not a directory\n")
+            #expect(ingestInto.errors == "recount: cannot write \(file): File exists\n")
             let imported = try Self.recount(["import", "apple-health", directory + "/missing.xml", "--user", "u1"])
             #expect(imported.status == 1)
             #expect(imported.errors == "recount: cannot read \(directory)/missing.xml: No such file or directory\n")
