@@ -117,7 +117,7 @@ package struct ImportReport: Sendable, Equatable {
         var lines: [String] = []
         lines.append(
             "records seen \(recordsSeen) (skipped \(skippedTotal), invalid \(invalidTotal)); samples imported "
-                + "\(importedTotal) (a record may give several); \(samplesWritten) samples in \(envelopesWritten) envelopes"
+                + "\(importedTotal) (a record may give several); \(samplesWritten.counted("sample")) in \(envelopesWritten.counted("envelope"))"
         )
         if let exportDate { lines.append("export date \(exportDate)") }
         for entry in imported { lines.append("  imported \(entry.count) \(entry.type)") }

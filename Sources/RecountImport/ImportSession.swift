@@ -56,8 +56,7 @@ final class ImportSession {
     func flushBeforeStopping() throws -> String {
         try flush()
         let (samples, envelopes) = (writer.samplesWritten, writer.envelopesWritten)
-        return " (printed before it: \(samples) sample\(samples == 1 ? "" : "s") in \(envelopes)"
-            + " envelope\(envelopes == 1 ? "" : "s"))"
+        return " (printed before it: \(samples.counted("sample")) in \(envelopes.counted("envelope")))"
     }
 
     /// Runs `body`; when an `ImportError` of the input stops it, writes what is still held first

@@ -59,9 +59,9 @@ enum IngestCommand {
             ])
         } else {
             print(
-                "appended \(report.appended) envelopes (\(report.samples) samples) at positions \(range); "
+                "appended \(report.appended.counted("envelope")) (\(report.samples.counted("sample"))) at positions \(range); "
                     + "rejected \(report.rejectedLines)"
-                    + (report.blankLines == 0 ? "" : "; skipped \(report.blankLines) blank lines")
+                    + (report.blankLines == 0 ? "" : "; skipped \(report.blankLines.counted("blank line"))")
                     + (failure == nil ? "" : "; stopped by an error")
                     + (report.stoppedAt.map { " at \($0)" } ?? ""))
             print(

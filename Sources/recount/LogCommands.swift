@@ -44,7 +44,7 @@ enum LogCommands {
                 ])
         } else {
             print(
-                "log ok: \(stats.records) records in \(stats.frames) frames, \(stats.segments) segments, every checksum matches"
+                "log ok: \(stats.records.counted("record")) in \(stats.frames.counted("frame")), \(stats.segments.counted("segment")), every checksum matches"
             )
             if let tail = reader.uncommittedTail { print(uncommittedTailLine(tail)) }
         }

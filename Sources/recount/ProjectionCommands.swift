@@ -46,7 +46,7 @@ enum ProjectionCommands {
         if invocation.json {
             Output.jsonLine([("daysRecomputed", .int(Int64(days)))])
         } else {
-            print("recomputed \(days) days")
+            print("recomputed \(days.counted("day"))")
         }
         return .success
     }
@@ -479,7 +479,7 @@ enum ProjectionCommands {
             Output.jsonLine(fields(result))
         } else {
             print(
-                "replayed \(result.records) records (\(result.samples) samples) up to position \(result.lastPosition) "
+                "replayed \(result.records.counted("record")) (\(result.samples.counted("sample"))) up to position \(result.lastPosition) "
                     + "with tz data \(result.zoneDataVersion)"
                     + (result.userGroups > 1 ? ", \(result.userGroups) groups of users one after another" : "")
                     + "\ndigest \(result.digest)")

@@ -334,7 +334,7 @@ struct CommandLineTests {
                 ["--data", directory, "ingest", "-"], input: Data((good + "\n" + bad + "\n").utf8))
             #expect(partly.status == 3)
             #expect(partly.errors.contains("rejected: -: line 2: metrics must not be empty"))
-            #expect(partly.output.contains("appended 1 envelopes"))
+            #expect(partly.output.contains("appended 1 envelope "))
             #expect(try Self.recount(["--data", directory, "no-such-command"]).status == 2)
             #expect(try Self.recount(["--data", directory, "ingest", directory + "/missing.ndjson"]).status == 1)
 

@@ -175,17 +175,17 @@ package struct RollupCell: Equatable, Sendable, CustomStringConvertible {
         var text = "\(metric.name) \(day): "
         switch metric {
         case .steps, .distance, .activeEnergy:
-            text += "\(RollupCell.format(value ?? 0))\(unit) from \(count) samples"
+            text += "\(RollupCell.format(value ?? 0))\(unit) from \(count.counted("sample"))"
         case .sleep:
-            text += "\(RollupCell.duration(value ?? 0)) asleep from \(count) samples"
+            text += "\(RollupCell.duration(value ?? 0)) asleep from \(count.counted("sample"))"
         case .workout:
-            text += "\(count) workouts, \(RollupCell.duration(value ?? 0))"
+            text += "\(count.counted("workout")), \(RollupCell.duration(value ?? 0))"
         case .heartRate, .bloodGlucose, .weight:
             guard let value, let minimum, let maximum else { return text + "no samples" }
             let headline = metric == .weight ? "latest" : "mean"
             text +=
                 "\(headline) \(RollupCell.format(value))\(unit), min \(RollupCell.format(minimum)), "
-                + "max \(RollupCell.format(maximum)) from \(count) samples"
+                + "max \(RollupCell.format(maximum)) from \(count.counted("sample"))"
         }
         let isSleep = metric == .sleep
         for share in sources.sorted(by: { precedes($0.source, $1.source) }) {
