@@ -714,6 +714,33 @@ import Testing
         #expect(loggedLate.digest() == once, "ingested twice, nothing changes")
     }
 
+    /// An expired page logged after a later expired page of its channel opens its window as in
+    /// receipt order: dropped as old, the days it missed read as known zeros (an attack run).
+    /// Folded again, it changes nothing.
+    @Test func anExpiryLoggedAfterALaterOneOpensItsWindow() throws {
+        let pages = [
+            Self.page(received: "2026-07-03T12:00:00Z", expired: false),
+            Self.page(received: "2026-07-05T12:00:00Z", expired: true),
+            Self.page(received: "2026-07-07T12:00:00Z", expired: false),
+            Self.page(received: "2026-07-11T12:00:00Z", expired: true),
+            Self.page(received: "2026-07-12T12:00:00Z", expired: false),
+        ]
+        var inReceiptOrder = Projections()
+        _ = try ProjectionsTests.fold(pages, into: &inReceiptOrder)
+        var loggedLate = Projections()
+        _ = try ProjectionsTests.fold([pages[0], pages[2], pages[3], pages[1], pages[4]], into: &loggedLate)
+        let windows = [
+            TimeWindow(from: "2026-07-03T12:00:00Z", to: "2026-07-05T12:00:00Z"),
+            TimeWindow(from: "2026-07-07T12:00:00Z", to: "2026-07-11T12:00:00Z"),
+        ]
+        #expect(try Self.cursor(inReceiptOrder).recoveryWindows == windows)
+        #expect(try Self.cursor(loggedLate).recoveryWindows == windows)
+        #expect(try Self.state(loggedLate, "2026-07-04") == .unknown)
+        let once = loggedLate.digest()
+        _ = try ProjectionsTests.fold([pages[1]], into: &loggedLate)
+        #expect(loggedLate.digest() == once, "folded again, nothing changes")
+    }
+
     /// A check-in logged after the expiry it was made before reads on through the reconciles
     /// received before the expiry, as one logged in time does (it moved the stretch's start to
     /// the check-in alone, holding days a reconcile had read unknown; an attack run); one made

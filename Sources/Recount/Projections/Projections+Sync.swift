@@ -227,7 +227,7 @@ extension Projections {
     /// many. The delivery counters (full re-deliveries, repeats) are written only when
     /// `counters` (the checkpoint's form): they count envelopes, so the digest, which folding an
     /// envelope twice must not change, leaves them out. The checkpoint keeps each recovered
-    /// stretch with its horizon, the digest the time lost of them.
+    /// stretch with its horizon and every expiry's instant, the digest the time lost of them.
     func writeSyncStateEntries(of kept: Set<String>?, counters: Bool, _ out: inout CanonicalBytes) -> Int {
         let states = sortedSyncStates().filter { kept?.contains(users[$0.key.user]) ?? true }
         for (key, state) in states {
@@ -251,6 +251,8 @@ extension Projections {
                     out.append(recovered.stretch.upperBound)
                     out.append(recovered.horizon)
                 }
+                out.append(UInt64(state.expiries.count))
+                for expiry in state.expiries { out.append(expiry) }
             } else {
                 out.append(state.lostRecovered)
             }
@@ -329,6 +331,7 @@ extension Projections {
                 guard from < to else { throw Malformed() }
                 state.noteRecovered(SyncState.RecoveredStretch(stretch: from..<to, horizon: horizon))
             }
+            for _ in 0..<(try input.integer(UInt64.self)) { state.noteExpiry(at: try input.integer()) }
             for _ in 0..<(try input.integer(UInt64.self)) {
                 let window = SyncState.ReconciledWindow(
                     from: try input.integer(), to: try input.integer(), receivedAt: try input.integer())

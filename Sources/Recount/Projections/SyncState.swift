@@ -41,6 +41,9 @@ package struct SyncState: Equatable, Sendable {
     /// disjoint: each from the last successful read before an expired token to that expiry
     /// (epoch millis). What lies before `horizon` in them cannot be read again.
     package var missed: [Range<Int64>] = []
+    /// The `receivedAt` of every expired page folded, ascending and distinct (one folded again
+    /// changes nothing).
+    package private(set) var expiries: [Int64] = []
     /// The `receivedAt` of the first expired token: the client had opened the channel then,
     /// whatever later expiries join its stretch to (staleness as of a past instant).
     package var firstExpiredAt: Int64?
@@ -139,7 +142,7 @@ package struct SyncState: Equatable, Sendable {
         a.cursor == b.cursor && a.cursorKind == b.cursorKind && a.cursorReceivedAt == b.cursorReceivedAt
             && a.healthReceivedAt == b.healthReceivedAt && a.checkins == b.checkins
             && a.lastSampleAt == b.lastSampleAt && a.missed == b.missed && a.horizon == b.horizon
-            && a.recoveredBeyondHorizon == b.recoveredBeyondHorizon
+            && a.recoveredBeyondHorizon == b.recoveredBeyondHorizon && a.expiries == b.expiries
             && a.fullRedeliveries == b.fullRedeliveries
             && a.lastFullRedelivery?.new == b.lastFullRedelivery?.new
             && a.lastFullRedelivery?.known == b.lastFullRedelivery?.known && a.repeatedAllKnown == b.repeatedAllKnown
@@ -320,11 +323,22 @@ package struct SyncState: Equatable, Sendable {
     /// longer counted as of an earlier instant; an attack run.)
     mutating func tokenExpired(at millis: Int64) {
         firstExpiredAt = min(firstExpiredAt ?? millis, millis)
+        // Folded again, an expiry changes nothing.
+        let place = expiries.partitioningIndex { $0 >= millis }
+        guard place == expiries.endIndex || expiries[place] != millis else { return }
+        expiries.insert(millis, at: place)
+        let newestExpiry = horizon == .min ? nil : horizon + Self.recoveryHorizonMillis
+        if let newestExpiry, millis < newestExpiry {
+            // Received before the newest expiry, no recovery since it: logged late (an upload
+            // sent again out of order), it opens its stretch where receipt order would have.
+            // Dropped, its missed days read as known zeros (an attack run).
+            if healthReceivedAt == newestExpiry { insertStretch(expiringAt: millis) }
+            return
+        }
         // An expiry at the instant of the newest recovery is not an old one: at one instant an
         // expiry comes first (`lastRead(before:orFrom:)`). Dropped as old when a reconcile of its
         // instant, logged before it, closed an earlier window, the days it missed read as known
-        // zeros (an oracle run). Folded again, an expiry at the newest one's instant adds nothing:
-        // its stretch starts where the held one ends, at its own instant.
+        // zeros (an oracle run).
         guard millis >= healthReceivedAt ?? .min else { return }
         healthReceivedAt = millis
         horizon = millis - Self.recoveryHorizonMillis
@@ -343,6 +357,36 @@ package struct SyncState: Equatable, Sendable {
         guard from < millis else { return }
         missed.append(from..<millis)
         recoverByReconciles()
+    }
+
+    /// The stretch of an expiry at `millis` folded after a later one: from where the client had
+    /// read by then (on from the stretch before it, as `tokenExpired` starts one), and the
+    /// stretch after it, which went on from before `millis`, now goes on from this one's end.
+    private mutating func insertStretch(expiringAt millis: Int64) {
+        let firstContact = [firstCursorAt, hadSince].compactMap { $0 }.filter { $0 < millis }.min()
+        var from = lastRead(before: millis, orFrom: firstContact ?? millis - Self.recoveryHorizonMillis)
+        let next = missed.partitioningIndex { $0.upperBound > millis }
+        if next > 0, missed[next - 1].upperBound >= from {
+            from = readOn(from: missed[next - 1].upperBound, before: millis)
+        }
+        guard from < millis else { return }
+        missed.insert(from..<millis, at: next)
+        if next + 1 < missed.count, missed[next + 1].lowerBound < millis {
+            let after = missed[next + 1]
+            let start = readOn(from: millis, before: after.upperBound)
+            if start < after.upperBound {
+                missed[next + 1] = start..<after.upperBound
+            } else {
+                missed.remove(at: next + 1)
+            }
+        }
+        recoverByReconciles()
+    }
+
+    /// Notes an expiry a checkpoint kept, without folding it.
+    mutating func noteExpiry(at millis: Int64) {
+        let place = expiries.partitioningIndex { $0 >= millis }
+        if place == expiries.endIndex || expiries[place] != millis { expiries.insert(millis, at: place) }
     }
 
     /// Recovers what the reconciles recover of the missed stretches as they are now (after an
