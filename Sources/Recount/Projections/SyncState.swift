@@ -293,7 +293,6 @@ package struct SyncState: Equatable, Sendable {
     package func recovery(asOf millis: Int64?) -> (windows: [Range<Int64>], lost: [Range<Int64>]) {
         guard let millis else { return (recoveryWindows, lost) }
         let known = missed.filter { $0.upperBound <= millis }
-        let newestExpiry = horizon == .min ? nil : horizon + Self.recoveryHorizonMillis
         let expiry = newestExpiry.flatMap { $0 <= millis ? $0 : nil } ?? known.last?.upperBound
         let horizonThen = expiry.map { $0 - Self.recoveryHorizonMillis } ?? .min
         let recovered = lostRecovered(by: millis).filter { $0.upperBound + Self.recoveryHorizonMillis <= millis }
@@ -324,15 +323,12 @@ package struct SyncState: Equatable, Sendable {
     mutating func tokenExpired(at millis: Int64) {
         firstExpiredAt = min(firstExpiredAt ?? millis, millis)
         // Folded again, an expiry changes nothing.
-        let place = expiries.partitioningIndex { $0 >= millis }
-        guard place == expiries.endIndex || expiries[place] != millis else { return }
-        expiries.insert(millis, at: place)
-        let newestExpiry = horizon == .min ? nil : horizon + Self.recoveryHorizonMillis
+        guard noteExpiry(at: millis) else { return }
         if let newestExpiry, millis < newestExpiry {
             // Received before the newest expiry, no recovery since it: logged late (an upload
             // sent again out of order), it opens its stretch where receipt order would have.
             // Dropped, its missed days read as known zeros (an attack run).
-            if healthReceivedAt == newestExpiry { insertStretch(expiringAt: millis) }
+            if healthReceivedAt == newestExpiry { openStretch(expiringAt: millis) }
             return
         }
         // An expiry at the instant of the newest recovery is not an old one: at one instant an
@@ -342,27 +338,25 @@ package struct SyncState: Equatable, Sendable {
         guard millis >= healthReceivedAt ?? .min else { return }
         healthReceivedAt = millis
         horizon = millis - Self.recoveryHorizonMillis
-        // Without a read, the client missed everything since it first came: the part beyond
-        // the horizon is lost (from the horizon alone, the days before it read known once a
-        // check-in came, though nothing of them was read; an oracle run). A first contact by
-        // this page itself tells nothing: its token came from a read the log does not hold.
-        let firstContact = [firstCursorAt, hadSince].compactMap { $0 }.filter { $0 < millis }.min()
-        var from = lastRead(before: millis, orFrom: firstContact ?? horizon)
-        // Every held stretch ends at an earlier expiry, so the new one comes last; from its end
-        // on, the reconciles received by now read on (a stretch between them that one recovered
-        // was opened again, an attack run).
-        if let last = missed.last, last.upperBound >= from { from = readOn(from: last.upperBound, before: millis) }
-        // Read up to the expiry (a reconcile received before it that read that far): nothing
-        // was missed. It left an empty window no reconcile closed.
-        guard from < millis else { return }
-        missed.append(from..<millis)
-        recoverByReconciles()
+        // The newest expiry: its stretch comes last.
+        openStretch(expiringAt: millis)
     }
 
-    /// The stretch of an expiry at `millis` folded after a later one: from where the client had
-    /// read by then (on from the stretch before it, as `tokenExpired` starts one), and the
-    /// stretch after it, which went on from before `millis`, now goes on from this one's end.
-    private mutating func insertStretch(expiringAt millis: Int64) {
+    /// The newest expiry folded (`nil` before any).
+    private var newestExpiry: Int64? { horizon == .min ? nil : horizon + Self.recoveryHorizonMillis }
+
+    /// Opens the stretch an expiry at `millis` missed, at its place among the held ones, and
+    /// recovers what the reconciles recover. It starts where the client had read by then:
+    /// without a read, where it first came (the part beyond the horizon is lost; from the
+    /// horizon alone, the days before it read known once a check-in came, though nothing of
+    /// them was read; an oracle run), a first contact by this page itself telling nothing, as
+    /// its token came from a read the log does not hold; and on from the end of the stretch
+    /// before it, through the reconciles received before `millis` (a stretch between them that
+    /// one recovered was opened again, an attack run). Read up to the expiry (a reconcile
+    /// received before it that read that far), it missed nothing (it left an empty window no
+    /// reconcile closed). The stretch after it, which went on from before `millis` when this
+    /// expiry was folded after a later one, now goes on from this one's end.
+    private mutating func openStretch(expiringAt millis: Int64) {
         let firstContact = [firstCursorAt, hadSince].compactMap { $0 }.filter { $0 < millis }.min()
         var from = lastRead(before: millis, orFrom: firstContact ?? millis - Self.recoveryHorizonMillis)
         let next = missed.partitioningIndex { $0.upperBound > millis }
@@ -383,11 +377,10 @@ package struct SyncState: Equatable, Sendable {
         recoverByReconciles()
     }
 
-    /// Notes an expiry a checkpoint kept, without folding it.
-    mutating func noteExpiry(at millis: Int64) {
-        let place = expiries.partitioningIndex { $0 >= millis }
-        if place == expiries.endIndex || expiries[place] != millis { expiries.insert(millis, at: place) }
-    }
+    /// Notes an expiry (or, reading a checkpoint, one it kept) without folding it; `false` when
+    /// it was noted before.
+    @discardableResult
+    mutating func noteExpiry(at millis: Int64) -> Bool { expiries.insertOnce(millis, orderedBy: <) }
 
     /// Recovers what the reconciles recover of the missed stretches as they are now (after an
     /// expiry, a check-in that shortened one, or another reconcile), in the order they were
@@ -492,9 +485,7 @@ package struct SyncState: Equatable, Sendable {
     /// Notes a recovered stretch with a part beyond the horizon (or, reading a checkpoint, one
     /// it noted), in order, once.
     mutating func noteRecovered(_ recovered: RecoveredStretch) {
-        let place = recoveredBeyondHorizon.partitioningIndex { !($0 < recovered) }
-        guard place == recoveredBeyondHorizon.endIndex || recoveredBeyondHorizon[place] != recovered else { return }
-        recoveredBeyondHorizon.insert(recovered, at: place)
+        recoveredBeyondHorizon.insertOnce(recovered, orderedBy: <)
     }
 
     /// Notes a window a reconcile read again (or, reading a checkpoint, one it noted). A window
@@ -504,11 +495,7 @@ package struct SyncState: Equatable, Sendable {
     mutating func noteReconciledWindow(_ window: ReconciledWindow) {
         guard window.from < window.to else { return }
         // Placed by binary search: sorting at each window made loading a checkpoint quadratic.
-        let place = reconciledWindows.partitioningIndex {
-            ($0.from, $0.to, $0.receivedAt) >= (window.from, window.to, window.receivedAt)
-        }
-        guard place == reconciledWindows.count || reconciledWindows[place] != window else { return }
-        reconciledWindows.insert(window, at: place)
+        reconciledWindows.insertOnce(window) { ($0.from, $0.to, $0.receivedAt) < ($1.from, $1.to, $1.receivedAt) }
     }
 
     /// Whether a reconcile received after `receivedAt` read again a window holding `start`: a
