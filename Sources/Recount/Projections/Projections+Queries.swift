@@ -61,10 +61,9 @@ extension Projections {
         func reading(of day: CivilDay, _ rollup: StoredRollup?) -> RollupRow.Reading {
             let (dayStart, dayEnd) = Projections.instants(of: day, offsetMillis: offsetMillis)
             let values = rollup.map { Projections.values(of: $0.cell) } ?? knownZero
-            let notEnded = clock.map { dayEnd > $0 } ?? false
             guard
-                let reason = Projections.reason(channels, dayStart: dayStart, dayEnd: dayEnd, asOf: asOf)
-                    ?? (notEnded ? .noCheckinSinceDayEnd : nil)
+                let reason = Projections.reason(
+                    channels, dayStart: dayStart, dayEnd: dayEnd, asOf: asOf, clock: clock)
             else { return .known(values) }
             return (rollup?.cell.count ?? 0) > 0 ? .partial(values, reason) : .unknown(reason)
         }
@@ -114,10 +113,13 @@ extension Projections {
         window.lowerBound < dayEnd && window.upperBound > dayStart
     }
 
-    /// Why a day `[dayStart, dayEnd)` is not known from these channels, or `nil` when it is.
+    /// Why a day `[dayStart, dayEnd)` is not known from these channels, or `nil` when it is:
+    /// as of `asOf` when given (then only check-ins made by then count), and a day that has not
+    /// ended by `asOf`, else by `clock` (the engine's, for a question about now), is not known.
     static func reason(
-        _ channels: [Channel], dayStart: Int64, dayEnd: Int64, asOf: Int64?
+        _ channels: [Channel], dayStart: Int64, dayEnd: Int64, asOf: Int64?, clock: Int64? = nil
     ) -> RollupRow.Reason? {
+        let notEnded = (asOf ?? clock).map { dayEnd > $0 } ?? false
         guard !channels.isEmpty else { return .neverSynced }
         var found: RollupRow.Reason? = nil
         for channel in channels {
@@ -126,7 +128,7 @@ extension Projections {
             if channel.windows.contains(where: { windowMeets($0, dayStart: dayStart, dayEnd: dayEnd) }) {
                 found = .recoveryWindowOpen
             } else if found == nil,
-                (channel.state.lastCheckin(atOrBefore: asOf) ?? .min) < dayEnd || (asOf.map { dayEnd > $0 } ?? false)
+                (channel.state.lastCheckin(atOrBefore: asOf) ?? .min) < dayEnd || notEnded
             {
                 found = .noCheckinSinceDayEnd
             }
