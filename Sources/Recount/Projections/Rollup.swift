@@ -18,20 +18,23 @@ package enum Rollup {
     ///   - samples: the live samples attributed to the day, in any order.
     ///   - priority: the source ranking that applies to this user and metric.
     ///   - zones: the zone offset cache (the only state touched: it caches Foundation's answers).
+    ///   - scratch: arrays to work in, kept from one cell to the next by a caller rebuilding many.
     /// - Returns: the cell; a known zero, or a count of 0, when no sample falls on the day.
     package static func compute(
         metric: Metric, day: CivilDay, samples: [LiveSample], priority: SourcePriority,
-        zones: ZoneOffsets
+        zones: ZoneOffsets, scratch: inout RollupScratch
     ) -> RollupCell {
-        let order = canonicalOrder(of: samples, metric: metric)
+        var order = scratch.order.takeEmptied()
+        defer { scratch.order = order }
+        canonicalOrder(of: samples, metric: metric, into: &order, keys: &scratch.orderKeys)
         switch metric {
         case .steps, .distance, .activeEnergy:
             return mergeSum(
                 metric: metric, day: day, samples: samples, order: order, priority: priority,
-                zones: zones)
+                zones: zones, &scratch)
         case .sleep:
             return mergeSleep(
-                day: day, samples: samples, order: order, priority: priority, zones: zones)
+                day: day, samples: samples, order: order, priority: priority, zones: zones, &scratch)
         case .heartRate, .bloodGlucose, .weight:
             return statistics(
                 metric: metric, day: day, samples: samples, order: order, zones: zones)
@@ -40,13 +43,23 @@ package enum Rollup {
         }
     }
 
-    /// The indices of the samples of `metric`, in canonical order: start, end, position, id,
-    /// source, value bits, stage.
+    /// `compute` for one cell alone.
+    package static func compute(
+        metric: Metric, day: CivilDay, samples: [LiveSample], priority: SourcePriority, zones: ZoneOffsets
+    ) -> RollupCell {
+        var scratch = RollupScratch()
+        return compute(metric: metric, day: day, samples: samples, priority: priority, zones: zones, scratch: &scratch)
+    }
+
+    /// Sets `order` (empty) to the indices of the samples of `metric`, in canonical order:
+    /// start, end, position, id, source, value bits, stage.
     ///
-    /// The usual case sorts plain integers (the start relative to the earliest, then the index)
-    /// and then sorts each run of equal starts by the whole order; huge inputs or spans fall back
-    /// to sorting by the whole order at once.
-    static func canonicalOrder(of samples: [LiveSample], metric: Metric) -> [Int] {
+    /// The usual case sorts plain integers (`keys`, the start relative to the earliest, then the
+    /// index) and then sorts each run of equal starts by the whole order; huge inputs or spans
+    /// fall back to sorting by the whole order at once.
+    static func canonicalOrder(
+        of samples: [LiveSample], metric: Metric, into order: inout [Int], keys: inout [UInt64]
+    ) {
         let precedes = { (a: Int, b: Int) -> Bool in
             let x = samples[a]
             let y = samples[b]
@@ -61,20 +74,21 @@ package enum Rollup {
             earliest = min(earliest, samples[index].startMillis)
             latest = max(latest, samples[index].startMillis)
         }
-        guard earliest <= latest else { return [] }
+        guard earliest <= latest else { return }
         let indexBits = 20
         let span = latest.subtractingReportingOverflow(earliest)
         guard samples.count < 1 << indexBits, !span.overflow, span.partialValue < 1 << (63 - indexBits)
         else {
-            return samples.indices.filter { samples[$0].metric == metric }.sorted(by: precedes)
+            order.append(contentsOf: samples.indices.lazy.filter { samples[$0].metric == metric })
+            order.sort(by: precedes)
+            return
         }
-        var keys: [UInt64] = []
-        keys.reserveCapacity(samples.count)
+        keys.removeAll(keepingCapacity: true)
         for index in samples.indices where samples[index].metric == metric {
             keys.append(UInt64(samples[index].startMillis - earliest) << indexBits | UInt64(index))
         }
         keys.sort()
-        var order = keys.map { Int($0 & (1 << indexBits - 1)) }
+        for key in keys { order.append(Int(key & (1 << indexBits - 1))) }
         var runStart = 0
         while runStart < order.count {
             let start = samples[order[runStart]].startMillis
@@ -83,7 +97,6 @@ package enum Rollup {
             if runEnd - runStart > 1 { order[runStart..<runEnd].sort(by: precedes) }
             runStart = runEnd
         }
-        return order
     }
 
     /// The local date of a sample's start (`.startDay`).
