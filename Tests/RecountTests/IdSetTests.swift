@@ -18,11 +18,9 @@ import Testing
         #expect(precomposed && decomposed && !again)
     }
 
-    /// An id's number is the order it was first added in, whether added now or before, with any
-    /// room reserved (less or more than the ids added).
-    @Test(arguments: [nil, 0, 3, 200, 5000])
-    func numbersFollowTheOrderIdsWereFirstAdded(capacity: Int?) {
-        var set = capacity.map { IdSet(capacity: $0) } ?? IdSet()
+    /// An id's number is the order it was first added in, whether added now or before.
+    @Test func numbersFollowTheOrderIdsWereFirstAdded() {
+        var set = IdSet()
         let first = (0..<200).map { set.number(inserting: SampleID("id-\($0)")) }
         #expect(first.map(\.number) == Array(0..<200) && first.allSatisfy(\.inserted))
         let again = set.number(inserting: SampleID("id-137"))
@@ -39,5 +37,17 @@ import Testing
         set.removeAll()
         let second = (set.insert("a"), set.insert("b"), set.insert("b"))
         #expect(second == (true, true, false))
+    }
+
+    /// A set emptied after it grew clears every id's slot (and only those): the same ids are new
+    /// again, numbered from 0, and their repeats refused.
+    @Test func aSetEmptiedAfterGrowingTakesTheSameIdsAfresh() {
+        var set = IdSet()
+        for round in 0..<2 {
+            let added = (0..<5000).map { set.number(inserting: SampleID("id-\($0)")) }
+            #expect(added.map(\.number) == Array(0..<5000) && added.allSatisfy(\.inserted), "round \(round)")
+            #expect(!set.insert("id-4999") && set.insert("id-5000"))
+            set.removeAll()
+        }
     }
 }

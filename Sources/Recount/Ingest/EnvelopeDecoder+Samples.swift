@@ -2,14 +2,14 @@
 /// validation of each sample (contract §1 "Samples").
 extension EnvelopeDecoder {
     /// The samples of array `key` (read from `scan` when it lifted them), each of a metric
-    /// `allowed` accepts, with no id twice.
+    /// `allowed` accepts, with no id twice (`seen` is emptied and holds their ids).
     func samples(
-        _ object: ObjectReader, _ key: String, scan: EnvelopeScan?, repeats: inout SampleRepeats,
+        _ object: ObjectReader, _ key: String, scan: EnvelopeScan?, repeats: inout SampleRepeats, seen: inout IdSet,
         allowed: (Metric) -> Bool, mismatch: @autoclosure () -> String
     ) throws(FieldError) -> [Sample] {
         var samples: [Sample] = []
         let lifted = scan?.samples(key)
-        var seen = IdSet(capacity: lifted?.count ?? 0)
+        seen.removeAll()
         func check(_ sample: borrowing Sample, at path: ElementPath) throws(FieldError) {
             guard allowed(sample.type.metric) else {
                 throw FieldError(.typeMismatch, path: path.field("type"), reason: mismatch())

@@ -21,6 +21,8 @@ package struct EnvelopeDecoder {
     package struct Scratch {
         var repeats = SampleRepeats()
         var scan = EnvelopeScan()
+        /// The ids of one sample array, to refuse a repeat.
+        var ids = IdSet()
 
         package init() {}
     }
@@ -43,7 +45,8 @@ package struct EnvelopeDecoder {
         }
         if scanning, scratch.scan.rescan(bytes, maxDepth: EnvelopeLimits.depth) {
             do {
-                return try decode(.object(scratch.scan.root), scan: scratch.scan, repeats: &scratch.repeats)
+                return try decode(
+                    .object(scratch.scan.root), scan: scratch.scan, repeats: &scratch.repeats, ids: &scratch.ids)
             } catch {
                 throw IngestError(error.code, line: line, path: error.path, reason: error.reason)
             }
@@ -61,14 +64,15 @@ package struct EnvelopeDecoder {
                 reason: "is not valid JSON: \(error.reason)\(at) (byte \(error.offset + 1))")
         }
         do {
-            return try decode(value, repeats: &scratch.repeats)
+            return try decode(value, repeats: &scratch.repeats, ids: &scratch.ids)
         } catch {
             throw IngestError(error.code, line: line, path: error.path, reason: error.reason)
         }
     }
 
     /// Decodes a parsed envelope; `scan`, when given, holds the sample arrays it read already.
-    func decode(_ value: JSONValue, scan: EnvelopeScan? = nil, repeats: inout SampleRepeats) throws(FieldError)
+    func decode(_ value: JSONValue, scan: EnvelopeScan? = nil, repeats: inout SampleRepeats, ids: inout IdSet)
+        throws(FieldError)
         -> EnvelopeInput
     {
         let root = try ObjectReader(value, path: "$", keyPrints: scan?.rootKeyPrints)
@@ -101,7 +105,7 @@ package struct EnvelopeDecoder {
             if case .null = anchorValue { anchor = nil } else { anchor = try base64(anchorValue, path: "anchor") }
             let newAnchor = try base64(try root.required("newAnchor"), path: "newAnchor")
             let added = try samples(
-                root, "added", scan: scan, repeats: &repeats, allowed: { $0 == type.metric },
+                root, "added", scan: scan, repeats: &repeats, seen: &ids, allowed: { $0 == type.metric },
                 mismatch: "must be a \(type.metric.name) sample, like the delivery's type")
             var deleted: [HealthKitDeletion] = []
             var seen = IdSet()
@@ -208,7 +212,7 @@ package struct EnvelopeDecoder {
             body = .samplesUpsert(
                 provider: provider,
                 samples: try samples(
-                    root, "samples", scan: scan, repeats: &repeats, allowed: { _ in true }, mismatch: ""))
+                    root, "samples", scan: scan, repeats: &repeats, seen: &ids, allowed: { _ in true }, mismatch: ""))
         case .samplesDelete:
             try root.allowOnly(Kind.samplesDelete.fields)
             let provider = try root.string("provider", .provider)
@@ -244,7 +248,7 @@ package struct EnvelopeDecoder {
                 throw FieldError(.windowReversed, path: "window.from", reason: "is after window.to")
             }
             let samples = try samples(
-                root, "samples", scan: scan, repeats: &repeats, allowed: { $0 == metric.metric },
+                root, "samples", scan: scan, repeats: &repeats, seen: &ids, allowed: { $0 == metric.metric },
                 mismatch: "must be a \(metric.metric.name) sample, like the reconcile's metric")
             body = .reconcile(Reconcile(provider: provider, metric: metric, from: from, to: to, samples: samples))
         case .configSources:

@@ -110,10 +110,9 @@ package struct EnvelopeScan {
                 reader.skipWhitespace()
                 let isArray = reader.index < reader.count && reader.byte(reader.index) == 0x5B
                 if isArray, Self.holdsSamples(key) {
-                    guard
-                        let samples = try Self.scanSamples(
-                            &reader, into: spareFields.takeEmptied(), order: &sampleOrder)
-                    else {
+                    var samples = spareFields.takeEmptied()
+                    guard try Self.scanSamples(&reader, into: &samples, order: &sampleOrder) else {
+                        spareFields = samples
                         return false
                     }
                     liftedSamples.append(LiftedSamples(key: key, fields: samples))
@@ -132,27 +131,27 @@ package struct EnvelopeScan {
         return reader.index == reader.count
     }
 
-    /// Reads an array of sample objects into `samples` (empty, its room reused); `nil` when it
+    /// Reads an array of sample objects into `samples` (empty, its room reused: taken as an
+    /// argument and copied, it was not unique, so each scan allocated it again); `false` when it
     /// is anything else, or when a sample repeats a member or has one that is not a sample field.
     /// `order` is the member order the next sample tries first (see `SampleFields.read`).
     private static func scanSamples(
-        _ reader: inout JSONReader, into samples: [SampleFields], order: inout SampleFields.MemberOrder
-    ) throws(JSONReadFailure) -> [SampleFields]? {
+        _ reader: inout JSONReader, into samples: inout [SampleFields], order: inout SampleFields.MemberOrder
+    ) throws(JSONReadFailure) -> Bool {
         reader.index &+= 1  // [
-        var samples = samples
         // As for the root's members: most envelopes hold a few samples.
         samples.reserveCapacity(8)
         reader.skipWhitespace()
-        if reader.next(is: 0x5D) { return samples }  // ]
+        if reader.next(is: 0x5D) { return true }  // ]
         repeat {
             reader.skipWhitespace()
             guard reader.index < reader.count, reader.byte(reader.index) == 0x7B,  // {
                 let fields = try SampleFields.read(&reader, openLevels: 2, order: &order), fields.unknownKey == nil
-            else { return nil }
+            else { return false }
             samples.append(fields)
             reader.skipWhitespace()
         } while try reader.nextSeparator(close: 0x5D)
-        return samples
+        return true
     }
 
     /// Reads a `changes` array whose every element is `{"upsertion": {sample}}` or

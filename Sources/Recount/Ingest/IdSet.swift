@@ -15,17 +15,6 @@ package struct IdSet {
     /// An empty set.
     package init() {}
 
-    /// A set with room for `capacity` ids: growing from one id by doubling reallocated its
-    /// arrays three or four times for an envelope's few samples.
-    package init(capacity: Int) {
-        guard capacity > 0 else { return }
-        ids.reserveCapacity(capacity)
-        prints.reserveCapacity(capacity)
-        var size = Self.initialSlots
-        while size < capacity * 2 { size *= 2 }
-        slots = Array(filledWith: 0, count: size)
-    }
-
     /// The slots a set has once it holds an id.
     private static var initialSlots: Int { 64 }
 
@@ -55,11 +44,18 @@ package struct IdSet {
     /// Adds the id whose text is `text`; `false` when it was already there.
     mutating func insert(_ text: String) -> Bool { insert(SampleID(text)) }
 
-    /// Removes every id, keeping the table's size (the next envelope holds as many).
+    /// Removes every id, keeping the table's size (the next envelope holds as many). Only the
+    /// ids' slots are cleared, each found as `number(inserting:)` placed it: after one envelope
+    /// of many ids, clearing the whole table cost every small envelope after it as much.
     package mutating func removeAll() {
+        let mask = slots.count - 1
+        for (index, print) in prints.enumerated() {
+            var slot = Int(truncatingIfNeeded: print) & mask
+            while slots[slot] != Int32(index + 1) { slot = (slot + 1) & mask }
+            slots[slot] = 0
+        }
         ids.removeAll(keepingCapacity: true)
         prints.removeAll(keepingCapacity: true)
-        slots.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
     }
 
     private mutating func grow() {
