@@ -10,6 +10,10 @@ struct MetricSet: Sequence {
         bits |= 1 << metric.rawValue
     }
 
+    mutating func remove(_ metric: Metric) {
+        if metric.rawValue < 64 { bits &= ~(1 << metric.rawValue) }
+    }
+
     func contains(_ metric: Metric) -> Bool { metric.rawValue < 64 && bits >> metric.rawValue & 1 != 0 }
 
     func makeIterator() -> Iterator { Iterator(bits: bits) }

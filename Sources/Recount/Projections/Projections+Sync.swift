@@ -110,20 +110,32 @@ extension Projections {
     /// Notes the last sample of each metric an envelope's samples are of, but the backend's own
     /// writes read back (a provider that delivered only those is not the user's).
     mutating func noteSamples(_ samples: SampleBlock, provider: UInt32, _ fold: SyncFold) {
-        let received = fold.received
-        let user = ownOrigins.isEmpty ? "" : users[fold.user]
+        noteSamples(of: metricsSampled(in: samples, fold), provider: provider, fold)
+    }
+
+    /// Notes a sample of each of `metrics` in the envelope being folded.
+    private mutating func noteSamples(of metrics: MetricSet, provider: UInt32, _ fold: SyncFold) {
         // Metric by metric, after the samples are read: reading them between updates copied the
         // block, retaining its arrays.
+        for metric in metrics {
+            updateSync(provider, metric, fold) { Self.noteSample(in: &$0, fold) }
+        }
+    }
+
+    /// The metrics of an envelope's samples, but those of the backend's own writes read back.
+    private func metricsSampled(in samples: SampleBlock, _ fold: SyncFold) -> MetricSet {
+        let user = ownOrigins.isEmpty ? "" : users[fold.user]
         var metrics = MetricSet()
         for number in samples.entries.indices where !isOwnWrite(number, of: samples, user: user) {
             metrics.insert(samples.metric(of: number))
         }
-        for metric in metrics {
-            updateSync(provider, metric, fold) {
-                $0.lastSampleAt = max($0.lastSampleAt ?? received, received)
-                $0.hadSince = min($0.hadSince ?? received, received)
-            }
-        }
+        return metrics
+    }
+
+    /// Notes in a channel's state that it delivered a sample in the envelope being folded.
+    private static func noteSample(in state: inout SyncState, _ fold: SyncFold) {
+        state.lastSampleAt = max(state.lastSampleAt ?? fold.received, fold.received)
+        state.hadSince = min(state.hadSince ?? fold.received, fold.received)
     }
 
     /// A HealthKit delivery's anchor, check-in and re-delivery counts; `effect` is what its
@@ -133,10 +145,17 @@ extension Projections {
     ) {
         let received = fold.received
         let hasSamples = !samples.entries.isEmpty
+        // The delivery's own metric has its samples noted in the same update: a second update of
+        // the channel, as for another metric, cost each delivery a lookup and two readings of it.
+        let metric = delivery.type.metric
+        var sampledMetrics = metricsSampled(in: samples, fold)
+        let sampled = sampledMetrics.contains(metric)
+        sampledMetrics.remove(metric)
         // The closure captures the two anchors alone: capturing the delivery copied it, retaining
         // every field of the envelope's body.
         let (anchor, newAnchor) = (delivery.anchor, delivery.newAnchor)
-        updateSync(provider, delivery.type.metric, fold) { state in
+        updateSync(provider, metric, fold) { state in
+            if sampled { Self.noteSample(in: &state, fold) }
             let previous = state.cursor
             // The counters count deliveries as they come: one received no later than the newest
             // cursor is an old delivery folded again (an ingest repeated) or logged late.
@@ -155,7 +174,7 @@ extension Projections {
             let allKnown = hasSamples && effect.newSamples == 0 && effect.replacedSamples == 0
             state.repeatedAllKnown = allKnown && anchor == previous ? state.repeatedAllKnown + 1 : 0
         }
-        noteSamples(samples, provider: provider, fold)
+        noteSamples(of: sampledMetrics, provider: provider, fold)
     }
 
     /// A Health Connect changes page's token, expiry or check-in, for each of its record types.
