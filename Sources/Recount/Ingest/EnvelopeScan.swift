@@ -204,3 +204,15 @@ extension JSONReader {
         return true
     }
 }
+
+extension Array {
+    /// This array's storage, emptied, leaving an empty array in its place: how a buffer kept
+    /// from one use to the next is taken (and put back when done), so that each use allocates
+    /// nothing once the buffer has grown.
+    fileprivate mutating func takeEmptied() -> [Element] {
+        var taken: [Element] = []
+        swap(&taken, &self)
+        taken.removeAll(keepingCapacity: true)
+        return taken
+    }
+}

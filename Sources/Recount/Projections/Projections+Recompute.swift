@@ -36,16 +36,10 @@ extension Projections {
         // Cells come by user and metric, and a user's cells mostly share their sources: the
         // ranking of the cell before is reused when it ranked the same sources.
         var ranked: (user: UInt32, metric: Metric, sources: [SourceID], priority: SourcePriority)?
-        // Arrays kept from one cell to the next (a cell's own allocations were most of the cost
-        // of the small cells an ingest recomputes).
-        var scratch = RollupScratch()
-        var samples: [LiveSample] = []
-        var involved: [SourceID] = []
         for (place, (key, version)) in dirtied.enumerated() where place == 0 || dirtied[place - 1].cell != key {
             guard version >= (rollups[key]?.version ?? 0) else { continue }
-            samples.removeAll(keepingCapacity: true)
-            for number in inputs(of: key) { samples.append(index.liveSample(Int(number))) }
-            involved.removeAll(keepingCapacity: true)
+            let samples = inputs(of: key).map { index.liveSample(Int($0)) }
+            var involved: [SourceID] = []
             // By index: iterating the samples would copy each (retaining its id and zone).
             for place in samples.indices where !involved.contains(samples[place].source) {
                 involved.append(samples[place].source)
@@ -61,7 +55,7 @@ extension Projections {
             let new = StoredRollup(
                 cell: Rollup.compute(
                     metric: key.metric, day: key.day, samples: samples, priority: priority,
-                    zones: zones, scratch: &scratch),
+                    zones: zones),
                 version: version)
             store(new, at: key)
             rebuilt += 1

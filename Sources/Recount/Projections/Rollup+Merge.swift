@@ -51,17 +51,15 @@ extension Rollup {
         }
     }
 
-    /// Sets `scratch.sources` to the sources present, highest priority first, and
-    /// `scratch.rank` to each sample's local rank among them, by place in `order`.
+    /// The sources present, highest priority first, and each sample's local rank among them.
     private static func localRanks(
-        samples: [LiveSample], order: [Int], priority: SourcePriority, _ scratch: inout RollupScratch
-    ) {
-        // Each sample's slot first: its source's place in order of first appearance.
-        var distinct = scratch.distinct.takeEmptied()
-        defer { scratch.distinct = distinct }
-        scratch.rank.removeAll(keepingCapacity: true)
+        samples: [LiveSample], order: [Int], priority: SourcePriority
+    ) -> (sources: [SourceID], rank: [Int]) {
+        var distinct: [SourceID] = []
         // Slots by source once there are more than a few (a linear search is cheaper until then).
         var slots: [SourceID: Int] = [:]
+        var slot: [Int] = []
+        slot.reserveCapacity(order.count)
         var last = -1
         for index in order {
             let source = samples[index].source
@@ -77,30 +75,25 @@ extension Rollup {
                     }
                 }
             }
-            scratch.rank.append(last)
+            slot.append(last)
         }
-        scratch.byPriority.removeAll(keepingCapacity: true)
-        scratch.byPriority.append(contentsOf: distinct.indices)
-        scratch.byPriority.sort { priority.key(of: distinct[$0]) < priority.key(of: distinct[$1]) }
-        scratch.rankOfSlot.refill(with: 0, count: distinct.count)
-        scratch.sources.removeAll(keepingCapacity: true)
-        for (rank, slot) in scratch.byPriority.enumerated() {
-            scratch.rankOfSlot[slot] = rank
-            scratch.sources.append(distinct[slot])
+        let byPriority = distinct.indices.sorted {
+            priority.key(of: distinct[$0]) < priority.key(of: distinct[$1])
         }
-        for place in scratch.rank.indices { scratch.rank[place] = scratch.rankOfSlot[scratch.rank[place]] }
+        var rankOfSlot = [Int](filledWith: 0, count: distinct.count)
+        for (rank, slot) in byPriority.enumerated() { rankOfSlot[slot] = rank }
+        return (byPriority.map { distinct[$0] }, slot.map { rankOfSlot[$0] })
     }
 
     /// How many samples of each rank cover the sweep's instant, and the ranks with any as bits,
     /// so the winner (the lowest such rank) is found a word at a time.
-    fileprivate struct Coverage {
-        var counts: [Int32] = []
-        var bits: [UInt64] = []
+    private struct Coverage {
+        var counts: [Int32]
+        var bits: [UInt64]
 
-        /// Nothing covered, over `ranks` ranks (the room of the cell before kept).
-        mutating func reset(ranks: Int) {
-            counts.refill(with: 0, count: ranks)
-            bits.refill(with: 0, count: (ranks + 63) / 64)
+        init(ranks: Int) {
+            counts = [Int32](filledWith: 0, count: ranks)
+            bits = [UInt64](filledWith: 0, count: (ranks + 63) / 64)
         }
 
         @inline(__always)
@@ -133,7 +126,7 @@ extension Rollup {
     }
 
     /// A stretch of time `[from, to)` in which rank `winner` decided.
-    fileprivate struct Stretch {
+    private struct Stretch {
         var from: Int64
         var to: Int64
         var winner: Int
@@ -144,12 +137,12 @@ extension Rollup {
     /// source covers its instant.
     static func mergeSum(
         metric: Metric, day: CivilDay, samples: [LiveSample], order: [Int], priority: SourcePriority,
-        zones: ZoneOffsets, _ scratch: inout RollupScratch
+        zones: ZoneOffsets
     ) -> RollupCell {
         let n = order.count
         precondition(n < 1 << (payloadBits - 1), "too many samples in one rollup cell")
-        localRanks(samples: samples, order: order, priority: priority, &scratch)
-        let k = scratch.sources.count
+        let (sources, rank) = localRanks(samples: samples, order: order, priority: priority)
+        let k = sources.count
         // Any part of the day lies within a day of its local midnight read as UTC.
         let window = Window(around: day, daysBefore: 2, daysAfter: 3)
 
@@ -157,14 +150,16 @@ extension Rollup {
         // parts on the day, adjacent ones joined: `parts[partStart[place]..<partStart[place + 1]]`.
         // Cover starts come in canonical order, already sorted; the ends and instants are kept
         // apart and appended after them, so the sort mostly merges a few sorted runs.
-        var parts = scratch.parts.takeEmptied()
-        defer { scratch.parts = parts }
-        scratch.events.removeAll(keepingCapacity: true)
-        scratch.later.removeAll(keepingCapacity: true)
-        scratch.partStart.refill(with: 0, count: n + 1)
-        scratch.duration.refill(with: 0, count: n)
+        var events: [UInt64] = []
+        events.reserveCapacity(2 * n)
+        var later: [UInt64] = []
+        later.reserveCapacity(n)
+        var parts: [(from: Int64, to: Int64)] = []
+        parts.reserveCapacity(n)
+        var partStart = [Int](filledWith: 0, count: n + 1)
+        var duration = [Int64](filledWith: 0, count: n)
         for place in 0..<n {
-            scratch.partStart[place] = parts.count
+            partStart[place] = parts.count
             // Fields read in place: a copy of the sample would retain its id and zone.
             let index = order[place]
             let (startMillis, endMillis) = (samples[index].startMillis, samples[index].endMillis)
@@ -173,12 +168,12 @@ extension Rollup {
                 // who wins at its instant; it counts on its own day only (the low payload bit).
                 if startMillis >= window.start, startMillis < window.end {
                     let onDay = startDay(of: samples[index], zones: zones) == day ? 1 : 0
-                    scratch.later.append(window.key(startMillis, .instant, place << 1 | onDay))
+                    later.append(window.key(startMillis, .instant, place << 1 | onDay))
                 }
                 continue
             }
             let end = DayAttribution.cappedEnd(startMillis: startMillis, endMillis: endMillis)
-            scratch.duration[place] = end - startMillis
+            duration[place] = end - startMillis
             let from = max(startMillis, window.start)
             let to = min(end, window.end)
             guard from < to else { continue }
@@ -194,27 +189,26 @@ extension Rollup {
                     parts.append((pieceFrom, pieceTo))
                 }
             }
-            scratch.events.append(window.key(from, .coverStart, place))
-            scratch.later.append(window.key(to, .coverEnd, place))
+            events.append(window.key(from, .coverStart, place))
+            later.append(window.key(to, .coverEnd, place))
         }
-        scratch.partStart[n] = parts.count
-        scratch.events.append(contentsOf: scratch.later)
-        scratch.events.sort()
+        partStart[n] = parts.count
+        events.append(contentsOf: later)
+        events.sort()
 
         // Who won when, as stretches (adjacent ones of one winner joined), and the winning rank
         // at each instantaneous sample (-1 when it is not on the day).
-        let events = scratch.events
-        var stretches = scratch.stretches.takeEmptied()
-        defer { scratch.stretches = stretches }
-        scratch.instantWinner.refill(with: -1, count: n)
-        scratch.coverage.reset(ranks: k)
+        var stretches: [Stretch] = []
+        stretches.reserveCapacity(events.count)
+        var instantWinner = [Int](filledWith: -1, count: n)
+        var coverage = Coverage(ranks: k)
         var previous = events.first.map(window.time) ?? 0
         var e = 0
         while e < events.count {
             let event = events[e]
             let time = window.time(event)
             if time != previous {
-                let w = scratch.coverage.winner
+                let w = coverage.winner
                 if w >= 0 {
                     if let last = stretches.last, last.winner == w, last.to == previous {
                         stretches[stretches.count - 1].to = time
@@ -226,20 +220,20 @@ extension Rollup {
             }
             let payload = Window.payload(event)
             switch Window.kind(event) {
-            case .coverEnd: scratch.coverage.add(-1, at: scratch.rank[payload])
-            case .coverStart: scratch.coverage.add(1, at: scratch.rank[payload])
+            case .coverEnd: coverage.add(-1, at: rank[payload])
+            case .coverStart: coverage.add(1, at: rank[payload])
             case .instant:
                 // All instants at `time` are adjacent and last; the best of them and of the
                 // covering sources wins.
-                var best = scratch.coverage.winner
+                var best = coverage.winner
                 var last = e
                 while last < events.count, window.time(events[last]) == time {
-                    let r = scratch.rank[Window.payload(events[last]) >> 1]
+                    let r = rank[Window.payload(events[last]) >> 1]
                     if best < 0 || r < best { best = r }
                     last += 1
                 }
                 for other in e..<last where Window.payload(events[other]) & 1 == 1 {
-                    scratch.instantWinner[Window.payload(events[other]) >> 1] = best
+                    instantWinner[Window.payload(events[other]) >> 1] = best
                 }
                 e = last - 1
             }
@@ -248,61 +242,59 @@ extension Rollup {
 
         // Amounts, sample by sample in canonical order, and within a sample winner by winner
         // in rank order.
-        scratch.tally.reset(sources: k)
+        var tally = Tally(sources: sources)
         var total = 0.0
         var count = 0
         // The milliseconds of the sample's day parts each rank won, and, with many sources, the
         // ranks that won any (with few, every rank is looked at).
-        scratch.won.refill(with: 0, count: k)
+        var won = [Int64](filledWith: 0, count: k)
         let fewSources = k <= Tally.squareSources
-        scratch.winners.removeAll(keepingCapacity: true)
-        if fewSources { scratch.winners.append(contentsOf: 0..<k) }
+        var winners: [Int] = fewSources ? Array(0..<k) : []
         // Where the last part's stretches began: parts mostly come in time order.
         var stretch = 0
         for place in 0..<n {
-            let r = scratch.rank[place]
+            let r = rank[place]
             let value = samples[order[place]].value ?? 0
-            if scratch.duration[place] == 0 {
-                let w = scratch.instantWinner[place]
+            if duration[place] == 0 {
+                let w = instantWinner[place]
                 guard w >= 0 else { continue }
                 count += 1
-                scratch.tally.count(source: r)
+                tally.count(source: r)
                 if w == r { total += value }
-                scratch.tally.add(source: r, winner: w, amount: value, millis: 0)
+                tally.add(source: r, winner: w, amount: value, millis: 0)
                 continue
             }
             var onDay = false
             // Indices, not a slice: a slice of `parts` retained its storage for every sample.
-            for index in scratch.partStart[place]..<scratch.partStart[place + 1] {
+            for index in partStart[place]..<partStart[place + 1] {
                 let part = parts[index]
                 stretch = Self.firstStretch(endingAfter: part.from, in: stretches, from: stretch)
                 var i = stretch
                 while i < stretches.count, stretches[i].from < part.to {
                     let overlap = min(stretches[i].to, part.to) - max(stretches[i].from, part.from)
                     let w = stretches[i].winner
-                    if !fewSources, scratch.won[w] == 0 { scratch.winners.append(w) }
-                    scratch.won[w] += overlap
+                    if !fewSources, won[w] == 0 { winners.append(w) }
+                    won[w] += overlap
                     onDay = true
                     i += 1
                 }
             }
             guard onDay else { continue }
-            if !fewSources { scratch.winners.sort() }
-            let whole = Double(scratch.duration[place])
-            for w in scratch.winners where scratch.won[w] > 0 {
-                let millis = scratch.won[w]
-                scratch.won[w] = 0
+            if !fewSources { winners.sort() }
+            let whole = Double(duration[place])
+            for w in winners where won[w] > 0 {
+                let millis = won[w]
+                won[w] = 0
                 let amount = value * (Double(millis) / whole)
                 if w == r { total += amount }
-                scratch.tally.add(source: r, winner: w, amount: amount, millis: millis)
+                tally.add(source: r, winner: w, amount: amount, millis: millis)
             }
-            if !fewSources { scratch.winners.removeAll(keepingCapacity: true) }
+            if !fewSources { winners.removeAll(keepingCapacity: true) }
             count += 1
-            scratch.tally.count(source: r)
+            tally.count(source: r)
         }
         return RollupCell(
-            metric: metric, day: day, count: count, value: total,
-            sources: scratch.tally.sourceShares(of: scratch.sources))
+            metric: metric, day: day, count: count, value: total, sources: tally.sourceShares())
     }
 
     /// The index of the first of `stretches` (ascending, disjoint) that ends after `millis`:
@@ -327,63 +319,64 @@ extension Rollup {
     /// instant the highest-priority source with any sleep sample covering it decides.
     static func mergeSleep(
         day: CivilDay, samples: [LiveSample], order: [Int], priority: SourcePriority,
-        zones: ZoneOffsets, _ scratch: inout RollupScratch
+        zones: ZoneOffsets
     ) -> RollupCell {
         let n = order.count
         precondition(n < 1 << payloadBits, "too many samples in one rollup cell")
-        localRanks(samples: samples, order: order, priority: priority, &scratch)
-        let k = scratch.sources.count
+        let (sources, rank) = localRanks(samples: samples, order: order, priority: priority)
+        let k = sources.count
         // A sleep sample of the day ends within a day or so of it and lasts at most 366 days.
         let window = Window(around: day, daysBefore: 369, daysAfter: 3)
 
         // Starts in canonical order (a sorted run), then the ends, as in `mergeSum`.
-        scratch.events.removeAll(keepingCapacity: true)
-        scratch.later.removeAll(keepingCapacity: true)
+        var events: [UInt64] = []
+        events.reserveCapacity(2 * n)
+        var ends: [UInt64] = []
+        ends.reserveCapacity(n)
         // Whether each sample is asleep and on the day.
-        scratch.countsAsleep.refill(with: false, count: n)
+        var countsAsleep = [Bool](filledWith: false, count: n)
         var count = 0
-        scratch.tally.reset(sources: k)
+        var tally = Tally(sources: sources)
         for place in 0..<n {
             // Fields read in place: a copy of the sample would retain its id and zone.
             let index = order[place]
             if sleepDay(of: samples[index], zones: zones) == day {
-                scratch.countsAsleep[place] = samples[index].stage?.isAsleep ?? false
+                countsAsleep[place] = samples[index].stage?.isAsleep ?? false
                 count += 1
-                scratch.tally.count(source: scratch.rank[place])
+                tally.count(source: rank[place])
             }
             let startMillis = samples[index].startMillis
             let end = DayAttribution.cappedEnd(startMillis: startMillis, endMillis: samples[index].endMillis)
             let from = max(startMillis, window.start)
             let to = min(end, window.end)
             guard from < to else { continue }
-            scratch.events.append(window.key(from, .coverStart, place))
-            scratch.later.append(window.key(to, .coverEnd, place))
+            events.append(window.key(from, .coverStart, place))
+            ends.append(window.key(to, .coverEnd, place))
         }
-        scratch.events.append(contentsOf: scratch.later)
-        scratch.events.sort()
+        events.append(contentsOf: ends)
+        events.sort()
 
-        scratch.coverage.reset(ranks: k)
-        scratch.asleep.reset(ranks: k)
-        let events = scratch.events
+        var coverage = Coverage(ranks: k)
+        var asleep = Coverage(ranks: k)
         var previous = events.first.map(window.time) ?? 0
         for event in events {
             let time = window.time(event)
             if time != previous {
-                let w = scratch.coverage.winner
+                let w = coverage.winner
                 if w >= 0 {
                     let span = time - previous
-                    scratch.asleep.forEachRank { r in
-                        scratch.tally.add(source: r, winner: w, amount: Double(span) / 1000, millis: span)
+                    asleep.forEachRank { r in
+                        tally.add(source: r, winner: w, amount: Double(span) / 1000, millis: span)
                     }
                 }
                 previous = time
             }
             let place = Window.payload(event)
             let step: Int32 = Window.kind(event) == .coverStart ? 1 : -1
-            scratch.coverage.add(step, at: scratch.rank[place])
-            if scratch.countsAsleep[place] { scratch.asleep.add(step, at: scratch.rank[place]) }
+            coverage.add(step, at: rank[place])
+            if countsAsleep[place] { asleep.add(step, at: rank[place]) }
         }
-        var shares = scratch.tally.sourceShares(of: scratch.sources)
+        var shares = tally.sourceShares()
         // Seconds from exact milliseconds, so the amounts do not carry the sweep's rounding.
         var total: Int64 = 0
         for i in shares.indices {
@@ -396,46 +389,10 @@ extension Rollup {
     }
 }
 
-/// The arrays `Rollup.compute` works in, kept by a recompute from one cell to the next (each
-/// emptied and refilled, its room kept): made afresh for each cell, they were about 19
-/// allocations a cell, most of the cost of the small cells an ingest recomputes.
-package struct RollupScratch {
-    /// The canonical order (`Rollup.canonicalOrder`) and the keys it sorts.
-    var order: [Int] = []
-    var orderKeys: [UInt64] = []
-    /// `localRanks`: the sources in order of first appearance, their slots by rank and ranks by
-    /// slot; the sources by rank and each sample's rank.
-    fileprivate var distinct: [SourceID] = []
-    fileprivate var byPriority: [Int] = []
-    fileprivate var rankOfSlot: [Int] = []
-    fileprivate var sources: [SourceID] = []
-    fileprivate var rank: [Int] = []
-    /// The sweep's events, and those appended after the sorted run of starts.
-    fileprivate var events: [UInt64] = []
-    fileprivate var later: [UInt64] = []
-    /// `mergeSum`'s per-sample parts on the day, whole durations and instants' winners; who won
-    /// when, and what each rank won of one sample.
-    fileprivate var parts: [(from: Int64, to: Int64)] = []
-    fileprivate var partStart: [Int] = []
-    fileprivate var duration: [Int64] = []
-    fileprivate var instantWinner: [Int] = []
-    fileprivate var stretches: [Rollup.Stretch] = []
-    fileprivate var won: [Int64] = []
-    fileprivate var winners: [Int] = []
-    /// `mergeSleep`'s asleep samples on the day, and the ranks asleep at the sweep's instant.
-    fileprivate var countsAsleep: [Bool] = []
-    fileprivate var asleep = Rollup.Coverage()
-    /// The ranks covering the sweep's instant, and the amounts per source.
-    fileprivate var coverage = Rollup.Coverage()
-    fileprivate var tally = Tally()
-
-    package init() {}
-}
-
 /// Per-source counted and suppressed amounts of one merge, indexed by local rank.
 ///
 /// Two arrays of structs rather than an array per figure: seven arrays allocated per cell were
-/// about 2% of a replay. A recompute keeps one for all its cells (`RollupScratch`).
+/// about 2% of a replay.
 private struct Tally {
     /// What one source had on the day.
     struct Share {
@@ -470,25 +427,18 @@ private struct Tally {
     /// than their square.
     static let squareSources = 16
 
-    /// The number of sources, by local rank.
-    var k = 0
-    var shares: [Share] = []
+    var sources: [SourceID]
+    var shares: [Share]
     /// `[source * k + winner]`, with few sources.
-    var square: [Suppression] = []
+    var square: [Suppression]
     /// The pairs that met, with many.
     var pairs = FlatMap<Pair, Suppression>()
-    /// Whether the pairs, not the square, are kept.
-    var keepsPairs: Bool { k > Self.squareSources }
 
-    /// Nothing counted yet, of `k` sources (the room of the merge before kept).
-    mutating func reset(sources k: Int) {
-        self.k = k
-        shares.refill(with: Share(), count: k)
-        if keepsPairs {
-            pairs = FlatMap()
-        } else {
-            square.refill(with: Suppression(), count: k * k)
-        }
+    init(sources: [SourceID]) {
+        let k = sources.count
+        self.sources = sources
+        shares = Array(filledWith: Share(), count: k)
+        square = k <= Self.squareSources ? Array(filledWith: Suppression(), count: k * k) : []
     }
 
     /// Counts one sample of source `source`.
@@ -504,22 +454,21 @@ private struct Tally {
         } else {
             shares[source].suppressed += amount
             shares[source].suppressedMillis += millis
-            if keepsPairs {
+            if square.isEmpty {
                 pairs[Pair(source: Int32(source), winner: Int32(winner)), default: Suppression()].add(amount)
             } else {
-                square[source * k + winner].add(amount)
+                square[source * sources.count + winner].add(amount)
             }
         }
     }
 
     /// The shares of the sources with samples on the day, sorted by source id.
-    /// - Parameter sources: the sources by local rank.
-    func sourceShares(of sources: [SourceID]) -> [RollupCell.SourceShare] {
-        let fromPairs = keepsPairs ? mainSuppressorsFromPairs() : []
+    func sourceShares() -> [RollupCell.SourceShare] {
+        let fromPairs = square.isEmpty ? mainSuppressorsFromPairs() : []
         var result: [RollupCell.SourceShare] = []
-        for r in 0..<k where shares[r].samples > 0 {
+        for r in 0..<sources.count where shares[r].samples > 0 {
             let share = shares[r]
-            let by = keepsPairs ? fromPairs[r] : mainSuppressorFromSquare(of: r)
+            let by = square.isEmpty ? fromPairs[r] : mainSuppressorFromSquare(of: r)
             result.append(
                 RollupCell.SourceShare(
                     source: sources[r], samples: share.samples, counted: share.counted,
@@ -533,6 +482,7 @@ private struct Tally {
     /// The winner that suppressed the largest amount of rank `r`, from the square table; ties
     /// go to the higher priority (the lower rank).
     private func mainSuppressorFromSquare(of r: Int) -> Int? {
+        let k = sources.count
         var by: Int? = nil
         for w in 0..<k where square[r * k + w].times > 0 {
             if let held = by, square[r * k + w].amount <= square[r * k + held].amount { continue }
@@ -544,8 +494,8 @@ private struct Tally {
     /// Per rank, the winner that suppressed the largest amount of it, from the pairs that met
     /// (in whatever order they met); ties go to the higher priority (the lower rank).
     private func mainSuppressorsFromPairs() -> [Int?] {
-        var by = [Int?](filledWith: nil, count: k)
-        var most = [Double](filledWith: 0, count: k)
+        var by = [Int?](filledWith: nil, count: sources.count)
+        var most = [Double](filledWith: 0, count: sources.count)
         for (pair, suppression) in pairs {
             let (r, w) = (Int(pair.source), Int(pair.winner))
             if let held = by[r], suppression.amount < most[r] || (suppression.amount == most[r] && held < w) {

@@ -18,23 +18,20 @@ package enum Rollup {
     ///   - samples: the live samples attributed to the day, in any order.
     ///   - priority: the source ranking that applies to this user and metric.
     ///   - zones: the zone offset cache (the only state touched: it caches Foundation's answers).
-    ///   - scratch: arrays to work in, kept from one cell to the next by a caller rebuilding many.
     /// - Returns: the cell; a known zero, or a count of 0, when no sample falls on the day.
     package static func compute(
         metric: Metric, day: CivilDay, samples: [LiveSample], priority: SourcePriority,
-        zones: ZoneOffsets, scratch: inout RollupScratch
+        zones: ZoneOffsets
     ) -> RollupCell {
-        var order = scratch.order.takeEmptied()
-        defer { scratch.order = order }
-        canonicalOrder(of: samples, metric: metric, into: &order, keys: &scratch.orderKeys)
+        let order = canonicalOrder(of: samples, metric: metric)
         switch metric {
         case .steps, .distance, .activeEnergy:
             return mergeSum(
                 metric: metric, day: day, samples: samples, order: order, priority: priority,
-                zones: zones, &scratch)
+                zones: zones)
         case .sleep:
             return mergeSleep(
-                day: day, samples: samples, order: order, priority: priority, zones: zones, &scratch)
+                day: day, samples: samples, order: order, priority: priority, zones: zones)
         case .heartRate, .bloodGlucose, .weight:
             return statistics(
                 metric: metric, day: day, samples: samples, order: order, zones: zones)
@@ -43,23 +40,13 @@ package enum Rollup {
         }
     }
 
-    /// `compute` for one cell alone.
-    package static func compute(
-        metric: Metric, day: CivilDay, samples: [LiveSample], priority: SourcePriority, zones: ZoneOffsets
-    ) -> RollupCell {
-        var scratch = RollupScratch()
-        return compute(metric: metric, day: day, samples: samples, priority: priority, zones: zones, scratch: &scratch)
-    }
-
-    /// Sets `order` (empty) to the indices of the samples of `metric`, in canonical order:
-    /// start, end, position, id, source, value bits, stage.
+    /// The indices of the samples of `metric`, in canonical order: start, end, position, id,
+    /// source, value bits, stage.
     ///
-    /// The usual case sorts plain integers (`keys`, the start relative to the earliest, then the
-    /// index) and then sorts each run of equal starts by the whole order; huge inputs or spans
-    /// fall back to sorting by the whole order at once.
-    static func canonicalOrder(
-        of samples: [LiveSample], metric: Metric, into order: inout [Int], keys: inout [UInt64]
-    ) {
+    /// The usual case sorts plain integers (the start relative to the earliest, then the index)
+    /// and then sorts each run of equal starts by the whole order; huge inputs or spans fall back
+    /// to sorting by the whole order at once.
+    static func canonicalOrder(of samples: [LiveSample], metric: Metric) -> [Int] {
         let precedes = { (a: Int, b: Int) -> Bool in
             let x = samples[a]
             let y = samples[b]
@@ -74,21 +61,20 @@ package enum Rollup {
             earliest = min(earliest, samples[index].startMillis)
             latest = max(latest, samples[index].startMillis)
         }
-        guard earliest <= latest else { return }
+        guard earliest <= latest else { return [] }
         let indexBits = 20
         let span = latest.subtractingReportingOverflow(earliest)
         guard samples.count < 1 << indexBits, !span.overflow, span.partialValue < 1 << (63 - indexBits)
         else {
-            order.append(contentsOf: samples.indices.lazy.filter { samples[$0].metric == metric })
-            order.sort(by: precedes)
-            return
+            return samples.indices.filter { samples[$0].metric == metric }.sorted(by: precedes)
         }
-        keys.removeAll(keepingCapacity: true)
+        var keys: [UInt64] = []
+        keys.reserveCapacity(samples.count)
         for index in samples.indices where samples[index].metric == metric {
             keys.append(UInt64(samples[index].startMillis - earliest) << indexBits | UInt64(index))
         }
         keys.sort()
-        for key in keys { order.append(Int(key & (1 << indexBits - 1))) }
+        var order = keys.map { Int($0 & (1 << indexBits - 1)) }
         var runStart = 0
         while runStart < order.count {
             let start = samples[order[runStart]].startMillis
@@ -97,6 +83,7 @@ package enum Rollup {
             if runEnd - runStart > 1 { order[runStart..<runEnd].sort(by: precedes) }
             runStart = runEnd
         }
+        return order
     }
 
     /// The local date of a sample's start (`.startDay`).
