@@ -389,32 +389,34 @@ package struct SampleBlock: Sendable {
         let start = try input.instant(millis: startMillis)
         let end = flags.contains(.end) ? try input.instant(millis: startMillis &+ (try input.signed())) : nil
         let zone = flags.contains(.timeZone) ? try number(in: strings.count, &input) : -1
-        entries.append(
-            Entry(idHigh: high, idLow: low, idForm: form, type: type, start: start, end: end, zone: zone, origin: 0))
-        let last = entries.count - 1
+        // Filled as a local and appended once: each field set through `entries[last]` checked the
+        // array's uniqueness and bounds again (about 2% of a replay's instructions).
+        var entry = Entry(
+            idHigh: high, idLow: low, idForm: form, type: type, start: start, end: end, zone: zone, origin: 0)
         if flags.contains(.value) {
-            entries[last].value = try input.double()
-            entries[last].unit = try number(in: units.count, &input)
+            entry.value = try input.double()
+            entry.unit = try number(in: units.count, &input)
         }
         if flags.contains(.stage) {
             guard let stage = SleepStage(rawValue: try input.byte()) else {
                 throw input.malformed("unknown sleep stage")
             }
-            entries[last].stage = stage
+            entry.stage = stage
         }
-        entries[last].origin = try number(in: strings.count, &input)
-        if flags.contains(.device) { entries[last].device = try number(in: strings.count, &input) }
+        entry.origin = try number(in: strings.count, &input)
+        if flags.contains(.device) { entry.device = try number(in: strings.count, &input) }
         if flags.contains(.syncIdentifier) {
-            entries[last].syncIdentifier = keep(text: try input.string())
+            entry.syncIdentifier = keep(text: try input.string())
         }
-        if flags.contains(.syncVersion) { entries[last].syncVersion = try input.signed() }
+        if flags.contains(.syncVersion) { entry.syncVersion = try input.signed() }
         if flags.contains(.lastModified) {
-            entries[last].lastModified = try input.instant(millis: startMillis &+ (try input.signed()))
+            entry.lastModified = try input.instant(millis: startMillis &+ (try input.signed()))
         }
         if !flags.isDisjoint(with: [.activity, .distance, .energy]) {
-            let workout = try Self.readWorkout(flags, units: units, into: &entries[last], &input)
-            if let workout { entries[last].workout = keep(workout: workout) }
+            let workout = try Self.readWorkout(flags, units: units, into: &entry, &input)
+            if let workout { entry.workout = keep(workout: workout) }
         }
+        entries.append(entry)
     }
 
     /// The workout fields of a format-3 sample (flags 10–12); the totals' unit numbers go in `entry`.
