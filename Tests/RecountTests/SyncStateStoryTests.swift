@@ -1004,6 +1004,42 @@ import Testing
         #expect(justStale.first.map { "\($0.user) \($0.silenceSeconds ?? 0) \($0.expectedSeconds)" } == "u1 3601 3600")
     }
 
+    /// `stale --as-of T` reads the `config.provider` settings in force at T: a week's interval
+    /// set after T does not clear a channel stale by the hour's interval of then, and a user's
+    /// own setting counts only from its receipt (before it, the `*` one did). Read from today's
+    /// settings, the past answer changed with every later setting. Folded in either order, or
+    /// twice, the settings give the same answers.
+    @Test(arguments: [false, true])
+    func staleAsOfAnInstantReadsTheProviderSettingsThen(reversed: Bool) throws {
+        let settings = [
+            #"{"kind":"config.provider","user":"*","receivedAt":"2026-07-01T00:00:00Z","provider":"fitbit","expectedCheckinSeconds":3600}"#,
+            #"{"kind":"config.provider","user":"*","receivedAt":"2026-07-21T00:00:00Z","provider":"fitbit","expectedCheckinSeconds":604800}"#,
+            #"{"kind":"config.provider","user":"u2","receivedAt":"2026-07-21T00:00:00Z","provider":"fitbit","expectedCheckinSeconds":7200,"cohort":"c"}"#,
+            #"{"kind":"config.provider","user":"u2","receivedAt":"2026-07-21T00:00:00Z","provider":"fitbit","expectedCheckinSeconds":60}"#,
+        ]
+        let checkins = ["u1", "u2"].map { user in
+            #"{"kind":"checkin","user":"\#(user)","receivedAt":"2026-07-20T08:00:00Z","provider":"fitbit","metrics":["steps"],"at":"2026-07-20T08:00:00Z"}"#
+        }
+        var projections = Projections()
+        let ordered = reversed ? settings.reversed() + settings : settings
+        _ = try ProjectionsTests.fold(ordered + checkins, into: &projections)
+        func stale(at instant: String) -> [String] {
+            projections.staleReport(asOf: RFC3339.parse(instant)!.millis).rows.map {
+                "\($0.user) \($0.expectedSeconds) \($0.cohort ?? "-")"
+            }
+        }
+        // Four hours after the check-ins: the hour's interval was in force for both users.
+        #expect(stale(at: "2026-07-20T12:00:00Z") == ["u1 3600 -", "u2 3600 -"])
+        // After the new settings: u1 has a week; u2 its own two hours (the greater of two at
+        // one instant), in its cohort.
+        #expect(stale(at: "2026-07-21T12:00:00Z") == ["u2 7200 c"])
+        #expect(projections.providerSetting(user: "u1", provider: "fitbit").seconds == 604_800)
+        // A checkpoint keeps every setting, so a loaded store answers the past the same.
+        projections = try Projections(checkpoint: projections.checkpoint())
+        #expect(stale(at: "2026-07-20T12:00:00Z") == ["u1 3600 -", "u2 3600 -"])
+        #expect(stale(at: "2026-07-21T12:00:00Z") == ["u2 7200 c"])
+    }
+
     /// A third expiry whose last read falls in a held stretch goes on from its end through the
     /// reconciles received since, so a stretch between them that one recovered stays read (it
     /// was listed again, and its day held unknown; an oracle run).

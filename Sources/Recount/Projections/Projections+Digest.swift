@@ -133,7 +133,7 @@ extension Projections {
         case .priorities: count = writePriorityEntries(of: kept, &out)
         case .ownOrigins: count = writeOwnOriginEntries(of: kept, &out)
         case .syncStates: count = writeSyncStateEntries(of: kept, counters: false, &out)
-        case .providerSettings: count = writeProviderSettingEntries(of: kept, &out)
+        case .providerSettings: count = writeProviderSettingEntries(of: kept, history: false, &out)
         case .rollups: count = writeRollups(of: kept, &out, flush: flush)
         }
         return count

@@ -21,6 +21,13 @@ extension Projections {
         package var expectedCheckinSeconds: Int64
         package var cohort: String?
         package var receivedAt: Int64
+
+        /// Whether this setting wins over `other`, received at the same instant: the greater
+        /// interval, then cohort (so that the same settings folded in any order, or twice, end
+        /// at the same one).
+        func wins(over other: ProviderSetting) -> Bool {
+            (expectedCheckinSeconds, cohort ?? "") > (other.expectedCheckinSeconds, other.cohort ?? "")
+        }
     }
 
     /// The expected check-in interval when no `config.provider` says otherwise: a day, the
@@ -213,22 +220,23 @@ extension Projections {
     mutating func foldProviderSetting(
         user: String, provider: String, seconds: Int64, cohort: String?, _ fold: SyncFold
     ) {
-        let key = ProviderKey(user: user, provider: provider)
-        if let held = providerConfigs[key],
-            (held.receivedAt, held.expectedCheckinSeconds, held.cohort ?? "") >= (fold.received, seconds, cohort ?? "")
-        {
-            return
-        }
-        providerConfigs[key] = ProviderSetting(
-            expectedCheckinSeconds: seconds, cohort: cohort, receivedAt: fold.received)
+        let setting = ProviderSetting(expectedCheckinSeconds: seconds, cohort: cohort, receivedAt: fold.received)
+        providerConfigs[ProviderKey(user: user, provider: provider), default: []].insertSetting(setting)
     }
 
-    /// The expected check-in interval and cohort of a user's provider: the user's own
-    /// `config.provider`, else the `*` default, else a day.
-    package func providerSetting(user: String, provider: String) -> (seconds: Int64, cohort: String?) {
-        let setting =
-            providerConfigs[ProviderKey(user: user, provider: provider)]
-            ?? providerConfigs[ProviderKey(user: "*", provider: provider)]
+    /// The expected check-in interval and cohort of a user's provider as of `millis` (now when
+    /// `nil`): the user's own `config.provider` received by then, else the `*` default received
+    /// by then, else a day.
+    package func providerSetting(user: String, provider: String, asOf millis: Int64? = nil)
+        -> (seconds: Int64, cohort: String?)
+    {
+        func inForce(_ user: String) -> ProviderSetting? {
+            guard let settings = providerConfigs[ProviderKey(user: user, provider: provider)] else { return nil }
+            guard let millis else { return settings.last }
+            let place = settings.partitioningIndex { $0.receivedAt > millis }
+            return place > 0 ? settings[place - 1] : nil
+        }
+        let setting = inForce(user) ?? inForce("*")
         return (setting?.expectedCheckinSeconds ?? Self.defaultCheckinSeconds, setting?.cohort)
     }
 }
@@ -301,17 +309,26 @@ extension Projections {
     }
 
     /// Writes the `config.provider` settings of the users in `kept` (all when `nil`) by user
-    /// and provider; returns how many.
-    func writeProviderSettingEntries(of kept: Set<String>?, _ out: inout CanonicalBytes) -> Int {
+    /// and provider, each key's setting in force now, or with `history` (the checkpoint) every
+    /// setting it keeps, counted; returns how many keys.
+    func writeProviderSettingEntries(of kept: Set<String>?, history: Bool, _ out: inout CanonicalBytes) -> Int {
         let settings = providerConfigs.filter { kept?.contains($0.key.user) ?? true }.sorted {
             ($0.key.user, $0.key.provider) < ($1.key.user, $1.key.provider)
         }
-        for (key, setting) in settings {
-            out.append(key.user)
-            out.append(key.provider)
+        func write(_ setting: ProviderSetting) {
             out.append(setting.expectedCheckinSeconds)
             out.append(setting.cohort) { $0.append($1) }
             out.append(setting.receivedAt)
+        }
+        for (key, kept) in settings {
+            out.append(key.user)
+            out.append(key.provider)
+            guard history else {
+                write(kept[kept.count - 1])
+                continue
+            }
+            out.append(UInt64(kept.count))
+            kept.forEach(write)
         }
         return settings.count
     }
@@ -375,9 +392,31 @@ extension Projections {
         }
         for _ in 0..<(try input.integer(UInt64.self)) {
             let key = ProviderKey(user: try input.string(), provider: try input.string())
-            providerConfigs[key] = ProviderSetting(
-                expectedCheckinSeconds: try input.integer(),
-                cohort: try input.optional { r throws(Malformed) in try r.string() }, receivedAt: try input.integer())
+            var settings: [ProviderSetting] = []
+            for _ in 0..<(try input.integer(UInt64.self)) {
+                let setting = ProviderSetting(
+                    expectedCheckinSeconds: try input.integer(),
+                    cohort: try input.optional { r throws(Malformed) in try r.string() },
+                    receivedAt: try input.integer())
+                // Ascending, one per instant, as the fold keeps them.
+                guard settings.last.map({ $0.receivedAt < setting.receivedAt }) ?? true else { throw Malformed() }
+                settings.append(setting)
+            }
+            guard !settings.isEmpty, providerConfigs[key] == nil else { throw Malformed() }
+            providerConfigs[key] = settings
+        }
+    }
+}
+
+extension [Projections.ProviderSetting] {
+    /// Adds `setting` in `receivedAt` order; at an instant that holds one already, the winner
+    /// of the two stays.
+    mutating func insertSetting(_ setting: Projections.ProviderSetting) {
+        let place = partitioningIndex { $0.receivedAt >= setting.receivedAt }
+        if place < count, self[place].receivedAt == setting.receivedAt {
+            if setting.wins(over: self[place]) { self[place] = setting }
+        } else {
+            insert(setting, at: place)
         }
     }
 }

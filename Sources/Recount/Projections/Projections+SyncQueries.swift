@@ -28,7 +28,7 @@ extension Projections {
         for (key, state) in sortedSyncStates() {
             let user = self.users[key.user]
             let provider = providers[key.provider]
-            let setting = providerSetting(user: user, provider: provider)
+            let setting = providerSetting(user: user, provider: provider, asOf: asOf)
             let group = FractionKey(provider: provider, cohort: setting.cohort)
             // A channel its client had not opened yet then is left out; one opened that never
             // checked in is stale (the seed's `last_client_checkin_at is null`).

@@ -101,8 +101,10 @@ package struct Projections {
     /// Whether a sync channel may hold reconciled windows: until one does, upserts do not look
     /// them up (a lookup per envelope cost 0.8% of an ingest's instructions).
     var mayHoldReconciledWindows = false
-    /// `config.provider` settings.
-    package internal(set) var providerConfigs: [ProviderKey: ProviderSetting] = [:]
+    /// `config.provider` settings: each user's (or `*`'s) settings of a provider by `receivedAt`,
+    /// ascending, one per instant (the one that wins there); the last is in force now, and
+    /// `stale --as-of T` reads the one in force at T.
+    package internal(set) var providerConfigs: [ProviderKey: [ProviderSetting]] = [:]
     /// The rollups by cell.
     package internal(set) var rollups = FlatMap<CellKey, StoredRollup>()
     /// The first and last day with a rollup of each user's metric (rollups are never removed,
