@@ -27,8 +27,9 @@ package import RecountLog
 /// from known, 19 and so does a move of the user's latest offset, 20 an expiry reads on through
 /// the reconciles after the held stretch it goes on from, days read again are not lost to a later
 /// horizon, and a window cut shorter moves no version, 21 each channel's envelope cursor and
-/// whether its page had expired, 22 recovered stretches with their horizon, not their lost parts, 23 every expiry's instant, 24
-/// every `config.provider` setting by its receipt, not the latest alone.)
+/// whether its page had expired, 22 recovered stretches with their horizon, not their lost parts,
+/// 23 every expiry's instant, 24 every `config.provider` setting by its receipt, not the latest
+/// alone.)
 package struct CheckpointFile {
     package let path: String
     /// The payload bytes after which a chunk closes.

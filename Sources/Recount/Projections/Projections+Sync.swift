@@ -216,7 +216,9 @@ extension Projections {
         noteSamples(samples, provider: provider, fold)
     }
 
-    /// A `config.provider` setting, kept when it is newer (or as new and greater) than the one held.
+    /// A `config.provider` setting, kept beside the ones received at other instants (at the
+    /// instant of one held, the winner of the two stays): `stale --as-of` reads the one in force
+    /// then.
     mutating func foldProviderSetting(
         user: String, provider: String, seconds: Int64, cohort: String?, _ fold: SyncFold
     ) {
@@ -320,15 +322,15 @@ extension Projections {
             out.append(setting.cohort) { $0.append($1) }
             out.append(setting.receivedAt)
         }
-        for (key, kept) in settings {
+        for (key, held) in settings {
             out.append(key.user)
             out.append(key.provider)
             guard history else {
-                write(kept[kept.count - 1])
+                write(held[held.count - 1])
                 continue
             }
-            out.append(UInt64(kept.count))
-            kept.forEach(write)
+            out.append(UInt64(held.count))
+            held.forEach(write)
         }
         return settings.count
     }
