@@ -106,6 +106,9 @@ package struct Ingestor {
             report.note(rejection)
             rejected?(rejection)
         }
+        // The line closure uses the decoder alone: reading it through `self` copied the whole
+        // ingestor for every line, retaining each reference it holds.
+        let decoder = decoder
         do {
             while true {
                 let wait = batch.isEmpty ? nil : LineReader.WaitLimit(idle: linger.idle, deadline: deadline)
