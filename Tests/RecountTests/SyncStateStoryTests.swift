@@ -1040,6 +1040,47 @@ import Testing
         #expect(stale(at: "2026-07-21T12:00:00Z") == ["u2 7200 c"])
     }
 
+    /// `stale --as-of T` counts the check-ins received by T: one made before T but received after
+    /// it was not one a question asked at T knew (until 2026-12-06 it counted, so a late upload
+    /// changed the answer about the past). A check-in received twice counts from its first
+    /// receipt, whichever is logged first.
+    @Test(arguments: [false, true])
+    func staleAsOfAnInstantCountsTheCheckinsReceivedByIt(reversed: Bool) throws {
+        func checkin(received: String, at: String) -> String {
+            #"{"kind":"checkin","user":"u","receivedAt":"\#(received)","provider":"fitbit","metrics":["steps"],"at":"\#(at)"}"#
+        }
+        let setting =
+            #"{"kind":"config.provider","user":"*","receivedAt":"2026-07-01T00:00:00Z","provider":"fitbit","expectedCheckinSeconds":60}"#
+        let early = checkin(received: "2026-07-20T08:00:00Z", at: "2026-07-20T08:00:00Z")
+        // Made at 10:00, uploaded at 14:00; and the same check-in, retried, through at 12:00.
+        let late = checkin(received: "2026-07-20T14:00:00Z", at: "2026-07-20T10:00:00Z")
+        let retried = checkin(received: "2026-07-20T12:00:00Z", at: "2026-07-20T10:00:00Z")
+        func lastCheckins(_ envelopes: [String], at instants: [String]) throws -> [String] {
+            var projections = Projections()
+            _ = try ProjectionsTests.fold([setting] + (reversed ? envelopes.reversed() : envelopes), into: &projections)
+            func answers() -> [String] {
+                instants.map { instant in
+                    projections.staleReport(asOf: RFC3339.parse(instant)!.millis).rows.map { $0.lastCheckinAt ?? "-" }
+                        .joined()
+                }
+            }
+            let folded = answers()
+            // A checkpoint keeps the receipts, so a loaded store answers the past the same.
+            projections = try Projections(checkpoint: projections.checkpoint())
+            #expect(answers() == folded)
+            return folded
+        }
+        let instants = ["2026-07-20T11:00:00Z", "2026-07-20T13:00:00Z", "2026-07-20T15:00:00Z"]
+        #expect(
+            try lastCheckins([early, late], at: instants) == [
+                "2026-07-20T08:00:00Z", "2026-07-20T08:00:00Z", "2026-07-20T10:00:00Z",
+            ])
+        #expect(
+            try lastCheckins([early, late, retried], at: instants) == [
+                "2026-07-20T08:00:00Z", "2026-07-20T10:00:00Z", "2026-07-20T10:00:00Z",
+            ])
+    }
+
     /// A third expiry whose last read falls in a held stretch goes on from its end through the
     /// reconciles received since, so a stretch between them that one recovered stays read (it
     /// was listed again, and its day held unknown; an oracle run).

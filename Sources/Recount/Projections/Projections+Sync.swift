@@ -282,6 +282,7 @@ extension Projections {
                 }
                 out.append(UInt64(state.expiries.count))
                 for expiry in state.expiries { out.append(expiry) }
+                for receipt in state.checkinReceipts { out.append(receipt) }
             } else {
                 out.append(state.lostRecovered)
             }
@@ -370,6 +371,9 @@ extension Projections {
                 state.noteRecovered(SyncState.RecoveredStretch(stretch: from..<to, horizon: horizon))
             }
             for _ in 0..<(try input.integer(UInt64.self)) { state.noteExpiry(at: try input.integer()) }
+            var receipts: [Int64] = []
+            for _ in state.checkins { receipts.append(try input.integer()) }
+            guard state.restoreCheckinReceipts(receipts) else { throw Malformed() }
             for _ in 0..<(try input.integer(UInt64.self)) {
                 let window = SyncState.ReconciledWindow(
                     from: try input.integer(), to: try input.integer(), receivedAt: try input.integer())

@@ -33,7 +33,7 @@ extension Projections {
             // A channel its client had not opened yet then is left out; one opened that never
             // checked in is stale (the seed's `last_client_checkin_at is null`).
             guard state.isOpened(asOf: asOf) else { continue }
-            let checkin = state.lastCheckin(atOrBefore: asOf)
+            let checkin = state.lastCheckin(receivedBy: asOf)
             users[group, default: []].insert(user)
             // Stale when the check-in is older than the interval, to the millisecond (86,400.999 s
             // of silence against 86,400 was not stale). The silence shown is in whole seconds,

@@ -35,6 +35,9 @@ package struct SyncState: Equatable, Sendable {
     /// delivery, or a Health Connect page that ended a read (`hasMore: false`) without an
     /// expired token. The history, not only the newest, answers `--as-of T` for a past T.
     package private(set) var checkins: [Int64] = []
+    /// When each of `checkins` was first received (the earliest `receivedAt` of the envelopes
+    /// that made it): a check-in received after T is not one `stale --as-of T` had.
+    package private(set) var checkinReceipts: [Int64] = []
     /// The newest `receivedAt` of an envelope that carried samples of the metric.
     package var lastSampleAt: Int64?
     /// The stretches whose changes the client missed and has not read again, ascending and
@@ -130,6 +133,18 @@ package struct SyncState: Equatable, Sendable {
         return after == 0 ? nil : checkins[after - 1]
     }
 
+    /// The newest check-in received by `millis` (the newest of all when `millis` is nil): what a
+    /// question asked at `millis` knew. (A check-in is never made after its receipt.)
+    package func lastCheckin(receivedBy millis: Int64?) -> Int64? {
+        guard let millis else { return checkins.last }
+        var place = firstCheckin(after: millis)
+        while place > 0 {
+            place -= 1
+            if checkinReceipts[place] <= millis { return checkins[place] }
+        }
+        return nil
+    }
+
     /// The index of the first check-in after `millis` (`checkins.count` when none is).
     private func firstCheckin(after millis: Int64) -> Int {
         checkins.partitioningIndex { $0 > millis }
@@ -141,6 +156,7 @@ package struct SyncState: Equatable, Sendable {
     package static func == (a: SyncState, b: SyncState) -> Bool {
         a.cursor == b.cursor && a.cursorKind == b.cursorKind && a.cursorReceivedAt == b.cursorReceivedAt
             && a.healthReceivedAt == b.healthReceivedAt && a.checkins == b.checkins
+            && a.checkinReceipts == b.checkinReceipts
             && a.lastSampleAt == b.lastSampleAt && a.missed == b.missed && a.horizon == b.horizon
             && a.recoveredBeyondHorizon == b.recoveredBeyondHorizon && a.expiries == b.expiries
             && a.fullRedeliveries == b.fullRedeliveries
@@ -197,9 +213,15 @@ package struct SyncState: Equatable, Sendable {
         hadSince = min(hadSince ?? received, received)
         if let last = checkins.last, last >= millis {
             let place = firstCheckin(after: millis)
-            if place == 0 || checkins[place - 1] != millis { checkins.insert(millis, at: place) }
+            if place > 0, checkins[place - 1] == millis {
+                checkinReceipts[place - 1] = min(checkinReceipts[place - 1], received)
+            } else {
+                checkins.insert(millis, at: place)
+                checkinReceipts.insert(received, at: place)
+            }
         } else {
             checkins.append(millis)
+            checkinReceipts.append(received)
         }
         if shortenMissed(by: millis) { recoverByReconciles() }
     }
@@ -381,6 +403,14 @@ package struct SyncState: Equatable, Sendable {
     /// it was noted before.
     @discardableResult
     mutating func noteExpiry(at millis: Int64) -> Bool { expiries.insertOnce(millis, orderedBy: <) }
+
+    /// Gives the check-ins the receipts a checkpoint kept (apart from the check-ins, which the
+    /// digest covers); `false` when they do not fit (one each, none before its check-in).
+    mutating func restoreCheckinReceipts(_ receipts: [Int64]) -> Bool {
+        guard receipts.count == checkins.count, zip(checkins, receipts).allSatisfy({ $0 <= $1 }) else { return false }
+        checkinReceipts = receipts
+        return true
+    }
 
     /// Recovers what the reconciles recover of the missed stretches as they are now (after an
     /// expiry, a check-in that shortened one, or another reconcile), in the order they were
