@@ -54,7 +54,8 @@ extension EnvelopeDecoder {
             var reader = JSONReader(base: bytes.baseAddress!, count: bytes.count, maxDepth: EnvelopeLimits.depth)
             // The tree was valid JSON without a repeated key, so its text reads back.
             var order = SampleFields.MemberOrder()
-            guard let fields = try? SampleFields.read(&reader, openLevels: 0, order: &order) else {
+            var fields = SampleFields()
+            guard (try? SampleFields.read(&reader, openLevels: 0, order: &order, into: &fields)) == true else {
                 return .failure(FieldError(.invalidJSON, path: path.text, reason: "could not be read back"))
             }
             return Result { () throws(FieldError) in

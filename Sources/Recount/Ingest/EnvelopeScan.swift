@@ -145,10 +145,11 @@ package struct EnvelopeScan {
         if reader.next(is: 0x5D) { return true }  // ]
         repeat {
             reader.skipWhitespace()
-            guard reader.index < reader.count, reader.byte(reader.index) == 0x7B,  // {
-                let fields = try SampleFields.read(&reader, openLevels: 2, order: &order), fields.unknownKey == nil
+            guard reader.index < reader.count, reader.byte(reader.index) == 0x7B else { return false }  // {
+            samples.append(SampleFields())
+            guard try SampleFields.read(&reader, openLevels: 2, order: &order, into: &samples[samples.count - 1]),
+                samples[samples.count - 1].unknownKey == nil
             else { return false }
-            samples.append(fields)
             reader.skipWhitespace()
         } while try reader.nextSeparator(close: 0x5D)
         return true
@@ -169,12 +170,15 @@ package struct EnvelopeScan {
             guard reader.next(is: 0x7B) else { return nil }  // {
             reader.skipWhitespace()
             if reader.quotedName("upsertion") != nil {
-                guard reader.nextColon(), reader.index < reader.count, reader.byte(reader.index) == 0x7B,
-                    let fields = try SampleFields.read(&reader, openLevels: 3, order: &order),
-                    fields.unknownKey == nil
-                else { return nil }
+                guard reader.nextColon(), reader.index < reader.count, reader.byte(reader.index) == 0x7B else {
+                    return nil
+                }
                 changes.changes.append(.upsertion(index: changes.upsertions.count))
-                changes.upsertions.append(fields)
+                changes.upsertions.append(SampleFields())
+                let last = changes.upsertions.count - 1
+                guard try SampleFields.read(&reader, openLevels: 3, order: &order, into: &changes.upsertions[last]),
+                    changes.upsertions[last].unknownKey == nil
+                else { return nil }
             } else if reader.quotedName("deletion") != nil {
                 guard reader.nextColon(), reader.next(is: 0x7B) else { return nil }
                 reader.skipWhitespace()
