@@ -565,6 +565,24 @@ extension IngestTests {
             return error.path == "anchor" && error.code.description == code && error.reason == reason
         }
     }
+
+    /// Base64 is checked eight bytes at a time: every byte value, at every place of a word and
+    /// of the bytes after the last whole word, is judged as the alphabet says, one byte alone.
+    @Test func everyByteAtEveryPlaceOfABase64TextIsJudgedByTheAlphabet() {
+        let alphabet = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+        var misjudged: [String] = []
+        for place in 0..<20 {
+            for byte in UInt8(0)...UInt8(255) where byte != UInt8(ascii: "=") {
+                var bytes = Array("QUJDREVGR0hJSktMTU5P".utf8)
+                bytes[place] = byte
+                let text = String(decoding: bytes, as: UTF8.self)
+                // A byte that is not UTF-8 alone becomes three, so the text is no longer base64.
+                let expected = text.utf8.count == 20 && alphabet.contains(byte)
+                if Base64.isCanonical(text) != expected { misjudged.append("\(byte) at \(place)") }
+            }
+        }
+        #expect(misjudged == [])
+    }
 }
 
 extension IngestTests {

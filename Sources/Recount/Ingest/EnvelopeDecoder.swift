@@ -343,7 +343,30 @@ enum Base64 {
             // At most two `=`, all at the end.
             var end = bytes.count
             while end > 0, bytes.count - end < 2, bytes[end - 1] == UInt8(ascii: "=") { end -= 1 }
-            return bytes[..<end].allSatisfy { alphabet.contains($0) }
+            // Eight bytes at a time, then the rest one by one: a byte's test was about 12
+            // instructions, two anchors a HealthKit delivery (1.4% of an ingest).
+            var start = 0
+            while start + 8 <= end {
+                guard inAlphabet(bytes.loadUnaligned(fromByteOffset: start, as: UInt64.self)) else { return false }
+                start += 8
+            }
+            return bytes[start..<end].allSatisfy { alphabet.contains($0) }
         }
+    }
+
+    /// Whether each byte of `word` is in the alphabet: `A`–`Z` and `a`–`z` (one range once
+    /// case is folded), `/` and `0`–`9` (one range), or `+`.
+    private static func inAlphabet(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let tops: UInt64 = 0x8080_8080_8080_8080
+        // The top bit of each byte of a word whose bytes are all below 0x80: set when the byte
+        // lies in `low...high`.
+        func within(_ word: UInt64, _ low: UInt64, _ high: UInt64) -> UInt64 {
+            (word &+ ones &* (0x80 - low)) & ~(word &+ ones &* (0x7F - high)) & tops
+        }
+        let letters = within(word | ones &* 0x20, 0x61, 0x7A)
+        let digitsAndSlash = within(word, 0x2F, 0x39)
+        let plus = within(word, 0x2B, 0x2B)
+        return word & tops == 0 && letters | digitsAndSlash | plus == tops
     }
 }
