@@ -1081,6 +1081,45 @@ import Testing
             ])
     }
 
+    /// `stale --as-of T` answers as the log held it at T: on random workloads whose envelopes
+    /// come out of receipt order (check-ins made hours before their upload, `config.provider`
+    /// settings for `*` and for users, Health Connect pages with expired tokens, reconciles),
+    /// the report as of T over the whole log is the report as of T over only the envelopes
+    /// received by T, for instants across the workload.
+    @Test(arguments: [UInt64(1), 2, 3, 4])
+    func staleAsOfAnInstantIsTheReportOfWhatWasReceivedByIt(run: UInt64) throws {
+        var workload = RandomWorkload(seed: testSeed(90 + run))
+        var lines = workload.lines(count: 120)
+        for _ in 0..<60 {
+            let user = workload.pick(["alice", "bob", "carol", "*"])
+            let received = 19 * 24 * 60 + Int(workload.generator.next() % (4 * 24 * 60))
+            func instant(_ minutes: Int) -> String {
+                "2026-07-\(minutes / 1440 + 1)T\(String(format: "%02d:%02d", minutes / 60 % 24, minutes % 60)):00Z"
+            }
+            let provider = workload.pick(["fitbit", "health_connect"])
+            let line =
+                user == "*" || workload.generator.next() % 3 == 0
+                ? #"{"kind":"config.provider","user":"\#(user)","receivedAt":"\#(instant(received))","provider":"\#(provider)","expectedCheckinSeconds":\#(workload.pick([3600, 7200, 43200]))\#(workload.pick(["", #","cohort":"beta""#]))}"#
+                : #"{"kind":"checkin","user":"\#(user)","receivedAt":"\#(instant(received))","provider":"\#(provider)","metrics":["steps","sleep"],"at":"\#(instant(received - Int(workload.generator.next() % 360)))"}"#
+            lines.insert(line, at: Int(workload.generator.next() % UInt64(lines.count + 1)))
+        }
+        let envelopes = try ProjectionsTests.envelopes(lines)
+        var whole = Projections()
+        for envelope in envelopes { _ = whole.apply(envelope, at: whole.position + 1) }
+        var rows = 0
+        for hour in stride(from: 19 * 24 + 12, through: 23 * 24, by: 7) {
+            let instant = Int64(1_782_864_000_000) + Int64(hour) * 3_600_000  // 2026-07-01 + hours
+            var then = Projections()
+            for envelope in envelopes where envelope.receivedAt.millis <= instant {
+                _ = then.apply(envelope, at: then.position + 1)
+            }
+            let report = whole.staleReport(asOf: instant)
+            #expect(report == then.staleReport(asOf: instant), "as of \(report.asOf)")
+            rows += report.rows.count
+        }
+        #expect(rows > 20, "\(rows) stale rows compared")
+    }
+
     /// A third expiry whose last read falls in a held stretch goes on from its end through the
     /// reconciles received since, so a stretch between them that one recovered stays read (it
     /// was listed again, and its day held unknown; an oracle run).
