@@ -142,8 +142,6 @@ package struct SampleID: Hashable, Sendable, CustomStringConvertible, Expressibl
 
 /// Hex digits read eight bytes to a word, each byte a lane whose top bit carries its tests.
 private struct HexDigits {
-    private static let ones: UInt64 = 0x0101_0101_0101_0101
-    private static let tops: UInt64 = 0x8080_8080_8080_8080
     private var invalid: UInt64 = 0
     /// Top bits of the lanes that held a lowercase letter, and of those that held an uppercase one.
     private(set) var lowerLetters: UInt64 = 0
@@ -163,17 +161,15 @@ private struct HexDigits {
             let four = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
             word = UInt64(four) << 32 | 0x3030_3030
         }
-        // Lanes of ASCII only, so adding below 0x80 to a lane never carries into the next.
-        invalid |= word & Self.tops
-        let digit = (word &+ Self.ones &* (0x80 - 0x30)) & ~(word &+ Self.ones &* (0x80 - 0x3A))
-        let folded = word | Self.ones &* 0x20
-        let letter = (folded &+ Self.ones &* (0x80 - 0x61)) & ~(folded &+ Self.ones &* (0x80 - 0x67)) & Self.tops
-        invalid |= ~(digit | letter) & Self.tops
+        invalid |= word & ByteLanes.tops
+        let digit = ByteLanes.within(word, 0x30, 0x39)
+        let letter = ByteLanes.within(word | ByteLanes.ones &* 0x20, 0x61, 0x66)
+        invalid |= ~(digit | letter) & ByteLanes.tops
         // Bit 5 tells a lowercase ASCII letter from an uppercase one; shifted to the lane's top.
         lowerLetters |= letter & word << 2
         upperLetters |= letter & ~(word << 2)
         // A digit's low four bits are its value; a letter's are 1–6, and it adds 9.
-        var nibbles = (word & (Self.ones &* 0x0F)) &+ (letter >> 7) &* 9
+        var nibbles = (word & (ByteLanes.ones &* 0x0F)) &+ (letter >> 7) &* 9
         // The first byte is the lowest lane: swap so that it is the most significant, then
         // close up pairs of nibbles, pairs of bytes and pairs of halves.
         nibbles = nibbles.byteSwapped

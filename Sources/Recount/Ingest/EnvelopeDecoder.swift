@@ -357,16 +357,9 @@ enum Base64 {
     /// Whether each byte of `word` is in the alphabet: `A`–`Z` and `a`–`z` (one range once
     /// case is folded), `/` and `0`–`9` (one range), or `+`.
     private static func inAlphabet(_ word: UInt64) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let tops: UInt64 = 0x8080_8080_8080_8080
-        // The top bit of each byte of a word whose bytes are all below 0x80: set when the byte
-        // lies in `low...high`.
-        func within(_ word: UInt64, _ low: UInt64, _ high: UInt64) -> UInt64 {
-            (word &+ ones &* (0x80 - low)) & ~(word &+ ones &* (0x7F - high)) & tops
-        }
-        let letters = within(word | ones &* 0x20, 0x61, 0x7A)
-        let digitsAndSlash = within(word, 0x2F, 0x39)
-        let plus = within(word, 0x2B, 0x2B)
-        return word & tops == 0 && letters | digitsAndSlash | plus == tops
+        let letters = ByteLanes.within(word | ByteLanes.ones &* 0x20, 0x61, 0x7A)
+        let digitsAndSlash = ByteLanes.within(word, 0x2F, 0x39)
+        let plus = ByteLanes.within(word, 0x2B, 0x2B)
+        return word & ByteLanes.tops == 0 && letters | digitsAndSlash | plus == ByteLanes.tops
     }
 }
