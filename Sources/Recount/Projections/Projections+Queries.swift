@@ -114,8 +114,9 @@ extension Projections {
     }
 
     /// Why a day `[dayStart, dayEnd)` is not known from these channels, or `nil` when it is:
-    /// as of `asOf` when given (then only check-ins made by then count), and a day that has not
-    /// ended by `asOf`, else by `clock` (the engine's, for a question about now), is not known.
+    /// as of `asOf` when given (then only check-ins received by then count, as `stale` reads
+    /// them), and a day that has not ended by `asOf`, else by `clock` (the engine's, for a
+    /// question about now), is not known.
     static func reason(
         _ channels: [Channel], dayStart: Int64, dayEnd: Int64, asOf: Int64?, clock: Int64? = nil
     ) -> RollupRow.Reason? {
@@ -128,7 +129,7 @@ extension Projections {
             if channel.windows.contains(where: { windowMeets($0, dayStart: dayStart, dayEnd: dayEnd) }) {
                 found = .recoveryWindowOpen
             } else if found == nil,
-                (channel.state.lastCheckin(atOrBefore: asOf) ?? .min) < dayEnd || notEnded
+                (channel.state.lastCheckin(receivedBy: asOf) ?? .min) < dayEnd || notEnded
             {
                 found = .noCheckinSinceDayEnd
             }

@@ -126,8 +126,10 @@ package struct SyncState: Equatable, Sendable {
     /// The newest check-in.
     package var lastCheckinAt: Int64? { checkins.last }
 
-    /// The newest check-in at or before `millis` (the newest of all when `millis` is nil).
-    package func lastCheckin(atOrBefore millis: Int64?) -> Int64? {
+    /// The newest check-in at or before `millis` (the newest of all when `millis` is nil),
+    /// whenever it was received: where a recovery starts. A question as of an instant reads
+    /// `lastCheckin(receivedBy:)`.
+    func lastCheckin(atOrBefore millis: Int64?) -> Int64? {
         guard let millis else { return checkins.last }
         let after = firstCheckin(after: millis)
         return after == 0 ? nil : checkins[after - 1]
