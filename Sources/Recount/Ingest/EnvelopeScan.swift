@@ -145,14 +145,26 @@ package struct EnvelopeScan {
         if reader.next(is: 0x5D) { return true }  // ]
         repeat {
             reader.skipWhitespace()
-            guard reader.index < reader.count, reader.byte(reader.index) == 0x7B else { return false }  // {
-            samples.append(SampleFields())
-            guard try SampleFields.read(&reader, openLevels: 2, order: &order, into: &samples[samples.count - 1]),
-                samples[samples.count - 1].unknownKey == nil
+            guard reader.index < reader.count, reader.byte(reader.index) == 0x7B,  // {
+                try appendSample(&reader, openLevels: 2, order: &order, to: &samples)
             else { return false }
             reader.skipWhitespace()
         } while try reader.nextSeparator(close: 0x5D)
         return true
+    }
+
+    /// Appends the sample object at the reader (its `{`) to `samples`, read in place (see
+    /// `SampleFields.read`); `false` when it repeats a member or has one that is not a sample
+    /// field.
+    @inline(__always)
+    private static func appendSample(
+        _ reader: inout JSONReader, openLevels: Int, order: inout SampleFields.MemberOrder,
+        to samples: inout [SampleFields]
+    ) throws(JSONReadFailure) -> Bool {
+        samples.append(SampleFields())
+        let last = samples.count - 1
+        return try SampleFields.read(&reader, openLevels: openLevels, order: &order, into: &samples[last])
+            && samples[last].unknownKey == nil
     }
 
     /// Reads a `changes` array whose every element is `{"upsertion": {sample}}` or
@@ -174,11 +186,9 @@ package struct EnvelopeScan {
                     return nil
                 }
                 changes.changes.append(.upsertion(index: changes.upsertions.count))
-                changes.upsertions.append(SampleFields())
-                let last = changes.upsertions.count - 1
-                guard try SampleFields.read(&reader, openLevels: 3, order: &order, into: &changes.upsertions[last]),
-                    changes.upsertions[last].unknownKey == nil
-                else { return nil }
+                guard try appendSample(&reader, openLevels: 3, order: &order, to: &changes.upsertions) else {
+                    return nil
+                }
             } else if reader.quotedName("deletion") != nil {
                 guard reader.nextColon(), reader.next(is: 0x7B) else { return nil }
                 reader.skipWhitespace()
