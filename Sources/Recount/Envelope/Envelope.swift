@@ -1,3 +1,5 @@
+internal import Glibc
+
 /// One validated envelope as the log holds it (contract §1): who, when it was received, and what
 /// it carries. Replay only ever sees this type, so `receivedAt` is always there.
 package struct Envelope: Equatable, Sendable {
@@ -106,8 +108,14 @@ package enum Kind: UInt8, CaseIterable, Sendable {
         }
     }
 
-    package init?(name: String) {
-        guard let kind = Self.allCases.first(where: { $0.name == name }) else { return nil }
+    /// The kind whose name is the UTF-8 text `name`.
+    init?(name: UnsafeRawBufferPointer) {
+        let kind = Self.allCases.first { kind in
+            kind.name.withRawUTF8 {
+                $0.count == name.count && memcmp($0.baseAddress!, name.baseAddress!, name.count) == 0
+            }
+        }
+        guard let kind else { return nil }
         self = kind
     }
 

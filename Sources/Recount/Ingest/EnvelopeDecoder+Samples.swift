@@ -1,14 +1,15 @@
-/// The samples of an envelope: the arrays the scan lifted, or the parsed tree's, through one
-/// validation of each sample (contract §1 "Samples").
+/// The samples of an envelope: the arrays the scan lifted, or those it left to be read as a
+/// tree, through one validation of each sample (contract §1 "Samples").
 extension EnvelopeDecoder {
-    /// The samples of array `key` (read from `scan` when it lifted them), each of a metric
-    /// `allowed` accepts, with no id twice (`seen` is emptied and holds their ids).
+    /// The samples of root member `field` (read from `scan` when it lifted them), each of a
+    /// metric `allowed` accepts, with no id twice (`seen` is emptied and holds their ids).
     func samples(
-        _ object: ObjectReader, _ key: String, scan: EnvelopeScan?, repeats: inout SampleRepeats, seen: inout IdSet,
-        allowed: (Metric) -> Bool, mismatch: @autoclosure () -> String
+        _ root: RootInput, _ field: RootFields.Field, scan: EnvelopeScan, repeats: inout SampleRepeats,
+        seen: inout IdSet, allowed: (Metric) -> Bool, mismatch: @autoclosure () -> String
     ) throws(FieldError) -> [Sample] {
         var samples: [Sample] = []
-        let lifted = scan?.samples(key)
+        let key = root.path(field)
+        let lifted = scan.samples(field)
         seen.removeAll()
         func check(_ sample: borrowing Sample, at path: ElementPath) throws(FieldError) {
             guard allowed(sample.type.metric) else {
@@ -18,8 +19,8 @@ extension EnvelopeDecoder {
                 throw FieldError(.duplicateId, path: path.field("id"), reason: "repeats an id earlier in this envelope")
             }
         }
-        if let scan, let lifted {
-            try object.checkCount(key, lifted.count)
+        if let lifted {
+            try root.checkCount(field, lifted.count)
             samples.reserveCapacity(lifted.count)
             try lifted.withUnsafeBufferPointer { lifted throws(FieldError) in
                 for index in lifted.indices {
@@ -32,9 +33,8 @@ extension EnvelopeDecoder {
                 }
             }
         } else {
-            let arrayPath = object.path(key)
-            for (index, value) in try object.array(key).enumerated() {
-                let path = ElementPath(array: arrayPath, index: index)
+            for (index, value) in try root.array(field).enumerated() {
+                let path = ElementPath(array: key, index: index)
                 let sample = try sample(value, at: path, repeats: &repeats)
                 try check(sample, at: path)
                 samples.append(sample)
@@ -53,7 +53,7 @@ extension EnvelopeDecoder {
         let result = text.withUnsafeBytes { bytes -> Result<Sample, FieldError> in
             var reader = JSONReader(base: bytes.baseAddress!, count: bytes.count, maxDepth: EnvelopeLimits.depth)
             // The tree was valid JSON without a repeated key, so its text reads back.
-            var order = SampleFields.MemberOrder()
+            var order = MemberOrder<SampleFields.Field>()
             var fields = SampleFields()
             guard (try? SampleFields.read(&reader, openLevels: 0, order: &order, into: &fields)) == true else {
                 return .failure(FieldError(.invalidJSON, path: path.text, reason: "could not be read back"))

@@ -9,8 +9,9 @@ package struct EnvelopeDecoder {
 
     /// - Parameters:
     ///   - zones: the time-zone cache to check `timeZone` names with.
-    ///   - scanning: read sample arrays with `EnvelopeScan` (the fast path); `false` parses every
-    ///     line as a JSON tree (the reference the tests compare the fast path with).
+    ///   - scanning: read each line with `EnvelopeScan` (the fast path); `false` parses every line
+    ///     as a JSON tree and scans the tree's text written back (the reference the tests compare
+    ///     the fast path with: the line's own bytes against a canonical text of them).
     package init(zones: ZoneOffsets = ZoneOffsets(), scanning: Bool = true) {
         self.zones = zones
         self.scanning = scanning
@@ -44,12 +45,7 @@ package struct EnvelopeDecoder {
                 reason: "is \(bytes.count) bytes; lines of at most \(EnvelopeLimits.lineBytes) bytes are accepted")
         }
         if scanning, scratch.scan.rescan(bytes, maxDepth: EnvelopeLimits.depth) {
-            do {
-                return try decode(
-                    .object(scratch.scan.root), scan: scratch.scan, repeats: &scratch.repeats, ids: &scratch.ids)
-            } catch {
-                throw IngestError(error.code, line: line, path: error.path, reason: error.reason)
-            }
+            return try decodeScanned(line: line, scratch: &scratch)
         }
         let value: JSONValue
         do {
@@ -63,53 +59,72 @@ package struct EnvelopeDecoder {
                 path: ofField ? error.path : "$",
                 reason: "is not valid JSON: \(error.reason)\(at) (byte \(error.offset + 1))")
         }
+        guard case .object = value else {
+            throw IngestError(.wrongType, line: line, path: "$", reason: "must be an object")
+        }
+        // Valid JSON the scan gave up on (a second member that is no field), or any line when
+        // not scanning: the tree's text repeats no key, so its scan reads every member.
+        var text: [UInt8] = []
+        JSONWriter.write(value, into: &text)
+        let decoded = text.withUnsafeBytes { text in
+            Result { () throws(IngestError) in
+                guard scratch.scan.rescan(text, maxDepth: EnvelopeLimits.depth, keysUnique: true) else {
+                    throw IngestError(.invalidJSON, line: line, path: "$", reason: "could not be read back")
+                }
+                return try decodeScanned(line: line, scratch: &scratch)
+            }
+        }
+        return try decoded.get()
+    }
+
+    /// Decodes the line `scratch.scan` holds.
+    private func decodeScanned(line: Int, scratch: inout Scratch) throws(IngestError) -> EnvelopeInput {
         do {
-            return try decode(value, repeats: &scratch.repeats, ids: &scratch.ids)
+            return try decode(scratch.scan, repeats: &scratch.repeats, ids: &scratch.ids)
         } catch {
             throw IngestError(error.code, line: line, path: error.path, reason: error.reason)
         }
     }
 
-    /// Decodes a parsed envelope; `scan`, when given, holds the sample arrays it read already.
-    func decode(_ value: JSONValue, scan: EnvelopeScan? = nil, repeats: inout SampleRepeats, ids: inout IdSet)
-        throws(FieldError)
+    /// Decodes a scanned envelope.
+    private func decode(_ scan: EnvelopeScan, repeats: inout SampleRepeats, ids: inout IdSet) throws(FieldError)
         -> EnvelopeInput
     {
-        let root = try ObjectReader(value, path: "$", keyPrints: scan?.rootKeyPrints)
-        guard case .string(let kindName) = try root.required("kind") else {
+        let root = RootInput(fields: scan.root, bytes: scan.bytes)
+        let kindSpan = try root.required(.kind)
+        guard let named = try root.withText(kindSpan, { Kind(name: $0) }) else {
             throw FieldError(.wrongType, path: "kind", reason: "must be a string")
         }
-        guard let kind = Kind(name: kindName) else {
+        guard let kind = named else {
             throw FieldError(
                 .unknownKind, path: "kind",
                 reason: "is not a known kind (\(Kind.allCases.map(\.name).joined(separator: ", ")))")
         }
         let user: String
-        if case .string("*") = try root.required("user") {
+        if try root.withText(try root.required(.user), { $0.count == 1 && $0[0] == UInt8(ascii: "*") }) == true {
             guard kind.isConfig else {
                 throw FieldError(
                     .invalidCharacters, path: "user", reason: "is \"*\", which only config.* kinds may use")
             }
             user = "*"
         } else {
-            user = try root.string("user", .user)
+            user = try root.string(.user, .user)
         }
-        let receivedAt = try root.optionalInstant("receivedAt")
+        let receivedAt = try root.optionalInstant(.receivedAt)
         let body: Envelope.Body
         switch kind {
         case .healthKitDelivery:
             try root.allowOnly(Kind.healthKitDelivery.fields)
-            let type = try metricName(try root.required("type"), path: "type")
-            let anchorValue = try root.required("anchor")
-            let anchor: String?
-            if case .null = anchorValue { anchor = nil } else { anchor = try base64(anchorValue, path: "anchor") }
-            let newAnchor = try base64(try root.required("newAnchor"), path: "newAnchor")
+            let type = try metricName(root, .type, repeats: &repeats)
+            let anchorSpan = try root.required(.anchor)
+            let anchor = root.isNull(anchorSpan) ? nil : try base64(root, anchorSpan, path: "anchor")
+            let newAnchor = try base64(root, try root.required(.newAnchor), path: "newAnchor")
             let added = try samples(
-                root, "added", scan: scan, repeats: &repeats, seen: &ids, allowed: { $0 == type.metric },
+                root, .added, scan: scan, repeats: &repeats, seen: &ids, allowed: { $0 == type.metric },
                 mismatch: "must be a \(type.metric.name) sample, like the delivery's type")
             var deleted: [HealthKitDeletion] = []
             var seen = IdSet()
-            for (index, item) in try root.array("deleted").enumerated() {
+            for (index, item) in try root.array(.deleted).enumerated() {
                 let path = "deleted[\(index)]"
                 let deletion = try ObjectReader(item, path: path)
                 try deletion.allowOnly(["uuid", "metadata"])
@@ -131,11 +146,11 @@ package struct EnvelopeDecoder {
                 HealthKitDelivery(type: type, anchor: anchor, newAnchor: newAnchor, added: added, deleted: deleted))
         case .healthConnectChanges:
             try root.allowOnly(Kind.healthConnectChanges.fields)
-            let recordTypes = try metricNames(root, "recordTypes")
-            let token = try root.string("token", .token)
-            let next = try root.string("nextChangesToken", .token)
-            let hasMore = try root.bool("hasMore")
-            let expired = try root.bool("changesTokenExpired")
+            let recordTypes = try metricNames(root, .recordTypes)
+            let token = try root.string(.token, .token)
+            let next = try root.string(.nextChangesToken, .token)
+            let hasMore = try root.bool(.hasMore)
+            let expired = try root.bool(.changesTokenExpired)
             var metrics = MetricSet()
             for type in recordTypes { metrics.insert(type.metric) }
             var changes: [HealthConnectChanges.Change] = []
@@ -164,8 +179,8 @@ package struct EnvelopeDecoder {
                 }
                 changes.append(.deletion(recordId: id))
             }
-            if let scan, let lifted = scan.changes {
-                try root.checkCount("changes", lifted.changes.count)
+            if let lifted = scan.changes {
+                try root.checkCount(.changes, lifted.changes.count)
                 changes.reserveCapacity(lifted.changes.count)
                 samples.reserveCapacity(lifted.upsertions.count)
                 for (index, change) in lifted.changes.enumerated() {
@@ -184,7 +199,7 @@ package struct EnvelopeDecoder {
                     }
                 }
             } else {
-                for (index, item) in try root.array("changes").enumerated() {
+                for (index, item) in try root.array(.changes).enumerated() {
                     let path = "changes[\(index)]"
                     let change = try ObjectReader(item, path: path)
                     try change.allowOnly(["upsertion", "deletion"])
@@ -208,17 +223,17 @@ package struct EnvelopeDecoder {
                     changesTokenExpired: expired, changes: changes, upserted: samples))
         case .samplesUpsert:
             try root.allowOnly(Kind.samplesUpsert.fields)
-            let provider = try root.string("provider", .provider)
+            let provider = try root.string(.provider, .provider)
             body = .samplesUpsert(
                 provider: provider,
                 samples: try samples(
-                    root, "samples", scan: scan, repeats: &repeats, seen: &ids, allowed: { _ in true }, mismatch: ""))
+                    root, .samples, scan: scan, repeats: &repeats, seen: &ids, allowed: { _ in true }, mismatch: ""))
         case .samplesDelete:
             try root.allowOnly(Kind.samplesDelete.fields)
-            let provider = try root.string("provider", .provider)
+            let provider = try root.string(.provider, .provider)
             var ids: [String] = []
             var seen = IdSet()
-            for (index, item) in try root.array("ids").enumerated() {
+            for (index, item) in try root.array(.ids).enumerated() {
                 let id = try StringRule.id.check(item, path: "ids[\(index)]")
                 guard seen.insert(id) else {
                     throw FieldError(
@@ -230,13 +245,13 @@ package struct EnvelopeDecoder {
         case .checkin:
             try root.allowOnly(Kind.checkin.fields)
             body = .checkin(
-                provider: try root.string("provider", .provider), metrics: try metricNames(root, "metrics"),
-                at: try root.instant("at"))
+                provider: try root.string(.provider, .provider), metrics: try metricNames(root, .metrics),
+                at: try root.instant(.at))
         case .reconcile:
             try root.allowOnly(Kind.reconcile.fields)
-            let provider = try root.string("provider", .provider)
-            let metric = try metricName(try root.required("metric"), path: "metric")
-            let window = try ObjectReader(try root.required("window"), path: "window")
+            let provider = try root.string(.provider, .provider)
+            let metric = try metricName(root, .metric, repeats: &repeats)
+            let window = try root.object(.window)
             try window.allowOnly(["from", "to"])
             let from = try window.instant("from")
             let to = try window.instant("to")
@@ -248,22 +263,22 @@ package struct EnvelopeDecoder {
                 throw FieldError(.windowReversed, path: "window.from", reason: "is after window.to")
             }
             let samples = try samples(
-                root, "samples", scan: scan, repeats: &repeats, seen: &ids, allowed: { $0 == metric.metric },
+                root, .samples, scan: scan, repeats: &repeats, seen: &ids, allowed: { $0 == metric.metric },
                 mismatch: "must be a \(metric.metric.name) sample, like the reconcile's metric")
             body = .reconcile(Reconcile(provider: provider, metric: metric, from: from, to: to, samples: samples))
         case .configSources:
             try root.allowOnly(Kind.configSources.fields)
-            let metric = try metricName(try root.required("metric"), path: "metric")
-            body = .configSources(metric: metric, priority: try strings(root, "priority", .text))
+            let metric = try metricName(root, .metric, repeats: &repeats)
+            body = .configSources(metric: metric, priority: try strings(root, .priority, .text))
         case .configProvider:
             try root.allowOnly(Kind.configProvider.fields)
             body = .configProvider(
-                provider: try root.string("provider", .provider),
-                expectedCheckinSeconds: try root.integer("expectedCheckinSeconds", in: 1...31_622_400),
-                cohort: try root.optionalString("cohort", .cohort))
+                provider: try root.string(.provider, .provider),
+                expectedCheckinSeconds: try root.integer(.expectedCheckinSeconds, in: 1...31_622_400),
+                cohort: try root.optionalString(.cohort, .cohort))
         case .configOwnOrigins:
             try root.allowOnly(Kind.configOwnOrigins.fields)
-            body = .configOwnOrigins(origins: try strings(root, "origins", .text))
+            body = .configOwnOrigins(origins: try strings(root, .origins, .text))
         }
         return EnvelopeInput(user: user, receivedAt: receivedAt, body: body)
     }
@@ -280,55 +295,68 @@ package struct EnvelopeDecoder {
         return name
     }
 
-    private func metricNames(_ object: ObjectReader, _ key: String) throws(FieldError) -> [MetricName] {
+    /// The type name of root member `field`, built once while consecutive envelopes and
+    /// samples repeat its text.
+    private func metricName(_ root: RootInput, _ field: RootFields.Field, repeats: inout SampleRepeats)
+        throws(FieldError) -> MetricName
+    {
+        let span = try root.required(field)
+        return try repeats.type.value(of: span, in: root.bytes) { () throws(FieldError) in
+            try metricName(root.value(span), path: root.path(field))
+        }
+    }
+
+    private func metricNames(_ root: RootInput, _ field: RootFields.Field) throws(FieldError) -> [MetricName] {
         var names: [MetricName] = []
-        for (index, item) in try object.array(key, minimum: 1).enumerated() {
-            names.append(try metricName(item, path: "\(object.path(key))[\(index)]"))
+        for (index, item) in try root.array(field, minimum: 1).enumerated() {
+            names.append(try metricName(item, path: "\(root.path(field))[\(index)]"))
         }
         return names
     }
 
-    private func strings(_ object: ObjectReader, _ key: String, _ rule: StringRule) throws(FieldError) -> [String] {
+    private func strings(_ root: RootInput, _ field: RootFields.Field, _ rule: StringRule) throws(FieldError)
+        -> [String]
+    {
         var strings: [String] = []
-        for (index, item) in try object.array(key).enumerated() {
-            strings.append(try rule.check(item, path: "\(object.path(key))[\(index)]"))
+        for (index, item) in try root.array(field).enumerated() {
+            strings.append(try rule.check(item, path: "\(root.path(field))[\(index)]"))
         }
         return strings
     }
 
-    private func base64(_ value: JSONValue, path: String) throws(FieldError) -> String {
+    private func base64(_ root: RootInput, _ span: JSONSpan, path: String) throws(FieldError) -> String {
         // Canonical base64 of at most the rule's length meets the rule: one pass over an anchor
         // settles both. Anything else goes through the rule, which names a wrong type, length or
         // character before the padding is blamed.
-        guard case .string(let text) = value, text.utf8.count <= StringRule.base64.maximum, Base64.isCanonical(text)
-        else {
-            _ = try StringRule.base64.check(value, path: path)
+        let text = span.text(in: root.bytes)
+        guard span.kind == .string, text.count <= StringRule.base64.maximum, Base64.isCanonical(text) else {
+            _ = try StringRule.base64.check(root.value(span), path: path)
             throw FieldError(.invalidBase64, path: path, reason: "is not padded standard base64")
         }
-        return text
+        return String(decoding: text, as: UTF8.self)
     }
 }
 
 extension Kind {
     /// The members an envelope of this kind may have (contract §1).
-    fileprivate var fields: KnownKeys { Self.fieldsByKind[Int(rawValue) - 1] }
+    fileprivate var fields: RootFields.FieldSet { Self.fieldsByKind[Int(rawValue) - 1] }
 
     /// `fields` of each kind, by code, made once.
-    private static let fieldsByKind: [KnownKeys] = allCases.map { kind in
-        let own: [String] =
+    private static let fieldsByKind: [RootFields.FieldSet] = allCases.map { kind in
+        let own: [RootFields.Field] =
             switch kind {
-            case .healthKitDelivery: ["type", "anchor", "newAnchor", "added", "deleted"]
+            case .healthKitDelivery: [.type, .anchor, .newAnchor, .added, .deleted]
             case .healthConnectChanges:
-                ["recordTypes", "token", "nextChangesToken", "hasMore", "changesTokenExpired", "changes"]
-            case .samplesUpsert: ["provider", "samples"]
-            case .samplesDelete: ["provider", "ids"]
-            case .checkin: ["provider", "metrics", "at"]
-            case .reconcile: ["provider", "metric", "window", "samples"]
-            case .configSources: ["metric", "priority"]
-            case .configProvider: ["provider", "expectedCheckinSeconds", "cohort"]
-            case .configOwnOrigins: ["origins"]
+                [.recordTypes, .token, .nextChangesToken, .hasMore, .changesTokenExpired, .changes]
+            case .samplesUpsert: [.provider, .samples]
+            case .samplesDelete: [.provider, .ids]
+            case .checkin: [.provider, .metrics, .at]
+            case .reconcile: [.provider, .metric, .window, .samples]
+            case .configSources: [.metric, .priority]
+            case .configProvider: [.provider, .expectedCheckinSeconds, .cohort]
+            case .configOwnOrigins: [.origins]
             }
-        return KnownKeys(fingerprinting: ["kind", "user", "receivedAt"] + own)
+        return RootFields.FieldSet([.kind, .user, .receivedAt] + own)
     }
 }
 
@@ -337,21 +365,20 @@ enum Base64 {
     /// The base64 alphabet without its padding.
     private static let alphabet = ASCIISet.alphanumerics(and: "+/")
 
-    static func isCanonical(_ text: String) -> Bool {
-        text.withRawUTF8 { bytes in
-            guard bytes.count % 4 == 0 else { return false }
-            // At most two `=`, all at the end.
-            var end = bytes.count
-            while end > 0, bytes.count - end < 2, bytes[end - 1] == UInt8(ascii: "=") { end -= 1 }
-            // Eight bytes at a time, then the rest one by one: a byte's test was about 12
-            // instructions, two anchors a HealthKit delivery (1.4% of an ingest).
-            var start = 0
-            while start + 8 <= end {
-                guard inAlphabet(bytes.loadUnaligned(fromByteOffset: start, as: UInt64.self)) else { return false }
-                start += 8
-            }
-            return bytes[start..<end].allSatisfy { alphabet.contains($0) }
+    /// Whether the UTF-8 text `bytes` is standard base64 with its padding.
+    static func isCanonical(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard bytes.count % 4 == 0 else { return false }
+        // At most two `=`, all at the end.
+        var end = bytes.count
+        while end > 0, bytes.count - end < 2, bytes[end - 1] == UInt8(ascii: "=") { end -= 1 }
+        // Eight bytes at a time, then the rest one by one: a byte's test was about 12
+        // instructions, two anchors a HealthKit delivery (1.4% of an ingest).
+        var start = 0
+        while start + 8 <= end {
+            guard inAlphabet(bytes.loadUnaligned(fromByteOffset: start, as: UInt64.self)) else { return false }
+            start += 8
         }
+        return bytes[start..<end].allSatisfy { alphabet.contains($0) }
     }
 
     /// Whether each byte of `word` is in the alphabet: `A`–`Z` and `a`–`z` (one range once

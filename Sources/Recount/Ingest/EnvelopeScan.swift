@@ -1,40 +1,38 @@
-/// A quick pass over an envelope line that reads its sample arrays (`added`, `samples`, and the
-/// `changes` of a Health Connect page) straight into `SampleFields`, without building a JSON tree
-/// for them.
+/// A quick pass over an envelope line that reads its root's members as spans (`RootFields`)
+/// and its sample arrays (`added`, `samples`, and the `changes` of a Health Connect page)
+/// straight into `SampleFields`, without building a JSON tree for them.
 ///
-/// The scan only handles plain input: any syntax error, duplicate key or unknown sample field
-/// makes it give up (`nil`), and the decoder parses the line as a tree instead, which finds and
-/// names the problem. A line the scan accepts decodes exactly as
-/// its tree would (a test checks both ways on the corpus and on fuzzed lines).
+/// The scan gives up (`false`) on what only a full parse tells apart: a syntax error, a key
+/// that repeats, or a second member that is no field (it might repeat the first). The decoder
+/// then parses the line as a tree, which names the problem, or, when the line is valid JSON,
+/// writes the tree back and scans that text, whose keys are known to be unique. A sample array
+/// or `changes` list of any other shape than the plain one is left as a span, and the decoder
+/// reads it as a tree. A line decodes the same either way (a test checks both on the corpus
+/// and on fuzzed lines).
 package struct EnvelopeScan {
-    /// The bytes scanned, which the sample fields point into.
+    /// The bytes scanned, which the fields point into.
     private(set) var bytes = UnsafeRawBufferPointer(start: nil, count: 0)
-    /// The root object, each lifted sample array standing as an empty array.
-    var root = JSONObject()
-    /// The fingerprints of the root's keys (`JSONReader.fingerprint`), in member order.
-    private(set) var rootKeyPrints: [UInt64] = []
-    /// The lifted sample arrays with their member names (an envelope has one at most).
-    private var liftedSamples: [LiftedSamples] = []
-    /// The room of the last scan's lifted sample array, for the next scan's.
-    private var spareFields: [SampleFields] = []
+    /// The root's members; a lifted array's span is its whole text, read through
+    /// `samples(_:)` or `changes` instead.
+    private(set) var root = RootFields()
+    /// The root's member order on the last line, which the next line tries first.
+    private var rootOrder = MemberOrder<RootFields.Field>()
+    /// The lifted sample array, whose room the next line reuses.
+    private var sampleFields: [SampleFields] = []
+    /// The member whose array `sampleFields` holds (an envelope has one at most).
+    private var liftedSamples: RootFields.Field? = nil
     /// The member order of the last sample scanned, which the next line's first sample tries
     /// first (a client writes its samples' members in one order).
-    private var sampleOrder = SampleFields.MemberOrder()
-
-    /// A lifted sample array and its member name (a struct: see `JSONObject.Member`).
-    private struct LiftedSamples {
-        var key: String
-        var fields: [SampleFields]
-    }
+    private var sampleOrder = MemberOrder<SampleFields.Field>()
     /// The lifted `changes` array of a Health Connect page.
-    var changes: LiftedChanges? = nil
+    private(set) var changes: LiftedChanges? = nil
 
-    /// The number of arrays the scan read as samples or changes (the rest of the line is a tree).
-    package var liftedArrays: Int { liftedSamples.count + (changes == nil ? 0 : 1) }
+    /// The number of arrays the scan read as samples or changes (the rest of the line is spans).
+    package var liftedArrays: Int { (liftedSamples == nil ? 0 : 1) + (changes == nil ? 0 : 1) }
 
-    /// The lifted sample array of member `key`, if the scan lifted it.
-    func samples(_ key: String) -> [SampleFields]? {
-        liftedSamples.first { $0.key == key }?.fields
+    /// The lifted sample array of member `field`, if the scan lifted it.
+    func samples(_ field: RootFields.Field) -> [SampleFields]? {
+        liftedSamples == field ? sampleFields : nil
     }
 
     /// The elements of a lifted `changes` array, in order; the upsertions' fields are kept apart
@@ -51,13 +49,10 @@ package struct EnvelopeScan {
         var upsertions: [SampleFields] = []
     }
 
-    /// Whether the root member `key`'s array is read as samples.
-    static func holdsSamples(_ key: String) -> Bool { key == "added" || key == "samples" }
-
     /// An empty scan, to `rescan` lines into.
     package init() {}
 
-    /// Scans `bytes`, or returns `nil` when the line is not plain (see the type's description).
+    /// Scans `bytes`, or returns `nil` when the scan gives up (see the type's description).
     package static func scan(_ bytes: UnsafeRawBufferPointer, maxDepth: Int) -> EnvelopeScan? {
         var scan = EnvelopeScan()
         return scan.rescan(bytes, maxDepth: maxDepth) ? scan : nil
@@ -65,65 +60,66 @@ package struct EnvelopeScan {
 
     /// Scans `bytes` into this scan, in the room of the one before: a decoder keeps one scan
     /// for all its lines, where a scan per line allocated its arrays and freed them (through
-    /// generic value witnesses: about 2,600 instructions a line). `false` when the line is not
-    /// plain; what the scan holds is then not to be read.
-    package mutating func rescan(_ bytes: UnsafeRawBufferPointer, maxDepth: Int) -> Bool {
+    /// generic value witnesses: about 2,600 instructions a line). `false` when the scan gives
+    /// up; what the scan holds is then not to be read.
+    /// - Parameter keysUnique: the bytes are known to repeat no key in any object (JSON written
+    ///   back from a parsed tree), so members that are no field need not be compared.
+    package mutating func rescan(_ bytes: UnsafeRawBufferPointer, maxDepth: Int, keysUnique: Bool = false) -> Bool {
         self.bytes = bytes
-        root.members.removeAll(keepingCapacity: true)
-        rootKeyPrints.removeAll(keepingCapacity: true)
-        while let lifted = liftedSamples.popLast() { spareFields = lifted.fields }
+        root = RootFields()
+        sampleFields.removeAll(keepingCapacity: true)
+        liftedSamples = nil
         changes = nil
         guard let base = bytes.baseAddress, bytes.count > 0 else { return false }
         // The root object is one level; the tree parser counts it, so nested values get one less.
         var reader = JSONReader(base: base, count: bytes.count, maxDepth: maxDepth - 1)
         do throws(JSONReadFailure) {
-            return try scanRoot(&reader)
+            return try scanRoot(&reader, keysUnique: keysUnique)
         } catch {
             return false
         }
     }
 
-    private mutating func scanRoot(_ reader: inout JSONReader) throws(JSONReadFailure) -> Bool {
+    private mutating func scanRoot(_ reader: inout JSONReader, keysUnique: Bool) throws(JSONReadFailure) -> Bool {
         if reader.count >= 3, reader.byte(0) == 0xEF { return false }
         reader.skipWhitespace()
         guard reader.next(is: 0x7B) else { return false }  // {
-        // Room for an envelope's usual members at once: growing from one by doubling copied
-        // them three or four times.
-        root.members.reserveCapacity(8)
-        rootKeyPrints.reserveCapacity(8)
         reader.skipWhitespace()
         if !reader.next(is: 0x7D) {  // }
+            var place = 0
             repeat {
                 reader.skipWhitespace()
                 guard reader.index < reader.count, reader.byte(reader.index) == 0x22 else { return false }
-                // Keys are compared by a fingerprint of their bytes first: comparing each new
-                // key's string with every earlier one cost more than reading the members.
-                let (key, print) = try reader.parseKey()
-                guard
-                    !rootKeyPrints.indices.contains(where: {
-                        rootKeyPrints[$0] == print && root.members[$0].key.hasSameUTF8(as: key)
-                    })
-                else { return false }
-                rootKeyPrints.append(print)
+                let field: RootFields.Field?
+                var unknownName: String? = nil
+                if let expected = rootOrder[place], reader.quotedName(expected.literal) != nil {
+                    field = expected
+                } else {
+                    let key = try reader.span(openLevels: 0)
+                    if key.kind == .string {
+                        let name = key.text(in: reader.bytes)
+                        field = RootFields.Field(name: name)
+                        if field == nil { unknownName = String(decoding: name, as: UTF8.self) }
+                    } else {
+                        // A key with escapes: its unescaped bytes name the member.
+                        guard case .string(let name) = key.value(in: reader.bytes) else { return false }
+                        field = name.withRawUTF8 { RootFields.Field(name: $0) }
+                        unknownName = name
+                    }
+                    rootOrder[place] = field
+                }
                 reader.skipWhitespace()
                 guard reader.next(is: 0x3A) else { return false }  // :
                 reader.skipWhitespace()
-                let isArray = reader.index < reader.count && reader.byte(reader.index) == 0x5B
-                if isArray, Self.holdsSamples(key) {
-                    var samples = spareFields.takeEmptied()
-                    guard try Self.scanSamples(&reader, into: &samples, order: &sampleOrder) else {
-                        spareFields = samples
-                        return false
-                    }
-                    liftedSamples.append(LiftedSamples(key: key, fields: samples))
-                    root.members.append(JSONObject.Member(key: key, value: .array([])))
-                } else if isArray, key == "changes" {
-                    guard let changes = try Self.scanChanges(&reader, order: &sampleOrder) else { return false }
-                    self.changes = changes
-                    root.members.append(JSONObject.Member(key: key, value: .array([])))
+                if let field {
+                    guard root.set(field, try memberValue(&reader, field), place: place) else { return false }
                 } else {
-                    root.members.append(JSONObject.Member(key: key, value: try reader.parseTree()))
+                    // A second unknown member might repeat the first: the tree tells.
+                    guard keysUnique || root.unknownCount == 0 else { return false }
+                    _ = try reader.span(openLevels: 0)
+                    root.noteUnknown(unknownName ?? "", place: place)
                 }
+                place += 1
                 reader.skipWhitespace()
             } while try reader.nextSeparator(close: 0x7D)
         }
@@ -131,15 +127,40 @@ package struct EnvelopeScan {
         return reader.index == reader.count
     }
 
-    /// Reads an array of sample objects into `samples` (empty, its room reused: taken as an
-    /// argument and copied, it was not unique, so each scan allocated it again); `false` when it
-    /// is anything else, or when a sample repeats a member or has one that is not a sample field.
+    /// The span of the value of root member `field` at the reader, lifting a plain sample array
+    /// or `changes` list into `sampleFields` or `changes`.
+    private mutating func memberValue(_ reader: inout JSONReader, _ field: RootFields.Field) throws(JSONReadFailure)
+        -> JSONSpan
+    {
+        let start = reader.index
+        if reader.index < reader.count, reader.byte(reader.index) == 0x5B {  // [
+            if field == .added || field == .samples, liftedSamples == nil {
+                if try Self.scanSamples(&reader, into: &sampleFields, order: &sampleOrder) {
+                    liftedSamples = field
+                    return JSONSpan(kind: .other, start: Int32(start), end: Int32(reader.index))
+                }
+                sampleFields.removeAll(keepingCapacity: true)
+            } else if field == .changes {
+                if let changes = try Self.scanChanges(&reader, order: &sampleOrder) {
+                    self.changes = changes
+                    return JSONSpan(kind: .other, start: Int32(start), end: Int32(reader.index))
+                }
+            }
+            // Another shape: the decoder reads the array as a tree, and names what is wrong.
+            reader.index = start
+        }
+        return try reader.span(openLevels: 0)
+    }
+
+    /// Reads an array of sample objects into `samples` (empty, with the room of the line before);
+    /// `false` when it is anything else, or when a sample repeats a member or has one that is not
+    /// a sample field.
     /// `order` is the member order the next sample tries first (see `SampleFields.read`).
     private static func scanSamples(
-        _ reader: inout JSONReader, into samples: inout [SampleFields], order: inout SampleFields.MemberOrder
+        _ reader: inout JSONReader, into samples: inout [SampleFields], order: inout MemberOrder<SampleFields.Field>
     ) throws(JSONReadFailure) -> Bool {
         reader.index &+= 1  // [
-        // As for the root's members: most envelopes hold a few samples.
+        // Most envelopes hold a few samples: growing from one by doubling copied them three or four times.
         samples.reserveCapacity(8)
         reader.skipWhitespace()
         if reader.next(is: 0x5D) { return true }  // ]
@@ -158,7 +179,7 @@ package struct EnvelopeScan {
     /// field.
     @inline(__always)
     private static func appendSample(
-        _ reader: inout JSONReader, openLevels: Int, order: inout SampleFields.MemberOrder,
+        _ reader: inout JSONReader, openLevels: Int, order: inout MemberOrder<SampleFields.Field>,
         to samples: inout [SampleFields]
     ) throws(JSONReadFailure) -> Bool {
         samples.append(SampleFields())
@@ -168,9 +189,9 @@ package struct EnvelopeScan {
     }
 
     /// Reads a `changes` array whose every element is `{"upsertion": {sample}}` or
-    /// `{"deletion": {"recordId": "id"}}`; `nil` when it is anything else (the tree path then
-    /// names what is wrong).
-    private static func scanChanges(_ reader: inout JSONReader, order: inout SampleFields.MemberOrder)
+    /// `{"deletion": {"recordId": "id"}}`; `nil` when it is anything else (the decoder then reads
+    /// it as a tree, which names what is wrong).
+    private static func scanChanges(_ reader: inout JSONReader, order: inout MemberOrder<SampleFields.Field>)
         throws(JSONReadFailure) -> LiftedChanges?
     {
         reader.index &+= 1  // [
@@ -216,17 +237,5 @@ extension JSONReader {
         guard next(is: 0x3A) else { return false }
         skipWhitespace()
         return true
-    }
-}
-
-extension Array {
-    /// This array's storage, emptied, leaving an empty array in its place: how a buffer kept
-    /// from one use to the next is taken (and put back when done), so that each use allocates
-    /// nothing once the buffer has grown.
-    fileprivate mutating func takeEmptied() -> [Element] {
-        var taken: [Element] = []
-        swap(&taken, &self)
-        taken.removeAll(keepingCapacity: true)
-        return taken
     }
 }

@@ -2,44 +2,28 @@
 struct ObjectReader {
     let object: JSONObject
     let path: String
-    /// The fingerprints of the members' keys (`JSONReader.fingerprint`), when the scan that read
-    /// the object gave them.
-    private let keyPrints: [UInt64]?
 
-    /// - Parameter keyPrints: the fingerprints of the object's keys in member order, if known.
-    init(_ value: JSONValue, path: String, keyPrints: [UInt64]? = nil) throws(FieldError) {
+    init(_ value: JSONValue, path: String) throws(FieldError) {
         guard case .object(let object) = value else {
             throw FieldError(.wrongType, path: path, reason: "must be an object")
         }
         self.object = object
         self.path = path
-        self.keyPrints = keyPrints.flatMap { $0.count == object.members.count ? $0 : nil }
     }
 
     /// The path of member `key`.
     func path(_ key: String) -> String { ElementPath.member(key, of: path == "$" ? nil : path) }
 
     /// Rejects members not in `known` (the first in input order), compared by bytes: the lists
-    /// are short, so a scan is cheaper than hashing every key. With the keys' fingerprints, a
-    /// name is compared only with the key whose fingerprint it shares.
-    func allowOnly(_ known: KnownKeys) throws(FieldError) {
-        for (index, member) in object.members.enumerated() where !known.contains(member.key, print: keyPrints?[index]) {
+    /// are short, so a scan is cheaper than hashing every key.
+    func allowOnly(_ known: [String]) throws(FieldError) {
+        for member in object.members where !known.contains(where: { JSONObject.sameScalars($0, member.key) }) {
             throw FieldError(.unknownField, path: path(member.key), reason: "is not a known field")
         }
     }
 
-    /// The value of member `key`, if any. With the keys' fingerprints, a name is compared only
-    /// with the key whose fingerprint it shares: comparing it with each key in turn cost about
-    /// 800 instructions a lookup, three lookups or more per envelope.
-    private func member(_ key: String) -> JSONValue? {
-        guard let keyPrints else { return object[key] }
-        let print = key.withRawUTF8 { JSONReader.fingerprint($0) }
-        for index in keyPrints.indices
-        where keyPrints[index] == print && JSONObject.sameScalars(object.members[index].key, key) {
-            return object.members[index].value
-        }
-        return nil
-    }
+    /// The value of member `key`, if any.
+    private func member(_ key: String) -> JSONValue? { object[key] }
 
     func required(_ key: String) throws(FieldError) -> JSONValue {
         guard let value = member(key) else { throw FieldError(.missingField, path: path(key), reason: "is required") }
@@ -84,7 +68,7 @@ struct ObjectReader {
         return try Self.checkUTCYears(try Self.instant(value, path: path(key)), path: path(key))
     }
 
-    private static func checkUTCYears(_ instant: Instant, path: @autoclosure () -> String) throws(FieldError)
+    static func checkUTCYears(_ instant: Instant, path: @autoclosure () -> String) throws(FieldError)
         -> Instant
     {
         guard RFC3339.utcYearsMillis.contains(instant.millis) else {
@@ -156,48 +140,29 @@ struct ObjectReader {
     func array(_ key: String, minimum: Int = 0, limit: Int = EnvelopeLimits.itemsPerArray) throws(FieldError)
         -> [JSONValue]
     {
-        guard case .array(let items) = try required(key) else {
-            throw FieldError(.wrongType, path: path(key), reason: "must be an array")
+        try Self.items(try required(key), minimum: minimum, limit: limit, path: path(key))
+    }
+
+    /// The elements of the array `value`, at most `limit` (and at least `minimum`).
+    static func items(_ value: JSONValue, minimum: Int, limit: Int, path: @autoclosure () -> String)
+        throws(FieldError) -> [JSONValue]
+    {
+        guard case .array(let items) = value else {
+            throw FieldError(.wrongType, path: path(), reason: "must be an array")
         }
-        try checkCount(key, items.count, minimum: minimum, limit: limit)
+        try checkCount(items.count, minimum: minimum, limit: limit, path: path())
         return items
     }
 
-    /// Checks the number of items of array member `key`.
-    func checkCount(_ key: String, _ count: Int, minimum: Int = 0, limit: Int = EnvelopeLimits.itemsPerArray)
+    /// Checks the number of items of an array.
+    static func checkCount(_ count: Int, minimum: Int, limit: Int, path: @autoclosure () -> String)
         throws(FieldError)
     {
-        guard count >= minimum else { throw FieldError(.emptyArray, path: path(key), reason: "must not be empty") }
+        guard count >= minimum else { throw FieldError(.emptyArray, path: path(), reason: "must not be empty") }
         guard count <= limit else {
             throw FieldError(
-                .tooManyItems, path: path(key), reason: "has \(count) items; at most \(limit) are accepted")
+                .tooManyItems, path: path(), reason: "has \(count) items; at most \(limit) are accepted")
         }
-    }
-}
-
-/// The member names an object of an envelope may have, and, for the lists made once (an
-/// envelope kind's), the fingerprints of their bytes: a key whose fingerprint the scan gave is
-/// compared with the one name that shares it, where comparing it with each name cost some 2,000
-/// instructions an envelope.
-struct KnownKeys: Sendable, ExpressibleByArrayLiteral {
-    private let names: [String]
-    private let prints: [UInt64]?
-
-    /// Names with their fingerprints (for a list made once and used for many objects).
-    init(fingerprinting names: [String]) {
-        self.names = names
-        prints = names.map { $0.withRawUTF8 { JSONReader.fingerprint($0) } }
-    }
-
-    init(arrayLiteral names: String...) {
-        self.names = names
-        prints = nil
-    }
-
-    /// Whether `key`, whose bytes have the fingerprint `print` when known, is one of the names.
-    func contains(_ key: String, print: UInt64?) -> Bool {
-        guard let print, let prints else { return names.contains { JSONObject.sameScalars($0, key) } }
-        return prints.indices.contains { prints[$0] == print && JSONObject.sameScalars(names[$0], key) }
     }
 }
 

@@ -86,7 +86,7 @@ struct SampleFields {
     ///     the expected name in quotes is taken without scanning its key. Updated as read.
     /// - Throws: `JSONReadFailure` when the object is not valid JSON.
     static func read(
-        _ reader: inout JSONReader, openLevels: Int, order: inout MemberOrder, into fields: inout SampleFields
+        _ reader: inout JSONReader, openLevels: Int, order: inout MemberOrder<Field>, into fields: inout SampleFields
     ) throws(JSONReadFailure) -> Bool {
         reader.index &+= 1  // {
         reader.skipWhitespace()
@@ -122,18 +122,5 @@ struct SampleFields {
             reader.skipWhitespace()
         } while try reader.nextSeparator(close: 0x7D)
         return true
-    }
-
-    /// The fields of a sample in member order, as the previous sample had them.
-    struct MemberOrder {
-        private var fields = InlineArray<16, Int8>(repeating: -1)
-
-        init() {}
-
-        /// The field at member `position`, if known.
-        subscript(position: Int) -> Field? {
-            get { position < 16 ? Field(rawValue: Int(fields[position])) : nil }
-            set { if position < 16 { fields[position] = Int8(newValue?.rawValue ?? -1) } }
-        }
     }
 }

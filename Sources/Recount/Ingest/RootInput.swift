@@ -1,0 +1,120 @@
+/// An envelope's root members as the decoder checks them: their spans, the bytes they point
+/// into, and errors that name each member by its path.
+///
+/// Plain strings are read straight from the bytes; any other value (a string with escapes, a
+/// number, an array) is parsed from its span when it is read, through the same checks the
+/// members of nested objects meet (`ObjectReader`), so each error reads the same.
+struct RootInput {
+    let fields: RootFields
+    let bytes: UnsafeRawBufferPointer
+
+    typealias Field = RootFields.Field
+
+    /// The path of member `field`: its name (the root is the envelope).
+    func path(_ field: Field) -> String { field.name }
+
+    /// Rejects the first member, in input order, that is no field or not one of `allowed`.
+    func allowOnly(_ allowed: RootFields.FieldSet) throws(FieldError) {
+        guard let name = fields.firstMember(notIn: allowed) else { return }
+        throw FieldError(.unknownField, path: ElementPath.member(name, of: nil), reason: "is not a known field")
+    }
+
+    /// A required member's span.
+    func required(_ field: Field) throws(FieldError) -> JSONSpan {
+        let span = fields[field]
+        guard span.kind != .absent else { throw FieldError(.missingField, path: path(field), reason: "is required") }
+        return span
+    }
+
+    /// An optional member's span; an explicit `null` is refused (leave the member out instead).
+    func optional(_ field: Field) throws(FieldError) -> JSONSpan? {
+        let span = fields[field]
+        guard span.kind != .absent else { return nil }
+        if isNull(span) { throw FieldError(.nullField, path: path(field), reason: "must not be null (leave it out)") }
+        return span
+    }
+
+    /// Whether a span holds `null`.
+    func isNull(_ span: JSONSpan) -> Bool {
+        span.kind == .other && bytes[Int(span.start)] == UInt8(ascii: "n")
+    }
+
+    /// The JSON value of a span.
+    func value(_ span: JSONSpan) -> JSONValue { span.value(in: bytes) }
+
+    /// `body` of the UTF-8 bytes of a span that holds a string (unescaped), or `nil` when it
+    /// holds anything else.
+    func withText<Result>(_ span: JSONSpan, _ body: (UnsafeRawBufferPointer) throws(FieldError) -> Result)
+        throws(FieldError) -> Result?
+    {
+        if span.kind == .string { return try body(span.text(in: bytes)) }
+        guard case .string(let text) = value(span) else { return nil }
+        return try text.withRawUTF8 { utf8 throws(FieldError) in try body(utf8) }
+    }
+
+    /// A string member checked against `rule`.
+    func string(_ field: Field, _ rule: StringRule) throws(FieldError) -> String {
+        let span = try required(field)
+        guard span.kind == .string else { return try rule.check(value(span), path: path(field)) }
+        return try rule.string(utf8: span.text(in: bytes), path: path(field))
+    }
+
+    func optionalString(_ field: Field, _ rule: StringRule) throws(FieldError) -> String? {
+        guard fields[field].kind != .absent else { return nil }
+        _ = try optional(field)
+        return try string(field, rule)
+    }
+
+    func bool(_ field: Field) throws(FieldError) -> Bool {
+        guard case .bool(let flag) = value(try required(field)) else {
+            throw FieldError(.wrongType, path: path(field), reason: "must be true or false")
+        }
+        return flag
+    }
+
+    /// An RFC 3339 instant member, whose UTC time must fall within the years 0001–9999 (see
+    /// `ObjectReader.instant(_:)`).
+    func instant(_ field: Field) throws(FieldError) -> Instant {
+        let span = try required(field)
+        if span.kind == .string, let instant = ObjectReader.instant(text: span.text(in: bytes)) {
+            return try ObjectReader.checkUTCYears(instant, path: path(field))
+        }
+        return try ObjectReader.checkUTCYears(
+            try ObjectReader.instant(value(span), path: path(field)), path: path(field))
+    }
+
+    func optionalInstant(_ field: Field) throws(FieldError) -> Instant? {
+        guard try optional(field) != nil else { return nil }
+        return try instant(field)
+    }
+
+    func integer(_ field: Field, in range: ClosedRange<Int64>) throws(FieldError) -> Int64 {
+        try ObjectReader.integer(value(try required(field)), in: range, path: path(field))
+    }
+
+    /// The elements of an array member, at most `limit` (and at least `minimum`).
+    func array(_ field: Field, minimum: Int = 0, limit: Int = EnvelopeLimits.itemsPerArray) throws(FieldError)
+        -> [JSONValue]
+    {
+        let span = try required(field)
+        // An empty array, as most deliveries' `deleted`, needs no parse.
+        if span.kind == .other, span.end - span.start == 2, bytes[Int(span.start)] == UInt8(ascii: "["),
+            minimum == 0
+        {
+            return []
+        }
+        return try ObjectReader.items(value(span), minimum: minimum, limit: limit, path: path(field))
+    }
+
+    /// Checks the number of items of array member `field`.
+    func checkCount(_ field: Field, _ count: Int, minimum: Int = 0, limit: Int = EnvelopeLimits.itemsPerArray)
+        throws(FieldError)
+    {
+        try ObjectReader.checkCount(count, minimum: minimum, limit: limit, path: path(field))
+    }
+
+    /// An object member, read as a tree.
+    func object(_ field: Field) throws(FieldError) -> ObjectReader {
+        try ObjectReader(value(try required(field)), path: path(field))
+    }
+}
