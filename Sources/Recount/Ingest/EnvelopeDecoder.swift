@@ -90,7 +90,15 @@ package struct EnvelopeDecoder {
     private func decode(_ scan: EnvelopeScan, repeats: inout SampleRepeats, ids: inout IdSet) throws(FieldError)
         -> EnvelopeInput
     {
-        let root = RootInput(fields: scan.root, bytes: scan.bytes)
+        try withUnsafePointer(to: scan.root) { fields throws(FieldError) in
+            try decode(RootInput(fields: fields, bytes: scan.bytes), scan: scan, repeats: &repeats, ids: &ids)
+        }
+    }
+
+    /// Decodes the envelope whose root is `root` and whose sample arrays `scan` lifted.
+    private func decode(_ root: RootInput, scan: EnvelopeScan, repeats: inout SampleRepeats, ids: inout IdSet)
+        throws(FieldError) -> EnvelopeInput
+    {
         let kindSpan = try root.required(.kind)
         guard let named = try root.withText(kindSpan, { Kind(name: $0) }) else {
             throw FieldError(.wrongType, path: "kind", reason: "must be a string")

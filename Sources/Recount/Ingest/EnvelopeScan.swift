@@ -91,20 +91,17 @@ package struct EnvelopeScan {
                 reader.skipWhitespace()
                 guard reader.index < reader.count, reader.byte(reader.index) == 0x22 else { return false }
                 let field: RootFields.Field?
-                var unknownName: String? = nil
+                var key = JSONSpan()
                 if let expected = rootOrder[place], reader.quotedName(expected.literal) != nil {
                     field = expected
                 } else {
-                    let key = try reader.span(openLevels: 0)
+                    key = try reader.span(openLevels: 0)
                     if key.kind == .string {
-                        let name = key.text(in: reader.bytes)
-                        field = RootFields.Field(name: name)
-                        if field == nil { unknownName = String(decoding: name, as: UTF8.self) }
+                        field = RootFields.Field(name: key.text(in: reader.bytes))
                     } else {
                         // A key with escapes: its unescaped bytes name the member.
                         guard case .string(let name) = key.value(in: reader.bytes) else { return false }
                         field = name.withRawUTF8 { RootFields.Field(name: $0) }
-                        unknownName = name
                     }
                     rootOrder[place] = field
                 }
@@ -117,7 +114,7 @@ package struct EnvelopeScan {
                     // A second unknown member might repeat the first: the tree tells.
                     guard keysUnique || root.unknownCount == 0 else { return false }
                     _ = try reader.span(openLevels: 0)
-                    root.noteUnknown(unknownName ?? "", place: place)
+                    root.noteUnknown(key, place: place)
                 }
                 place += 1
                 reader.skipWhitespace()

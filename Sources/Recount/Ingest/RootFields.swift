@@ -79,8 +79,8 @@ struct RootFields {
     private var places = InlineArray<25, Int32>(repeating: 0)
     /// The fields present.
     private(set) var present = FieldSet([])
-    /// The first member that names no field: its unescaped name and its place.
-    private(set) var firstUnknown: (name: String, place: Int)? = nil
+    /// The key of the first member that names no field (the span of its name), and its place.
+    private(set) var firstUnknown: (key: JSONSpan, place: Int)? = nil
     /// How many members name no field.
     private(set) var unknownCount = 0
 
@@ -98,22 +98,29 @@ struct RootFields {
         return true
     }
 
-    /// Counts a member named `name` that is no field, at `place`.
-    mutating func noteUnknown(_ name: @autoclosure () -> String, place: Int) {
-        if firstUnknown == nil { firstUnknown = (name(), place) }
+    /// Counts a member whose key (`key`, the span of its name) is no field, at `place`.
+    mutating func noteUnknown(_ key: JSONSpan, place: Int) {
+        if firstUnknown == nil { firstUnknown = (key, place) }
         unknownCount += 1
     }
 
-    /// The name of the first member, in input order, that is no field or not one of `allowed`.
-    func firstMember(notIn allowed: FieldSet) -> String? {
-        var first = firstUnknown
+    /// The first member, in input order, that is no field (`.unknown`, with the span of its
+    /// key) or not one of `allowed`.
+    func firstMember(notIn allowed: FieldSet) -> Member? {
+        var first = firstUnknown.map { (member: Member.unknown(key: $0.key), place: $0.place) }
         var others = present.bits & ~allowed.bits
         while others != 0 {
             let field = Field(rawValue: others.trailingZeroBitCount)!
             others &= others - 1
             let place = Int(places[field.rawValue])
-            if first.map({ place < $0.place }) ?? true { first = (field.name, place) }
+            if first.map({ place < $0.place }) ?? true { first = (.field(field), place) }
         }
-        return first?.name
+        return first?.member
+    }
+
+    /// A member of the root: a field, or one that names none.
+    enum Member {
+        case field(Field)
+        case unknown(key: JSONSpan)
     }
 }
