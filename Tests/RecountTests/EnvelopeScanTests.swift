@@ -89,6 +89,21 @@ import Testing
             seed: testSeed(72_026))
     }
 
+    /// The same with pieces that add, repeat, escape or retype root members (the scan reads the
+    /// root as spans, predicts its member order from the line before, and leaves a second
+    /// unknown member to the tree), over every kind of the corpus.
+    @Test func theScanAgreesWithTheTreeOnMutatedRootMembers() throws {
+        let pieces = [
+            #""x":1,"#, #""y":[{}],"#, #""kind":"checkin","#, #""\u006bind":"checkin","#, #""user":"*","#,
+            #""deleted":[],"#, #""anchor":null,"#, #""receivedAt":"2026-07-13T08:00:00Z","#, #""added":[1],"#,
+            #""samples":{},"#, #""changes":[{"deletion":{"recordId":"q"}}],"#, #""token":"\u0074","#,
+            #""hasMore":null,"#, #""window":[],"#, #""metrics":[],"#, #""expectedCheckinSeconds":1.0,"#,
+        ]
+        Self.expectAgreement(
+            onMutationsOf: try EnvelopeCorpusTests.lines("valid.ndjson"), pieces: Self.mutationPieces + pieces,
+            count: 4000, seed: testSeed(20_261_206))
+    }
+
     /// The same on lines made of the scan's paths (member prediction, repeated fields, changes
     /// pages), with pieces that build or break them. `RECOUNT_FUZZ_LINES` runs more.
     @Test func theScanAgreesWithTheTreeOnMutatedSampleArraysAndChanges() {
