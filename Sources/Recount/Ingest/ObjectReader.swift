@@ -1,4 +1,6 @@
-/// Reads the members of one JSON object of an envelope, naming each field's path in errors.
+/// Reads the members of one JSON object nested in an envelope (a deletion, a change, a
+/// reconcile's window, a workout total), naming each field's path in errors; the envelope's own
+/// members are read as spans (`RootInput`).
 struct ObjectReader {
     let object: JSONObject
     let path: String
@@ -12,7 +14,7 @@ struct ObjectReader {
     }
 
     /// The path of member `key`.
-    func path(_ key: String) -> String { ElementPath.member(key, of: path == "$" ? nil : path) }
+    func path(_ key: String) -> String { ElementPath.member(key, of: path) }
 
     /// Rejects members not in `known` (the first in input order), compared by bytes: the lists
     /// are short, so a scan is cheaper than hashing every key.
