@@ -51,6 +51,12 @@ package struct Envelope: Equatable, Sendable {
 
     /// Samples this envelope upserts, in order.
     package var samples: [Sample] { body.samples }
+
+    /// An envelope that holds nothing, put where one is moved out of an array.
+    static let emptied = Envelope(
+        user: "", receivedAt: Instant(millis: 0, offsetSeconds: 0),
+        body: .checkin(
+            provider: "", metrics: [], at: Instant(millis: 0, offsetSeconds: 0)))
 }
 
 extension Envelope.Body {

@@ -63,13 +63,16 @@ package struct Ingestor {
     ///     minutes; the CLI prints a line every million samples).
     ///   - appended: called after each appended batch with its envelopes (as stamped and
     ///     encoded), their samples as the blocks written, and their positions, so a caller can
-    ///     fold them without reading them back; what it throws ends the ingest.
+    ///     fold them without reading them back; what it throws ends the ingest. The caller may
+    ///     move the envelopes out (they are dropped after the call); it must leave each block
+    ///     in its place (the next batch refills them).
     /// - Throws: `IngestFileError` when the input cannot be read, `LogError` when an append fails.
     package func ingest(
         _ input: LineReader, source: String, into report: inout IngestReport,
         rejected: ((IngestRejection) -> Void)? = nil, progress: ((IngestReport) -> Void)? = nil,
-        appended: ((_ envelopes: [Envelope], _ samples: [SampleBlock?], _ positions: Range<UInt64>) throws -> Void)? =
-            nil
+        appended: (
+            (_ envelopes: inout [Envelope], _ samples: inout [SampleBlock?], _ positions: Range<UInt64>) throws -> Void
+        )? = nil
     ) throws {
         var batch = LogBatch()
         var envelopes: [Envelope] = []
@@ -94,7 +97,7 @@ package struct Ingestor {
             report.samples += pendingSamples
             batch.removeAll()
             pendingSamples = 0
-            try appended?(envelopes, blocks, positions)
+            try appended?(&envelopes, &blocks, positions)
             envelopes.removeAll(keepingCapacity: true)
             while let block = blocks.popLast() {
                 if let block { spareBlocks.append(block) }
