@@ -125,7 +125,7 @@ package struct EnvelopeDecoder {
             try root.allowOnly(Kind.healthKitDelivery.fields)
             let type = try metricName(root, .type, repeats: &repeats)
             let anchorSpan = try root.required(.anchor)
-            let anchor = root.isNull(anchorSpan) ? nil : try base64(root, anchorSpan, path: "anchor")
+            let anchor = anchorSpan.isNull(in: root.bytes) ? nil : try base64(root, anchorSpan, path: "anchor")
             let newAnchor = try base64(root, try root.required(.newAnchor), path: "newAnchor")
             let added = try samples(
                 root, .added, scan: scan, repeats: &repeats, seen: &ids, allowed: { $0 == type.metric },

@@ -177,4 +177,12 @@ struct FieldError: Error {
         self.path = path
         self.reason = reason
     }
+
+    /// A required member the object left out.
+    static func missing(at path: String) -> FieldError { FieldError(.missingField, path: path, reason: "is required") }
+
+    /// A member given as `null`, where it should be left out.
+    static func nullGiven(at path: String) -> FieldError {
+        FieldError(.nullField, path: path, reason: "must not be null (leave it out)")
+    }
 }

@@ -24,20 +24,15 @@ struct ObjectReader {
         }
     }
 
-    /// The value of member `key`, if any.
-    private func member(_ key: String) -> JSONValue? { object[key] }
-
     func required(_ key: String) throws(FieldError) -> JSONValue {
-        guard let value = member(key) else { throw FieldError(.missingField, path: path(key), reason: "is required") }
+        guard let value = object[key] else { throw FieldError.missing(at: path(key)) }
         return value
     }
 
     /// An optional member; an explicit `null` is refused (leave the field out instead).
     func optional(_ key: String) throws(FieldError) -> JSONValue? {
-        guard let value = member(key) else { return nil }
-        if case .null = value {
-            throw FieldError(.nullField, path: path(key), reason: "must not be null (leave it out)")
-        }
+        guard let value = object[key] else { return nil }
+        if case .null = value { throw FieldError.nullGiven(at: path(key)) }
         return value
     }
 
@@ -50,9 +45,12 @@ struct ObjectReader {
         return try rule.check(value, path: path(key))
     }
 
-    func bool(_ key: String) throws(FieldError) -> Bool {
-        guard case .bool(let flag) = try required(key) else {
-            throw FieldError(.wrongType, path: path(key), reason: "must be true or false")
+    func bool(_ key: String) throws(FieldError) -> Bool { try Self.bool(try required(key), path: path(key)) }
+
+    /// The flag `value` holds.
+    static func bool(_ value: JSONValue, path: @autoclosure () -> String) throws(FieldError) -> Bool {
+        guard case .bool(let flag) = value else {
+            throw FieldError(.wrongType, path: path(), reason: "must be true or false")
         }
         return flag
     }
@@ -83,7 +81,7 @@ struct ObjectReader {
 
     /// What the instant of member `key` (which parsed) holds beyond its millisecond.
     func fractionBeyondMillis(_ key: String) -> Int64 {
-        guard case .string(let text) = member(key) else { return 0 }
+        guard case .string(let text) = object[key] else { return 0 }
         return RFC3339.fractionBeyondMillis(text)
     }
 

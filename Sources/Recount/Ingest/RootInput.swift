@@ -40,23 +40,11 @@ struct RootInput {
     }
 
     /// A required member's span.
-    func required(_ field: Field) throws(FieldError) -> JSONSpan {
-        let span = fields[field]
-        guard span.kind != .absent else { throw FieldError(.missingField, path: path(field), reason: "is required") }
-        return span
-    }
+    func required(_ field: Field) throws(FieldError) -> JSONSpan { try fields[field].required(path: path(field)) }
 
     /// An optional member's span; an explicit `null` is refused (leave the member out instead).
     func optional(_ field: Field) throws(FieldError) -> JSONSpan? {
-        let span = fields[field]
-        guard span.kind != .absent else { return nil }
-        if isNull(span) { throw FieldError(.nullField, path: path(field), reason: "must not be null (leave it out)") }
-        return span
-    }
-
-    /// Whether a span holds `null`.
-    func isNull(_ span: JSONSpan) -> Bool {
-        span.kind == .other && bytes[Int(span.start)] == UInt8(ascii: "n")
+        try fields[field].optional(in: bytes, path: path(field))
     }
 
     /// The JSON value of a span.
@@ -74,38 +62,30 @@ struct RootInput {
 
     /// A string member checked against `rule`.
     func string(_ field: Field, _ rule: StringRule) throws(FieldError) -> String {
-        let span = try required(field)
-        guard span.kind == .string else { return try rule.check(value(span), path: path(field)) }
-        return try rule.string(utf8: span.text(in: bytes), path: path(field))
+        try required(field).string(in: bytes, rule, path: path(field))
     }
 
     func optionalString(_ field: Field, _ rule: StringRule) throws(FieldError) -> String? {
-        guard fields[field].kind != .absent else { return nil }
-        _ = try optional(field)
-        return try string(field, rule)
+        try optional(field)?.string(in: bytes, rule, path: path(field))
     }
 
     func bool(_ field: Field) throws(FieldError) -> Bool {
-        guard case .bool(let flag) = value(try required(field)) else {
-            throw FieldError(.wrongType, path: path(field), reason: "must be true or false")
-        }
-        return flag
+        try ObjectReader.bool(value(try required(field)), path: path(field))
     }
 
     /// An RFC 3339 instant member, whose UTC time must fall within the years 0001–9999 (see
     /// `ObjectReader.instant(_:)`).
     func instant(_ field: Field) throws(FieldError) -> Instant {
-        let span = try required(field)
-        if span.kind == .string, let instant = ObjectReader.instant(text: span.text(in: bytes)) {
-            return try ObjectReader.checkUTCYears(instant, path: path(field))
-        }
-        return try ObjectReader.checkUTCYears(
-            try ObjectReader.instant(value(span), path: path(field)), path: path(field))
+        try utcInstant(try required(field), field)
     }
 
     func optionalInstant(_ field: Field) throws(FieldError) -> Instant? {
-        guard try optional(field) != nil else { return nil }
-        return try instant(field)
+        guard let span = try optional(field) else { return nil }
+        return try utcInstant(span, field)
+    }
+
+    private func utcInstant(_ span: JSONSpan, _ field: Field) throws(FieldError) -> Instant {
+        try ObjectReader.checkUTCYears(try span.instant(in: bytes, path: path(field)), path: path(field))
     }
 
     func integer(_ field: Field, in range: ClosedRange<Int64>) throws(FieldError) -> Int64 {

@@ -32,21 +32,13 @@ struct SampleInput: SampleSource, ~Copyable {
     /// A required field's span.
     @inline(__always)
     func required(_ field: SampleFields.Field) throws(FieldError) -> JSONSpan {
-        let span = fields[field]
-        guard span.kind != .absent else { throw FieldError(.missingField, path: path(field), reason: "is required") }
-        return span
+        try fields[field].required(path: path(field))
     }
 
     /// An optional field's span; an explicit `null` is refused (leave the field out instead).
     @inline(__always)
     func optional(_ field: SampleFields.Field) throws(FieldError) -> JSONSpan? {
-        let span = fields[field]
-        switch span.kind {
-        case .absent: return nil
-        case .other where bytes[Int(span.start)] == UInt8(ascii: "n"):
-            throw FieldError(.nullField, path: path(field), reason: "must not be null (leave it out)")
-        default: return span
-        }
+        try fields[field].optional(in: bytes, path: path(field))
     }
 
     /// Whether the sample has `field` at all.
@@ -77,8 +69,7 @@ struct SampleInput: SampleSource, ~Copyable {
 
     /// A string field checked against `rule`, straight from the bytes when it is a plain string.
     func string(_ span: JSONSpan, _ field: SampleFields.Field, _ rule: StringRule) throws(FieldError) -> String {
-        guard span.kind == .string else { return try rule.check(value(span), path: path(field)) }
-        return try rule.string(utf8: span.text(in: bytes), path: path(field))
+        try span.string(in: bytes, rule, path: path(field))
     }
 
     /// The sample's id, checked against the id rule; a plain UUID is read straight from the
@@ -93,8 +84,7 @@ struct SampleInput: SampleSource, ~Copyable {
 
     /// An RFC 3339 instant, parsed straight from the bytes when it is a plain string.
     func instant(_ span: JSONSpan, _ field: SampleFields.Field) throws(FieldError) -> Instant {
-        if span.kind == .string, let instant = ObjectReader.instant(text: span.text(in: bytes)) { return instant }
-        return try ObjectReader.instant(value(span), path: path(field))
+        try span.instant(in: bytes, path: path(field))
     }
 
     /// What an instant holds beyond its millisecond (read once it parsed).
