@@ -1081,6 +1081,35 @@ import Testing
             ])
     }
 
+    /// Two logs whose only difference is when one check-in was received answer `stale --as-of`
+    /// differently, so their digests differ: `verify` compares what answers about the past
+    /// read (until 2026-12-06 the digest left the receipts out, and the two were equal). Each
+    /// log folded twice keeps its digest: a receipt is the earliest of its deliveries.
+    @Test func theDigestTellsApartCheckinsReceivedAtOtherInstants() throws {
+        let setting =
+            #"{"kind":"config.provider","user":"*","receivedAt":"2026-07-01T00:00:00Z","provider":"health_connect","expectedCheckinSeconds":60}"#
+        let early = Self.checkin(received: "2026-07-20T08:00:00Z", at: "2026-07-20T08:00:00Z")
+        // Made at 10:00 and uploaded at 14:00, or at 12:00.
+        let uploads = ["2026-07-20T14:00:00Z", "2026-07-20T12:00:00Z"].map {
+            Self.checkin(received: $0, at: "2026-07-20T10:00:00Z")
+        }
+        var answers: [String] = []
+        var digests: Set<[UInt8]> = []
+        for upload in uploads {
+            var projections = Projections()
+            _ = try ProjectionsTests.fold([setting, early, upload], into: &projections)
+            let asOf = RFC3339.parse("2026-07-20T13:00:00Z")!.millis
+            answers.append(projections.staleReport(asOf: asOf).rows.map { $0.lastCheckinAt ?? "-" }.joined())
+            let digest = projections.digest()
+            digests.insert(digest)
+            var twice = Projections()
+            _ = try ProjectionsTests.fold([setting, early, upload, setting, early, upload], into: &twice)
+            #expect(twice.digest() == digest)
+        }
+        #expect(answers == ["2026-07-20T08:00:00Z", "2026-07-20T10:00:00Z"])
+        #expect(digests.count == 2)
+    }
+
     /// `stale --as-of T` answers as the log held it at T: on random workloads whose envelopes
     /// come out of receipt order (check-ins made hours before their upload, `config.provider`
     /// settings for `*` and for users, Health Connect pages with expired tokens, reconciles),

@@ -46,7 +46,7 @@ package struct DigestStream {
     private var out = CanonicalBytes()
 
     package init(zoneDataVersion: String) {
-        out.append("recount projections v5")
+        out.append("recount projections v6")
         out.append(zoneDataVersion)
     }
 

@@ -257,6 +257,8 @@ extension Projections {
     /// `counters` (the checkpoint's form): they count envelopes, so the digest, which folding an
     /// envelope twice must not change, leaves them out. The checkpoint keeps each recovered
     /// stretch with its horizon and every expiry's instant, the digest the time lost of them.
+    /// Both write what an answer as of a past instant reads (each check-in's receipt, since
+    /// when the user has the channel), so `verify` covers `stale --as-of` too.
     func writeSyncStateEntries(of kept: Set<String>?, counters: Bool, _ out: inout CanonicalBytes) -> Int {
         let states = sortedSyncStates().filter { kept?.contains(users[$0.key.user]) ?? true }
         for (key, state) in states {
@@ -282,10 +284,11 @@ extension Projections {
                 }
                 out.append(UInt64(state.expiries.count))
                 for expiry in state.expiries { out.append(expiry) }
-                for receipt in state.checkinReceipts { out.append(receipt) }
             } else {
                 out.append(state.lostRecovered)
             }
+            // When each check-in was received (one per check-in): what `stale --as-of` reads.
+            for receipt in state.checkinReceipts { out.append(receipt) }
             out.append(UInt64(state.reconciledWindows.count))
             for window in state.reconciledWindows {
                 out.append(window.from)
@@ -301,12 +304,15 @@ extension Projections {
                 out.append(UInt64(state.repeatedAllKnown))
                 out.append(UInt64(state.redeliveredSamples.new))
                 out.append(UInt64(state.redeliveredSamples.known))
-                out.append(state.hadSince) { $0.append($1) }
-                out.append(state.firstExpiredAt) { $0.append($1) }
-                out.append(state.firstCursorAt) { $0.append($1) }
-                out.append(state.cursorFrom) { $0.append($1) }
-                out.append(state.cursorFromExpiredPage ? UInt8(1) : 0)
             }
+            // Since when the user has the channel, and the instants that opened it: what rule 8
+            // and `stale --as-of` read. The earliest of each, so folding an envelope twice keeps them.
+            out.append(state.hadSince) { $0.append($1) }
+            out.append(state.firstExpiredAt) { $0.append($1) }
+            out.append(state.firstCursorAt) { $0.append($1) }
+            // What orders two cursors received at one instant, as the cursor it decided.
+            out.append(state.cursorFrom) { $0.append($1) }
+            out.append(state.cursorFromExpiredPage ? UInt8(1) : 0)
         }
         return states.count
     }
