@@ -516,6 +516,35 @@ import Testing
         #expect(digests.count == 1)
     }
 
+    /// An expired page logged after a recovery received later than it (an upload sent again out
+    /// of order) opens its stretch as receipt order does: the channel's expiries and reconciles
+    /// are folded again in receipt order. Until 2026-12-06 it was dropped as old, and the days
+    /// it missed, whose part beyond 30 days before the newest expiry cannot be read again, read
+    /// as known zeros in that log order and unknown in receipt order (an attack run's log-order
+    /// permutation). Every order of the four lines gives what receipt order gives.
+    @Test func anExpiryLoggedAfterALaterRecoveryOpensItsStretch() throws {
+        let lines = [
+            Self.page(received: "2026-07-02T00:00:00Z", expired: true),
+            Self.page(received: "2026-07-04T00:00:00Z", expired: false),
+            Self.page(received: "2026-07-05T00:00:00Z", expired: true),
+            Self.reconcile(received: "2026-07-08T00:00:00Z", from: "2026-06-30T00:00:00Z", to: "2026-07-08T00:00:00Z"),
+        ]
+        var receiptOrder = Projections()
+        _ = try ProjectionsTests.fold(lines, into: &receiptOrder)
+        let cursor = try Self.cursor(receiptOrder)
+        // The first page's stretch (from 30 days before it, as nothing was read before it)
+        // is read again from 06-30 on; before the newest expiry's horizon (06-05) it is lost.
+        #expect(cursor.state == "needs_recovery")
+        #expect(cursor.recoveryWindows == [TimeWindow(from: "2026-06-05T00:00:00Z", to: "2026-06-30T00:00:00Z")])
+        #expect(cursor.unrecoverable == [TimeWindow(from: "2026-06-02T00:00:00Z", to: "2026-06-05T00:00:00Z")])
+        for order in ProjectionsTests.permutations(lines) {
+            var projections = Projections()
+            _ = try ProjectionsTests.fold(order, into: &projections)
+            #expect(try Self.cursor(projections) == cursor, "\(order)")
+            #expect(projections.digest() == receiptOrder.digest(), "\(order)")
+        }
+    }
+
     /// A channel whose client got an expired token by T is stale as of T, whatever comes
     /// after T: a later expiry joining its stretch, or a reconcile recovering it, hid it (an
     /// attack run).

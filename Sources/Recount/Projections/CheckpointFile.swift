@@ -29,14 +29,15 @@ package import RecountLog
 /// horizon, and a window cut shorter moves no version, 21 each channel's envelope cursor and
 /// whether its page had expired, 22 recovered stretches with their horizon, not their lost parts,
 /// 23 every expiry's instant, 24 every `config.provider` setting by its receipt, not the latest
-/// alone, 25 when each check-in was received.)
+/// alone, 25 when each check-in was received, 26 an expiry logged after a later expiry or
+/// recovery folds the channel's recovery again in receipt order.)
 package struct CheckpointFile {
     package let path: String
     /// The payload bytes after which a chunk closes.
     private let chunkBytes: Int
     private let fileSystem = PosixFileSystem()
     private static let magic: UInt32 = 0x4A50_4352  // "RCPJ" read little-endian
-    private static let version: UInt32 = 25
+    private static let version: UInt32 = 26
     private static let headerSize = 48
     private static let chunkHeaderSize = 8
 

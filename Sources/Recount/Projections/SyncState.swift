@@ -348,29 +348,48 @@ package struct SyncState: Equatable, Sendable {
         firstExpiredAt = min(firstExpiredAt ?? millis, millis)
         // Folded again, an expiry changes nothing.
         guard noteExpiry(at: millis) else { return }
-        if let newestExpiry, millis < newestExpiry {
-            // Received before the newest expiry, no recovery since it: logged late (an upload
-            // sent again out of order), it opens its stretch where receipt order would have.
-            // Dropped, its missed days read as known zeros (an attack run).
-            if healthReceivedAt == newestExpiry { openStretch(expiringAt: millis) }
+        // Received before the newest expiry or the newest recovery: logged late (an upload sent
+        // again out of order). Receipt order would have folded it before them, and so does the
+        // channel's recovery folded again. (Dropped as old, its missed days read as known zeros:
+        // attack runs, and a log-order permutation of one, 2026-12-06.) An expiry at the instant
+        // of the newest recovery is not a late one: at one instant an expiry comes first
+        // (`lastRead(before:orFrom:)`).
+        if millis < newestExpiry ?? .min || millis < healthReceivedAt ?? .min {
+            refoldRecovery()
             return
         }
-        // An expiry at the instant of the newest recovery is not an old one: at one instant an
-        // expiry comes first (`lastRead(before:orFrom:)`). Dropped as old when a reconcile of its
-        // instant, logged before it, closed an earlier window, the days it missed read as known
-        // zeros (an oracle run).
-        guard millis >= healthReceivedAt ?? .min else { return }
         healthReceivedAt = millis
         horizon = millis - Self.recoveryHorizonMillis
         // The newest expiry: its stretch comes last.
         openStretch(expiringAt: millis)
     }
 
+    /// Folds the channel's expiries and reconciled windows again, from none, in the order they
+    /// were received (at one instant an expiry first): the missed stretches, the horizon and the
+    /// recovered stretches come out as receipt order leaves them. Check-ins are all in place
+    /// throughout, as when each is logged before the expiries it precedes.
+    private mutating func refoldRecovery() {
+        let expiries = self.expiries
+        let windows = reconciledWindows.sorted { ($0.receivedAt, $0.from, $0.to) < ($1.receivedAt, $1.from, $1.to) }
+        (self.expiries, reconciledWindows, missed, recoveredBeyondHorizon) = ([], [], [], [])
+        (horizon, healthReceivedAt) = (.min, nil)
+        var next = 0
+        for expiry in expiries {
+            while next < windows.count, windows[next].receivedAt < expiry {
+                reconciled(from: windows[next].from, to: windows[next].to, at: windows[next].receivedAt)
+                next += 1
+            }
+            tokenExpired(at: expiry)
+        }
+        for window in windows[next...] { reconciled(from: window.from, to: window.to, at: window.receivedAt) }
+    }
+
     /// The newest expiry folded (`nil` before any).
     private var newestExpiry: Int64? { horizon == .min ? nil : horizon + Self.recoveryHorizonMillis }
 
-    /// Opens the stretch an expiry at `millis` missed, at its place among the held ones, and
-    /// recovers what the reconciles recover. It starts where the client had read by then:
+    /// Opens the stretch the newest expiry, at `millis`, missed (after the held ones, which end
+    /// before it: an expiry logged late folds the channel's recovery again, `refoldRecovery`),
+    /// and recovers what the reconciles recover. It starts where the client had read by then:
     /// without a read, where it first came (the part beyond the horizon is lost; from the
     /// horizon alone, the days before it read known once a check-in came, though nothing of
     /// them was read; an oracle run), a first contact by this page itself telling nothing, as
@@ -378,26 +397,15 @@ package struct SyncState: Equatable, Sendable {
     /// before it, through the reconciles received before `millis` (a stretch between them that
     /// one recovered was opened again, an attack run). Read up to the expiry (a reconcile
     /// received before it that read that far), it missed nothing (it left an empty window no
-    /// reconcile closed). The stretch after it, which went on from before `millis` when this
-    /// expiry was folded after a later one, now goes on from this one's end.
+    /// reconcile closed).
     private mutating func openStretch(expiringAt millis: Int64) {
         let firstContact = [firstCursorAt, hadSince].compactMap { $0 }.filter { $0 < millis }.min()
         var from = lastRead(before: millis, orFrom: firstContact ?? millis - Self.recoveryHorizonMillis)
-        let next = missed.partitioningIndex { $0.upperBound > millis }
-        if next > 0, missed[next - 1].upperBound >= from {
-            from = readOn(from: missed[next - 1].upperBound, before: millis)
+        if let before = missed.last, before.upperBound >= from {
+            from = readOn(from: before.upperBound, before: millis)
         }
         guard from < millis else { return }
-        missed.insert(from..<millis, at: next)
-        if next + 1 < missed.count, missed[next + 1].lowerBound < millis {
-            let after = missed[next + 1]
-            let start = readOn(from: millis, before: after.upperBound)
-            if start < after.upperBound {
-                missed[next + 1] = start..<after.upperBound
-            } else {
-                missed.remove(at: next + 1)
-            }
-        }
+        missed.append(from..<millis)
         recoverByReconciles()
     }
 
@@ -406,8 +414,8 @@ package struct SyncState: Equatable, Sendable {
     @discardableResult
     mutating func noteExpiry(at millis: Int64) -> Bool { expiries.insertOnce(millis, orderedBy: <) }
 
-    /// Gives the check-ins the receipts a checkpoint kept (apart from the check-ins, which the
-    /// digest covers); `false` when they do not fit (one each, none before its check-in).
+    /// Gives the check-ins the receipts a checkpoint kept; `false` when they do not fit (one
+    /// each, none before its check-in).
     mutating func restoreCheckinReceipts(_ receipts: [Int64]) -> Bool {
         guard receipts.count == checkins.count, zip(checkins, receipts).allSatisfy({ $0 <= $1 }) else { return false }
         checkinReceipts = receipts
