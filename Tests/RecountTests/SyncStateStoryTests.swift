@@ -545,6 +545,36 @@ import Testing
         }
     }
 
+    /// A stretch with no read before its expiry starts at the client's first contact (30 days
+    /// before the expiry without one). A first contact logged late, after an expiry it was
+    /// received before (a reconcile's samples, a page's cursor), moves that start as receipt
+    /// order has it: until 2026-12-06 the stretch kept the log order's start, and its days
+    /// read unrecoverable in one order and not checked in in the other (a log-order
+    /// permutation of an attack run's workload).
+    @Test(arguments: [
+        #"{"kind":"reconcile","user":"bob","receivedAt":"2026-07-04T00:00:00Z","provider":"health_connect","metric":"steps","window":{"from":"2026-07-08T00:00:00Z","to":"2026-07-19T00:00:00Z"},"samples":[{"id":"s1","type":"steps","start":"2026-07-15T10:00:00Z","end":"2026-07-15T11:00:00Z","value":50,"unit":"count","origin":"app"}]}"#,
+        #"{"kind":"healthconnect.changes","user":"bob","receivedAt":"2026-07-04T00:00:00Z","recordTypes":["Steps"],"token":"t0","nextChangesToken":"t","hasMore":true,"changesTokenExpired":false,"changes":[]}"#,
+    ])
+    func aFirstContactLoggedLateMovesWhereTheStretchStarts(contact: String) throws {
+        let expiry = Self.page(received: "2026-07-05T00:00:00Z", expired: true)
+        var receiptOrder = Projections()
+        _ = try ProjectionsTests.fold([contact, expiry], into: &receiptOrder)
+        let cursor = try Self.cursor(receiptOrder)
+        #expect(cursor.recoveryWindows == [TimeWindow(from: "2026-07-04T00:00:00Z", to: "2026-07-05T00:00:00Z")])
+        #expect(cursor.unrecoverable.isEmpty)
+        var late = Projections()
+        _ = try ProjectionsTests.fold([expiry, contact], into: &late)
+        #expect(try Self.cursor(late) == cursor)
+        // Each day reads the same (the digests differ by the positions the two logs give).
+        func readings(_ projections: inout Projections) throws -> [String] {
+            projections.recompute()
+            return try projections.rollupRows(
+                user: "bob", metric: .steps, from: CivilDay(parsing: "2026-06-01"), to: CivilDay(parsing: "2026-07-20")
+            ).map { "\($0.date) \($0.reading)" }
+        }
+        #expect(try readings(&late) == readings(&receiptOrder))
+    }
+
     /// A channel whose client got an expired token by T is stale as of T, whatever comes
     /// after T: a later expiry joining its stretch, or a reconcile recovering it, hid it (an
     /// attack run).

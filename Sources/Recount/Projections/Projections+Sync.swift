@@ -125,7 +125,7 @@ extension Projections {
         // Metric by metric, after the samples are read: reading them between updates copied the
         // block, retaining its arrays.
         for metric in metrics {
-            updateSync(provider, metric, fold) { Self.noteSample(in: &$0, fold) }
+            updateSync(provider, metric, fold) { $0.noteSample(received: fold.received) }
         }
     }
 
@@ -137,12 +137,6 @@ extension Projections {
             metrics.insert(samples.metric(of: number))
         }
         return metrics
-    }
-
-    /// Notes in a channel's state that it delivered a sample in the envelope being folded.
-    private static func noteSample(in state: inout SyncState, _ fold: SyncFold) {
-        state.lastSampleAt = max(state.lastSampleAt ?? fold.received, fold.received)
-        state.hadSince = min(state.hadSince ?? fold.received, fold.received)
     }
 
     /// A HealthKit delivery's anchor, check-in and re-delivery counts; `effect` is what its
@@ -162,7 +156,7 @@ extension Projections {
         // every field of the envelope's body.
         let (anchor, newAnchor) = (delivery.anchor, delivery.newAnchor)
         updateSync(provider, metric, fold) { state in
-            if sampled { Self.noteSample(in: &state, fold) }
+            if sampled { state.noteSample(received: fold.received) }
             let previous = state.cursor
             // The counters count deliveries as they come: one received no later than the newest
             // cursor is an old delivery folded again (an ingest repeated) or logged late.

@@ -179,7 +179,9 @@ package struct SyncState: Equatable, Sendable {
     /// pages of one read one instant, and `cursor` handed back the first page's token, or the
     /// expired page's (an oracle run).
     mutating func offer(cursor: String, from: String?, expired: Bool, kind: CursorKind, receivedAt: Int64) {
+        let contact = firstContact
         firstCursorAt = min(firstCursorAt ?? receivedAt, receivedAt)
+        if contactMovedBeforeAnExpiry(from: contact) { refoldRecovery() }
         if let held = cursorReceivedAt, let current = self.cursor {
             guard held <= receivedAt else { return }
             if held == receivedAt,
@@ -212,6 +214,7 @@ package struct SyncState: Equatable, Sendable {
     /// takes its place once). The user has the provider from its receipt: as of an instant
     /// between a `checkin`'s `at` and its receipt, `stale` counted a channel `rollups` did not.
     mutating func checkIn(at millis: Int64, received: Int64) {
+        let contact = firstContact
         hadSince = min(hadSince ?? received, received)
         if let last = checkins.last, last >= millis {
             let place = firstCheckin(after: millis)
@@ -225,7 +228,39 @@ package struct SyncState: Equatable, Sendable {
             checkins.append(millis)
             checkinReceipts.append(received)
         }
-        if shortenMissed(by: millis) { recoverByReconciles() }
+        if contactMovedBeforeAnExpiry(from: contact) {
+            refoldRecovery()
+        } else if shortenMissed(by: millis) {
+            recoverByReconciles()
+        }
+    }
+
+    /// Notes a sample of the channel received at `received`: the user has the provider since
+    /// then at the latest.
+    mutating func noteSample(received: Int64) {
+        lastSampleAt = max(lastSampleAt ?? received, received)
+        let contact = firstContact
+        hadSince = min(hadSince ?? received, received)
+        if contactMovedBeforeAnExpiry(from: contact) { refoldRecovery() }
+    }
+
+    /// The client's first contact with the channel: its first cursor, sample or check-in.
+    private var firstContact: Int64? {
+        switch (firstCursorAt, hadSince) {
+        case (let cursor?, let had?): min(cursor, had)
+        case (let first, nil), (nil, let first): first
+        }
+    }
+
+    /// Whether the first contact moved from `before` to before an expiry already folded: an
+    /// envelope logged late, received before the ones that had come first. A stretch without
+    /// a read before its expiry starts at the first contact (`openStretch`), so the recovery is
+    /// folded again; left, the stretch started where the log order had put the first contact
+    /// (30 days before the expiry), and its days read unrecoverable in that order and not in
+    /// receipt order (a log-order permutation of an attack run's workload, 2026-12-06).
+    private func contactMovedBeforeAnExpiry(from before: Int64?) -> Bool {
+        guard let after = firstContact, let newestNoted = expiries.last else { return false }
+        return after < before ?? .max && after < newestNoted
     }
 
     /// The windows to read again with a `reconcile` covering each, ascending and disjoint: the
@@ -399,8 +434,8 @@ package struct SyncState: Equatable, Sendable {
     /// received before it that read that far), it missed nothing (it left an empty window no
     /// reconcile closed).
     private mutating func openStretch(expiringAt millis: Int64) {
-        let firstContact = [firstCursorAt, hadSince].compactMap { $0 }.filter { $0 < millis }.min()
-        var from = lastRead(before: millis, orFrom: firstContact ?? millis - Self.recoveryHorizonMillis)
+        let contact = firstContact.flatMap { $0 < millis ? $0 : nil }
+        var from = lastRead(before: millis, orFrom: contact ?? millis - Self.recoveryHorizonMillis)
         if let before = missed.last, before.upperBound >= from {
             from = readOn(from: before.upperBound, before: millis)
         }
