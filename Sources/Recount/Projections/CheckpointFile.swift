@@ -30,7 +30,8 @@ package import RecountLog
 /// whether its page had expired, 22 recovered stretches with their horizon, not their lost parts,
 /// 23 every expiry's instant, 24 every `config.provider` setting by its receipt, not the latest
 /// alone, 25 when each check-in was received, 26 an expiry logged after a later expiry or
-/// recovery folds the channel's recovery again in receipt order.)
+/// recovery, or a first contact logged after an expiry, folds the channel's recovery again in
+/// receipt order.)
 package struct CheckpointFile {
     package let path: String
     /// The payload bytes after which a chunk closes.
