@@ -377,6 +377,29 @@ import Testing
         #expect(try Self.liveContent([tie[0], tie[2], tie[1]]) == (try Self.liveContent(tie)))
     }
 
+    /// The version a reconcile deleted, delivered again after it (a later reconcile listing it,
+    /// a page re-sent), is live in every order of the log. Received after the reconcile, the
+    /// write was one the reconcile did not delete when logged before it; in receipt order it
+    /// stayed out as no newer than the deleted version (an attack run's log-order permutation,
+    /// 2026-12-06: a weight day unknown in one order and 65.56 kg in the other).
+    @Test func theDeletedVersionDeliveredAfterTheReconcileComesBackInEveryOrder() throws {
+        func sample(_ type: String) -> String {
+            #"{"id":"X","type":"\#(type)","start":"2026-07-11T10:00:00Z","value":65.56,"unit":"kg","origin":"com.x","lastModified":"2026-07-04T19:56:06Z"}"#
+        }
+        let page =
+            #"{"kind":"healthconnect.changes","user":"u","receivedAt":"2026-07-05T06:55:55Z","recordTypes":["Weight"],"token":"t","nextChangesToken":"t2","hasMore":false,"changesTokenExpired":false,"changes":[{"upsertion":\#(sample("Weight"))}]}"#
+        let missing =
+            #"{"kind":"reconcile","user":"u","receivedAt":"2026-07-12T04:26:22Z","provider":"health_connect","metric":"weight","window":{"from":"2026-07-08T00:00:00Z","to":"2026-07-26T18:00:00Z"},"samples":[]}"#
+        let listing =
+            #"{"kind":"reconcile","user":"u","receivedAt":"2026-07-13T08:24:25Z","provider":"health_connect","metric":"weight","window":{"from":"2026-06-28T00:00:00Z","to":"2026-07-13T08:24:25Z"},"samples":[\#(sample("weight"))]}"#
+        let resent = page.replacingOccurrences(of: "2026-07-05T06:55:55Z", with: "2026-07-14T00:00:00Z")
+        for lines in [[page, missing, listing], [page, missing, resent]] {
+            let settled = try Self.liveContent(lines)
+            #expect(settled.values.map(\.sample.value) == [65.56])
+            for order in Self.permutations(lines) { #expect(try Self.liveContent(order) == settled, "\(order)") }
+        }
+    }
+
     /// A `*` `config.sources` default dirties only the users it ranks for: one with a list of
     /// their own keeps their days and versions (an attack run saw a row in `changes` for a
     /// cell whose inputs had not changed, 300 then 300).

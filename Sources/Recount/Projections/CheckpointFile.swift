@@ -31,7 +31,7 @@ package import RecountLog
 /// 23 every expiry's instant, 24 every `config.provider` setting by its receipt, not the latest
 /// alone, 25 when each check-in was received, 26 an expiry logged after a later expiry or
 /// recovery, or a first contact logged after an expiry, folds the channel's recovery again in
-/// receipt order.)
+/// receipt order, and the version a reconcile deleted, delivered again after it, comes back.)
 package struct CheckpointFile {
     package let path: String
     /// The payload bytes after which a chunk closes.

@@ -372,13 +372,15 @@ package struct Projections {
         let number = index.insert(IdIndex.Key(user: user, provider: provider, id: samples.id(of: entryNumber)))
         let old = index.record(number)
         // A deleted id stays deleted, unless a reconcile deleted it and the write, received at
-        // or after the reconcile (which deletes only writes received before it), is newer than
-        // the version it deleted: an older one came back when the log was ingested again.
+        // or after the reconcile (which deletes only writes received before it), is at least as
+        // new as the version it deleted: an older one came back when the log was ingested again,
+        // and the deleted version delivered again (a later reconcile listing it) stayed out in
+        // receipt order and came in when logged before the reconcile.
         guard
             old.state != .deleted
                 || old.reconciled.map({ tombstone in
                     received >= tombstone.at
-                        && (samples.entries[entryNumber].lastModified?.millis ?? received) > tombstone.deletedVersion
+                        && (samples.entries[entryNumber].lastModified?.millis ?? received) >= tombstone.deletedVersion
                 }) == true
         else {
             effect.knownSamples += 1
