@@ -400,6 +400,23 @@ import Testing
         }
     }
 
+    /// A higher version of an id's sync identity wins whatever the order its deliveries are
+    /// logged in: the lower version received later is ignored in receipt order, and the higher
+    /// one logged after it replaced it, though received before (it was absorbed as an older
+    /// write of the id: an attack run's log-order permutation, 2026-12-06).
+    @Test func aHigherSyncVersionOfAnIdWinsInEveryLogOrder() throws {
+        func delivery(received: String, value: Int, version: Int) -> String {
+            #"{"kind":"healthkit.delivery","user":"u","receivedAt":"\#(received)","type":"steps","anchor":null,"newAnchor":"QQ==","added":[{"id":"8DE16BAD-914E-4C5B-8051-8CADCCE41694","type":"steps","start":"2026-07-06T22:09:00Z","end":"2026-07-07T01:09:00Z","value":\#(value),"unit":"count","origin":"app","syncIdentifier":"s","syncVersion":\#(version)}],"deleted":[]}"#
+        }
+        let lines = [
+            delivery(received: "2026-07-07T15:08:00Z", value: 963, version: 3),
+            delivery(received: "2026-07-12T22:15:05Z", value: 2990, version: 2),
+        ]
+        let settled = try Self.liveContent(lines)
+        #expect(settled.values.map(\.sample.value) == [963])
+        #expect(try Self.liveContent(lines.reversed()) == settled)
+    }
+
     /// A `*` `config.sources` default dirties only the users it ranks for: one with a list of
     /// their own keeps their days and versions (an attack run saw a row in `changes` for a
     /// cell whose inputs had not changed, 300 then 300).

@@ -31,7 +31,8 @@ package import RecountLog
 /// 23 every expiry's instant, 24 every `config.provider` setting by its receipt, not the latest
 /// alone, 25 when each check-in was received, 26 an expiry logged after a later expiry or
 /// recovery, or a first contact logged after an expiry, folds the channel's recovery again in
-/// receipt order, and the version a reconcile deleted, delivered again after it, comes back.)
+/// receipt order, the version a reconcile deleted, delivered again after it, comes back, and
+/// a higher sync version of an id wins in any log order.)
 package struct CheckpointFile {
     package let path: String
     /// The payload bytes after which a chunk closes.

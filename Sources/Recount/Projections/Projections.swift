@@ -391,7 +391,14 @@ package struct Projections {
             // An older write of a live id, or a re-delivery, is absorbed before its sync identity
             // is looked at: an old write carrying an identifier the id has since dropped took
             // the identifier back from its new holder when ingested again (contract §3 rule 1).
-            if holds(old, against: record, number, received: received) {
+            // But a higher version of the identity the id holds replaces it however old its
+            // receipt, as the held lower version, received later, would have been ignored had
+            // the two come in receipt order (a log-order permutation of an attack run's
+            // workload, 2026-12-06: a steps day 963 or 2,990 by log order).
+            let outranks =
+                record.syncIdentifier != 0 && record.syncIdentifier == old.syncIdentifier
+                && record.metric == old.metric && (record.syncVersion ?? 0) > (old.syncVersion ?? 0)
+            if !outranks, holds(old, against: record, number, received: received) {
                 // Only a delivery of the held content makes it newer: an older write raising it
                 // made the held sample as new as that write, and a newer one then lost to it
                 // in one order of the log and not in another (contract §3 rule 7).
