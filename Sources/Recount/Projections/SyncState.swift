@@ -179,9 +179,9 @@ package struct SyncState: Equatable, Sendable {
     /// pages of one read one instant, and `cursor` handed back the first page's token, or the
     /// expired page's (an oracle run).
     mutating func offer(cursor: String, from: String?, expired: Bool, kind: CursorKind, receivedAt: Int64) {
-        let contact = firstContact
+        let refold = isFirstContactBeforeAnExpiry(receivedAt)
         firstCursorAt = min(firstCursorAt ?? receivedAt, receivedAt)
-        if contactMovedBeforeAnExpiry(from: contact) { refoldRecovery() }
+        if refold { refoldRecovery() }
         if let held = cursorReceivedAt, let current = self.cursor {
             guard held <= receivedAt else { return }
             if held == receivedAt,
@@ -214,7 +214,7 @@ package struct SyncState: Equatable, Sendable {
     /// takes its place once). The user has the provider from its receipt: as of an instant
     /// between a `checkin`'s `at` and its receipt, `stale` counted a channel `rollups` did not.
     mutating func checkIn(at millis: Int64, received: Int64) {
-        let contact = firstContact
+        let refold = isFirstContactBeforeAnExpiry(received)
         hadSince = min(hadSince ?? received, received)
         if let last = checkins.last, last >= millis {
             let place = firstCheckin(after: millis)
@@ -228,7 +228,7 @@ package struct SyncState: Equatable, Sendable {
             checkins.append(millis)
             checkinReceipts.append(received)
         }
-        if contactMovedBeforeAnExpiry(from: contact) {
+        if refold {
             refoldRecovery()
         } else if shortenMissed(by: millis) {
             recoverByReconciles()
@@ -239,9 +239,9 @@ package struct SyncState: Equatable, Sendable {
     /// then at the latest.
     mutating func noteSample(received: Int64) {
         lastSampleAt = max(lastSampleAt ?? received, received)
-        let contact = firstContact
+        let refold = isFirstContactBeforeAnExpiry(received)
         hadSince = min(hadSince ?? received, received)
-        if contactMovedBeforeAnExpiry(from: contact) { refoldRecovery() }
+        if refold { refoldRecovery() }
     }
 
     /// The client's first contact with the channel: its first cursor, sample or check-in.
@@ -252,15 +252,17 @@ package struct SyncState: Equatable, Sendable {
         }
     }
 
-    /// Whether the first contact moved from `before` to before an expiry already folded: an
+    /// Whether a contact received at `millis` is the first, before an expiry already folded: an
     /// envelope logged late, received before the ones that had come first. A stretch without
     /// a read before its expiry starts at the first contact (`openStretch`), so the recovery is
     /// folded again; left, the stretch started where the log order had put the first contact
     /// (30 days before the expiry), and its days read unrecoverable in that order and not in
     /// receipt order (a log-order permutation of an attack run's workload, 2026-12-06).
-    private func contactMovedBeforeAnExpiry(from before: Int64?) -> Bool {
-        guard let after = firstContact, let newestNoted = expiries.last else { return false }
-        return after < before ?? .max && after < newestNoted
+    @inline(__always)
+    private func isFirstContactBeforeAnExpiry(_ millis: Int64) -> Bool {
+        // The first contact first: most contacts come after it, and the expiries go unread.
+        guard millis < firstContact ?? .max, let newestNoted = expiries.last else { return false }
+        return millis < newestNoted
     }
 
     /// The windows to read again with a `reconcile` covering each, ascending and disjoint: the
