@@ -400,6 +400,23 @@ import Testing
         }
     }
 
+    /// A Health Connect write that moved a sample into a reconcile's window, received before the
+    /// reconcile (which deleted it) but logged after it, takes the older version with it: in
+    /// every order of the log the sample is gone. Until 2026-12-06 the late write stayed out
+    /// and the older version, outside the window, stayed live (a random workload shuffled: a
+    /// sleep session of 6,000 s or none).
+    @Test func aLateWriteAReconcileDeletedTakesTheOlderVersionWithIt() throws {
+        func page(received: String, start: String) -> String {
+            #"{"kind":"healthconnect.changes","user":"alice","receivedAt":"\#(received)","recordTypes":["SleepSession"],"token":"t","nextChangesToken":"u","hasMore":true,"changesTokenExpired":false,"changes":[{"upsertion":{"id":"sl-2","type":"SleepSession","start":"\#(start)","end":"\#(start.replacingOccurrences(of: "T1", with: "T2"))","stage":"deep","origin":"com.phone","lastModified":"\#(received)"}}]}"#
+        }
+        let lines = [
+            page(received: "2026-07-21T22:17:46Z", start: "2026-07-10T12:14:00Z"),
+            page(received: "2026-07-24T03:27:04Z", start: "2026-07-13T11:25:00Z"),
+            #"{"kind":"reconcile","user":"alice","receivedAt":"2026-07-24T18:11:50Z","provider":"health_connect","metric":"sleep","window":{"from":"2026-07-12T00:00:00Z","to":"2026-07-24T18:11:50Z"},"samples":[]}"#,
+        ]
+        for order in Self.permutations(lines) { #expect(try Self.liveContent(order).isEmpty, "\(order)") }
+    }
+
     /// A higher version of an id's sync identity wins whatever the order its deliveries are
     /// logged in: the lower version received later is ignored in receipt order, and the higher
     /// one logged after it replaced it, though received before (it was absorbed as an older

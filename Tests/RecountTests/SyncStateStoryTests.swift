@@ -575,6 +575,55 @@ import Testing
         #expect(try readings(&late) == readings(&receiptOrder))
     }
 
+    /// The days and the sync channels are a function of the envelopes and their `receivedAt`,
+    /// not of the order they are logged in: random workloads (check-ins, Health Connect pages
+    /// with expired tokens and upserts in place, reconciles, deletions, `config.sources`) of 400
+    /// envelopes folded in receipt order and shuffled read the same. Each envelope gets an
+    /// instant of its own, and the samples no sync identity, whose equal versions the contract
+    /// settles by log order. At 2aeef27 (2026-12-06) runs 3, 11 and 12 of these read other days
+    /// and recovery windows in the two orders.
+    @Test(arguments: Array(UInt64(1)...12))
+    func aWorkloadReadsTheSameInAnyLogOrder(run: UInt64) throws {
+        var workload = RandomWorkload(seed: testSeed(140 + run))
+        var lines: [String] = []
+        for (index, line) in workload.lines(count: 400).enumerated() {
+            // An instant per envelope (in the line's receipt, a check-in's `at`, a reconcile's
+            // window end, a page's `lastModified` alike), in order; no sync identities.
+            let received = try #require(line.firstMatch(of: /"receivedAt":"([^"]+)"/)?.output.1)
+            let instant = RFC3339.format(millis: 1_784_505_600_000 + Int64(index) * 1_234_567, offsetSeconds: 0)
+            lines.append(
+                line.replacingOccurrences(of: received, with: instant).replacing(
+                    /,"syncIdentifier":"[^"]*","syncVersion":\d+/, with: ""))
+        }
+        var shuffled = lines
+        shuffled.shuffle(using: &workload.generator)
+        func readings(_ lines: [String]) throws -> [String] {
+            var projections = Projections()
+            _ = try ProjectionsTests.fold(lines, into: &projections)
+            projections.recompute()
+            var rows: [String] = []
+            for user in ["alice", "bob", "carol"] {
+                for metric in [Metric.steps, .heartRate, .sleep] {
+                    rows += try projections.rollupRows(
+                        user: user, metric: metric, from: CivilDay(parsing: "2026-07-08"),
+                        to: CivilDay(parsing: "2026-08-10")
+                    ).map { "\(user) \(metric.name) \($0.date) \($0.reading)" }
+                    for provider in ["fitbit", "health_connect"] {
+                        let cursor = projections.cursorRow(user: user, provider: provider, metric: metric)
+                        rows.append(
+                            "\(user) \(provider) \(metric.name) \(cursor.map { "\($0.state) \($0.recoveryWindows) \($0.unrecoverable) \($0.lastCheckinAt ?? "-")" } ?? "none")"
+                        )
+                    }
+                }
+            }
+            return rows
+        }
+        let inReceiptOrder = try readings(lines)
+        let inOtherOrder = try readings(shuffled)
+        let differing = zip(inReceiptOrder, inOtherOrder).filter { $0 != $1 }
+        #expect(inOtherOrder.count == inReceiptOrder.count && differing.isEmpty, "\(differing.prefix(3))")
+    }
+
     /// A channel whose client got an expired token by T is stale as of T, whatever comes
     /// after T: a later expiry joining its stretch, or a reconcile recovering it, hid it (an
     /// attack run).

@@ -32,7 +32,8 @@ package import RecountLog
 /// alone, 25 when each check-in was received, 26 an expiry logged after a later expiry or
 /// recovery, or a first contact logged after an expiry, folds the channel's recovery again in
 /// receipt order, the version a reconcile deleted, delivered again after it, comes back, and
-/// a higher sync version of an id wins in any log order.)
+/// a higher sync version of an id wins in any log order, and a write a reconcile answered for
+/// leaves the id as that reconcile would have.)
 package struct CheckpointFile {
     package let path: String
     /// The payload bytes after which a chunk closes.

@@ -363,10 +363,10 @@ package struct Projections {
             upserts.reconciledMetric = metric
         }
         if !upserts.reconciled.isEmpty,
-            SyncState.supersedes(
+            let reconciledAt = SyncState.supersedingReconcile(
                 upserts.reconciled, writtenAt: received, startingAt: samples.entries[entryNumber].start.millis)
         {
-            effect.knownSamples += 1
+            supersede(entryNumber, of: samples, &upserts, reconciledAt: reconciledAt, &effect)
             return
         }
         let number = index.insert(IdIndex.Key(user: user, provider: provider, id: samples.id(of: entryNumber)))
@@ -457,6 +457,33 @@ package struct Projections {
         removeLive(number, old, &effect)
         effect.replacedSamples += 1
         insertLive(number, record, &effect)
+    }
+
+    /// A write that a reconcile received after it, of a window holding its start, answered for
+    /// (`reconciledAt`, folded before it): it stays out, and the id is left as the reconcile
+    /// would have left it had the write come first, a tombstone of the write's version. Newer
+    /// than the id's live sample, it replaced that sample before the reconcile deleted it, so
+    /// the sample goes too; an id not seen yet keeps the tombstone, so an older write logged
+    /// later stays out. (Until 2026-12-06 the write was only dropped, and the older version
+    /// outlived the write that had moved it into the window: a sleep session read 6,000 s or
+    /// none by log order, a random workload shuffled.)
+    private mutating func supersede(
+        _ entryNumber: Int, of samples: SampleBlock, _ upserts: inout SampleUpserts, reconciledAt: Int64,
+        _ effect: inout Effect
+    ) {
+        effect.knownSamples += 1
+        let number = index.insert(
+            IdIndex.Key(user: upserts.user, provider: upserts.provider, id: samples.id(of: entryNumber)))
+        let old = index.record(number)
+        guard old.state != .deleted else { return }
+        let record = record(entryNumber, of: samples, &upserts)
+        if old.state == .live {
+            guard !holds(old, against: record, number, received: upserts.received) else { return }
+            removeLive(number, old, &effect)
+            effect.deletedSamples += 1
+        }
+        index.delete(
+            number, reconciled: .init(at: reconciledAt, deletedVersion: record.lastModified ?? upserts.received))
     }
 
     /// Whether the live record `old` of id `number` stays against a write of `record` received

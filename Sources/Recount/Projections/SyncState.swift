@@ -75,7 +75,7 @@ package struct SyncState: Equatable, Sendable {
     /// (every distinct window and receipt: one a later window covers still tells when its part
     /// was first read again), sorted. A write
     /// received before a reconcile of a window holding its start is older than what the
-    /// reconcile found, however late it is folded (`supersedes(writtenAt:startingAt:)`).
+    /// reconcile found, however late it is folded (`supersedingReconcile(writtenAt:startingAt:)`).
     package private(set) var reconciledWindows: [ReconciledWindow] = []
 
     /// A missed stretch that was recovered, and the horizon of the newest expiry then: what of
@@ -575,11 +575,12 @@ package struct SyncState: Equatable, Sendable {
         reconciledWindows.insertOnce(window) { ($0.from, $0.to, $0.receivedAt) < ($1.from, $1.to, $1.receivedAt) }
     }
 
-    /// Whether a reconcile received after `receivedAt` read again a window holding `start`: a
-    /// sample written then and starting there is superseded by what the reconcile found.
-    static func supersedes(_ windows: [ReconciledWindow], writtenAt receivedAt: Int64, startingAt start: Int64)
-        -> Bool
-    {
-        windows.contains { $0.receivedAt > receivedAt && $0.from <= start && start < $0.to }
+    /// When the first reconcile received after `receivedAt` that read again a window holding
+    /// `start` was received, if one was: a sample written then and starting there is superseded
+    /// by what that reconcile found.
+    static func supersedingReconcile(
+        _ windows: [ReconciledWindow], writtenAt receivedAt: Int64, startingAt start: Int64
+    ) -> Int64? {
+        windows.lazy.filter { $0.receivedAt > receivedAt && $0.from <= start && start < $0.to }.map(\.receivedAt).min()
     }
 }
