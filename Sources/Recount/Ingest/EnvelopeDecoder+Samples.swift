@@ -94,7 +94,7 @@ extension EnvelopeDecoder {
         throws(FieldError) -> Input.Checked
     {
         if let key = input.unknownKey {
-            throw FieldError(.unknownField, path: input.element.field(key), reason: "is not a known field")
+            throw FieldError.unknown(at: input.element.field(key))
         }
         let id = try input.id(try input.required(.id))
         let type = try input.repeated(try input.required(.type), &repeats.type) { value throws(FieldError) in

@@ -181,6 +181,11 @@ struct FieldError: Error {
     /// A required member the object left out.
     static func missing(at path: String) -> FieldError { FieldError(.missingField, path: path, reason: "is required") }
 
+    /// A member that names no field of its object.
+    static func unknown(at path: String) -> FieldError {
+        FieldError(.unknownField, path: path, reason: "is not a known field")
+    }
+
     /// A member given as `null`, where it should be left out.
     static func nullGiven(at path: String) -> FieldError {
         FieldError(.nullField, path: path, reason: "must not be null (leave it out)")

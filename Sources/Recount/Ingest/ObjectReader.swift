@@ -20,7 +20,7 @@ struct ObjectReader {
     /// are short, so a scan is cheaper than hashing every key.
     func allowOnly(_ known: [String]) throws(FieldError) {
         for member in object.members where !known.contains(where: { JSONObject.sameScalars($0, member.key) }) {
-            throw FieldError(.unknownField, path: path(member.key), reason: "is not a known field")
+            throw FieldError.unknown(at: path(member.key))
         }
     }
 

@@ -36,7 +36,7 @@ struct RootInput {
             guard case .string(let text) = value(key) else { preconditionFailure("a member's key is a string") }
             name = text
         }
-        throw FieldError(.unknownField, path: ElementPath.member(name, of: nil), reason: "is not a known field")
+        throw FieldError.unknown(at: ElementPath.member(name, of: nil))
     }
 
     /// A required member's span.

@@ -18,7 +18,7 @@ struct WrittenSample: SampleSource {
     var unknownKey: String? { nil }
 
     func required(_ field: SampleFields.Field) throws(FieldError) -> SampleFields.Field {
-        guard has(field) else { throw FieldError(.missingField, path: path(field), reason: "is required") }
+        guard has(field) else { throw FieldError.missing(at: path(field)) }
         return field
     }
 
@@ -113,7 +113,7 @@ struct WrittenSample: SampleSource {
             let instant = field == .start
                 ? sample.pointee.start : field == .end ? sample.pointee.end : sample.pointee.lastModified
         else {
-            throw FieldError(.missingField, path: path(field), reason: "is required")
+            throw FieldError.missing(at: path(field))
         }
         if let read = Self.readBack(instant) { return read }
         let read = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: RFC3339.maximumLength) { text in
