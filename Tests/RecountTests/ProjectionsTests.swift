@@ -417,6 +417,41 @@ import Testing
         for order in Self.permutations(lines) { #expect(try Self.liveContent(order).isEmpty, "\(order)") }
     }
 
+    /// A write a reconcile answered for, folded after the reconcile, meets the id's live sample
+    /// as it would have in receipt order: a higher sync version received before the live lower
+    /// one had replaced it before the reconcile deleted it, so the sample goes in every order;
+    /// and a live sample received after the reconcile came after both, so it stays, whatever
+    /// its version. (Logged after both writes, the reconcile meets the higher version live and
+    /// deletes it, and the lower one received after the reconcile does not come back: one of the
+    /// sync-identity orders the docs leave, Sync identity.)
+    @Test func aWriteAReconcileAnsweredForMeetsTheSyncVersionAsInReceiptOrder() throws {
+        func upsert(received: String, start: String, value: Int, version: Int) -> String {
+            #"{"kind":"samples.upsert","user":"u","receivedAt":"2026-07-\#(received)T00:00:00Z","provider":"garmin","samples":[{"id":"X","type":"steps","start":"2026-07-\#(start)T10:00:00Z","end":"2026-07-\#(start)T10:30:00Z","value":\#(value),"unit":"count","origin":"com.garmin","syncIdentifier":"s","syncVersion":\#(version)}]}"#
+        }
+        let reconcile =
+            #"{"kind":"reconcile","user":"u","receivedAt":"2026-07-10T00:00:00Z","provider":"garmin","metric":"steps","window":{"from":"2026-07-05T00:00:00Z","to":"2026-07-08T00:00:00Z"},"samples":[]}"#
+        func values(_ lines: [String]) throws -> [Double] {
+            try Self.liveContent(lines).values.map { $0.sample.value ?? 0 }
+        }
+        // Both writes before the reconcile: gone, in every order.
+        let (higher, lower) = (
+            upsert(received: "07", start: "06", value: 300, version: 2),
+            upsert(received: "08", start: "01", value: 120, version: 1)
+        )
+        for order in Self.permutations([higher, lower, reconcile]) { #expect(try values(order).isEmpty, "\(order)") }
+        // The lower version received after the reconcile: live in receipt order, and wherever
+        // the reconcile is folded before the higher version.
+        let (early, late) = (
+            upsert(received: "09", start: "06", value: 300, version: 2),
+            upsert(received: "12", start: "01", value: 120, version: 1)
+        )
+        for order in [
+            [early, reconcile, late], [late, reconcile, early], [reconcile, late, early], [reconcile, early, late],
+        ] {
+            #expect(try values(order) == [120], "\(order)")
+        }
+    }
+
     /// A higher version of an id's sync identity wins whatever the order its deliveries are
     /// logged in: the lower version received later is ignored in receipt order, and the higher
     /// one logged after it replaced it, though received before (it was absorbed as an older

@@ -391,14 +391,7 @@ package struct Projections {
             // An older write of a live id, or a re-delivery, is absorbed before its sync identity
             // is looked at: an old write carrying an identifier the id has since dropped took
             // the identifier back from its new holder when ingested again (contract §3 rule 1).
-            // But a higher version of the identity the id holds replaces it however old its
-            // receipt, as the held lower version, received later, would have been ignored had
-            // the two come in receipt order (a log-order permutation of an attack run's
-            // workload, 2026-12-06: a steps day 963 or 2,990 by log order).
-            let outranks =
-                record.syncIdentifier != 0 && record.syncIdentifier == old.syncIdentifier
-                && record.metric == old.metric && (record.syncVersion ?? 0) > (old.syncVersion ?? 0)
-            if !outranks, holds(old, against: record, number, received: received) {
+            if holds(old, against: record, number, received: received) {
                 // Only a delivery of the held content makes it newer: an older write raising it
                 // made the held sample as new as that write, and a newer one then lost to it
                 // in one order of the log and not in another (contract §3 rule 7).
@@ -446,14 +439,6 @@ package struct Projections {
             insertLive(number, record, &effect)
             return
         }
-        // A lower version of the held identity is ignored; under another metric the same
-        // identifier is another identity, which the write takes (a rewrite of the id).
-        if record.syncIdentifier != 0, record.syncIdentifier == old.syncIdentifier, record.metric == old.metric,
-            (record.syncVersion ?? 0) < (old.syncVersion ?? 0)
-        {
-            effect.knownSamples += 1
-            return
-        }
         removeLive(number, old, &effect)
         effect.replacedSamples += 1
         insertLive(number, record, &effect)
@@ -478,7 +463,10 @@ package struct Projections {
         guard old.state != .deleted else { return }
         let record = record(entryNumber, of: samples, &upserts)
         if old.state == .live {
-            guard !holds(old, against: record, number, received: upserts.received) else { return }
+            // Received at or after the reconcile, the live sample came after it in receipt order
+            // too, and stays.
+            guard old.receivedAt < reconciledAt, !holds(old, against: record, number, received: upserts.received)
+            else { return }
             removeLive(number, old, &effect)
             effect.deletedSamples += 1
         }
@@ -497,7 +485,17 @@ package struct Projections {
     /// rule. Between one that does and one that does not, the contract compares `receivedAt`,
     /// which is not transitive (three writes can each be newer than the next), and ingesting
     /// the same envelopes twice then changed the sample (300 steps, then 100; an attack run).
+    ///
+    /// A sync identity both carry decides first: the held one stays against a lower version and
+    /// yields to a higher one, however old its receipt (the held lower version, received later,
+    /// would have been ignored in receipt order: a log-order permutation of an attack run's
+    /// workload, 2026-12-06, a steps day 963 or 2,990 by log order). Under another metric the
+    /// same identifier is another identity, and newness decides (a rewrite of the id).
     private func holds(_ old: IdIndex.Record, against record: IdIndex.Record, _ number: Int, received: Int64) -> Bool {
+        if record.syncIdentifier != 0, record.syncIdentifier == old.syncIdentifier, record.metric == old.metric {
+            let (offered, held) = (record.syncVersion ?? 0, old.syncVersion ?? 0)
+            if offered != held { return offered < held }
+        }
         let (new, was) = (record.lastModified ?? received, old.lastModified ?? old.receivedAt)
         return new < was || record.hasSameContent(as: old)
             || (new == was && !contentBytes(number, old).lexicographicallyPrecedes(contentBytes(number, record)))
