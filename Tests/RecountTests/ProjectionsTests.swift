@@ -725,18 +725,22 @@ import Testing
         _ = try Self.fold([Self.delivery(anchor: nil, added: (0..<3).map { Self.heartRate($0) })], into: &projections)
         let bytes = projections.checkpoint()
         #expect((try? Projections(checkpoint: bytes)) != nil)
-        // An id entry is 137 bytes, its key first: user, provider (4 bytes each), 16 bytes of
-        // UUID (zero for a text id), then the text id's number + 2 (4 bytes).
-        func textKind(at offset: Int) -> UInt32? {
-            guard offset + 28 <= bytes.count, bytes[(offset + 8)..<(offset + 24)].allSatisfy({ $0 == 0 }) else {
-                return nil
-            }
-            return bytes[(offset + 24)..<(offset + 28)].reversed().reduce(0) { $0 << 8 | UInt32($1) }
+        // The three id entries are stored by column, keys first: users, providers (4 bytes
+        // each), the UUIDs' halves (8 bytes each, zero for text ids), then each text id's
+        // number + 2 (4 bytes each), which read 2, 3, 4.
+        func word(at offset: Int) -> UInt32 {
+            bytes[offset..<(offset + 4)].reversed().reduce(0) { $0 << 8 | UInt32($1) }
         }
-        let first = try #require(
-            (0..<bytes.count).first { textKind(at: $0) == 2 && textKind(at: $0 + 137) == 3 })
+        func isKindColumn(at offset: Int) -> Bool {
+            let numbered = (0..<3).allSatisfy { (row: Int) -> Bool in word(at: offset + 4 * row) == UInt32(row + 2) }
+            return numbered && bytes[(offset - 48)..<offset].allSatisfy { $0 == 0 }
+        }
+        let kinds = try #require((72..<(bytes.count - 12)).first(where: isKindColumn))
+        // The second entry's key made the first's, a column at a time.
         var twice = bytes
-        twice.replaceSubrange((first + 137)..<(first + 165), with: bytes[first..<(first + 28)])
+        for (column, width) in [(kinds - 72, 4), (kinds - 60, 4), (kinds - 48, 8), (kinds - 24, 8), (kinds, 4)] {
+            twice.replaceSubrange((column + width)..<(column + 2 * width), with: bytes[column..<(column + width)])
+        }
         #expect(throws: CheckpointReader.Malformed.self) { try Projections(checkpoint: twice) }
     }
 

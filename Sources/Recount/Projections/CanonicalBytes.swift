@@ -76,6 +76,51 @@ package struct CanonicalBytes {
         }
     }
 
+    /// Appends `rows` entries of `entrySize` bytes of fixed-size fields, which `fill` puts one
+    /// row at a time, stored by column: a field's values for every row, then the next field's.
+    /// Columns of like values (one user's ids, fields most rows leave 0) compress to a fraction
+    /// of the rows' bytes, and faster. Each row must put the same fields, `entrySize` bytes.
+    package mutating func appendColumns(rows: Int, entrySize: Int, _ fill: (inout ColumnWriter, _ row: Int) -> Void) {
+        spillIfFull()
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: rows * entrySize))
+        bytes.withUnsafeMutableBytes { raw in
+            var writer = ColumnWriter(raw: UnsafeMutableRawBufferPointer(rebasing: raw[start...]), rows: rows)
+            for row in 0..<rows {
+                writer.start(row: row)
+                fill(&writer, row)
+                precondition(writer.columnStart == rows * entrySize, "a row wrote other than its \(entrySize) bytes")
+            }
+        }
+    }
+
+    /// Writes one row's fields into the columns of a block `appendColumns` sized.
+    package struct ColumnWriter {
+        fileprivate let raw: UnsafeMutableRawBufferPointer
+        fileprivate let rows: Int
+        fileprivate var row = 0
+        /// Where the next field's column starts.
+        fileprivate private(set) var columnStart = 0
+
+        fileprivate init(raw: UnsafeMutableRawBufferPointer, rows: Int) {
+            self.raw = raw
+            self.rows = rows
+        }
+
+        fileprivate mutating func start(row: Int) {
+            self.row = row
+            columnStart = 0
+        }
+
+        @inline(__always)
+        package mutating func put<T: FixedWidthInteger>(_ value: T) {
+            let offset = columnStart + row * MemoryLayout<T>.size
+            precondition(raw.count - offset >= MemoryLayout<T>.size)
+            raw.storeBytes(of: value.littleEndian, toByteOffset: offset, as: T.self)
+            columnStart += rows * MemoryLayout<T>.size
+        }
+    }
+
     /// Writes little-endian fields into a block `appendBlock` sized.
     package struct BlockWriter {
         fileprivate let raw: UnsafeMutableRawBufferPointer

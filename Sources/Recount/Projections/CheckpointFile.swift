@@ -9,8 +9,8 @@ package import RecountLog
 /// checkpoint covers (0: none; it ties the checkpoint to its log), that position, then the payload (`Projections.checkpoint()`, which
 /// starts with the log position it covers and the tz data version) in chunks of about
 /// `chunkBytes` (a chunk closes at the first field past it): each a raw length and a stored
-/// length (`UInt32`), then its LZ4 block (about a quarter of its size: ids, names and times
-/// repeat). Chunks put no limit on the payload (one LZ4 block holds at most 2 GB, about 14
+/// length (`UInt32`), then its LZ4 block (about a sixth of its size: the id index is stored by
+/// column, and its fields repeat). Chunks put no limit on the payload (one LZ4 block holds at most 2 GB, about 14
 /// million samples), and the payload streams into them as it is written.
 /// A checkpoint that is missing, damaged, from an older version, from other zone data, ahead of
 /// the log or of another log (its record differs from the log's at that position) is ignored,
@@ -33,14 +33,14 @@ package import RecountLog
 /// recovery, or a first contact logged after an expiry, folds the channel's recovery again in
 /// receipt order, the version a reconcile deleted, delivered again after it, comes back, and
 /// a higher sync version of an id wins in any log order, and a write a reconcile answered for
-/// leaves the id as that reconcile would have.)
+/// leaves the id as that reconcile would have; 27 the id index stored by column.)
 package struct CheckpointFile {
     package let path: String
     /// The payload bytes after which a chunk closes.
     private let chunkBytes: Int
     private let fileSystem = PosixFileSystem()
     private static let magic: UInt32 = 0x4A50_4352  // "RCPJ" read little-endian
-    private static let version: UInt32 = 26
+    private static let version: UInt32 = 27
     private static let headerSize = 48
     private static let chunkHeaderSize = 8
 

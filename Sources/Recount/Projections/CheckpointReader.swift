@@ -113,6 +113,52 @@ package struct CheckpointReader {
         }.get()
     }
 
+    /// Reads `rows` entries of `entrySize` bytes stored by column, as `CanonicalBytes.appendColumns`
+    /// wrote them, handing `read` one row at a time; checks the length once.
+    package mutating func columns(
+        rows: Int, entrySize: Int, _ read: (inout ColumnReader, _ row: Int) throws(Malformed) -> Void
+    ) throws(Malformed) {
+        let (count, overflow) = rows.multipliedReportingOverflow(by: entrySize)
+        guard rows >= 0, !overflow, try available(count) else { throw Malformed() }
+        defer { offset += count }
+        try bytes.withUnsafeBytes { raw in
+            var reader = ColumnReader(raw: UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + count)]), rows: rows)
+            return Result { () throws(Malformed) in
+                for row in 0..<rows {
+                    reader.start(row: row)
+                    try read(&reader, row)
+                }
+            }
+        }.get()
+    }
+
+    /// Reads one row's fields from the columns of a block `columns` checked.
+    package struct ColumnReader {
+        fileprivate let raw: UnsafeRawBufferPointer
+        fileprivate let rows: Int
+        fileprivate var row = 0
+        /// Where the next field's column starts.
+        fileprivate var columnStart = 0
+
+        fileprivate init(raw: UnsafeRawBufferPointer, rows: Int) {
+            self.raw = raw
+            self.rows = rows
+        }
+
+        fileprivate mutating func start(row: Int) {
+            self.row = row
+            columnStart = 0
+        }
+
+        @inline(__always)
+        package mutating func take<T: FixedWidthInteger>(_: T.Type = T.self) -> T {
+            let offset = columnStart + row * MemoryLayout<T>.size
+            precondition(raw.count - offset >= MemoryLayout<T>.size)
+            columnStart += rows * MemoryLayout<T>.size
+            return T(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: T.self))
+        }
+    }
+
     /// Reads little-endian fields from a block whose length `block` checked.
     package struct BlockReader {
         fileprivate let raw: UnsafeRawBufferPointer

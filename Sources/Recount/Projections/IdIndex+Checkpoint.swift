@@ -1,12 +1,15 @@
 extension IdIndex {
     /// The bytes of one id in a checkpoint: its key, then its record.
     private static let checkpointEntrySize = 28 + Record.checkpointSize
-    /// How many entries one block of the checkpoint holds.
-    private static let checkpointBlockEntries = 1 << 16
+    /// How many entries one block of the checkpoint holds: stored by column, a block's columns
+    /// compress best when they are short enough (4,096 entries: the benchmark's index 2.4 times
+    /// smaller than by row under LZ4, and 2.5 times faster to compress).
+    private static let checkpointBlockEntries = 1 << 12
 
     /// Writes the index in number order, interning order kept, so that reading it back gives
     /// the same numbers (and so the same cells, in the same order). The keys and records are
-    /// one block of fixed-size entries. With a `selection`, only its users' ids, renumbered.
+    /// blocks of fixed-size entries, stored by column. With a `selection`, only its users' ids,
+    /// renumbered.
     func writeCheckpoint(_ out: inout CanonicalBytes, keeping selection: CheckpointSelection? = nil) {
         for (interner, kept) in [(textIDs, selection?.textIDs), (strings, selection?.strings)] {
             let strings = kept.map { $0.kept.map { interner.strings[$0] } } ?? interner.strings
@@ -15,27 +18,27 @@ extension IdIndex {
         }
         let count = selection?.ids.count ?? records.count
         out.append(UInt64(count))
-        // In blocks of `checkpointBlockEntries` (9 MB), so that a streaming checkpoint spills
-        // between them, and a chunked reader reads each from one chunk.
+        @inline(__always) func put(_ key: StoredKey, _ record: Record, _ block: inout CanonicalBytes.ColumnWriter) {
+            block.put(key.user)
+            block.put(key.provider)
+            block.put(key.high)
+            block.put(key.low)
+            block.put(key.kind)
+            record.write(&block)
+        }
+        // Blocks, so that a streaming checkpoint spills between them, and a chunked reader reads
+        // each from one chunk.
         for start in stride(from: 0, to: count, by: Self.checkpointBlockEntries) {
-            let places = start..<min(count, start + Self.checkpointBlockEntries)
-            out.appendBlock(count: places.count * Self.checkpointEntrySize) { block in
-                @inline(__always) func put(_ key: StoredKey, _ record: Record) {
-                    block.put(key.user)
-                    block.put(key.provider)
-                    block.put(key.high)
-                    block.put(key.low)
-                    block.put(key.kind)
-                    record.write(&block)
+            let rows = min(count - start, Self.checkpointBlockEntries)
+            // Two closures: a selection looked up per entry cost 70 instructions an id.
+            if let selection {
+                out.appendColumns(rows: rows, entrySize: Self.checkpointEntrySize) { block, row in
+                    let number = selection.ids[start + row]
+                    put(selection.renumbered(table.keys[number]), selection.renumbered(records[number]), &block)
                 }
-                // Two loops: a selection looked up per entry cost 70 instructions an id.
-                if let selection {
-                    for place in places {
-                        let number = selection.ids[place]
-                        put(selection.renumbered(table.keys[number]), selection.renumbered(records[number]))
-                    }
-                } else {
-                    for number in places { put(table.keys[number], records[number]) }
+            } else {
+                out.appendColumns(rows: rows, entrySize: Self.checkpointEntrySize) { block, row in
+                    put(table.keys[start + row], records[start + row], &block)
                 }
             }
         }
@@ -60,21 +63,19 @@ extension IdIndex {
         records.reserveCapacity(count)
         let (texts, interned) = (UInt32(textIDs.strings.count), UInt32(strings.strings.count))
         for start in stride(from: 0, to: count, by: Self.checkpointBlockEntries) {
-            let numbers = start..<min(count, start + Self.checkpointBlockEntries)
-            try input.block(count: numbers.count * Self.checkpointEntrySize) {
-                block throws(CheckpointReader.Malformed) in
-                for _ in numbers {
-                    let key = StoredKey(reading: &block)
-                    guard key.user < users, key.provider < providers, key.kind < texts + 2,
-                        let record = Record(reading: &block), record.zone <= interned,
-                        record.syncIdentifier <= interned, record.unitSymbol <= interned,
-                        // Only a live sample names a source (a tombstone's is 0, and a
-                        // checkpoint of tombstones alone interned none).
-                        record.state != .live || record.source.rawValue < sources
-                    else { throw CheckpointReader.Malformed() }
-                    table.appendUnplaced(key)
-                    appendLoaded(record)
-                }
+            let rows = min(count - start, Self.checkpointBlockEntries)
+            try input.columns(rows: rows, entrySize: Self.checkpointEntrySize) {
+                block, _ throws(CheckpointReader.Malformed) in
+                let key = StoredKey(reading: &block)
+                guard key.user < users, key.provider < providers, key.kind < texts + 2,
+                    let record = Record(reading: &block), record.zone <= interned,
+                    record.syncIdentifier <= interned, record.unitSymbol <= interned,
+                    // Only a live sample names a source (a tombstone's is 0, and a
+                    // checkpoint of tombstones alone interned none).
+                    record.state != .live || record.source.rawValue < sources
+                else { throw CheckpointReader.Malformed() }
+                table.appendUnplaced(key)
+                appendLoaded(record)
             }
         }
         // A key twice is damage.
@@ -84,7 +85,7 @@ extension IdIndex {
 
 extension IdIndex.StoredKey {
     /// Reads a key as `IdIndex.writeCheckpoint` writes it.
-    fileprivate init(reading block: inout CheckpointReader.BlockReader) {
+    fileprivate init(reading block: inout CheckpointReader.ColumnReader) {
         self.init(user: block.take(), provider: block.take(), high: block.take(), low: block.take(), kind: block.take())
     }
 }

@@ -253,13 +253,13 @@ extension IdIndex {
 }
 
 extension IdIndex.Record {
-    /// The bytes `write(_:)` takes: every field at a fixed place, so a checkpoint writes and
-    /// reads the records as one block.
+    /// The bytes `write(_:)` takes: every field of a fixed size, so a checkpoint stores the
+    /// records by column.
     static let checkpointSize = 109
 
     /// Writes the record, fields in declaration order (a tombstone or empty record as its state
     /// and zeros).
-    func write(_ out: inout CanonicalBytes.BlockWriter) {
+    func write(_ out: inout CanonicalBytes.ColumnWriter) {
         out.put(state.rawValue)
         out.put(metric.rawValue)
         out.put(stage.map { $0.rawValue + 1 } ?? 0)
@@ -274,7 +274,7 @@ extension IdIndex.Record {
     }
 
     /// Reads what `write(_:)` wrote; `nil` for codes no record has.
-    init?(reading input: inout CheckpointReader.BlockReader) {
+    init?(reading input: inout CheckpointReader.ColumnReader) {
         guard let state = State(rawValue: input.take()), let metric = Metric(rawValue: input.take()) else {
             return nil
         }
