@@ -781,12 +781,21 @@ import Testing
         var mixed = Projections()
         _ = try Self.fold(RandomWorkload.lines(seed: testSeed(31), count: 150), into: &mixed)
         _ = mixed.recompute()
+        // More ids than a block of the index holds (4,096, stored by column), the last block short.
+        var blocks = Projections()
+        let minutes = (0..<5_000).map { i in
+            #"{"id":"hr-\#(i)","type":"HKQuantityTypeIdentifierHeartRate","start":"2026-07-\#(10 + i / 1_440)T\#(String(format: "%02d:%02d", i / 60 % 24, i % 60)):00Z","value":\#(60 + i % 40),"unit":"count/min","origin":"com.apple.health","device":"Apple Watch"}"#
+        }
+        _ = try Self.fold([Self.delivery(anchor: nil, added: minutes)], into: &blocks)
         try withTemporaryDirectory { directory in
-            for (chunkBytes, state) in [(1, mixed), (256, mixed), (7, projections)] {
+            for (chunkBytes, state) in [(1, mixed), (256, mixed), (7, projections), (1, blocks), (8 << 20, blocks)] {
                 let file = CheckpointFile(dataDirectory: directory, chunkBytes: chunkBytes)
                 try file.save(state, record: 0)
                 let loaded = try file.load().get()
-                #expect(loaded.checkpoint() == state.checkpoint(), "chunks of \(chunkBytes) bytes")
+                // The digest too: a checkpoint written back passes through the same writer.
+                #expect(
+                    loaded.checkpoint() == state.checkpoint() && loaded.digest() == state.digest(),
+                    "chunks of \(chunkBytes) bytes")
             }
             let file = CheckpointFile(dataDirectory: directory, chunkBytes: 256)
             try file.save(projections, record: 0)
