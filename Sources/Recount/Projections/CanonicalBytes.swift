@@ -85,11 +85,12 @@ package struct CanonicalBytes {
         let start = bytes.count
         bytes.append(contentsOf: repeatElement(0, count: rows * entrySize))
         bytes.withUnsafeMutableBytes { raw in
-            var writer = ColumnWriter(raw: UnsafeMutableRawBufferPointer(rebasing: raw[start...]), rows: rows)
+            var writer = ColumnWriter(
+                raw: UnsafeMutableRawBufferPointer(rebasing: raw[start...]), place: ColumnPlace(rows: rows))
             for row in 0..<rows {
-                writer.start(row: row)
+                writer.place.start(row: row)
                 fill(&writer, row)
-                precondition(writer.columnStart == rows * entrySize, "a row wrote other than its \(entrySize) bytes")
+                precondition(writer.place.end == rows * entrySize, "a row wrote other than its \(entrySize) bytes")
             }
         }
     }
@@ -97,27 +98,13 @@ package struct CanonicalBytes {
     /// Writes one row's fields into the columns of a block `appendColumns` sized.
     package struct ColumnWriter {
         fileprivate let raw: UnsafeMutableRawBufferPointer
-        fileprivate let rows: Int
-        fileprivate var row = 0
-        /// Where the next field's column starts.
-        fileprivate private(set) var columnStart = 0
-
-        fileprivate init(raw: UnsafeMutableRawBufferPointer, rows: Int) {
-            self.raw = raw
-            self.rows = rows
-        }
-
-        fileprivate mutating func start(row: Int) {
-            self.row = row
-            columnStart = 0
-        }
+        fileprivate var place: ColumnPlace
 
         @inline(__always)
         package mutating func put<T: FixedWidthInteger>(_ value: T) {
-            let offset = columnStart + row * MemoryLayout<T>.size
+            let offset = place.next(size: MemoryLayout<T>.size)
             precondition(raw.count - offset >= MemoryLayout<T>.size)
             raw.storeBytes(of: value.littleEndian, toByteOffset: offset, as: T.self)
-            columnStart += rows * MemoryLayout<T>.size
         }
     }
 
@@ -208,4 +195,28 @@ extension CanonicalBytes.BlockWriter: BlockFieldSink {}
 /// Fixed-size fields and strings that `CanonicalBytes.appendFields` writes as one block.
 package protocol CanonicalFields {
     func write<Sink: BlockFieldSink>(to sink: inout Sink)
+}
+
+/// Where one row's next field lies in a block stored by column (`CanonicalBytes.appendColumns`,
+/// `CheckpointReader.columns`): each field's column holds every row's value of it.
+package struct ColumnPlace {
+    private let rows: Int
+    private var row = 0
+    /// Where the next field's column starts: once the row is done, the block's length.
+    private(set) var end = 0
+
+    init(rows: Int) { self.rows = rows }
+
+    /// Starts on `row`'s first field.
+    mutating func start(row: Int) {
+        self.row = row
+        end = 0
+    }
+
+    /// The offset of the row's next field, `size` bytes wide; moves on to the next column.
+    @inline(__always)
+    mutating func next(size: Int) -> Int {
+        defer { end += rows * size }
+        return end + row * size
+    }
 }

@@ -122,10 +122,11 @@ package struct CheckpointReader {
         guard rows >= 0, !overflow, try available(count) else { throw Malformed() }
         defer { offset += count }
         try bytes.withUnsafeBytes { raw in
-            var reader = ColumnReader(raw: UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + count)]), rows: rows)
+            var reader = ColumnReader(
+                raw: UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + count)]), place: ColumnPlace(rows: rows))
             return Result { () throws(Malformed) in
                 for row in 0..<rows {
-                    reader.start(row: row)
+                    reader.place.start(row: row)
                     try read(&reader, row)
                 }
             }
@@ -135,26 +136,12 @@ package struct CheckpointReader {
     /// Reads one row's fields from the columns of a block `columns` checked.
     package struct ColumnReader {
         fileprivate let raw: UnsafeRawBufferPointer
-        fileprivate let rows: Int
-        fileprivate var row = 0
-        /// Where the next field's column starts.
-        fileprivate var columnStart = 0
-
-        fileprivate init(raw: UnsafeRawBufferPointer, rows: Int) {
-            self.raw = raw
-            self.rows = rows
-        }
-
-        fileprivate mutating func start(row: Int) {
-            self.row = row
-            columnStart = 0
-        }
+        fileprivate var place: ColumnPlace
 
         @inline(__always)
         package mutating func take<T: FixedWidthInteger>(_: T.Type = T.self) -> T {
-            let offset = columnStart + row * MemoryLayout<T>.size
+            let offset = place.next(size: MemoryLayout<T>.size)
             precondition(raw.count - offset >= MemoryLayout<T>.size)
-            columnStart += rows * MemoryLayout<T>.size
             return T(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: T.self))
         }
     }
