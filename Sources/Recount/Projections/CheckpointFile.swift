@@ -10,8 +10,8 @@ package import RecountLog
 /// starts with the log position it covers and the tz data version) in chunks of about
 /// `chunkBytes` (a chunk closes at the first field past it): each a raw length and a stored
 /// length (`UInt32`), then its LZ4 block (about a sixth of its size: the id index is stored by
-/// column, and its fields repeat). Chunks put no limit on the payload (one LZ4 block holds at most 2 GB, about 14
-/// million samples), and the payload streams into them as it is written.
+/// column, and its fields repeat). Chunks put no limit on the payload (one LZ4 block holds at
+/// most 2 GB, about 14 million samples), and the payload streams into them as it is written.
 /// A checkpoint that is missing, damaged, from an older version, from other zone data, ahead of
 /// the log or of another log (its record differs from the log's at that position) is ignored,
 /// and the projections are rebuilt from the log. (A new version also marks projection rules that

@@ -128,6 +128,7 @@ package struct CheckpointReader {
                 for row in 0..<rows {
                     reader.place.start(row: row)
                     try read(&reader, row)
+                    precondition(reader.place.end == count, "a row read other than its \(entrySize) bytes")
                 }
             }
         }.get()
