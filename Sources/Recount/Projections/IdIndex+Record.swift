@@ -86,8 +86,8 @@ extension IdIndex {
         }
 
         /// For a tombstone a reconcile left (kept in `receivedAt` and `lastModifiedMillis`): a
-        /// write received at or after the reconcile, newer than the version it deleted, brings
-        /// the id back. `nil` for a tombstone for ever.
+        /// write received at or after the reconcile, at least as new as the version it deleted,
+        /// brings the id back. `nil` for a tombstone for ever.
         var reconciled: Reconciled? {
             get { present & 64 != 0 ? Reconciled(at: receivedAt, deletedVersion: lastModifiedMillis) : nil }
             set {

@@ -315,15 +315,16 @@ package struct IdIndex: Sendable {
         set(number, record(entry))
     }
 
-    /// Makes the record numbered `number` a tombstone, for ever or, `reconciled`, until a newer
-    /// write received since the reconcile that deleted it; returns the record that was live.
+    /// Makes the record numbered `number` a tombstone, for ever or, `reconciled`, until a write
+    /// received since the reconcile that deleted it lifts it; returns the record that was live.
     @discardableResult
     mutating func delete(_ number: Int, reconciled: Record.Reconciled? = nil) -> Record? {
         let old = records[number]
         switch old.state {
         case .deleted:
-            // A tombstone for ever stays one; a reconcile's becomes one when a deletion names it.
-            guard old.reconciled != nil, reconciled == nil else { return nil }
+            // A tombstone for ever stays one; a reconcile's gives way to the deletion that names
+            // it (for ever, or a reconcile's that answered for a write: `Projections.supersede`).
+            guard old.reconciled != nil else { return nil }
             tombstoneCount -= 1
         case .empty: break
         case .live:

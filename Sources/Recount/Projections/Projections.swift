@@ -460,8 +460,12 @@ package struct Projections {
         let number = index.insert(
             IdIndex.Key(user: upserts.user, provider: upserts.provider, id: samples.id(of: entryNumber)))
         let old = index.record(number)
-        guard old.state != .deleted else { return }
         let record = record(entryNumber, of: samples, &upserts)
+        // A reconcile's tombstone of a version no newer than the write: in receipt order the
+        // write replaced that version (or came back after it was deleted) before the reconcile
+        // that answered for it deleted the write, so that reconcile's tombstone replaces it.
+        let version = record.lastModified ?? upserts.received
+        guard old.state != .deleted || old.reconciled.map({ version >= $0.deletedVersion }) == true else { return }
         if old.state == .live {
             // Received at or after the reconcile, the live sample came after it in receipt order
             // too, and stays.
@@ -470,8 +474,7 @@ package struct Projections {
             removeLive(number, old, &effect)
             effect.deletedSamples += 1
         }
-        index.delete(
-            number, reconciled: .init(at: reconciledAt, deletedVersion: record.lastModified ?? upserts.received))
+        index.delete(number, reconciled: .init(at: reconciledAt, deletedVersion: version))
     }
 
     /// Whether the live record `old` of id `number` stays against a write of `record` received
