@@ -10,7 +10,11 @@
 /// Memory grows with the samples and the pairs of sources that suppressed each other, never
 /// with sources × samples or sources × sources: one upload of thousands of samples from as
 /// many origins must not take gigabytes (it did: 1.5 GB for 8,000).
-extension Rollup {
+///
+/// A merge keeps its working arrays from one cell to the next (`Projections.recompute` uses one
+/// for every cell it rebuilds): allocated afresh for each cell, they cost a fifth of a steps
+/// cell's instructions (12 samples) and three fifths of a sleep cell's (one sample).
+package struct OverlapMerge {
     /// Bits of an event key: time relative to the window, kind, payload.
     private static let payloadBits = 26
     private static let kindBits = 2
@@ -51,15 +55,44 @@ extension Rollup {
         }
     }
 
-    /// The sources present, highest priority first, and each sample's local rank among them.
-    private static func localRanks(
-        samples: [LiveSample], order: [Int], priority: SourcePriority
-    ) -> (sources: [SourceID], rank: [Int]) {
-        var distinct: [SourceID] = []
+    // The working arrays, each emptied or refilled where a merge starts to use it.
+    /// The sources present, in the order met, and each sample's slot among them (`rankSources`).
+    private var distinct: [SourceID] = []
+    private var slot: [Int] = []
+    /// The slots by priority, and each slot's rank.
+    private var byPriority: [Int] = []
+    private var rankOfSlot: [Int] = []
+    /// Each sample's local rank, by place in canonical order.
+    private var rank: [Int] = []
+    /// Events, sorted into the sweep's order; the ends and instants before they join them.
+    private var events: [UInt64] = []
+    private var later: [UInt64] = []
+    /// Each sample's parts on the day (sums): `parts[partStart[place]..<partStart[place + 1]]`.
+    private var parts: [(from: Int64, to: Int64)] = []
+    private var partStart: [Int] = []
+    /// Each sample's whole (capped) duration, 0 marking an instantaneous one (sums).
+    private var duration: [Int64] = []
+    private var stretches: [Stretch] = []
+    private var instantWinner: [Int] = []
+    /// Whether each sample is asleep and on the day (sleep).
+    private var countsAsleep: [Bool] = []
+    /// The milliseconds of a sample's day parts each rank won, and the ranks that won any.
+    private var won: [Int64] = []
+    private var winners: [Int] = []
+    private var coverage = Coverage()
+    private var asleep = Coverage()
+    private var tally = Tally()
+
+    package init() {}
+
+    /// Ranks the sources present: highest priority first into `tally`'s sources, and each
+    /// sample's local rank among them into `rank`.
+    /// - Returns: how many sources.
+    private mutating func rankSources(samples: [LiveSample], order: [Int], priority: SourcePriority) -> Int {
+        distinct.removeAll(keepingCapacity: true)
+        slot.removeAll(keepingCapacity: true)
         // Slots by source once there are more than a few (a linear search is cheaper until then).
         var slots: [SourceID: Int] = [:]
-        var slot: [Int] = []
-        slot.reserveCapacity(order.count)
         var last = -1
         for index in order {
             let source = samples[index].source
@@ -77,23 +110,27 @@ extension Rollup {
             }
             slot.append(last)
         }
-        let byPriority = distinct.indices.sorted {
-            priority.key(of: distinct[$0]) < priority.key(of: distinct[$1])
+        byPriority.refill(with: distinct.indices)
+        if distinct.count > 1 {
+            byPriority.sort { [distinct] in priority.key(of: distinct[$0]) < priority.key(of: distinct[$1]) }
         }
-        var rankOfSlot = [Int](filledWith: 0, count: distinct.count)
+        rankOfSlot.refill(repeating: 0, count: distinct.count)
         for (rank, slot) in byPriority.enumerated() { rankOfSlot[slot] = rank }
-        return (byPriority.map { distinct[$0] }, slot.map { rankOfSlot[$0] })
+        rank.refill(with: slot.lazy.map { [rankOfSlot] in rankOfSlot[$0] })
+        tally.reset(ranking: byPriority, of: distinct)
+        return distinct.count
     }
 
     /// How many samples of each rank cover the sweep's instant, and the ranks with any as bits,
     /// so the winner (the lowest such rank) is found a word at a time.
     private struct Coverage {
-        var counts: [Int32]
-        var bits: [UInt64]
+        var counts: [Int32] = []
+        var bits: [UInt64] = []
 
-        init(ranks: Int) {
-            counts = [Int32](filledWith: 0, count: ranks)
-            bits = [UInt64](filledWith: 0, count: (ranks + 63) / 64)
+        /// Empties the coverage of `ranks` ranks.
+        mutating func reset(ranks: Int) {
+            counts.refill(repeating: 0, count: ranks)
+            bits.refill(repeating: 0, count: (ranks + 63) / 64)
         }
 
         @inline(__always)
@@ -135,29 +172,24 @@ extension Rollup {
     /// Sums (steps, distance, active energy): each sample adds value × (its counted time on the
     /// day) / (its whole duration); an instantaneous one adds its value when no higher-priority
     /// source covers its instant.
-    static func mergeSum(
+    mutating func sum(
         metric: Metric, day: CivilDay, samples: [LiveSample], order: [Int], priority: SourcePriority,
         zones: ZoneOffsets
     ) -> RollupCell {
         let n = order.count
-        precondition(n < 1 << (payloadBits - 1), "too many samples in one rollup cell")
-        let (sources, rank) = localRanks(samples: samples, order: order, priority: priority)
-        let k = sources.count
+        precondition(n < 1 << (Self.payloadBits - 1), "too many samples in one rollup cell")
+        let k = rankSources(samples: samples, order: order, priority: priority)
         // Any part of the day lies within a day of its local midnight read as UTC.
         let window = Window(around: day, daysBefore: 2, daysAfter: 3)
 
-        // Events; each sample's whole (capped) duration, 0 marking an instantaneous one; and its
-        // parts on the day, adjacent ones joined: `parts[partStart[place]..<partStart[place + 1]]`.
+        // Events; each sample's duration; and its parts on the day, adjacent ones joined.
         // Cover starts come in canonical order, already sorted; the ends and instants are kept
         // apart and appended after them, so the sort mostly merges a few sorted runs.
-        var events: [UInt64] = []
-        events.reserveCapacity(2 * n)
-        var later: [UInt64] = []
-        later.reserveCapacity(n)
-        var parts: [(from: Int64, to: Int64)] = []
-        parts.reserveCapacity(n)
-        var partStart = [Int](filledWith: 0, count: n + 1)
-        var duration = [Int64](filledWith: 0, count: n)
+        events.removeAll(keepingCapacity: true)
+        later.removeAll(keepingCapacity: true)
+        parts.removeAll(keepingCapacity: true)
+        partStart.refill(repeating: 0, count: n + 1)
+        duration.refill(repeating: 0, count: n)
         for place in 0..<n {
             partStart[place] = parts.count
             // Fields read in place: a copy of the sample would retain its id and zone.
@@ -167,7 +199,7 @@ extension Rollup {
                 // An instant of another day (written in another offset) takes part in deciding
                 // who wins at its instant; it counts on its own day only (the low payload bit).
                 if startMillis >= window.start, startMillis < window.end {
-                    let onDay = startDay(of: samples[index], zones: zones) == day ? 1 : 0
+                    let onDay = Rollup.startDay(of: samples[index], zones: zones) == day ? 1 : 0
                     later.append(window.key(startMillis, .instant, place << 1 | onDay))
                 }
                 continue
@@ -198,10 +230,9 @@ extension Rollup {
 
         // Who won when, as stretches (adjacent ones of one winner joined), and the winning rank
         // at each instantaneous sample (-1 when it is not on the day).
-        var stretches: [Stretch] = []
-        stretches.reserveCapacity(events.count)
-        var instantWinner = [Int](filledWith: -1, count: n)
-        var coverage = Coverage(ranks: k)
+        stretches.removeAll(keepingCapacity: true)
+        instantWinner.refill(repeating: -1, count: n)
+        coverage.reset(ranks: k)
         var previous = events.first.map(window.time) ?? 0
         var e = 0
         while e < events.count {
@@ -242,14 +273,12 @@ extension Rollup {
 
         // Amounts, sample by sample in canonical order, and within a sample winner by winner
         // in rank order.
-        var tally = Tally(sources: sources)
         var total = 0.0
         var count = 0
-        // The milliseconds of the sample's day parts each rank won, and, with many sources, the
-        // ranks that won any (with few, every rank is looked at).
-        var won = [Int64](filledWith: 0, count: k)
+        // With many sources only the ranks that won any are looked at; with few, every rank.
+        won.refill(repeating: 0, count: k)
         let fewSources = k <= Tally.squareSources
-        var winners: [Int] = fewSources ? Array(0..<k) : []
+        winners.refill(with: 0..<(fewSources ? k : 0))
         // Where the last part's stretches began: parts mostly come in time order.
         var stretch = 0
         for place in 0..<n {
@@ -317,30 +346,25 @@ extension Rollup {
 
     /// Sleep: the asleep time (stages asleep, core, deep, rem) of the day's samples, where at each
     /// instant the highest-priority source with any sleep sample covering it decides.
-    static func mergeSleep(
+    mutating func sleep(
         day: CivilDay, samples: [LiveSample], order: [Int], priority: SourcePriority,
         zones: ZoneOffsets
     ) -> RollupCell {
         let n = order.count
-        precondition(n < 1 << payloadBits, "too many samples in one rollup cell")
-        let (sources, rank) = localRanks(samples: samples, order: order, priority: priority)
-        let k = sources.count
+        precondition(n < 1 << Self.payloadBits, "too many samples in one rollup cell")
+        let k = rankSources(samples: samples, order: order, priority: priority)
         // A sleep sample of the day ends within a day or so of it and lasts at most 366 days.
         let window = Window(around: day, daysBefore: 369, daysAfter: 3)
 
         // Starts in canonical order (a sorted run), then the ends, as in `mergeSum`.
-        var events: [UInt64] = []
-        events.reserveCapacity(2 * n)
-        var ends: [UInt64] = []
-        ends.reserveCapacity(n)
-        // Whether each sample is asleep and on the day.
-        var countsAsleep = [Bool](filledWith: false, count: n)
+        events.removeAll(keepingCapacity: true)
+        later.removeAll(keepingCapacity: true)
+        countsAsleep.refill(repeating: false, count: n)
         var count = 0
-        var tally = Tally(sources: sources)
         for place in 0..<n {
             // Fields read in place: a copy of the sample would retain its id and zone.
             let index = order[place]
-            if sleepDay(of: samples[index], zones: zones) == day {
+            if Rollup.sleepDay(of: samples[index], zones: zones) == day {
                 countsAsleep[place] = samples[index].stage?.isAsleep ?? false
                 count += 1
                 tally.count(source: rank[place])
@@ -351,13 +375,13 @@ extension Rollup {
             let to = min(end, window.end)
             guard from < to else { continue }
             events.append(window.key(from, .coverStart, place))
-            ends.append(window.key(to, .coverEnd, place))
+            later.append(window.key(to, .coverEnd, place))
         }
-        events.append(contentsOf: ends)
+        events.append(contentsOf: later)
         events.sort()
 
-        var coverage = Coverage(ranks: k)
-        var asleep = Coverage(ranks: k)
+        coverage.reset(ranks: k)
+        asleep.reset(ranks: k)
         var previous = events.first.map(window.time) ?? 0
         for event in events {
             let time = window.time(event)
@@ -427,18 +451,22 @@ private struct Tally {
     /// than their square.
     static let squareSources = 16
 
-    var sources: [SourceID]
-    var shares: [Share]
+    /// The sources, highest priority first: each one's rank is its index.
+    var sources: [SourceID] = []
+    var shares: [Share] = []
     /// `[source * k + winner]`, with few sources.
-    var square: [Suppression]
-    /// The pairs that met, with many.
-    var pairs = FlatMap<Pair, Suppression>()
+    var square: [Suppression] = []
+    /// The pairs that met, with many (`nil` with few).
+    var pairs: FlatMap<Pair, Suppression>?
 
-    init(sources: [SourceID]) {
+    /// Starts a tally of the sources `distinct[slot]` for each of `slots`, highest priority first.
+    mutating func reset(ranking slots: [Int], of distinct: [SourceID]) {
+        sources.removeAll(keepingCapacity: true)
+        for slot in slots { sources.append(distinct[slot]) }
         let k = sources.count
-        self.sources = sources
-        shares = Array(filledWith: Share(), count: k)
-        square = k <= Self.squareSources ? Array(filledWith: Suppression(), count: k * k) : []
+        shares.refill(repeating: Share(), count: k)
+        square.refill(repeating: Suppression(), count: k <= Self.squareSources ? k * k : 0)
+        pairs = k <= Self.squareSources ? nil : FlatMap()
     }
 
     /// Counts one sample of source `source`.
@@ -454,8 +482,8 @@ private struct Tally {
         } else {
             shares[source].suppressed += amount
             shares[source].suppressedMillis += millis
-            if square.isEmpty {
-                pairs[Pair(source: Int32(source), winner: Int32(winner)), default: Suppression()].add(amount)
+            if pairs != nil {
+                pairs![Pair(source: Int32(source), winner: Int32(winner)), default: Suppression()].add(amount)
             } else {
                 square[source * sources.count + winner].add(amount)
             }
@@ -464,11 +492,11 @@ private struct Tally {
 
     /// The shares of the sources with samples on the day, sorted by source id.
     func sourceShares() -> [RollupCell.SourceShare] {
-        let fromPairs = square.isEmpty ? mainSuppressorsFromPairs() : []
+        let fromPairs = pairs.map(mainSuppressors(from:)) ?? []
         var result: [RollupCell.SourceShare] = []
         for r in 0..<sources.count where shares[r].samples > 0 {
             let share = shares[r]
-            let by = square.isEmpty ? fromPairs[r] : mainSuppressorFromSquare(of: r)
+            let by = pairs == nil ? mainSuppressorFromSquare(of: r) : fromPairs[r]
             result.append(
                 RollupCell.SourceShare(
                     source: sources[r], samples: share.samples, counted: share.counted,
@@ -493,7 +521,7 @@ private struct Tally {
 
     /// Per rank, the winner that suppressed the largest amount of it, from the pairs that met
     /// (in whatever order they met); ties go to the higher priority (the lower rank).
-    private func mainSuppressorsFromPairs() -> [Int?] {
+    private func mainSuppressors(from pairs: FlatMap<Pair, Suppression>) -> [Int?] {
         var by = [Int?](filledWith: nil, count: sources.count)
         var most = [Double](filledWith: 0, count: sources.count)
         for (pair, suppression) in pairs {

@@ -18,19 +18,21 @@ package enum Rollup {
     ///   - samples: the live samples attributed to the day, in any order.
     ///   - priority: the source ranking that applies to this user and metric.
     ///   - zones: the zone offset cache (the only state touched: it caches Foundation's answers).
+    ///   - merge: where sums and sleep are merged (one kept across many cells spares each its
+    ///     working arrays).
     /// - Returns: the cell; a known zero, or a count of 0, when no sample falls on the day.
     package static func compute(
         metric: Metric, day: CivilDay, samples: [LiveSample], priority: SourcePriority,
-        zones: ZoneOffsets
+        zones: ZoneOffsets, merge: inout OverlapMerge
     ) -> RollupCell {
         let order = canonicalOrder(of: samples, metric: metric)
         switch metric {
         case .steps, .distance, .activeEnergy:
-            return mergeSum(
+            return merge.sum(
                 metric: metric, day: day, samples: samples, order: order, priority: priority,
                 zones: zones)
         case .sleep:
-            return mergeSleep(
+            return merge.sleep(
                 day: day, samples: samples, order: order, priority: priority, zones: zones)
         case .heartRate, .bloodGlucose, .weight:
             return statistics(
@@ -38,6 +40,14 @@ package enum Rollup {
         case .workout:
             return workouts(day: day, samples: samples, order: order, zones: zones)
         }
+    }
+
+    /// Rebuilds a cell with a merge of its own (see the other `compute`).
+    package static func compute(
+        metric: Metric, day: CivilDay, samples: [LiveSample], priority: SourcePriority, zones: ZoneOffsets
+    ) -> RollupCell {
+        var merge = OverlapMerge()
+        return compute(metric: metric, day: day, samples: samples, priority: priority, zones: zones, merge: &merge)
     }
 
     /// The indices of the samples of `metric`, in canonical order: start, end, position, id,

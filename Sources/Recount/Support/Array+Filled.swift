@@ -12,3 +12,19 @@ extension Array {
         append(contentsOf: repeatElement(value, count: count))
     }
 }
+
+extension Array {
+    /// Replaces the elements with `count` copies of `value`, keeping the capacity: for working
+    /// arrays reused from one call to the next.
+    @inline(__always)
+    mutating func refill(repeating value: Element, count: Int) {
+        refill(with: repeatElement(value, count: count))
+    }
+
+    /// Replaces the elements with those of `elements`, keeping the capacity.
+    @inline(__always)
+    mutating func refill(with elements: some Collection<Element>) {
+        removeAll(keepingCapacity: true)
+        append(contentsOf: elements)
+    }
+}
