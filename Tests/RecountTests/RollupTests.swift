@@ -444,14 +444,14 @@ import Testing
         return workload
     }
 
-    /// A recompute merges every cell with one `OverlapMerge`, which keeps its arrays: nothing
+    /// A recompute merges every cell with one `Rollup.MergeRoom`, which keeps its arrays: nothing
     /// of one cell may reach the next. Cells of few sources, of many (past the square table),
     /// and empty days, one after another, come out as a fresh merge makes each.
     @Test(arguments: [Metric.steps, .sleep])
     func aMergeKeptFromCellToCellGivesTheCellsOfFreshOnes(metric: Metric) {
         var random = SplitMix64(seed: testSeed(0x4E05_0008 + UInt64(metric.rawValue)))
         let zones = ZoneOffsets()
-        var kept = OverlapMerge()
+        var kept = Rollup.MergeRoom()
         for round in 0..<300 {
             var workload = Workload.random(metric: metric, using: &random)
             switch random.next() % 4 {
@@ -461,7 +461,7 @@ import Testing
             }
             let reused = Rollup.compute(
                 metric: metric, day: workload.day, samples: workload.samples, priority: workload.priority,
-                zones: zones, merge: &kept)
+                zones: zones, room: &kept)
             let fresh = Rollup.compute(
                 metric: metric, day: workload.day, samples: workload.samples, priority: workload.priority,
                 zones: zones)

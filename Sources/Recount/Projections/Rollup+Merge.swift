@@ -10,11 +10,33 @@
 /// Memory grows with the samples and the pairs of sources that suppressed each other, never
 /// with sources × samples or sources × sources: one upload of thousands of samples from as
 /// many origins must not take gigabytes (it did: 1.5 GB for 8,000).
-///
-/// A merge keeps its working arrays from one cell to the next (`Projections.recompute` uses one
-/// for every cell it rebuilds): allocated afresh for each cell, they cost a fifth of a steps
-/// cell's instructions (12 samples) and three fifths of a sleep cell's (one sample).
-package struct OverlapMerge {
+extension Rollup {
+    /// The room of a merge's per-sample arrays, kept from one cell to the next
+    /// (`Projections.recompute` keeps one for every cell it rebuilds): allocated afresh for each
+    /// cell, they were a fifth of a small cell's instructions. A merge takes the arrays it
+    /// needs into locals (the sweep over a merge's own properties ran a fifth slower) and gives
+    /// them back.
+    package struct MergeRoom {
+        fileprivate var events: [UInt64] = []
+        fileprivate var later: [UInt64] = []
+        fileprivate var parts: [(from: Int64, to: Int64)] = []
+        fileprivate var partStart: [Int] = []
+        fileprivate var duration: [Int64] = []
+        fileprivate var stretches: [Stretch] = []
+        fileprivate var instantWinner: [Int] = []
+        fileprivate var countsAsleep: [Bool] = []
+        fileprivate var distinct: [SourceID] = []
+        fileprivate var slot: [Int] = []
+        fileprivate var byPriority: [Int] = []
+        fileprivate var rankOfSlot: [Int] = []
+        fileprivate var counts: [Int32] = []
+        fileprivate var bits: [UInt64] = []
+        fileprivate var asleepCounts: [Int32] = []
+        fileprivate var asleepBits: [UInt64] = []
+
+        package init() {}
+    }
+
     /// Bits of an event key: time relative to the window, kind, payload.
     private static let payloadBits = 26
     private static let kindBits = 2
@@ -55,42 +77,12 @@ package struct OverlapMerge {
         }
     }
 
-    // The working arrays, each emptied or refilled where a merge starts to use it.
-    /// The sources present, in the order met, and each sample's slot among them (`rankSources`).
-    private var distinct: [SourceID] = []
-    private var slot: [Int] = []
-    /// The slots by priority, and each slot's rank.
-    private var byPriority: [Int] = []
-    private var rankOfSlot: [Int] = []
-    /// Each sample's local rank, by place in canonical order.
-    private var rank: [Int] = []
-    /// Events, sorted into the sweep's order; the ends and instants before they join them.
-    private var events: [UInt64] = []
-    private var later: [UInt64] = []
-    /// Each sample's parts on the day (sums): `parts[partStart[place]..<partStart[place + 1]]`.
-    private var parts: [(from: Int64, to: Int64)] = []
-    private var partStart: [Int] = []
-    /// Each sample's whole (capped) duration, 0 marking an instantaneous one (sums).
-    private var duration: [Int64] = []
-    private var stretches: [Stretch] = []
-    private var instantWinner: [Int] = []
-    /// Whether each sample is asleep and on the day (sleep).
-    private var countsAsleep: [Bool] = []
-    /// The milliseconds of a sample's day parts each rank won, and the ranks that won any.
-    private var won: [Int64] = []
-    private var winners: [Int] = []
-    private var coverage = Coverage()
-    private var asleep = Coverage()
-    private var tally = Tally()
-
-    package init() {}
-
-    /// Ranks the sources present: highest priority first into `tally`'s sources, and each
-    /// sample's local rank among them into `rank`.
-    /// - Returns: how many sources.
-    private mutating func rankSources(samples: [LiveSample], order: [Int], priority: SourcePriority) -> Int {
-        distinct.removeAll(keepingCapacity: true)
-        slot.removeAll(keepingCapacity: true)
+    /// The sources present, highest priority first, and each sample's local rank among them.
+    private static func localRanks(
+        samples: [LiveSample], order: [Int], priority: SourcePriority, room: inout MergeRoom
+    ) -> (sources: [SourceID], rank: [Int]) {
+        var (distinct, slot) = (room.distinct.takeEmptied(), room.slot.takeEmptied())
+        slot.reserveCapacity(order.count)
         // Slots by source once there are more than a few (a linear search is cheaper until then).
         var slots: [SourceID: Int] = [:]
         var last = -1
@@ -110,27 +102,28 @@ package struct OverlapMerge {
             }
             slot.append(last)
         }
-        byPriority.refill(with: distinct.indices)
-        if distinct.count > 1 {
-            byPriority.sort { [distinct] in priority.key(of: distinct[$0]) < priority.key(of: distinct[$1]) }
-        }
-        rankOfSlot.refill(repeating: 0, count: distinct.count)
+        var byPriority = room.byPriority.takeEmptied()
+        byPriority.append(contentsOf: distinct.indices)
+        if distinct.count > 1 { byPriority.sort { priority.key(of: distinct[$0]) < priority.key(of: distinct[$1]) } }
+        var rankOfSlot = room.rankOfSlot.takeEmptied()
+        rankOfSlot.append(contentsOf: repeatElement(0, count: distinct.count))
         for (rank, slot) in byPriority.enumerated() { rankOfSlot[slot] = rank }
-        rank.refill(with: slot.lazy.map { [rankOfSlot] in rankOfSlot[$0] })
-        tally.reset(ranking: byPriority, of: distinct)
-        return distinct.count
+        let ranked = (byPriority.map { distinct[$0] }, slot.map { rankOfSlot[$0] })
+        (room.distinct, room.slot, room.byPriority, room.rankOfSlot) = (distinct, slot, byPriority, rankOfSlot)
+        return ranked
     }
 
     /// How many samples of each rank cover the sweep's instant, and the ranks with any as bits,
     /// so the winner (the lowest such rank) is found a word at a time.
     private struct Coverage {
-        var counts: [Int32] = []
-        var bits: [UInt64] = []
+        var counts: [Int32]
+        var bits: [UInt64]
 
-        /// Empties the coverage of `ranks` ranks.
-        mutating func reset(ranks: Int) {
-            counts.refill(repeating: 0, count: ranks)
-            bits.refill(repeating: 0, count: (ranks + 63) / 64)
+        /// No rank covering, in `counts` and `bits` (emptied arrays, for their room).
+        init(ranks: Int, counts: [Int32], bits: [UInt64]) {
+            (self.counts, self.bits) = (counts, bits)
+            self.counts.append(contentsOf: repeatElement(0, count: ranks))
+            self.bits.append(contentsOf: repeatElement(0, count: (ranks + 63) / 64))
         }
 
         @inline(__always)
@@ -163,7 +156,7 @@ package struct OverlapMerge {
     }
 
     /// A stretch of time `[from, to)` in which rank `winner` decided.
-    private struct Stretch {
+    fileprivate struct Stretch {
         var from: Int64
         var to: Int64
         var winner: Int
@@ -172,24 +165,25 @@ package struct OverlapMerge {
     /// Sums (steps, distance, active energy): each sample adds value × (its counted time on the
     /// day) / (its whole duration); an instantaneous one adds its value when no higher-priority
     /// source covers its instant.
-    mutating func sum(
+    static func mergeSum(
         metric: Metric, day: CivilDay, samples: [LiveSample], order: [Int], priority: SourcePriority,
-        zones: ZoneOffsets
+        zones: ZoneOffsets, room: inout MergeRoom
     ) -> RollupCell {
         let n = order.count
-        precondition(n < 1 << (Self.payloadBits - 1), "too many samples in one rollup cell")
-        let k = rankSources(samples: samples, order: order, priority: priority)
+        precondition(n < 1 << (payloadBits - 1), "too many samples in one rollup cell")
+        let (sources, rank) = localRanks(samples: samples, order: order, priority: priority, room: &room)
+        let k = sources.count
         // Any part of the day lies within a day of its local midnight read as UTC.
         let window = Window(around: day, daysBefore: 2, daysAfter: 3)
 
-        // Events; each sample's duration; and its parts on the day, adjacent ones joined.
+        // Events; each sample's whole (capped) duration, 0 marking an instantaneous one; and its
+        // parts on the day, adjacent ones joined: `parts[partStart[place]..<partStart[place + 1]]`.
         // Cover starts come in canonical order, already sorted; the ends and instants are kept
         // apart and appended after them, so the sort mostly merges a few sorted runs.
-        events.removeAll(keepingCapacity: true)
-        later.removeAll(keepingCapacity: true)
-        parts.removeAll(keepingCapacity: true)
-        partStart.refill(repeating: 0, count: n + 1)
-        duration.refill(repeating: 0, count: n)
+        var (events, later, parts) = (room.events.takeEmptied(), room.later.takeEmptied(), room.parts.takeEmptied())
+        var (partStart, duration) = (room.partStart.takeEmptied(), room.duration.takeEmptied())
+        partStart.append(contentsOf: repeatElement(0, count: n + 1))
+        duration.append(contentsOf: repeatElement(0, count: n))
         for place in 0..<n {
             partStart[place] = parts.count
             // Fields read in place: a copy of the sample would retain its id and zone.
@@ -199,7 +193,7 @@ package struct OverlapMerge {
                 // An instant of another day (written in another offset) takes part in deciding
                 // who wins at its instant; it counts on its own day only (the low payload bit).
                 if startMillis >= window.start, startMillis < window.end {
-                    let onDay = Rollup.startDay(of: samples[index], zones: zones) == day ? 1 : 0
+                    let onDay = startDay(of: samples[index], zones: zones) == day ? 1 : 0
                     later.append(window.key(startMillis, .instant, place << 1 | onDay))
                 }
                 continue
@@ -230,9 +224,9 @@ package struct OverlapMerge {
 
         // Who won when, as stretches (adjacent ones of one winner joined), and the winning rank
         // at each instantaneous sample (-1 when it is not on the day).
-        stretches.removeAll(keepingCapacity: true)
-        instantWinner.refill(repeating: -1, count: n)
-        coverage.reset(ranks: k)
+        var (stretches, instantWinner) = (room.stretches.takeEmptied(), room.instantWinner.takeEmptied())
+        instantWinner.append(contentsOf: repeatElement(-1, count: n))
+        var coverage = Coverage(ranks: k, counts: room.counts.takeEmptied(), bits: room.bits.takeEmptied())
         var previous = events.first.map(window.time) ?? 0
         var e = 0
         while e < events.count {
@@ -273,12 +267,14 @@ package struct OverlapMerge {
 
         // Amounts, sample by sample in canonical order, and within a sample winner by winner
         // in rank order.
+        var tally = Tally(sources: sources)
         var total = 0.0
         var count = 0
-        // With many sources only the ranks that won any are looked at; with few, every rank.
-        won.refill(repeating: 0, count: k)
+        // The milliseconds of the sample's day parts each rank won, and, with many sources, the
+        // ranks that won any (with few, every rank is looked at).
+        var won = [Int64](filledWith: 0, count: k)
         let fewSources = k <= Tally.squareSources
-        winners.refill(with: 0..<(fewSources ? k : 0))
+        var winners: [Int] = fewSources ? Array(0..<k) : []
         // Where the last part's stretches began: parts mostly come in time order.
         var stretch = 0
         for place in 0..<n {
@@ -322,6 +318,11 @@ package struct OverlapMerge {
             count += 1
             tally.count(source: r)
         }
+        (room.events, room.later, room.parts, room.partStart, room.duration) = (
+            events, later, parts, partStart, duration
+        )
+        (room.stretches, room.instantWinner) = (stretches, instantWinner)
+        (room.counts, room.bits) = (coverage.counts, coverage.bits)
         return RollupCell(
             metric: metric, day: day, count: count, value: total, sources: tally.sourceShares())
     }
@@ -346,25 +347,28 @@ package struct OverlapMerge {
 
     /// Sleep: the asleep time (stages asleep, core, deep, rem) of the day's samples, where at each
     /// instant the highest-priority source with any sleep sample covering it decides.
-    mutating func sleep(
+    static func mergeSleep(
         day: CivilDay, samples: [LiveSample], order: [Int], priority: SourcePriority,
-        zones: ZoneOffsets
+        zones: ZoneOffsets, room: inout MergeRoom
     ) -> RollupCell {
         let n = order.count
-        precondition(n < 1 << Self.payloadBits, "too many samples in one rollup cell")
-        let k = rankSources(samples: samples, order: order, priority: priority)
+        precondition(n < 1 << payloadBits, "too many samples in one rollup cell")
+        let (sources, rank) = localRanks(samples: samples, order: order, priority: priority, room: &room)
+        let k = sources.count
         // A sleep sample of the day ends within a day or so of it and lasts at most 366 days.
         let window = Window(around: day, daysBefore: 369, daysAfter: 3)
 
         // Starts in canonical order (a sorted run), then the ends, as in `mergeSum`.
-        events.removeAll(keepingCapacity: true)
-        later.removeAll(keepingCapacity: true)
-        countsAsleep.refill(repeating: false, count: n)
+        var (events, ends) = (room.events.takeEmptied(), room.later.takeEmptied())
+        // Whether each sample is asleep and on the day.
+        var countsAsleep = room.countsAsleep.takeEmptied()
+        countsAsleep.append(contentsOf: repeatElement(false, count: n))
         var count = 0
+        var tally = Tally(sources: sources)
         for place in 0..<n {
             // Fields read in place: a copy of the sample would retain its id and zone.
             let index = order[place]
-            if Rollup.sleepDay(of: samples[index], zones: zones) == day {
+            if sleepDay(of: samples[index], zones: zones) == day {
                 countsAsleep[place] = samples[index].stage?.isAsleep ?? false
                 count += 1
                 tally.count(source: rank[place])
@@ -375,13 +379,13 @@ package struct OverlapMerge {
             let to = min(end, window.end)
             guard from < to else { continue }
             events.append(window.key(from, .coverStart, place))
-            later.append(window.key(to, .coverEnd, place))
+            ends.append(window.key(to, .coverEnd, place))
         }
-        events.append(contentsOf: later)
+        events.append(contentsOf: ends)
         events.sort()
 
-        coverage.reset(ranks: k)
-        asleep.reset(ranks: k)
+        var coverage = Coverage(ranks: k, counts: room.counts.takeEmptied(), bits: room.bits.takeEmptied())
+        var asleep = Coverage(ranks: k, counts: room.asleepCounts.takeEmptied(), bits: room.asleepBits.takeEmptied())
         var previous = events.first.map(window.time) ?? 0
         for event in events {
             let time = window.time(event)
@@ -400,6 +404,10 @@ package struct OverlapMerge {
             coverage.add(step, at: rank[place])
             if countsAsleep[place] { asleep.add(step, at: rank[place]) }
         }
+        (room.events, room.later, room.countsAsleep) = (events, ends, countsAsleep)
+        (room.counts, room.bits, room.asleepCounts, room.asleepBits) = (
+            coverage.counts, coverage.bits, asleep.counts, asleep.bits
+        )
         var shares = tally.sourceShares()
         // Seconds from exact milliseconds, so the amounts do not carry the sweep's rounding.
         var total: Int64 = 0
@@ -451,21 +459,18 @@ private struct Tally {
     /// than their square.
     static let squareSources = 16
 
-    /// The sources, highest priority first: each one's rank is its index.
-    var sources: [SourceID] = []
-    var shares: [Share] = []
+    var sources: [SourceID]
+    var shares: [Share]
     /// `[source * k + winner]`, with few sources.
-    var square: [Suppression] = []
-    /// The pairs that met, with many (`nil` with few).
+    var square: [Suppression]
+    /// The pairs that met, with many (`nil` with few: an empty `FlatMap` allocates).
     var pairs: FlatMap<Pair, Suppression>?
 
-    /// Starts a tally of the sources `distinct[slot]` for each of `slots`, highest priority first.
-    mutating func reset(ranking slots: [Int], of distinct: [SourceID]) {
-        sources.removeAll(keepingCapacity: true)
-        for slot in slots { sources.append(distinct[slot]) }
+    init(sources: [SourceID]) {
         let k = sources.count
-        shares.refill(repeating: Share(), count: k)
-        square.refill(repeating: Suppression(), count: k <= Self.squareSources ? k * k : 0)
+        self.sources = sources
+        shares = Array(filledWith: Share(), count: k)
+        square = k <= Self.squareSources ? Array(filledWith: Suppression(), count: k * k) : []
         pairs = k <= Self.squareSources ? nil : FlatMap()
     }
 
@@ -482,7 +487,7 @@ private struct Tally {
         } else {
             shares[source].suppressed += amount
             shares[source].suppressedMillis += millis
-            if pairs != nil {
+            if square.isEmpty {
                 pairs![Pair(source: Int32(source), winner: Int32(winner)), default: Suppression()].add(amount)
             } else {
                 square[source * sources.count + winner].add(amount)
@@ -492,11 +497,11 @@ private struct Tally {
 
     /// The shares of the sources with samples on the day, sorted by source id.
     func sourceShares() -> [RollupCell.SourceShare] {
-        let fromPairs = pairs.map(mainSuppressors(from:)) ?? []
+        let fromPairs = square.isEmpty ? mainSuppressorsFromPairs() : []
         var result: [RollupCell.SourceShare] = []
         for r in 0..<sources.count where shares[r].samples > 0 {
             let share = shares[r]
-            let by = pairs == nil ? mainSuppressorFromSquare(of: r) : fromPairs[r]
+            let by = square.isEmpty ? fromPairs[r] : mainSuppressorFromSquare(of: r)
             result.append(
                 RollupCell.SourceShare(
                     source: sources[r], samples: share.samples, counted: share.counted,
@@ -521,9 +526,10 @@ private struct Tally {
 
     /// Per rank, the winner that suppressed the largest amount of it, from the pairs that met
     /// (in whatever order they met); ties go to the higher priority (the lower rank).
-    private func mainSuppressors(from pairs: FlatMap<Pair, Suppression>) -> [Int?] {
+    private func mainSuppressorsFromPairs() -> [Int?] {
         var by = [Int?](filledWith: nil, count: sources.count)
         var most = [Double](filledWith: 0, count: sources.count)
+        guard let pairs else { return by }
         for (pair, suppression) in pairs {
             let (r, w) = (Int(pair.source), Int(pair.winner))
             if let held = by[r], suppression.amount < most[r] || (suppression.amount == most[r] && held < w) {

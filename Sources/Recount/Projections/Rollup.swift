@@ -18,22 +18,22 @@ package enum Rollup {
     ///   - samples: the live samples attributed to the day, in any order.
     ///   - priority: the source ranking that applies to this user and metric.
     ///   - zones: the zone offset cache (the only state touched: it caches Foundation's answers).
-    ///   - merge: where sums and sleep are merged (one kept across many cells spares each its
-    ///     working arrays).
+    ///   - room: the merge's working arrays (one kept across many cells spares each cell its
+    ///     allocations).
     /// - Returns: the cell; a known zero, or a count of 0, when no sample falls on the day.
     package static func compute(
         metric: Metric, day: CivilDay, samples: [LiveSample], priority: SourcePriority,
-        zones: ZoneOffsets, merge: inout OverlapMerge
+        zones: ZoneOffsets, room: inout MergeRoom
     ) -> RollupCell {
         let order = canonicalOrder(of: samples, metric: metric)
         switch metric {
         case .steps, .distance, .activeEnergy:
-            return merge.sum(
+            return mergeSum(
                 metric: metric, day: day, samples: samples, order: order, priority: priority,
-                zones: zones)
+                zones: zones, room: &room)
         case .sleep:
-            return merge.sleep(
-                day: day, samples: samples, order: order, priority: priority, zones: zones)
+            return mergeSleep(
+                day: day, samples: samples, order: order, priority: priority, zones: zones, room: &room)
         case .heartRate, .bloodGlucose, .weight:
             return statistics(
                 metric: metric, day: day, samples: samples, order: order, zones: zones)
@@ -46,8 +46,8 @@ package enum Rollup {
     package static func compute(
         metric: Metric, day: CivilDay, samples: [LiveSample], priority: SourcePriority, zones: ZoneOffsets
     ) -> RollupCell {
-        var merge = OverlapMerge()
-        return compute(metric: metric, day: day, samples: samples, priority: priority, zones: zones, merge: &merge)
+        var room = MergeRoom()
+        return compute(metric: metric, day: day, samples: samples, priority: priority, zones: zones, room: &room)
     }
 
     /// The indices of the samples of `metric`, in canonical order: start, end, position, id,

@@ -14,17 +14,13 @@ extension Array {
 }
 
 extension Array {
-    /// Replaces the elements with `count` copies of `value`, keeping the capacity: for working
-    /// arrays reused from one call to the next.
+    /// The elements' room, emptied, taken from this array, which is left empty: a working
+    /// array kept in a value between calls, used as a local and given back.
     @inline(__always)
-    mutating func refill(repeating value: Element, count: Int) {
-        refill(with: repeatElement(value, count: count))
-    }
-
-    /// Replaces the elements with those of `elements`, keeping the capacity.
-    @inline(__always)
-    mutating func refill(with elements: some Collection<Element>) {
-        removeAll(keepingCapacity: true)
-        append(contentsOf: elements)
+    mutating func takeEmptied() -> [Element] {
+        var taken: [Element] = []
+        swap(&taken, &self)
+        taken.removeAll(keepingCapacity: true)
+        return taken
     }
 }
