@@ -10,6 +10,7 @@
 //   swift run ProjectionBenchmark --smoke           tiny run that checks counts, reports no times
 //   ... --keep-input DIR                            leaves the workload (head.ndjson, tail.ndjson) in DIR
 //   swift run -c release ProjectionBenchmark --fold-only DIR RUNS   times the fold of DIR's log alone
+//   swift run -c release ProjectionBenchmark --recompute-only RUNS  times the recompute workload alone
 import BenchmarkSupport
 import Foundation
 import Recount
@@ -191,6 +192,39 @@ func recomputeLines() -> [String] {
         }
     }
     return lines
+}
+
+/// The projections of `recomputeLines()`, folded and not recomputed, with how many samples.
+func recomputeWorkload() throws -> (projections: Projections, samples: Int) {
+    let decoder = EnvelopeDecoder()
+    var projections = Projections()
+    var samples = 0
+    for (number, line) in recomputeLines().enumerated() {
+        let envelope = try Array(line.utf8).withUnsafeBytes { bytes in
+            try decoder.decode(line: bytes, number: number + 1).stamped(at: Instant(millis: 0, offsetSeconds: 0))
+        }
+        samples += envelope.samples.count
+        _ = projections.apply(envelope, at: UInt64(number + 1))
+    }
+    return (projections, samples)
+}
+
+// For profiling the recompute alone: `--recompute-only RUNS` rebuilds the recompute workload's
+// cells RUNS times, a JSON line each (nothing is written, no goal is checked).
+if let at = CommandLine.arguments.firstIndex(of: "--recompute-only"), CommandLine.arguments.count > at + 1,
+    let runs = Int(CommandLine.arguments[at + 1])
+{
+    let workload = try recomputeWorkload().projections
+    for _ in 0..<runs {
+        var projections = workload
+        var stopwatch = Stopwatch()
+        let cells = stopwatch.time { projections.recompute() }
+        emitJSONLine([
+            ("benchmark", "recompute"), ("days", cells), ("seconds", stopwatch.seconds),
+            ("daysPerSec", Double(cells) / stopwatch.seconds),
+        ])
+    }
+    exit(0)
 }
 
 // MARK: - Helpers
@@ -548,16 +582,7 @@ let (oneUserSeconds, wholeStoreSeconds): (Double, Double) = try {
 
 // MARK: - Recompute at ~300 samples a day
 
-let decoder = EnvelopeDecoder()
-var recomputeBase = Projections()
-var recomputeSamples = 0
-for (number, line) in recomputeLines().enumerated() {
-    let envelope = try Array(line.utf8).withUnsafeBytes { bytes in
-        try decoder.decode(line: bytes, number: number + 1).stamped(at: Instant(millis: 0, offsetSeconds: 0))
-    }
-    recomputeSamples += envelope.samples.count
-    _ = recomputeBase.apply(envelope, at: UInt64(number + 1))
-}
+let (recomputeBase, recomputeSamples) = try recomputeWorkload()
 var recomputedCells = 0
 let recomputeTime = run.best { stopwatch in
     var projections = recomputeBase

@@ -416,56 +416,24 @@ import Testing
         var random = SplitMix64(seed: testSeed(0x5005_0008 + UInt64(metric.rawValue)))
         let zones = ZoneOffsets()
         for _ in 0..<10 {
-            let workload = Self.manySourced(Workload.random(metric: metric, using: &random), using: &random)
-            Self.expectTheReference(metric: metric, workload: workload, zones: zones)
-        }
-    }
-
-    /// `workload`'s samples spread over 70 to 149 samples of a source each, shifted by up to
-    /// half a day either way.
-    static func manySourced(_ workload: Workload, using random: inout SplitMix64) -> Workload {
-        var workload = workload
-        let count = 70 + Int(random.next() % 80)
-        var table: [SourceID: Source] = [:]
-        var samples: [LiveSample] = []
-        for index in 0..<count {
-            var sample = workload.samples[index % workload.samples.count]
-            sample.id = SampleID("m\(index)")
-            sample.source = SourceID(UInt32(index + 10))
-            let shift = Int64(random.next() % 96) * 900_000 - 43_200_000
-            sample.startMillis += shift
-            sample.endMillis += shift
-            samples.append(sample)
-            table[sample.source] = Source(
-                origin: "com.example.\(index % 7)", device: index % 3 == 0 ? nil : "d\(index)")
-        }
-        workload.samples = samples
-        workload.priority = SourcePriority(configured: ["com.example.3"], sources: table)
-        return workload
-    }
-
-    /// A recompute merges every cell with one `Rollup.MergeRoom`, which keeps its arrays: nothing
-    /// of one cell may reach the next. Cells of few sources, of many (past the square table),
-    /// and empty days, one after another, come out as a fresh merge makes each.
-    @Test(arguments: [Metric.steps, .sleep])
-    func aMergeKeptFromCellToCellGivesTheCellsOfFreshOnes(metric: Metric) {
-        var random = SplitMix64(seed: testSeed(0x4E05_0008 + UInt64(metric.rawValue)))
-        let zones = ZoneOffsets()
-        var kept = Rollup.MergeRoom()
-        for round in 0..<300 {
             var workload = Workload.random(metric: metric, using: &random)
-            switch random.next() % 4 {
-            case 0: workload = Self.manySourced(workload, using: &random)
-            case 1 where round % 2 == 0: workload.samples = []
-            default: break
+            let count = 70 + Int(random.next() % 80)
+            var table: [SourceID: Source] = [:]
+            var samples: [LiveSample] = []
+            for index in 0..<count {
+                var sample = workload.samples[index % workload.samples.count]
+                sample.id = SampleID("m\(index)")
+                sample.source = SourceID(UInt32(index + 10))
+                let shift = Int64(random.next() % 96) * 900_000 - 43_200_000
+                sample.startMillis += shift
+                sample.endMillis += shift
+                samples.append(sample)
+                table[sample.source] = Source(
+                    origin: "com.example.\(index % 7)", device: index % 3 == 0 ? nil : "d\(index)")
             }
-            let reused = Rollup.compute(
-                metric: metric, day: workload.day, samples: workload.samples, priority: workload.priority,
-                zones: zones, room: &kept)
-            let fresh = Rollup.compute(
-                metric: metric, day: workload.day, samples: workload.samples, priority: workload.priority,
-                zones: zones)
-            #expect(reused == fresh, "round \(round): \(workload)")
+            workload.samples = samples
+            workload.priority = SourcePriority(configured: ["com.example.3"], sources: table)
+            Self.expectTheReference(metric: metric, workload: workload, zones: zones)
         }
     }
 

@@ -36,8 +36,6 @@ extension Projections {
         // Cells come by user and metric, and a user's cells mostly share their sources: the
         // ranking of the cell before is reused when it ranked the same sources.
         var ranked: (user: UInt32, metric: Metric, sources: [SourceID], priority: SourcePriority)?
-        // One merge room for every cell: its arrays keep their room from one to the next.
-        var room = Rollup.MergeRoom()
         for (place, (key, version)) in dirtied.enumerated() where place == 0 || dirtied[place - 1].cell != key {
             guard version >= (rollups[key]?.version ?? 0) else { continue }
             let samples = inputs(of: key).map { index.liveSample(Int($0)) }
@@ -57,7 +55,7 @@ extension Projections {
             let new = StoredRollup(
                 cell: Rollup.compute(
                     metric: key.metric, day: key.day, samples: samples, priority: priority,
-                    zones: zones, room: &room),
+                    zones: zones),
                 version: version)
             store(new, at: key)
             rebuilt += 1

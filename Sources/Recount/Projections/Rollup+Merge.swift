@@ -11,32 +11,6 @@
 /// with sources × samples or sources × sources: one upload of thousands of samples from as
 /// many origins must not take gigabytes (it did: 1.5 GB for 8,000).
 extension Rollup {
-    /// The room of a merge's per-sample arrays, kept from one cell to the next
-    /// (`Projections.recompute` keeps one for every cell it rebuilds): allocated afresh for each
-    /// cell, they were a fifth of a small cell's instructions. A merge takes the arrays it
-    /// needs into locals (the sweep over a merge's own properties ran a fifth slower) and gives
-    /// them back.
-    package struct MergeRoom {
-        fileprivate var events: [UInt64] = []
-        fileprivate var later: [UInt64] = []
-        fileprivate var parts: [(from: Int64, to: Int64)] = []
-        fileprivate var partStart: [Int] = []
-        fileprivate var duration: [Int64] = []
-        fileprivate var stretches: [Stretch] = []
-        fileprivate var instantWinner: [Int] = []
-        fileprivate var countsAsleep: [Bool] = []
-        fileprivate var distinct: [SourceID] = []
-        fileprivate var slot: [Int] = []
-        fileprivate var byPriority: [Int] = []
-        fileprivate var rankOfSlot: [Int] = []
-        fileprivate var counts: [Int32] = []
-        fileprivate var bits: [UInt64] = []
-        fileprivate var asleepCounts: [Int32] = []
-        fileprivate var asleepBits: [UInt64] = []
-
-        package init() {}
-    }
-
     /// Bits of an event key: time relative to the window, kind, payload.
     private static let payloadBits = 26
     private static let kindBits = 2
@@ -79,12 +53,13 @@ extension Rollup {
 
     /// The sources present, highest priority first, and each sample's local rank among them.
     private static func localRanks(
-        samples: [LiveSample], order: [Int], priority: SourcePriority, room: inout MergeRoom
+        samples: [LiveSample], order: [Int], priority: SourcePriority
     ) -> (sources: [SourceID], rank: [Int]) {
-        var (distinct, slot) = (room.distinct.takeEmptied(), room.slot.takeEmptied())
-        slot.reserveCapacity(order.count)
+        var distinct: [SourceID] = []
         // Slots by source once there are more than a few (a linear search is cheaper until then).
         var slots: [SourceID: Int] = [:]
+        var slot: [Int] = []
+        slot.reserveCapacity(order.count)
         var last = -1
         for index in order {
             let source = samples[index].source
@@ -102,15 +77,12 @@ extension Rollup {
             }
             slot.append(last)
         }
-        var byPriority = room.byPriority.takeEmptied()
-        byPriority.append(contentsOf: distinct.indices)
-        if distinct.count > 1 { byPriority.sort { priority.key(of: distinct[$0]) < priority.key(of: distinct[$1]) } }
-        var rankOfSlot = room.rankOfSlot.takeEmptied()
-        rankOfSlot.append(contentsOf: repeatElement(0, count: distinct.count))
+        let byPriority = distinct.indices.sorted {
+            priority.key(of: distinct[$0]) < priority.key(of: distinct[$1])
+        }
+        var rankOfSlot = [Int](filledWith: 0, count: distinct.count)
         for (rank, slot) in byPriority.enumerated() { rankOfSlot[slot] = rank }
-        let ranked = (byPriority.map { distinct[$0] }, slot.map { rankOfSlot[$0] })
-        (room.distinct, room.slot, room.byPriority, room.rankOfSlot) = (distinct, slot, byPriority, rankOfSlot)
-        return ranked
+        return (byPriority.map { distinct[$0] }, slot.map { rankOfSlot[$0] })
     }
 
     /// How many samples of each rank cover the sweep's instant, and the ranks with any as bits,
@@ -119,11 +91,9 @@ extension Rollup {
         var counts: [Int32]
         var bits: [UInt64]
 
-        /// No rank covering, in `counts` and `bits` (emptied arrays, for their room).
-        init(ranks: Int, counts: [Int32], bits: [UInt64]) {
-            (self.counts, self.bits) = (counts, bits)
-            self.counts.append(contentsOf: repeatElement(0, count: ranks))
-            self.bits.append(contentsOf: repeatElement(0, count: (ranks + 63) / 64))
+        init(ranks: Int) {
+            counts = [Int32](filledWith: 0, count: ranks)
+            bits = [UInt64](filledWith: 0, count: (ranks + 63) / 64)
         }
 
         @inline(__always)
@@ -156,7 +126,7 @@ extension Rollup {
     }
 
     /// A stretch of time `[from, to)` in which rank `winner` decided.
-    fileprivate struct Stretch {
+    private struct Stretch {
         var from: Int64
         var to: Int64
         var winner: Int
@@ -167,11 +137,11 @@ extension Rollup {
     /// source covers its instant.
     static func mergeSum(
         metric: Metric, day: CivilDay, samples: [LiveSample], order: [Int], priority: SourcePriority,
-        zones: ZoneOffsets, room: inout MergeRoom
+        zones: ZoneOffsets
     ) -> RollupCell {
         let n = order.count
         precondition(n < 1 << (payloadBits - 1), "too many samples in one rollup cell")
-        let (sources, rank) = localRanks(samples: samples, order: order, priority: priority, room: &room)
+        let (sources, rank) = localRanks(samples: samples, order: order, priority: priority)
         let k = sources.count
         // Any part of the day lies within a day of its local midnight read as UTC.
         let window = Window(around: day, daysBefore: 2, daysAfter: 3)
@@ -180,10 +150,14 @@ extension Rollup {
         // parts on the day, adjacent ones joined: `parts[partStart[place]..<partStart[place + 1]]`.
         // Cover starts come in canonical order, already sorted; the ends and instants are kept
         // apart and appended after them, so the sort mostly merges a few sorted runs.
-        var (events, later, parts) = (room.events.takeEmptied(), room.later.takeEmptied(), room.parts.takeEmptied())
-        var (partStart, duration) = (room.partStart.takeEmptied(), room.duration.takeEmptied())
-        partStart.append(contentsOf: repeatElement(0, count: n + 1))
-        duration.append(contentsOf: repeatElement(0, count: n))
+        var events: [UInt64] = []
+        events.reserveCapacity(2 * n)
+        var later: [UInt64] = []
+        later.reserveCapacity(n)
+        var parts: [(from: Int64, to: Int64)] = []
+        parts.reserveCapacity(n)
+        var partStart = [Int](filledWith: 0, count: n + 1)
+        var duration = [Int64](filledWith: 0, count: n)
         for place in 0..<n {
             partStart[place] = parts.count
             // Fields read in place: a copy of the sample would retain its id and zone.
@@ -224,9 +198,10 @@ extension Rollup {
 
         // Who won when, as stretches (adjacent ones of one winner joined), and the winning rank
         // at each instantaneous sample (-1 when it is not on the day).
-        var (stretches, instantWinner) = (room.stretches.takeEmptied(), room.instantWinner.takeEmptied())
-        instantWinner.append(contentsOf: repeatElement(-1, count: n))
-        var coverage = Coverage(ranks: k, counts: room.counts.takeEmptied(), bits: room.bits.takeEmptied())
+        var stretches: [Stretch] = []
+        stretches.reserveCapacity(events.count)
+        var instantWinner = [Int](filledWith: -1, count: n)
+        var coverage = Coverage(ranks: k)
         var previous = events.first.map(window.time) ?? 0
         var e = 0
         while e < events.count {
@@ -318,11 +293,6 @@ extension Rollup {
             count += 1
             tally.count(source: r)
         }
-        (room.events, room.later, room.parts, room.partStart, room.duration) = (
-            events, later, parts, partStart, duration
-        )
-        (room.stretches, room.instantWinner) = (stretches, instantWinner)
-        (room.counts, room.bits) = (coverage.counts, coverage.bits)
         return RollupCell(
             metric: metric, day: day, count: count, value: total, sources: tally.sourceShares())
     }
@@ -349,20 +319,22 @@ extension Rollup {
     /// instant the highest-priority source with any sleep sample covering it decides.
     static func mergeSleep(
         day: CivilDay, samples: [LiveSample], order: [Int], priority: SourcePriority,
-        zones: ZoneOffsets, room: inout MergeRoom
+        zones: ZoneOffsets
     ) -> RollupCell {
         let n = order.count
         precondition(n < 1 << payloadBits, "too many samples in one rollup cell")
-        let (sources, rank) = localRanks(samples: samples, order: order, priority: priority, room: &room)
+        let (sources, rank) = localRanks(samples: samples, order: order, priority: priority)
         let k = sources.count
         // A sleep sample of the day ends within a day or so of it and lasts at most 366 days.
         let window = Window(around: day, daysBefore: 369, daysAfter: 3)
 
         // Starts in canonical order (a sorted run), then the ends, as in `mergeSum`.
-        var (events, ends) = (room.events.takeEmptied(), room.later.takeEmptied())
+        var events: [UInt64] = []
+        events.reserveCapacity(2 * n)
+        var ends: [UInt64] = []
+        ends.reserveCapacity(n)
         // Whether each sample is asleep and on the day.
-        var countsAsleep = room.countsAsleep.takeEmptied()
-        countsAsleep.append(contentsOf: repeatElement(false, count: n))
+        var countsAsleep = [Bool](filledWith: false, count: n)
         var count = 0
         var tally = Tally(sources: sources)
         for place in 0..<n {
@@ -384,8 +356,8 @@ extension Rollup {
         events.append(contentsOf: ends)
         events.sort()
 
-        var coverage = Coverage(ranks: k, counts: room.counts.takeEmptied(), bits: room.bits.takeEmptied())
-        var asleep = Coverage(ranks: k, counts: room.asleepCounts.takeEmptied(), bits: room.asleepBits.takeEmptied())
+        var coverage = Coverage(ranks: k)
+        var asleep = Coverage(ranks: k)
         var previous = events.first.map(window.time) ?? 0
         for event in events {
             let time = window.time(event)
@@ -404,10 +376,6 @@ extension Rollup {
             coverage.add(step, at: rank[place])
             if countsAsleep[place] { asleep.add(step, at: rank[place]) }
         }
-        (room.events, room.later, room.countsAsleep) = (events, ends, countsAsleep)
-        (room.counts, room.bits, room.asleepCounts, room.asleepBits) = (
-            coverage.counts, coverage.bits, asleep.counts, asleep.bits
-        )
         var shares = tally.sourceShares()
         // Seconds from exact milliseconds, so the amounts do not carry the sweep's rounding.
         var total: Int64 = 0

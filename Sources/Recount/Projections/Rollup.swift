@@ -18,36 +18,26 @@ package enum Rollup {
     ///   - samples: the live samples attributed to the day, in any order.
     ///   - priority: the source ranking that applies to this user and metric.
     ///   - zones: the zone offset cache (the only state touched: it caches Foundation's answers).
-    ///   - room: the merge's working arrays (one kept across many cells spares each cell its
-    ///     allocations).
     /// - Returns: the cell; a known zero, or a count of 0, when no sample falls on the day.
     package static func compute(
         metric: Metric, day: CivilDay, samples: [LiveSample], priority: SourcePriority,
-        zones: ZoneOffsets, room: inout MergeRoom
+        zones: ZoneOffsets
     ) -> RollupCell {
         let order = canonicalOrder(of: samples, metric: metric)
         switch metric {
         case .steps, .distance, .activeEnergy:
             return mergeSum(
                 metric: metric, day: day, samples: samples, order: order, priority: priority,
-                zones: zones, room: &room)
+                zones: zones)
         case .sleep:
             return mergeSleep(
-                day: day, samples: samples, order: order, priority: priority, zones: zones, room: &room)
+                day: day, samples: samples, order: order, priority: priority, zones: zones)
         case .heartRate, .bloodGlucose, .weight:
             return statistics(
                 metric: metric, day: day, samples: samples, order: order, zones: zones)
         case .workout:
             return workouts(day: day, samples: samples, order: order, zones: zones)
         }
-    }
-
-    /// Rebuilds a cell with a merge of its own (see the other `compute`).
-    package static func compute(
-        metric: Metric, day: CivilDay, samples: [LiveSample], priority: SourcePriority, zones: ZoneOffsets
-    ) -> RollupCell {
-        var room = MergeRoom()
-        return compute(metric: metric, day: day, samples: samples, priority: priority, zones: zones, room: &room)
     }
 
     /// The indices of the samples of `metric`, in canonical order: start, end, position, id,

@@ -12,15 +12,3 @@ extension Array {
         append(contentsOf: repeatElement(value, count: count))
     }
 }
-
-extension Array {
-    /// The elements' room, emptied, taken from this array, which is left empty: a working
-    /// array kept in a value between calls, used as a local and given back.
-    @inline(__always)
-    mutating func takeEmptied() -> [Element] {
-        var taken: [Element] = []
-        swap(&taken, &self)
-        taken.removeAll(keepingCapacity: true)
-        return taken
-    }
-}
