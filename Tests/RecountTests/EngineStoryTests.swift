@@ -332,6 +332,103 @@ import Testing
         }
     }
 
+    /// A day whose samples were all deleted is a known 0 to a follower; when it stops being
+    /// known (a provider the user did not have, a recovery window an expiry logged late opens,
+    /// the latest offset moving), its version moves and the feed gives it again, as it does a
+    /// day with samples. (It kept its version: with no live sample, the fold found no day to
+    /// dirty, and a follower showed a 0 that `rollups` called unknown.) Reopened in between, the
+    /// engine finds those days again in its checkpoint's rollups.
+    @Test(arguments: [false, true])
+    func aKnownDayWhoseSamplesAllWentComesBackInTheFeed(reopened: Bool) throws {
+        func stepsOn(_ day: String, _ id: String, offset: String = "+02:00") -> String {
+            #"{"id":"\#(id)","type":"steps","start":"\#(day)T10:00:00\#(offset)","end":"\#(day)T11:00:00\#(offset)","value":500,"unit":"count","origin":"com.apple.health.phone"}"#
+        }
+        func page(received: String, expired: Bool, changes: [String]) -> String {
+            #"{"kind":"healthconnect.changes","user":"hc","receivedAt":"\#(received)","recordTypes":["Steps"],"token":"t","nextChangesToken":"t2","hasMore":false,"changesTokenExpired":\#(expired),"changes":[\#(changes.joined(separator: ","))]}"#
+        }
+        func upsertion(_ sample: String) -> String {
+            #"{"upsertion":\#(sample.replacingOccurrences(of: "\"steps\"", with: "\"Steps\""))}"#
+        }
+        func upsert(_ user: String, _ sample: String, received: String) -> String {
+            #"{"kind":"samples.upsert","user":"\#(user)","receivedAt":"\#(received)","provider":"fitbit","samples":[\#(sample)]}"#
+        }
+        try withTemporaryDirectory { directory in
+            var engine = try RecountEngine(directory: directory)
+            func feed(since version: UInt64) throws -> [String] {
+                try engine.changes(since: version).map {
+                    "\($0.user) \($0.date) v\($0.version) \($0.old.state) \(Self.figure($0.old)) → \($0.new.state)"
+                }
+            }
+            func reopen() throws {
+                guard reopened else { return }
+                try engine.close()
+                engine = try RecountEngine(directory: directory)
+            }
+            // A provider the user did not have: HealthKit's steps on the 10th, deleted.
+            try Self.ingest(
+                engine,
+                [
+                    Self.delivery("steps", added: [stepsOn("2026-07-10", "s-1")], received: "2026-07-12T12:00:00Z"),
+                    Self.delivery("steps", added: [], deleted: ["s-1"], received: "2026-07-12T13:00:00Z"),
+                ])
+            #expect(try feed(since: 1) == ["alice 2026-07-10 v2 known 500.0 → known"])
+            try reopen()
+            try Self.ingest(
+                engine,
+                [upsert("alice", stepsOn("2026-07-12", "f-1"), received: "2026-07-13T12:00:00Z")])
+            #expect(
+                try feed(since: 2) == [
+                    "alice 2026-07-10 v3 known 0.0 → unknown", "alice 2026-07-12 v3 unknown none → partial",
+                ])
+
+            // A recovery window: Health Connect read on the 15th and 18th, the 15th's steps
+            // deleted on the 18th; an expiry received on the 16th, logged after.
+            try Self.ingest(
+                engine,
+                [
+                    page(
+                        received: "2026-07-15T08:00:00Z", expired: false,
+                        changes: [upsertion(stepsOn("2026-07-14", "h-1"))]),
+                    page(
+                        received: "2026-07-18T08:00:00Z", expired: false,
+                        changes: [upsertion(stepsOn("2026-07-15", "h-2"))]),
+                    page(
+                        received: "2026-07-18T09:00:00Z", expired: false, changes: [#"{"deletion":{"recordId":"h-2"}}"#]
+                    ),
+                ])
+            #expect(try feed(since: 5) == ["hc 2026-07-15 v6 known 500.0 → known"])
+            try reopen()
+            try Self.ingest(engine, [page(received: "2026-07-16T10:00:00Z", expired: true, changes: [])])
+            #expect(try feed(since: 6) == ["hc 2026-07-15 v7 known 0.0 → unknown"])
+
+            // The latest offset: Fitbit's steps on the 10th in Paris, checked in at 00:30Z on
+            // the 11th, deleted; then a sample in Los Angeles, where the 10th ends after it.
+            try Self.ingest(
+                engine,
+                [
+                    upsert("al", stepsOn("2026-07-10", "f-1"), received: "2026-07-11T00:30:00Z"),
+                    #"{"kind":"checkin","user":"al","receivedAt":"2026-07-11T00:30:00Z","provider":"fitbit","metrics":["steps"],"at":"2026-07-11T00:30:00Z"}"#,
+                    #"{"kind":"samples.delete","user":"al","receivedAt":"2026-07-11T01:00:00Z","provider":"fitbit","ids":["f-1"]}"#,
+                ])
+            #expect(try feed(since: 9) == ["al 2026-07-10 v10 known 500.0 → known"])
+            try reopen()
+            try Self.ingest(
+                engine,
+                [upsert("al", stepsOn("2026-07-11", "f-2", offset: "-07:00"), received: "2026-07-11T19:00:00Z")])
+            #expect(
+                try feed(since: 10) == [
+                    "al 2026-07-10 v11 known 0.0 → unknown", "al 2026-07-11 v11 unknown none → partial",
+                ])
+            // Each new reading is what `rollups` gives, and a replay of the log agrees.
+            for change in try engine.changes(since: 0) {
+                let now = try engine.rollups(user: change.user, metric: "steps", from: change.date, to: change.date)
+                #expect(now.map(\.reading) == [change.new])
+            }
+            #expect(try engine.verify().matches)
+            try engine.close()
+        }
+    }
+
     static func figures(_ reading: RollupRow.Reading) -> String? {
         switch reading {
         case .known(let values), .partial(let values, _): "\(values.map { "\($0.name) \($0.value)" })"

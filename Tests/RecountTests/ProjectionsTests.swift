@@ -997,4 +997,30 @@ import Testing
         #expect(interner.intern("\u{E9}") == composed && interner.id(of: "e\u{301}") == decomposed)
         #expect(interner.strings.count == 2)
     }
+
+    /// A day a zone skipped, between two days a sample counts towards, is marked dirty with
+    /// them and gets a rollup (a known 0): it keeps its cell as a day whose samples all went
+    /// does, so a provider the user did not have dirties it again, alike in the fold and in a
+    /// store loaded from its checkpoint (which finds the cell by its rollup).
+    @Test func aDayAZoneSkippedKeepsItsCell() throws {
+        func upsert(_ provider: String, _ id: String, _ start: String, _ end: String, received: String) -> String {
+            #"{"kind":"samples.upsert","user":"sam","receivedAt":"\#(received)","provider":"\#(provider)","samples":[{"id":"\#(id)","type":"steps","start":"\#(start)","end":"\#(end)","timeZone":"Pacific/Apia","value":120,"unit":"count","origin":"com.\#(provider)"}]}"#
+        }
+        // Samoa went from -10 to +14 at the end of 2011-12-29: the 30th never happened.
+        let acrossTheSkip = upsert(
+            "fitbit", "f1", "2011-12-29T23:00:00-10:00", "2011-12-31T01:00:00+14:00", received: "2012-01-01T00:00:00Z")
+        let newProvider = upsert(
+            "garmin", "g1", "2012-01-02T10:00:00+14:00", "2012-01-02T11:00:00+14:00", received: "2012-01-02T00:00:00Z")
+        var folded = Projections()
+        _ = try Self.fold([acrossTheSkip], into: &folded)
+        #expect(folded.recompute() == 3)
+        var loaded = try Projections(checkpoint: folded.checkpoint())
+        _ = try Self.fold([newProvider], into: &folded)
+        _ = try Self.fold([newProvider], into: &loaded)
+        func dirtyDays(_ projections: Projections) -> [String] {
+            Set(projections.dirty.days.map { $0.key.day.description }).sorted()
+        }
+        #expect(dirtyDays(folded) == ["2011-12-29", "2011-12-30", "2011-12-31", "2012-01-02"])
+        #expect(dirtyDays(loaded) == dirtyDays(folded))
+    }
 }

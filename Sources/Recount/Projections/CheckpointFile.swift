@@ -34,14 +34,15 @@ package import RecountLog
 /// receipt order, the version a reconcile deleted, delivered again after it, comes back, and
 /// a higher sync version of an id wins in any log order, and a write a reconcile answered for
 /// leaves the id as that reconcile would have; 27 the id index stored by column, 28 a
-/// reconcile's tombstone replaced by that of the reconcile that answered for a later write.)
+/// reconcile's tombstone replaced by that of the reconcile that answered for a later write,
+/// 29 a day whose samples all went dirtied when it may stop being known.)
 package struct CheckpointFile {
     package let path: String
     /// The payload bytes after which a chunk closes.
     private let chunkBytes: Int
     private let fileSystem = PosixFileSystem()
     private static let magic: UInt32 = 0x4A50_4352  // "RCPJ" read little-endian
-    private static let version: UInt32 = 28
+    private static let version: UInt32 = 29
     private static let headerSize = 48
     private static let chunkHeaderSize = 8
 

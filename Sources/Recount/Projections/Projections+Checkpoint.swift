@@ -104,6 +104,17 @@ extension Projections {
         try readSync(&input)
         try readRollupCheckpoint(&input)
         guard try input.isAtEnd() else { throw CheckpointReader.Malformed() }
+        placeCellsWithoutSamples()
+    }
+
+    /// Gives a place in `cells` to each cell the fold had made that has no live sample now:
+    /// those with a dirty day, and those with a rollup built from no sample. (A rollup built
+    /// from samples has them live, or, gone since, a dirty day.)
+    private mutating func placeCellsWithoutSamples() {
+        for (day, _) in dirty.days {
+            cells.touch(CellKey(user: day.user, metric: day.metric, day: day.day))
+        }
+        for (key, stored) in rollups where stored.cell.count == 0 { cells.touch(key) }
     }
 
     /// Writes `part` as the checkpoint holds it (as the digest does): its count, then the

@@ -93,10 +93,11 @@ extension Projections {
 
     /// After an envelope's samples changed, dirties the user's days whose reading the move of
     /// the user's latest offset from `old` changes (a sample written further west, or the latest
-    /// deleted): those with live samples whose reason not to be known (rule 8) differs between
-    /// the two days' ends, read with the channels as they are before the envelope's sync facts
+    /// deleted): those with a cell (live samples, or samples that all went: those are marked
+    /// for `provider`, the envelope's) whose reason not to be known (rule 8) differs between the
+    /// two days' ends, read with the channels as they are before the envelope's sync facts
     /// (`updateSync` then compares those with the new ones, at the new offset).
-    mutating func dirtyDaysMovedByOffset(user: UInt32, from old: Int32) {
+    mutating func dirtyDaysMovedByOffset(user: UInt32, provider: UInt32, from old: Int32) {
         findStaleLatestSamples()
         let new = latestOffset(user: user)
         guard new != old else { return }
@@ -126,11 +127,11 @@ extension Projections {
                 let cell = CellKey(user: user, metric: metric, day: CivilDay(daysSinceEpoch: number))
                 let (oldStart, oldEnd) = Self.instants(of: cell.day, offsetMillis: oldMillis)
                 let (newStart, newEnd) = Self.instants(of: cell.day, offsetMillis: newMillis)
-                guard
+                guard cells.contains(cell),
                     Self.reason(channels, dayStart: oldStart, dayEnd: oldEnd, asOf: nil)
                         != Self.reason(channels, dayStart: newStart, dayEnd: newEnd, asOf: nil)
                 else { continue }
-                marks += dirtyKeys(of: cell, members: cells.members(of: cell))
+                marks += dirtyKeys(of: cell, members: cells.members(of: cell), emptyAs: provider)
             }
         }
         daysDirtiedForReadings += mark(marks)

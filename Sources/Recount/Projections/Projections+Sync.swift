@@ -42,10 +42,10 @@ extension Projections {
     }
 
     /// Changes the state of one channel of the envelope's user (contract §3 rules 9–10), and
-    /// dirties the user's days of the metric with samples that the change may take from known
-    /// back to partial or unknown (rule 8), so that their versions move and `changes` lists them:
-    /// a known day changes no input of its own when it stops being known, and the feed never
-    /// told a follower (an attack run).
+    /// dirties the user's days of the metric with samples, or whose samples all went, that the
+    /// change may take from known back to partial or unknown (rule 8), so that their versions
+    /// move and `changes` lists them: a known day changes no input of its own when it stops being
+    /// known, and the feed never told a follower (an attack run).
     ///
     /// - Parameter provider: the provider's interned number (interned by the caller, once per
     ///   envelope: hashing its name for each channel updated was 2% of a replay).
@@ -65,7 +65,7 @@ extension Projections {
         guard isNew || !newHoles.isEmpty else { return }
         // Where the user's days end (`dayReader`).
         let offset = Int64(latestOffset(user: key.user)) * 1000
-        daysDirtiedForReadings += dirtyCells(ofUser: key.user, metric: metric) { day in
+        daysDirtiedForReadings += dirtyCells(ofUser: key.user, metric: metric, emptyAs: provider) { day in
             let (dayStart, dayEnd) = Self.instants(of: day, offsetMillis: offset)
             // A provider the user did not have: rule 8 now wants its check-in too, so the days
             // ending after its last one (every day, without one) are no longer known. A recovery

@@ -180,7 +180,7 @@ package struct Projections {
             for deletion in delivery.deleted {
                 delete(SampleID(deletion.uuid), user: user, provider: provider, &effect)
             }
-            dirtyDaysMovedByOffset(user: user, from: offset)
+            dirtyDaysMovedByOffset(user: user, provider: provider, from: offset)
             foldSync(delivery, provider: provider, samples: samples, effect, sync)
         case .healthConnectChanges(let page):
             let provider = providers.intern("health_connect")
@@ -194,23 +194,23 @@ package struct Projections {
                 }
             }
             swap(&upserts.interned, &internedRoom)
-            dirtyDaysMovedByOffset(user: user, from: offset)
+            dirtyDaysMovedByOffset(user: user, provider: provider, from: offset)
             foldSync(page, provider: provider, samples: samples, sync)
         case .samplesUpsert(let providerName, _):
             let provider = providers.intern(providerName)
             upsert(samples, user: user, provider: provider, envelopeUser: envelope.user, received: received, &effect)
-            dirtyDaysMovedByOffset(user: user, from: offset)
+            dirtyDaysMovedByOffset(user: user, provider: provider, from: offset)
             noteSamples(samples, provider: provider, sync)
         case .samplesDelete(let providerName, let ids):
             let provider = providers.intern(providerName)
             for id in ids { delete(SampleID(id), user: user, provider: provider, &effect) }
-            dirtyDaysMovedByOffset(user: user, from: offset)
+            dirtyDaysMovedByOffset(user: user, provider: provider, from: offset)
         case .reconcile(let reconcile):
             let provider = providers.intern(reconcile.provider)
             applyReconcile(
                 reconcile, provider: provider, samples: samples, user: user, envelopeUser: envelope.user,
                 received: received, &effect)
-            dirtyDaysMovedByOffset(user: user, from: offset)
+            dirtyDaysMovedByOffset(user: user, provider: provider, from: offset)
             foldSync(reconcile, provider: provider, samples: samples, sync)
         case .configSources(let metric, let priority):
             let key = PriorityKey(user: envelope.user, metric: metric.metric)
@@ -562,6 +562,14 @@ package struct Projections {
             cells.insert(number, spanning: span, into: CellKey(user: user, metric: record.metric, day: day))
             days.add(day)
         }
+        // `markDirty` marks the days between too: one a zone skipped, which no sample counts
+        // towards, gets a rollup all the same, so its cell is kept (its first and last days
+        // have theirs).
+        if days.last - days.first > 1 {
+            for day in days.first + 1..<days.last {
+                cells.touch(CellKey(user: user, metric: record.metric, day: CivilDay(daysSinceEpoch: day)))
+            }
+        }
         markDirty(days, around: span, user: user, provider: provider, metric: record.metric, &effect)
     }
 
@@ -670,41 +678,43 @@ package struct Projections {
     }
 
     /// Marks every cell of `metric` dirty for `user` (`*`: every user without a list of their
-    /// own), after the priority that ranks them changed.
+    /// own), after the priority that ranks them changed (a cell without samples ranks none).
     private mutating func dirtyAllCells(user: String, metric: Metric) -> Int {
-        guard user == "*" else { return dirtyCells(ofUser: users.intern(user), metric: metric) { _ in true } }
+        guard user == "*" else {
+            return dirtyCells(ofUser: users.intern(user), metric: metric, emptyAs: nil) { _ in true }
+        }
         var marks: [DirtyDays.Key] = []
         cells.forEach { cell, members in
             guard cell.metric == metric, priorities[PriorityKey(user: users[cell.user], metric: metric)] == nil
             else { return }
-            marks += dirtyKeys(of: cell, members: members)
+            marks += dirtyKeys(of: cell, members: members, emptyAs: nil)
         }
         return mark(marks)
     }
 
-    /// The dirty-day keys of a cell: one for the provider of each of its live samples `members`.
-    func dirtyKeys(of cell: CellKey, members: [UInt32]) -> [DirtyDays.Key] {
-        members.map {
+    /// The dirty-day keys of a cell: one for the provider of each of its live samples `members`,
+    /// or, for a cell whose samples all went, one for `emptyAs` (none when `nil`).
+    func dirtyKeys(of cell: CellKey, members: [UInt32], emptyAs provider: UInt32?) -> [DirtyDays.Key] {
+        guard !members.isEmpty else {
+            return provider.map { [DirtyDays.Key(user: cell.user, provider: $0, metric: cell.metric, day: cell.day)] }
+                ?? []
+        }
+        return members.map {
             DirtyDays.Key(user: cell.user, provider: index.owner(Int($0)).provider, metric: cell.metric, day: cell.day)
         }
     }
 
-    /// Marks dirty the days `isDirtied` picks among those of `user`'s live samples of `metric`:
-    /// one user's cells are those days (`insertLive`), found from the user's ids without walking
-    /// every user's cells, and from the fold alone (rollups exist only once recomputed, so days
-    /// picked by them would depend on when recomputes ran).
+    /// Marks dirty the days `isDirtied` picks among `user`'s cells of `metric`: the days of the
+    /// user's live samples, and those whose samples all went (a known 0 to a follower, which
+    /// must hear when it stops being known), marked for `emptyAs` (left alone when `nil`).
+    /// The cells come from the fold alone (`CellMembers`), whatever recomputes ran.
     /// - Returns: how many were clean.
-    mutating func dirtyCells(ofUser user: UInt32, metric: Metric, where isDirtied: (CivilDay) -> Bool) -> Int {
+    mutating func dirtyCells(
+        ofUser user: UInt32, metric: Metric, emptyAs provider: UInt32?, where isDirtied: (CivilDay) -> Bool
+    ) -> Int {
         var marks: [DirtyDays.Key] = []
-        index.forEachNumber(ofUser: user, in: .live) { number in
-            let record = index.record(number)
-            guard record.metric == metric else { return }
-            let provider = index.owner(number).provider
-            Self.forEachDay(of: record, zone: index.zone(of: record), zones: zones) { day in
-                if isDirtied(day) {
-                    marks.append(DirtyDays.Key(user: user, provider: provider, metric: metric, day: day))
-                }
-            }
+        cells.forEach(ofUser: user, metric: metric) { cell, members in
+            if isDirtied(cell.day) { marks += dirtyKeys(of: cell, members: members, emptyAs: provider) }
         }
         return mark(marks)
     }
