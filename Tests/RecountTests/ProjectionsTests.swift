@@ -698,7 +698,7 @@ import Testing
             var alone = Projections()
             fold(0..<splitAt, into: &alone, keeping: kept)
             #expect(part.digest() == alone.digest())
-            #expect(selection.size == alone.index.liveCount + alone.index.tombstoneCount + alone.rollups.count)
+            #expect(selection.size == alone.rangeSize && alone.checkinCount > 0)
             #expect(selection.dirtyDays == alone.dirty.count)
             #expect(part.users.strings.count < whole.users.strings.count)
             fold(splitAt..<envelopes.count, into: &part, keeping: kept)

@@ -2,7 +2,8 @@ import Foundation
 import RecountLog
 
 /// The engine's projections as ranges of users in string order, each checkpointed in its own
-/// file, so that an engine holds about `limit` ids and rollups in memory at most, whatever
+/// file, so that an engine holds about `limit` ids and rollups (`Projections.rangeSize`) in
+/// memory at most, whatever
 /// the history's size (`docs/projections.md`, "Ranges of users").
 ///
 /// A user's projections depend only on the user's envelopes and the `*` config defaults, so a
@@ -27,7 +28,7 @@ struct ProjectionRanges {
         var position: UInt64
         /// Whether records after `position` may bear on it (it is behind the log).
         var waiting: Bool
-        /// Its ids and rollups when last held: what holding it costs.
+        /// Its ids, rollups and check-ins (`rangeSize`) when last held: what holding it costs.
         var size: Int
         /// Records and samples routed to it while it waited: about what folding them adds to
         /// `size`.
@@ -68,7 +69,7 @@ struct ProjectionRanges {
     /// The position of the last log record routed to the ranges (0: none).
     private(set) var through: UInt64 = 0
     private let directory: DataDirectory
-    /// The most ids and rollups held at once (one range alone may hold more).
+    /// The most ids and rollups (`rangeSize`) held at once (one range alone may hold more).
     let limit: Int
     /// The log, which a stored checkpoint must not be ahead of; `nil` for an engine opened
     /// read-only, which stores nothing.
@@ -96,7 +97,7 @@ struct ProjectionRanges {
 
     /// The ranges the data directory's manifest lists, none held.
     /// - Parameters:
-    ///   - limit: the most ids and rollups to hold at once.
+    ///   - limit: the most ids and rollups (`rangeSize`) to hold at once.
     ///   - log: the writer of the log, or `nil` for a read-only engine.
     init(directory: DataDirectory, limit: Int, log: Log?) {
         self.directory = directory
@@ -134,7 +135,7 @@ struct ProjectionRanges {
     /// The ranges no more than a quarter of the limit may hold before they split.
     private var splitSize: Int { max(1, limit / 4) }
 
-    /// The ids and rollups of the held ranges.
+    /// The ids, rollups and check-ins (`rangeSize`) of the held ranges.
     var heldSize: Int { ranges.indices.reduce(0) { $0 + (ranges[$1].held?.rangeSize ?? 0) } }
 
     /// The work folded since the ranges' checkpoints.
@@ -483,7 +484,7 @@ struct ProjectionRanges {
     }
 
     /// Splits held range `index` at its users into parts of about half the split size each,
-    /// by ids (two at least). Each part's checkpoint is written from the range's projections
+    /// by ids and check-ins (two at least). Each part's checkpoint is written from the range's projections
     /// in memory (its dirty days and unsaved work with it); the manifest then lists the parts
     /// in its place, and its file goes. No part is held: the next use loads it. Returns
     /// `false`, the range left whole and held, when a part could not be written
@@ -492,9 +493,12 @@ struct ProjectionRanges {
         guard let log, ranges[index].held != nil else { return false }
         ranges[index].held!.advance(through: through)
         let held = ranges[index].held!
+        var checkins = [Int](repeating: 0, count: held.users.strings.count)
+        for (key, state) in held.syncStates { checkins[Int(key.user)] += state.checkins.count }
         var weighed: [(user: String, ids: Int)] = []
         for (number, user) in held.users.strings.enumerated() where user != "*" {
-            weighed.append((user, 1 + held.index.idCount(ofUser: UInt32(number))))
+            let entries = held.index.idCount(ofUser: UInt32(number)) + checkins[number] / Projections.checkinsPerEntry
+            weighed.append((user, 1 + entries))
         }
         weighed.sort { $0.user < $1.user }
         let cuts = Self.cuts(weighed, parts: max(2, held.rangeSize / max(1, splitSize / 2)))
@@ -792,8 +796,13 @@ struct ProjectionRanges {
 }
 
 extension Projections {
-    /// What holding these projections costs a range: their ids (live and deleted) and rollups.
-    var rangeSize: Int { index.liveCount + index.tombstoneCount + rollups.count }
+    /// The check-ins that weigh as much as one id or rollup: each is 16 bytes (the instant and
+    /// its receipt), an id or rollup about 250.
+    static let checkinsPerEntry = 16
+
+    /// What holding these projections costs a range: their ids (live and deleted), rollups and
+    /// check-ins (a channel checking in every 15 minutes keeps 35,000 a year).
+    var rangeSize: Int { index.liveCount + index.tombstoneCount + rollups.count + checkinCount / Self.checkinsPerEntry }
 
     /// Their users but `*`: a range splits between users, and needs two of them.
     var namedUsers: Int { users.strings.count - (users.id(of: "*") == nil ? 0 : 1) }

@@ -8,7 +8,7 @@ import RecountLog
 /// ranges (`UInt32`), then per range its least user, its checkpoint's file name, the log
 /// position every record bearing on it is folded through in that checkpoint (or that none
 /// after the checkpoint's own bears on it), the XXH3-64 of the log record there, its size
-/// (ids and rollups) and dirty days (`UInt64` each); then the XXH3-64 of all that. A missing or damaged manifest is read as one
+/// (`rangeSize`: ids, rollups and check-ins) and dirty days (`UInt64` each); then the XXH3-64 of all that. A missing or damaged manifest is read as one
 /// range of every user whose checkpoint is `DIR/projections/checkpoint`, folded through
 /// position 0 (so the engine folds the log after that checkpoint): the layout of a store that
 /// never split.

@@ -3,7 +3,8 @@ public import RecountLog
 
 /// The embedding API: the engine over one data directory, whose log lives in `DIR/log` and
 /// whose projections are checkpointed in `DIR/projections`, as ranges of users of which the
-/// engine holds at most about `memoryLimit` ids and rollups in memory at once.
+/// engine holds at most about `memoryLimit` ids and rollups (16 check-ins weigh as one) in
+/// memory at once.
 ///
 /// One engine per directory may be open for writing at a time (the log's lock enforces it);
 /// any number may be opened read-only beside it (`init(readingDirectory:)`). Methods may be
@@ -26,8 +27,8 @@ public final class RecountEngine: Sendable {
     /// checkpoints) an ingest or recompute leaves before it checkpoints; `nil`: 250,000 or half
     /// the ids the projections hold, whichever is larger.
     public let checkpointInterval: Int?
-    /// The most ids and rollups (about 250 bytes each) the engine holds in memory at once:
-    /// past it, the least recently used ranges of users are stored and dropped, and a range
+    /// The most ids and rollups (about 250 bytes each; 16 check-ins, which a channel keeps all
+    /// of, weigh as one) the engine holds in memory at once: past it, the least recently used ranges of users are stored and dropped, and a range
     /// that grows past a quarter of it splits at its users.
     public let memoryLimit: Int
     /// `memoryLimit` when none is given: about 500 MB.
@@ -58,8 +59,8 @@ public final class RecountEngine: Sendable {
     ///     ids the projections hold, whichever is larger; 1 checkpoints after every ingest.
     ///   - progress: called each time the samples folded or the records read from the log's
     ///     tail pass another million (a lost checkpoint means folding the whole log).
-    ///   - memoryLimit: the most ids and rollups to hold in memory at once
-    ///     (`defaultMemoryLimit` when `nil`).
+    ///   - memoryLimit: the most ids and rollups (16 check-ins weigh as one) to hold in memory
+    ///     at once (`defaultMemoryLimit` when `nil`).
     /// - Throws: `LogError` when the log is locked by another writer, damaged, or unreadable, and
     ///   `.noLog` when the directory holds stored projections but no log.
     public init(
@@ -564,7 +565,8 @@ public final class RecountEngine: Sendable {
         projections.unsavedWork >= checkpointInterval ?? max(250_000, projections.totalSize / 2)
     }
 
-    /// The ids and rollups the engine holds in memory now, and in how many ranges of users.
+    /// The ids and rollups (and check-ins, 16 as one) the engine holds in memory now, and in
+    /// how many ranges of users.
     var held: (entries: Int, ranges: Int) {
         projections.withLock { ($0.heldSize, $0.ranges.count { $0.held != nil }) }
     }

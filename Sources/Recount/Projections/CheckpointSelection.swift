@@ -15,7 +15,8 @@ package struct CheckpointSelection {
     private(set) var strings: Renumbering
     /// The numbers of the kept users' ids, in order: their new numbers are their places here.
     private(set) var ids: [Int] = []
-    /// Kept ids, live or deleted, and kept rollups: what holding the checkpoint costs.
+    /// Kept ids, live or deleted, kept rollups and check-ins: what holding the checkpoint costs
+    /// (as `Projections.rangeSize` counts them).
     package private(set) var size = 0
     /// Kept dirty days.
     package private(set) var dirtyDays = 0
@@ -53,6 +54,9 @@ package struct CheckpointSelection {
             }
         }
         size += rollups
+        var checkins = 0
+        for (key, state) in projections.syncStates where users.contains(key.user) { checkins += state.checkins.count }
+        size += checkins / Projections.checkinsPerEntry
         dirtyDays = projections.dirty.days.reduce(0) { $0 + (users.contains($1.key.user) ? 1 : 0) }
     }
 

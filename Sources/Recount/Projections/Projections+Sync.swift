@@ -53,7 +53,9 @@ extension Projections {
         _ provider: UInt32, _ metric: Metric, _ fold: SyncFold, _ change: (inout SyncState) -> Void
     ) {
         let key = SyncKey(user: fold.user, provider: provider, metric: metric)
-        let (before, after, lastCheckin) = Self.changing(&syncStates[key, default: SyncState()], by: change)
+        let (before, after, lastCheckin, checkinsAdded) = Self.changing(
+            &syncStates[key, default: SyncState()], by: change)
+        checkinCount += checkinsAdded
         // Rule 8 reads only the channels the user has.
         guard after.isHad else { return }
         let isNew = !before.isHad
@@ -77,13 +79,14 @@ extension Projections {
     }
 
     /// Applies `change` to `state` in place, and gives what rule 8 reads of it before and
-    /// after, and its last check-in after.
+    /// after, its last check-in after, and how many check-ins it gained.
     private static func changing(
         _ state: inout SyncState, by change: (inout SyncState) -> Void
-    ) -> (before: KnownInputs, after: KnownInputs, lastCheckin: Int64?) {
+    ) -> (before: KnownInputs, after: KnownInputs, lastCheckin: Int64?, checkinsAdded: Int) {
         let before = KnownInputs(of: &state)
+        let checkins = state.checkins.count
         change(&state)
-        return (before, KnownInputs(of: &state), state.lastCheckinAt)
+        return (before, KnownInputs(of: &state), state.lastCheckinAt, state.checkins.count - checkins)
     }
 
     /// What of a channel can take a known day back to partial or unknown (rule 8).
@@ -395,6 +398,7 @@ extension Projections {
             guard expired <= 1 else { throw Malformed() }
             state.cursorFromExpiredPage = expired == 1
             syncStates[SyncKey(user: user, provider: provider, metric: metric)] = state
+            checkinCount += state.checkins.count
         }
         for _ in 0..<(try input.integer(UInt64.self)) {
             let key = ProviderKey(user: try input.string(), provider: try input.string())

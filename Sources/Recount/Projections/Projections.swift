@@ -98,6 +98,9 @@ package struct Projections {
     }
     /// What is known of each (user, provider, metric) sync channel.
     package internal(set) var syncStates = FlatMap<SyncKey, SyncState>()
+    /// The check-ins the sync channels keep, all told: each is kept, so that a question about
+    /// a past instant has its answer, and they weigh on a range of users (`rangeSize`).
+    package internal(set) var checkinCount = 0
     /// Whether a sync channel may hold reconciled windows: until one does, upserts do not look
     /// them up (a lookup per envelope cost 0.8% of an ingest's instructions).
     var mayHoldReconciledWindows = false
