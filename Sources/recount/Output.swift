@@ -176,11 +176,22 @@ enum Output {
         .raw("[" + strings.map(EnvelopeJSON.quote).joined(separator: ",") + "]")
     }
 
-    /// Strings for a table cell, space-separated; one that holds a space (or is empty) is
-    /// written as a JSON string, so the cell reads back unambiguously.
-    static func words(_ strings: [String]) -> String {
-        strings.map { $0.isEmpty || $0.contains(where: \.isWhitespace) ? EnvelopeJSON.quote($0) : $0 }
-            .joined(separator: " ")
+    /// `strings` space-separated, in lines of at most `width` characters (a longer string alone
+    /// on its line); one that holds a space (or is empty) is written as a JSON string, so the
+    /// lines read back unambiguously.
+    static func wrapped(_ strings: [String], width: Int) -> [String] {
+        var lines: [String] = []
+        var line = ""
+        for string in strings {
+            let word = string.isEmpty || string.contains(where: \.isWhitespace) ? EnvelopeJSON.quote(string) : string
+            if !line.isEmpty, line.count + 1 + word.count > width {
+                lines.append(line)
+                line = ""
+            }
+            line += line.isEmpty ? word : " " + word
+        }
+        if !line.isEmpty { lines.append(line) }
+        return lines
     }
 
     /// One JSON object with `fields` in order.

@@ -248,9 +248,25 @@ enum ProjectionCommands {
                     [
                         String(version.version), version.kind, version.receivedAt,
                         version.values.map { "\($0.name) \(Output.text(of: $0.value))" }.joined(separator: ", "),
-                        Output.words(version.added), Output.words(version.removed),
+                        String(version.added.count), String(version.removed.count),
                     ]
                 })
+            // The ids below the table: a delivery of hundreds of samples made its cells lines of
+            // thousands of characters, and every other row as wide.
+            let moves = audit.history.flatMap { version in
+                [("in", version.added), ("out", version.removed)].filter { !$0.1.isEmpty }.map {
+                    ("version \(version.version) \($0.0)", $0.1)
+                }
+            }
+            if !moves.isEmpty {
+                print("\nsamples in and out:")
+                let width = moves.map(\.0.count).max() ?? 0
+                for (label, ids) in moves {
+                    for (place, line) in Output.wrapped(ids, width: 100 - width).enumerated() {
+                        print(Output.padded(place == 0 ? label : "", to: width) + "  " + line)
+                    }
+                }
+            }
             if !audit.sources.isEmpty {
                 print("\nsources now:")
                 Output.table(

@@ -597,6 +597,35 @@ struct CommandLineTests {
         }
     }
 
+    /// `audit`'s table counts the samples each version took in and out and lists their ids
+    /// below it, wrapped: a delivery of many samples made the table's lines thousands of
+    /// characters wide.
+    @Test
+    func auditListsManySampleIdsBelowItsTable() throws {
+        try withTemporaryDirectory { directory in
+            let ids = (0..<40).map { String(format: "00000000-0000-4000-8000-%012d", $0) }
+            let samples = ids.enumerated().map { minute, id in
+                #"{"id":"\#(id)","type":"steps","start":"2026-07-14T10:\#(String(format: "%02d", minute)):00Z","end":"2026-07-14T10:\#(String(format: "%02d", minute)):30Z","value":10,"unit":"count","origin":"o"}"#
+            }
+            let line =
+                #"{"kind":"samples.upsert","user":"u1","receivedAt":"2026-07-14T20:00:00Z","provider":"p","samples":["#
+                + samples.joined(separator: ",") + "]}\n"
+            #expect(try Self.recount(["--data", directory, "ingest", "-"], input: Data(line.utf8)).status == 0)
+            let output = try Self.recount([
+                "--data", directory, "audit", "--user", "u1", "--metric", "steps", "--day", "2026-07-14",
+            ]).output
+            let lines = output.split(separator: "\n")
+            let row = lines.first { $0.hasPrefix("1 ") }?.split(separator: " ")
+            #expect(row?.suffix(2) == ["40", "0"], "\(output)")
+            #expect(lines.allSatisfy { $0.count <= 100 }, "\(output)")
+            let listed = Array(lines.drop { $0 != "samples in and out:" }.dropFirst())
+            #expect(listed.first?.hasPrefix("version 1 in  00000000-0000-4000-8000-000000000000 ") == true)
+            let words: [Substring] = listed.flatMap { $0.split(separator: " ") }
+            let listedIds: [String] = words.filter { $0.count == 36 }.map { String($0) }
+            #expect(listedIds == ids)
+        }
+    }
+
     /// `audit` reads the day as `rollups` does: a day whose samples were all deleted, and
     /// with no check-in since, is unknown, not a 0 (contract §3 rule 8; an attack run found
     /// `audit` calling it 0 while `rollups` said unknown), and a day with data not yet checked
