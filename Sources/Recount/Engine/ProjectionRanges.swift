@@ -3,8 +3,7 @@ import RecountLog
 
 /// The engine's projections as ranges of users in string order, each checkpointed in its own
 /// file, so that an engine holds about `limit` ids and rollups (`Projections.rangeSize`) in
-/// memory at most, whatever
-/// the history's size (`docs/projections.md`, "Ranges of users").
+/// memory at most, whatever the history's size (`docs/projections.md`, "Ranges of users").
 ///
 /// A user's projections depend only on the user's envelopes and the `*` config defaults, so a
 /// range folds its users' records and every `*` record, and an answer about every user joins
@@ -484,17 +483,16 @@ struct ProjectionRanges {
     }
 
     /// Splits held range `index` at its users into parts of about half the split size each,
-    /// by ids and check-ins (two at least). Each part's checkpoint is written from the range's projections
-    /// in memory (its dirty days and unsaved work with it); the manifest then lists the parts
-    /// in its place, and its file goes. No part is held: the next use loads it. Returns
+    /// by ids and check-ins (two at least). Each part's checkpoint is written from the range's
+    /// projections in memory (its dirty days and unsaved work with it); the manifest then lists
+    /// the parts in its place, and its file goes. No part is held: the next use loads it. Returns
     /// `false`, the range left whole and held, when a part could not be written
     /// (`storeFailure` says why).
     private mutating func split(_ index: Int) throws -> Bool {
         guard let log, ranges[index].held != nil else { return false }
         ranges[index].held!.advance(through: through)
         let held = ranges[index].held!
-        var checkins = [Int](repeating: 0, count: held.users.strings.count)
-        for (key, state) in held.syncStates { checkins[Int(key.user)] += state.checkins.count }
+        let checkins = held.checkinsByUser()
         var weighed: [(user: String, ids: Int)] = []
         for (number, user) in held.users.strings.enumerated() where user != "*" {
             let entries = held.index.idCount(ofUser: UInt32(number)) + checkins[number] / Projections.checkinsPerEntry
@@ -803,6 +801,13 @@ extension Projections {
     /// What holding these projections costs a range: their ids (live and deleted), rollups and
     /// check-ins (a channel checking in every 15 minutes keeps 35,000 a year).
     var rangeSize: Int { index.liveCount + index.tombstoneCount + rollups.count + checkinCount / Self.checkinsPerEntry }
+
+    /// The check-ins each user's channels keep, by interned user.
+    func checkinsByUser() -> [Int] {
+        var checkins = [Int](repeating: 0, count: users.strings.count)
+        for (key, state) in syncStates { checkins[Int(key.user)] += state.checkins.count }
+        return checkins
+    }
 
     /// Their users but `*`: a range splits between users, and needs two of them.
     var namedUsers: Int { users.strings.count - (users.id(of: "*") == nil ? 0 : 1) }

@@ -28,8 +28,9 @@ public final class RecountEngine: Sendable {
     /// the ids the projections hold, whichever is larger.
     public let checkpointInterval: Int?
     /// The most ids and rollups (about 250 bytes each; 16 check-ins, which a channel keeps all
-    /// of, weigh as one) the engine holds in memory at once: past it, the least recently used ranges of users are stored and dropped, and a range
-    /// that grows past a quarter of it splits at its users.
+    /// of, weigh as one) the engine holds in memory at once: past it, the least recently used
+    /// ranges of users are stored and dropped, and a range that grows past a quarter of it
+    /// splits at its users.
     public let memoryLimit: Int
     /// `memoryLimit` when none is given: about 500 MB.
     public static let defaultMemoryLimit = 2_000_000

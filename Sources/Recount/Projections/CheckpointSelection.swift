@@ -54,9 +54,8 @@ package struct CheckpointSelection {
             }
         }
         size += rollups
-        var checkins = 0
-        for (key, state) in projections.syncStates where users.contains(key.user) { checkins += state.checkins.count }
-        size += checkins / Projections.checkinsPerEntry
+        let checkins = projections.checkinsByUser()
+        size += users.kept.reduce(0) { $0 + checkins[$1] } / Projections.checkinsPerEntry
         dirtyDays = projections.dirty.days.reduce(0) { $0 + (users.contains($1.key.user) ? 1 : 0) }
     }
 
