@@ -335,6 +335,12 @@ struct LogSurvey {
             try? fileSystem.remove(segment.indexPath)
             guard let file = try? fileSystem.open(segment.path, writable: false, create: false) else { continue }
             if index == cut.segment && cut.offset > 0 {
+                guard try file.size() > cut.offset else {
+                    // Nothing past the cut: a repair killed after it cut the segment (before its
+                    // manifest) removed those bytes, and kept them; it named an empty new copy.
+                    saved += LogCut.copies(of: segment.path, from: cut.offset)
+                    continue
+                }
                 saved.append(try LogCut.save(segment.path, file: file, from: cut.offset, fileSystem: fileSystem))
                 // A new file renamed over the old: readers that mapped the old one never fault.
                 try fileSystem.replace(segment.path, with: try file.read(Int(cut.offset), at: 0))

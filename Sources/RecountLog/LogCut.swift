@@ -52,6 +52,16 @@ enum LogCut {
         return target
     }
 
+    /// The whole copies of `path`'s bytes cut at `offset` that earlier cuts made, in name order.
+    static func copies(of path: String, from offset: Int64) -> [String] {
+        let directory = parentDirectory(of: path)
+        let name = URL(fileURLWithPath: path).lastPathComponent + ".cut-\(offset)"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return names.filter { $0 == name || ($0.hasPrefix(name + ".") && !$0.hasSuffix(partialSuffix)) }.sorted().map {
+            directory + "/" + $0
+        }
+    }
+
     /// The suffix of a copy being written.
     private static let partialSuffix = ".partial"
 

@@ -238,6 +238,32 @@ import Testing
         }
     }
 
+    /// A repair killed after it cut the damaged segment, before it wrote the manifest and
+    /// commit record, leaves a segment that ends early; the next repair names the copy the first
+    /// one kept of the cut bytes (it made an empty one and named that; an attack run).
+    @Test func aRepairKilledAfterItCutTheSegmentNamesTheCopyItKept() throws {
+        try withTemporaryDirectory { directory in
+            let damaged = try crash(directory, committed: [3, 3, 3], uncommitted: [])
+            var bytes = damaged.bytes
+            bytes[frameStarts(bytes)[1] + 20] ^= 0x10
+            _ = try state(damaged, bytes, in: directory + "/killed")
+            let killed = directory + "/killed"
+            let kept = try ["MANIFEST", "COMMIT"].map { try Data(contentsOf: URL(fileURLWithPath: killed + "/" + $0)) }
+            let first = try Log.repair(directory: killed)
+            let copy = try #require(first.savedTo.first)
+            for (name, data) in zip(["MANIFEST", "COMMIT"], kept) {
+                try data.write(to: URL(fileURLWithPath: killed + "/" + name))
+            }
+            let second = try Log.repair(directory: killed)
+            #expect(second.savedTo == [copy] && second.lostPositions == first.lostPositions, "\(second)")
+            #expect(!FileManager.default.fileExists(atPath: copy + ".1"))
+            let log = try Log(directory: killed)
+            try appendBatches(log, [1])
+            #expect(try readAll(log.reader()).map(\.0) == [1, 2, 3, try #require(first.lostPositions?.upperBound)])
+            try log.close()
+        }
+    }
+
     /// Deleting or cutting segments, or the manifest, is found by readers and the writer.
     @Test func missingSegmentsAndTruncationAtAFrameBoundaryAreDamage() throws {
         try withTemporaryDirectory { directory in
