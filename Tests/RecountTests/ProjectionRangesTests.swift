@@ -485,9 +485,11 @@ import Testing
         }
     }
 
-    /// A damaged range checkpoint is rebuilt from the log when the engine opens; a lost
-    /// manifest makes the engine rebuild every user from the log.
-    @Test func aDamagedRangeOrALostManifestIsRebuiltFromTheLog() throws {
+    /// A damaged range checkpoint is rebuilt from the log when the engine opens; a lost or
+    /// damaged manifest makes the engine rebuild every user from the log, and say so (it said
+    /// nothing; an attack run, 2026-12-06).
+    @Test(arguments: ["lost", "damaged"])
+    func aDamagedRangeOrALostManifestIsRebuiltFromTheLog(manifest: String) throws {
         let lines = Self.lines(seed: testSeed(62))
         try withTemporaryDirectory { directory in
             let expected = try Self.storeInRanges(lines, directory).answers
@@ -503,11 +505,27 @@ import Testing
             try engine.close()
 
             // Rebuilt a range that fits at a time: cut by its users' record bytes first.
-            try FileManager.default.removeItem(atPath: DataDirectory(directory).ranges)
+            let path = DataDirectory(directory).ranges
+            if manifest == "lost" {
+                try FileManager.default.removeItem(atPath: path)
+            } else {
+                var bytes = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
+                bytes[bytes.count / 2] ^= 0x01
+                try Data(bytes).write(to: URL(fileURLWithPath: path))
+            }
+            #expect(
+                try RecountEngine.verify(directory: directory).unusableCheckpoints.map(\.description) == [
+                    "checkpoint \(path) is \(manifest == "lost" ? "missing" : "damaged"): rebuilt from the log"
+                ])
             engine = try RecountEngine(directory: directory, memoryLimit: 60)
+            #expect(engine.unusableCheckpoints.map(\.path) == [path])
             #expect(engine.recordsFoldedOnOpen >= lines.count)
             #expect(engine.held.entries <= 60, "\(engine.held)")
             #expect(try Self.answers(engine) == expected)
+            try engine.close()
+            // The writer stored its ranges again: the next engine finds them whole.
+            engine = try RecountEngine(directory: directory, memoryLimit: 60)
+            #expect(engine.unusableCheckpoints.isEmpty && engine.recordsFoldedOnOpen == 0)
             try engine.close()
         }
     }

@@ -103,6 +103,12 @@ struct ProjectionRanges {
         self.limit = max(1, limit)
         self.log = log
         let manifest = RangeManifest(path: directory.ranges)
+        if manifest.isDamaged || (manifest == .unsplit && Self.holdsRangeFiles(directory)) {
+            // Its ranges' checkpoints are read as none: every range is folded from the log (it
+            // said nothing; an attack run, 2026-12-06).
+            unusableManifest = UnusableCheckpoint(
+                path: directory.ranges, reason: manifest.isDamaged ? "damaged" : "missing")
+        }
         ranges = manifest.entries.map { entry in
             Range(
                 lowerBound: entry.lowerBound, file: entry.file, held: nil, position: entry.position, waiting: false,
@@ -145,6 +151,8 @@ struct ProjectionRanges {
 
     // MARK: Opening and catching up
 
+    /// The ranges' manifest, when it was damaged, or missing beside range checkpoints.
+    private var unusableManifest: UnusableCheckpoint?
     /// The checkpoints found unusable since `open` (their ranges are folded from the log).
     private(set) var unusableCheckpoints: [UnusableCheckpoint] = []
 
@@ -152,7 +160,7 @@ struct ProjectionRanges {
     /// whose word or checkpoint is not this log's, or whose checkpoint is damaged (rebuilt from
     /// the log), and folds what waits (`catchUp`).
     mutating func open(_ reader: LogReader, progress: ((ReplayProgress) -> Void)?) throws -> ProjectionReplay.Summary {
-        unusableCheckpoints = []
+        unusableCheckpoints = unusableManifest.map { [$0] } ?? []
         if log == nil { snapshot = reader }
         through = Self.lastPosition(of: reader)
         for index in ranges.indices {
@@ -555,6 +563,12 @@ struct ProjectionRanges {
     private mutating func newFile() -> String {
         defer { nextFile += 1 }
         return "range-\(nextFile)"
+    }
+
+    /// Whether the projections' directory holds a range's checkpoint (`range-N`).
+    private static func holdsRangeFiles(_ directory: DataDirectory) -> Bool {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.projections)) ?? []
+        return names.contains { fileNumber($0) != nil }
     }
 
     private static func fileNumber(_ file: String) -> Int? {

@@ -11,7 +11,7 @@ import RecountLog
 /// (`rangeSize`: ids, rollups and check-ins) and dirty days (`UInt64` each); then the XXH3-64 of all that. A missing or damaged manifest is read as one
 /// range of every user whose checkpoint is `DIR/projections/checkpoint`, folded through
 /// position 0 (so the engine folds the log after that checkpoint): the layout of a store that
-/// never split.
+/// never split. The engine says so when the manifest was damaged, or missing beside range files.
 struct RangeManifest: Equatable {
     struct Entry: Equatable {
         var lowerBound: String
@@ -26,6 +26,8 @@ struct RangeManifest: Equatable {
     }
 
     var entries: [Entry]
+    /// Whether the file was there but could not be read (it was then read as `unsplit`).
+    private(set) var isDamaged = false
 
     /// The manifest of a store that has never split (or whose manifest is lost).
     static let unsplit = RangeManifest(
@@ -37,9 +39,10 @@ struct RangeManifest: Equatable {
 
     /// The manifest at `path`, or `unsplit` when it is missing or damaged.
     init(path: String) {
-        guard let stored = FileManager.default.contents(atPath: path).map(Array.init), let entries = Self.decode(stored)
-        else {
+        let stored = FileManager.default.contents(atPath: path).map(Array.init)
+        guard let stored, let entries = Self.decode(stored) else {
             self = .unsplit
+            isDamaged = stored != nil
             return
         }
         self.entries = entries
