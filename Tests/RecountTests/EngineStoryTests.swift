@@ -1031,8 +1031,12 @@ import Testing
     }
 
     /// Reopening folds nothing old; a damaged checkpoint is ignored, rebuilt from the log, and
-    /// stored again on close; `verify` agrees with a replay from scratch.
-    @Test func reopeningFoldsOnlyTheTailAndADamagedCheckpointIsRebuilt() throws {
+    /// stored again on close; `verify` agrees with a replay from scratch. The damage is a bit of
+    /// the payload, or of its length in the header (which no checksum covered until 2026-12-06:
+    /// the engine took the file as whole until a range was loaded, so a writer with nothing to
+    /// fold never stored it again; an attack run).
+    @Test(arguments: ["payload", "length"])
+    func reopeningFoldsOnlyTheTailAndADamagedCheckpointIsRebuilt(damage: String) throws {
         try withTemporaryDirectory { directory in
             var engine = try RecountEngine(directory: directory)
             try Self.ingest(engine, RandomWorkload.lines(seed: testSeed(7), count: 60))
@@ -1045,7 +1049,7 @@ import Testing
 
             let path = directory + "/projections/checkpoint"
             var bytes = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
-            bytes[bytes.count / 2] ^= 0x01
+            bytes[damage == "length" ? 8 : bytes.count / 2] ^= 0x01
             try Data(bytes).write(to: URL(fileURLWithPath: path))
             // Verify says so, as a writer does: the log is whole, but the disk damaged a file.
             let damaged = try RecountEngine.verify(directory: directory)

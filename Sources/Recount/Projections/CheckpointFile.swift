@@ -5,7 +5,9 @@ package import RecountLog
 /// log position, replaced atomically (temporary file, fsync, rename, fsync of the directory).
 ///
 /// Layout: magic `RCPJ`, version (`UInt32`, `version` below), payload length (`UInt64`), stored length
-/// (`UInt64`), XXH3-64 of the stored bytes, the XXH3-64 of the log record at the position the
+/// (`UInt64`), XXH3-64 of the stored bytes followed by the header's other fields (both lengths,
+/// the record and the position, so that a flipped length is damage, not a payload that fails to
+/// inflate), the XXH3-64 of the log record at the position the
 /// checkpoint covers (0: none; it ties the checkpoint to its log), that position, then the payload (`Projections.checkpoint()`, which
 /// starts with the log position it covers and the tz data version) in chunks of about
 /// `chunkBytes` (a chunk closes at the first field past it): each a raw length and a stored
@@ -35,15 +37,19 @@ package import RecountLog
 /// a higher sync version of an id wins in any log order, and a write a reconcile answered for
 /// leaves the id as that reconcile would have; 27 the id index stored by column, 28 a
 /// reconcile's tombstone replaced by that of the reconcile that answered for a later write,
-/// 29 a day whose samples all went dirtied when it may stop being known.)
+/// 29 a day whose samples all went dirtied when it may stop being known, 30 the header's
+/// fields under the checksum.)
 package struct CheckpointFile {
     package let path: String
     /// The payload bytes after which a chunk closes.
     private let chunkBytes: Int
     private let fileSystem = PosixFileSystem()
     private static let magic: UInt32 = 0x4A50_4352  // "RCPJ" read little-endian
-    private static let version: UInt32 = 29
+    private static let version: UInt32 = 30
     private static let headerSize = 48
+    /// The header's bytes the checksum covers after the stored bytes: both lengths, the record
+    /// and the position.
+    private static let checkedHeaderFields = [8..<24, 32..<48]
     private static let chunkHeaderSize = 8
 
     /// The checkpoint of the data directory `directory`.
@@ -147,10 +153,12 @@ package struct CheckpointFile {
         guard field(0, UInt32.self) == Self.magic else { return .failure(.damaged) }
         guard field(4, UInt32.self) == Self.version else { return .failure(.otherVersion) }
         let rawLength = field(8, UInt64.self)
-        // LZ4 inflates at most 255-fold, so a larger raw length (which no checksum covers) is damage.
+        let check = Checksum.Streaming()
+        check.update(UnsafeRawBufferPointer(rebasing: stored[Self.headerSize...]))
+        for checked in Self.checkedHeaderFields { check.update(UnsafeRawBufferPointer(rebasing: stored[checked])) }
+        // LZ4 inflates at most 255-fold, so a larger raw length is damage.
         guard field(16, UInt64.self) == UInt64(stored.count - Self.headerSize),
-            rawLength <= 255 * UInt64(stored.count - Self.headerSize),
-            Checksum.xxh3(UnsafeRawBufferPointer(rebasing: stored[Self.headerSize...])) == field(24, UInt64.self)
+            rawLength <= 255 * UInt64(stored.count - Self.headerSize), check.digest == field(24, UInt64.self)
         else { return .failure(.damaged) }
         return .success(Header(rawLength: rawLength, record: field(32, UInt64.self), position: field(40, UInt64.self)))
     }
@@ -271,9 +279,12 @@ package struct CheckpointFile {
                 header.storeBytes(of: Self.version.littleEndian, toByteOffset: 4, as: UInt32.self)
                 header.storeBytes(of: UInt64(payloadLength).littleEndian, toByteOffset: 8, as: UInt64.self)
                 header.storeBytes(of: UInt64(storedLength).littleEndian, toByteOffset: 16, as: UInt64.self)
-                header.storeBytes(of: check.digest.littleEndian, toByteOffset: 24, as: UInt64.self)
                 header.storeBytes(of: record.littleEndian, toByteOffset: 32, as: UInt64.self)
                 header.storeBytes(of: projections.position.littleEndian, toByteOffset: 40, as: UInt64.self)
+                for checked in Self.checkedHeaderFields {
+                    check.update(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(header)[checked]))
+                }
+                header.storeBytes(of: check.digest.littleEndian, toByteOffset: 24, as: UInt64.self)
             }
             try file.write(header, at: 0)
         }
