@@ -1,5 +1,6 @@
 // A backend service's use of Recount, in miniature: take a phone's upload, answer "how many
-// steps each day this week, and can I trust the number?", and explain a day.
+// steps each day this week, and can I trust the number?", follow the feed of days that changed,
+// and explain a day.
 //
 //     swift run SyncService [DIR]
 import Foundation
@@ -48,13 +49,30 @@ let webhook = try await onEngineQueue {
 }
 print("webhook: appended \(webhook.appended), rejected \(webhook.rejectedLines)")
 
-for row in try engine.rollups(user: "u1", metric: "steps", from: "2026-07-13", to: "2026-07-16") {
-    switch row.reading {
-    case .known(let values): print("\(row.date) known    \(values.map { "\($0.name) \($0.value)" })")
-    case .partial(let values, let why):
-        print("\(row.date) partial  \(values.map { "\($0.name) \($0.value)" }) (\(why.rawValue))")
-    case .unknown(let why): print("\(row.date) unknown  (\(why.rawValue)): do not show 0")
+func describe(_ reading: RollupRow.Reading) -> String {
+    switch reading {
+    case .known(let values): "known    \(values.map { "\($0.name) \($0.value)" })"
+    case .partial(let values, let why): "partial  \(values.map { "\($0.name) \($0.value)" }) (\(why.rawValue))"
+    case .unknown(let why): "unknown  (\(why.rawValue)): do not show 0"
     }
+}
+for row in try engine.rollups(user: "u1", metric: "steps", from: "2026-07-13", to: "2026-07-16") {
+    print("\(row.date) \(describe(row.reading))")
+}
+
+// The feed a backend follows to push updated days to its clients: every day whose version moved
+// after the highest version it was given, with the reading it was given then and the one now.
+// Here the watch's sample of Tuesday's walk is deleted, so the phone's counts, and the feed says so.
+var followed = try engine.changes(since: 0).map(\.version).max() ?? 0
+_ = try engine.ingest(
+    [
+        IngestEnvelope(
+            user: "u1", receivedAt: "2026-07-16T09:00:00Z",
+            .healthKitDelivery(type: "steps", anchor: "Yg==", newAnchor: "Yw==", added: [], deleted: ["w1"]))
+    ], source: "upload")
+for change in try engine.changes(since: followed) {
+    print("feed: \(change.user) \(change.metric) \(change.date): \(describe(change.old)) -> \(describe(change.new))")
+    followed = max(followed, change.version)
 }
 if let audit = try engine.audit(user: "u1", metric: "steps", day: "2026-07-14") { print(audit.summary) }
 print(try engine.verify().matches ? "verify: the projections match a replay of the log" : "verify: MISMATCH")

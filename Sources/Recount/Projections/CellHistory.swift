@@ -15,16 +15,19 @@ package enum CellHistory {
             guard concerned.concerns(record.bytes) else { return }
             let envelope = try record.envelope()
             let before = projections.members(user: user, metric: metric, day: day)
+            func cell() -> Projections.CellKey? {
+                projections.users.id(of: user).map { Projections.CellKey(user: $0, metric: metric, day: day) }
+            }
+            let version = cell().flatMap { projections.rollups[$0]?.version }
             _ = projections.apply(envelope, at: record.position)
-            // Dirty for one of the user's providers: a lookup per provider, not a copy of the set.
-            guard let userID = projections.users.id(of: user),
-                projections.providers.strings.indices.contains(where: {
-                    projections.dirty.contains(
-                        DirtyDays.Key(user: userID, provider: UInt32($0), metric: metric, day: day))
-                })
-            else { return }
-            // This cell alone is read: no other is rebuilt.
-            projections.recomputeDroppingOthers(Projections.CellKey(user: userID, metric: metric, day: day))
+            guard let cell = cell() else { return }
+            if projections.isDirty(cell) {
+                // This cell alone is read: no other is rebuilt.
+                projections.recomputeDroppingOthers(cell)
+            } else if projections.rollups[cell]?.version == version {
+                // Neither its inputs nor its reading moved (a day a check-in made known moves its version alone).
+                return
+            }
             let after = projections.members(user: user, metric: metric, day: day)
             guard let audit = projections.audit(user: user, metric: metric, day: day) else { return }
             versions.append(

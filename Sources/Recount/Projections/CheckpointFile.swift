@@ -37,8 +37,9 @@ package import RecountLog
 /// a higher sync version of an id wins in any log order, and a write a reconcile answered for
 /// leaves the id as that reconcile would have; 27 the id index stored by column, 28 a
 /// reconcile's tombstone replaced by that of the reconcile that answered for a later write,
-/// 29 a day whose samples all went dirtied when it may stop being known, 30 the header's
-/// fields under the checksum.)
+/// 29 a day whose samples all went dirtied when it may stop being known, 30 a day's version
+/// moved when a channel's change moves its reading, a day becoming known included, and the
+/// header's fields under the checksum.)
 package struct CheckpointFile {
     package let path: String
     /// The payload bytes after which a chunk closes.

@@ -122,19 +122,42 @@ extension Projections {
     ) -> RollupRow.Reason? {
         let notEnded = (asOf ?? clock).map { dayEnd > $0 } ?? false
         guard !channels.isEmpty else { return .neverSynced }
-        var found: RollupRow.Reason? = nil
-        for channel in channels {
-            if channel.lost.contains(where: { $0.overlaps(dayStart..<dayEnd) }) { return .unrecoverableGap }
-            // An empty window (an expiry at the instant of the last read) still names its day.
-            if channel.windows.contains(where: { windowMeets($0, dayStart: dayStart, dayEnd: dayEnd) }) {
-                found = .recoveryWindowOpen
-            } else if found == nil,
-                (channel.state.lastCheckin(receivedBy: asOf) ?? .min) < dayEnd || notEnded
-            {
-                found = .noCheckinSinceDayEnd
+        return channels.reduce(nil) { found, channel in
+            graver(
+                found,
+                reason(
+                    lastCheckin: channel.state.lastCheckin(receivedBy: asOf), windows: channel.windows,
+                    lost: channel.lost, dayStart: dayStart, dayEnd: dayEnd, notEnded: notEnded))
+        }
+    }
+
+    /// Why one channel does not vouch for the day `[dayStart, dayEnd)`, or `nil` when it does:
+    /// a day's reason is the gravest of its channels' (`graver`).
+    static func reason(
+        lastCheckin: Int64?, windows: [Range<Int64>], lost: [Range<Int64>], dayStart: Int64, dayEnd: Int64,
+        notEnded: Bool = false
+    ) -> RollupRow.Reason? {
+        if lost.contains(where: { $0.overlaps(dayStart..<dayEnd) }) { return .unrecoverableGap }
+        // An empty window (an expiry at the instant of the last read) still names its day.
+        if windows.contains(where: { windowMeets($0, dayStart: dayStart, dayEnd: dayEnd) }) {
+            return .recoveryWindowOpen
+        }
+        return (lastCheckin ?? .min) < dayEnd || notEnded ? .noCheckinSinceDayEnd : nil
+    }
+
+    /// The graver of two channels' reasons: a lost stretch, then an open window, then a missing
+    /// check-in (`nil`: vouched for).
+    static func graver(_ a: RollupRow.Reason?, _ b: RollupRow.Reason?) -> RollupRow.Reason? {
+        func gravity(_ reason: RollupRow.Reason?) -> Int {
+            switch reason {
+            case nil: 0
+            case .noCheckinSinceDayEnd: 1
+            case .recoveryWindowOpen: 2
+            case .unrecoverableGap: 3
+            case .neverSynced: 4
             }
         }
-        return found
+        return gravity(b) > gravity(a) ? b : a
     }
 
     /// The figures of a cell in the contract's order.

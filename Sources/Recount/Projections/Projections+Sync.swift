@@ -42,10 +42,11 @@ extension Projections {
     }
 
     /// Changes the state of one channel of the envelope's user (contract §3 rules 9–10), and
-    /// dirties the user's days of the metric with samples, or whose samples all went, that the
-    /// change may take from known back to partial or unknown (rule 8), so that their versions
-    /// move and `changes` lists them: a known day changes no input of its own when it stops being
-    /// known, and the feed never told a follower (an attack run).
+    /// moves the versions of the user's days of the metric with samples, or whose samples all
+    /// went, whose reading (rule 8) the change may move, so that `changes` lists them: a day
+    /// changes no input of its own when it becomes known or stops being known, and the feed
+    /// never told a follower (an attack run; `moveVersionsOfDaysRead`). Days it may take from
+    /// known are dirtied.
     ///
     /// - Parameter provider: the provider's interned number (interned by the caller, once per
     ///   envelope: hashing its name for each channel updated was 2% of a replay).
@@ -53,12 +54,12 @@ extension Projections {
         _ provider: UInt32, _ metric: Metric, _ fold: SyncFold, _ change: (inout SyncState) -> Void
     ) {
         let key = SyncKey(user: fold.user, provider: provider, metric: metric)
-        let (before, after, lastCheckin, checkinsAdded) = Self.changing(
-            &syncStates[key, default: SyncState()], by: change)
+        let (before, after, checkinsAdded) = Self.changing(&syncStates[key, default: SyncState()], by: change)
         checkinCount += checkinsAdded
         // Rule 8 reads only the channels the user has.
         guard after.isHad else { return }
         let isNew = !before.isHad
+        if !isNew { moveVersionsOfDaysRead(key, before: before, after: after) }
         // Most channels hold no window: they are not looked at further.
         guard isNew || !after.windows.isEmpty || !after.lost.isEmpty else { return }
         // A channel the user now has brings the windows it held (an expiry can come before
@@ -73,25 +74,117 @@ extension Projections {
             // ending after its last one (every day, without one) are no longer known. A recovery
             // window or lost stretch that was not there: the days it meets are not known (as
             // `reason` reads them).
-            return (isNew && (lastCheckin.map { $0 < dayEnd } ?? true))
+            return (isNew && (after.lastCheckin.map { $0 < dayEnd } ?? true))
                 || newHoles.contains { Self.windowMeets($0, dayStart: dayStart, dayEnd: dayEnd) }
         }
     }
 
+    /// Moves the versions of the user's days of `key.metric` with a cell whose reading a channel
+    /// the user had already moved from `before` to `after`: a check-in that now vouches for days
+    /// (they become known, or wait on another provider alone), a window or lost stretch that no
+    /// longer holds them. Only days between the two check-ins or met by what closed can move,
+    /// and each is compared whole (rule 8 over every channel): a reading that did not change
+    /// keeps its version.
+    private mutating func moveVersionsOfDaysRead(_ key: SyncKey, before: KnownInputs, after: KnownInputs) {
+        let offset = Int64(latestOffset(user: key.user)) * 1000
+        if let last = after.lastCheckin, last > before.lastCheckin ?? .min {
+            moveVersions(key, near: (before.lastCheckin ?? .min)...last, before, after, offset)
+        }
+        guard !before.windows.isEmpty || !before.lost.isEmpty else { return }
+        for (was, now) in [(before.windows, after.windows), (before.lost, after.lost)] {
+            for closed in was.flatMap({ SyncState.uncovered($0, by: now) }) {
+                moveVersions(key, near: closed.lowerBound...closed.upperBound, before, after, offset)
+            }
+        }
+    }
+
+    /// `moveVersionsOfDaysRead` for the user's cells on the days within one of those `instants`
+    /// touch (where the user's days end at `offsetMillis`): looked up day by day when the days
+    /// are few, else picked from the user's cells (a first check-in after years of samples).
+    private mutating func moveVersions(
+        _ key: SyncKey, near instants: ClosedRange<Int64>, _ before: KnownInputs, _ after: KnownInputs,
+        _ offsetMillis: Int64
+    ) {
+        func day(_ instant: Int64) -> Int32 {
+            // Bounded to some 35,000 years from 1970, so that no edge overflows.
+            CivilDay.of(localMillis: min(max(instant, -(1 << 50)), 1 << 50) + offsetMillis).daysSinceEpoch
+        }
+        let (first, last) = (day(instants.lowerBound) - 1, day(instants.upperBound) + 1)
+        func moveIfRead(_ cell: CellKey) {
+            let (dayStart, dayEnd) = Self.instants(of: cell.day, offsetMillis: offsetMillis)
+            let (was, now) = (
+                before.reason(dayStart: dayStart, dayEnd: dayEnd), after.reason(dayStart: dayStart, dayEnd: dayEnd)
+            )
+            guard was != now else { return }
+            // The gravest reason of the user's other channels of the metric (most users have one).
+            var theirs: RollupRow.Reason? = nil
+            for provider in providers.strings.indices where UInt32(provider) != key.provider {
+                guard let state = syncStates[SyncKey(user: key.user, provider: UInt32(provider), metric: key.metric)],
+                    state.isHad(asOf: nil)
+                else { continue }
+                let (windows, lost) = state.recovery(asOf: nil)
+                theirs = Self.graver(
+                    theirs,
+                    Self.reason(
+                        lastCheckin: state.lastCheckinAt, windows: windows, lost: lost, dayStart: dayStart,
+                        dayEnd: dayEnd))
+            }
+            if Self.graver(theirs, was) != Self.graver(theirs, now) {
+                daysDirtiedForReadings += moveVersion(of: cell, provider: key.provider)
+            }
+        }
+        if Int64(last) - Int64(first) < 64 {
+            for number in first...last {
+                let cell = CellKey(user: key.user, metric: key.metric, day: CivilDay(daysSinceEpoch: number))
+                if cells.contains(cell) { moveIfRead(cell) }
+            }
+        } else {
+            var found: [CellKey] = []
+            cells.forEach(ofUser: key.user, metric: key.metric) { cell, _ in
+                if (first...last).contains(cell.day.daysSinceEpoch) { found.append(cell) }
+            }
+            for cell in found { moveIfRead(cell) }
+        }
+    }
+
+    /// Moves `cell`'s version to the envelope's position, its figures unchanged: in place when
+    /// the cell is clean (its rollup is of its inputs already), else by marking it dirty for
+    /// `provider`, so that its recompute takes the position. (Recomputing a clean cell for its
+    /// version alone would rebuild every day of a daily sync twice: once for its samples, once
+    /// when the next day's check-in makes it known.)
+    /// - Returns: 1 when the day was marked dirty now, else 0.
+    private mutating func moveVersion(of cell: CellKey, provider: UInt32) -> Int {
+        if !isDirty(cell), var stored = rollups[cell] {
+            stored.version = max(stored.version, position)
+            rollups[cell] = stored
+            return 0
+        }
+        let day = DirtyDays.Key(user: cell.user, provider: provider, metric: cell.metric, day: cell.day)
+        return dirty.mark(day, at: position) ? 1 : 0
+    }
+
+    /// Whether `cell` is dirty for any provider.
+    func isDirty(_ cell: CellKey) -> Bool {
+        providers.strings.indices.contains {
+            dirty.contains(DirtyDays.Key(user: cell.user, provider: UInt32($0), metric: cell.metric, day: cell.day))
+        }
+    }
+
     /// Applies `change` to `state` in place, and gives what rule 8 reads of it before and
-    /// after, its last check-in after, and how many check-ins it gained.
+    /// after, and how many check-ins it gained.
     private static func changing(
         _ state: inout SyncState, by change: (inout SyncState) -> Void
-    ) -> (before: KnownInputs, after: KnownInputs, lastCheckin: Int64?, checkinsAdded: Int) {
+    ) -> (before: KnownInputs, after: KnownInputs, checkinsAdded: Int) {
         let before = KnownInputs(of: &state)
         let checkins = state.checkins.count
         change(&state)
-        return (before, KnownInputs(of: &state), state.lastCheckinAt, state.checkins.count - checkins)
+        return (before, KnownInputs(of: &state), state.checkins.count - checkins)
     }
 
-    /// What of a channel can take a known day back to partial or unknown (rule 8).
+    /// What rule 8 reads of a channel.
     private struct KnownInputs {
         var isHad = false
+        var lastCheckin: Int64?
         /// Its recovery windows and lost stretches, each ascending and disjoint (none for most
         /// channels).
         var windows: [Range<Int64>] = []
@@ -103,9 +196,16 @@ extension Projections {
         ///   of its arrays, twice per envelope: 6% of opening an engine).
         init(of state: inout SyncState) {
             isHad = state.isHad(asOf: nil)
+            lastCheckin = state.lastCheckinAt
             if !state.missed.isEmpty || !state.recoveredBeyondHorizon.isEmpty {
                 (windows, lost) = (state.recoveryWindows, state.lost)
             }
+        }
+
+        /// Why the channel does not vouch for the day `[dayStart, dayEnd)` (`nil`: it does).
+        func reason(dayStart: Int64, dayEnd: Int64) -> RollupRow.Reason? {
+            Projections.reason(
+                lastCheckin: lastCheckin, windows: windows, lost: lost, dayStart: dayStart, dayEnd: dayEnd)
         }
 
         /// The time in a window, or lost, that was not so in `before`: a window cut shorter (a
