@@ -35,6 +35,14 @@ package struct FlatMap<Key: FlatKey, Value: Sendable>: Sequence, Sendable {
         }
     }
 
+    /// Changes the value of `key` in place, when it has one (no copy of it is made).
+    /// - Returns: whether it had one.
+    package mutating func modify(_ key: Key, _ body: (inout Value) -> Void) -> Bool {
+        guard let number = table.number(of: key) else { return false }
+        body(&values[number])
+        return true
+    }
+
     /// Stores `value` under `key`, numbered next, without placing the key in the table: the map
     /// finds it only after `placeAppendedKeys()` (see `FlatTable.appendUnplaced`).
     package mutating func appendUnplaced(_ key: Key, _ value: Value) {

@@ -87,29 +87,30 @@ extension Projections {
     /// keeps its version.
     private mutating func moveVersionsOfDaysRead(_ key: SyncKey, before: KnownInputs, after: KnownInputs) {
         let offset = Int64(latestOffset(user: key.user)) * 1000
+        func day(_ instant: Int64) -> Int32 {
+            // Bounded to some 35,000 years from 1970, so that no edge overflows.
+            CivilDay.of(localMillis: min(max(instant, -(1 << 50)), 1 << 50) + offset).daysSinceEpoch
+        }
         if let last = after.lastCheckin, last > before.lastCheckin ?? .min {
-            moveVersions(key, near: (before.lastCheckin ?? .min)...last, before, after, offset)
+            // The days that end after the last check-in before and by the new one.
+            moveVersions(key, days: day(before.lastCheckin ?? .min)...day(last), before, after, offset)
         }
         guard !before.windows.isEmpty || !before.lost.isEmpty else { return }
         for (was, now) in [(before.windows, after.windows), (before.lost, after.lost)] {
             for closed in was.flatMap({ SyncState.uncovered($0, by: now) }) {
-                moveVersions(key, near: closed.lowerBound...closed.upperBound, before, after, offset)
+                // The days a closed part met (an empty one names its day), and one either side.
+                moveVersions(key, days: day(closed.lowerBound) - 1...day(closed.upperBound) + 1, before, after, offset)
             }
         }
     }
 
-    /// `moveVersionsOfDaysRead` for the user's cells on the days within one of those `instants`
-    /// touch (where the user's days end at `offsetMillis`): looked up day by day when the days
-    /// are few, else picked from the user's cells (a first check-in after years of samples).
+    /// `moveVersionsOfDaysRead` for the user's cells on `days` (where the user's days end at
+    /// `offsetMillis`): looked up day by day when the days are few, else picked from the
+    /// user's cells (a first check-in after years of samples).
     private mutating func moveVersions(
-        _ key: SyncKey, near instants: ClosedRange<Int64>, _ before: KnownInputs, _ after: KnownInputs,
-        _ offsetMillis: Int64
+        _ key: SyncKey, days: ClosedRange<Int32>, _ before: KnownInputs, _ after: KnownInputs, _ offsetMillis: Int64
     ) {
-        func day(_ instant: Int64) -> Int32 {
-            // Bounded to some 35,000 years from 1970, so that no edge overflows.
-            CivilDay.of(localMillis: min(max(instant, -(1 << 50)), 1 << 50) + offsetMillis).daysSinceEpoch
-        }
-        let (first, last) = (day(instants.lowerBound) - 1, day(instants.upperBound) + 1)
+        let (first, last) = (days.lowerBound, days.upperBound)
         func moveIfRead(_ cell: CellKey) {
             let (dayStart, dayEnd) = Self.instants(of: cell.day, offsetMillis: offsetMillis)
             let (was, now) = (
@@ -154,11 +155,8 @@ extension Projections {
     /// when the next day's check-in makes it known.)
     /// - Returns: 1 when the day was marked dirty now, else 0.
     private mutating func moveVersion(of cell: CellKey, provider: UInt32) -> Int {
-        if !isDirty(cell), var stored = rollups[cell] {
-            stored.version = max(stored.version, position)
-            rollups[cell] = stored
-            return 0
-        }
+        let position = position
+        if !isDirty(cell), rollups.modify(cell, { $0.version = max($0.version, position) }) { return 0 }
         let day = DirtyDays.Key(user: cell.user, provider: provider, metric: cell.metric, day: cell.day)
         return dirty.mark(day, at: position) ? 1 : 0
     }
