@@ -92,8 +92,10 @@ extension Projections {
             CivilDay.of(localMillis: min(max(instant, -(1 << 50)), 1 << 50) + offset).daysSinceEpoch
         }
         if let last = after.lastCheckin, last > before.lastCheckin ?? .min {
-            // The days that end after the last check-in before and by the new one.
-            moveVersions(key, days: day(before.lastCheckin ?? .min)...day(last), before, after, offset)
+            // The days that end after the last check-in before and by the new one: from that of
+            // the one before to the day before that of the new one.
+            let (first, next) = (day(before.lastCheckin ?? .min), day(last))
+            if next > first { moveVersions(key, days: first...next - 1, before, after, offset) }
         }
         guard !before.windows.isEmpty || !before.lost.isEmpty else { return }
         for (was, now) in [(before.windows, after.windows), (before.lost, after.lost)] {
