@@ -317,9 +317,10 @@ import Testing
             let audit = try #require(try engine.audit(user: "alice", metric: "steps", day: "2026-07-14"))
             #expect(audit.history.map(\.version) == [1, 2])
             #expect(audit.history.last.map { $0.added.isEmpty && $0.removed.isEmpty } == true)
-            // A Health Connect channel of the same metric, read on the 15th; its token expires
-            // on the 16th, opening a window from that read: the 15th is partial, then known
-            // again once a reconcile reads the window.
+            // A Health Connect channel of the same metric, read on the 15th and the 16th. An
+            // expiry received on the 16th opens a window on the 16th alone (no day with a rollup
+            // moves); one received on the 15th, logged late, opens one over the 15th, which is
+            // partial until a reconcile reads the windows again.
             try Self.ingest(
                 engine,
                 [
