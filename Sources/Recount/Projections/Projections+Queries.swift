@@ -79,11 +79,20 @@ extension Projections {
     /// The channels rule 8 reads for `user`'s `metric` (those the user has, as of `asOf` when
     /// given), by provider number.
     func channels(user: UInt32, metric: Metric, asOf: Int64?) -> [Channel] {
-        providers.strings.indices.compactMap {
-            syncStates[SyncKey(user: user, provider: UInt32($0), metric: metric)]
-        }.filter { $0.isHad(asOf: asOf) }.map { state -> Channel in
+        var channels: [Channel] = []
+        forEachChannel(user: user, metric: metric, asOf: asOf) { channels.append($1) }
+        return channels
+    }
+
+    /// Calls `body` with each channel rule 8 reads for `user`'s `metric` and its provider, in
+    /// provider number order (as `channels`, without an array of them).
+    func forEachChannel(user: UInt32, metric: Metric, asOf: Int64?, _ body: (UInt32, Channel) -> Void) {
+        for provider in providers.strings.indices {
+            guard let state = syncStates[SyncKey(user: user, provider: UInt32(provider), metric: metric)],
+                state.isHad(asOf: asOf)
+            else { continue }
             let (windows, lost) = state.recovery(asOf: asOf)
-            return Channel(state: state, windows: windows, lost: lost)
+            body(UInt32(provider), Channel(state: state, windows: windows, lost: lost))
         }
     }
 

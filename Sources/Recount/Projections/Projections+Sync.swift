@@ -97,12 +97,10 @@ extension Projections {
             let (first, next) = (day(before.lastCheckin ?? .min), day(last))
             if next > first { moveVersions(key, days: first...next - 1, before, after, offset) }
         }
-        guard !before.windows.isEmpty || !before.lost.isEmpty else { return }
-        for (was, now) in [(before.windows, after.windows), (before.lost, after.lost)] {
-            for closed in was.flatMap({ SyncState.uncovered($0, by: now) }) {
-                // The days a closed part met (an empty one names its day), and one either side.
-                moveVersions(key, days: day(closed.lowerBound) - 1...day(closed.upperBound) + 1, before, after, offset)
-            }
+        // The time that was in a window, or lost, and is no longer.
+        for closed in before.holes(notIn: after) {
+            // The days a closed part met (an empty one names its day), and one either side.
+            moveVersions(key, days: day(closed.lowerBound) - 1...day(closed.upperBound) + 1, before, after, offset)
         }
     }
 
@@ -121,16 +119,13 @@ extension Projections {
             guard was != now else { return }
             // The gravest reason of the user's other channels of the metric (most users have one).
             var theirs: RollupRow.Reason? = nil
-            for provider in providers.strings.indices where UInt32(provider) != key.provider {
-                guard let state = syncStates[SyncKey(user: key.user, provider: UInt32(provider), metric: key.metric)],
-                    state.isHad(asOf: nil)
-                else { continue }
-                let (windows, lost) = state.recovery(asOf: nil)
+            forEachChannel(user: key.user, metric: key.metric, asOf: nil) { provider, channel in
+                guard provider != key.provider else { return }
                 theirs = Self.graver(
                     theirs,
                     Self.reason(
-                        lastCheckin: state.lastCheckinAt, windows: windows, lost: lost, dayStart: dayStart,
-                        dayEnd: dayEnd))
+                        lastCheckin: channel.state.lastCheckinAt, windows: channel.windows, lost: channel.lost,
+                        dayStart: dayStart, dayEnd: dayEnd))
             }
             if Self.graver(theirs, was) != Self.graver(theirs, now) {
                 daysDirtiedForReadings += moveVersion(of: cell, provider: key.provider)
