@@ -478,7 +478,7 @@ let checkpointDirectory = scratch + "/checkpoint"
 let checkpointFile = CheckpointFile(dataDirectory: checkpointDirectory)
 let replayedRecord = try CheckpointFile.fingerprint(of: logReader, at: replayed.position) ?? 0
 let saveTime = try run.best(runs: 2) { stopwatch in
-    try stopwatch.time { try checkpointFile.save(replayed, record: replayedRecord) }
+    _ = try stopwatch.time { try checkpointFile.save(replayed, record: replayedRecord) }
 }
 let checkpointMB = Double(diskBytes(checkpointDirectory)) / 1e6
 var loadedLive = 0

@@ -485,10 +485,43 @@ import Testing
         }
     }
 
-    /// A damaged range checkpoint is rebuilt from the log when the engine opens; a lost or
-    /// damaged manifest makes the engine rebuild every user from the log, and say so (it said
-    /// nothing; an attack run, 2026-12-06).
-    @Test(arguments: ["lost", "damaged"])
+    /// A range checkpoint swapped with another, or one copied over another, is found when an
+    /// engine opens, not only when a query loads the range: the manifest keeps each file's
+    /// checksum. Found only on loading, a writer with nothing to fold never stored the range
+    /// again, and every reader after it folded the log with a notice (an attack run, 2026-12-06).
+    @Test(arguments: ["swapped", "copied"])
+    func aRangeFileSwappedOrCopiedIsFoundWhenTheEngineOpens(change: String) throws {
+        try withTemporaryDirectory { directory in
+            let (expected, digest) = try Self.storeInRanges(Self.lines(seed: testSeed(64)), directory)
+            let files = RangeManifest(path: DataDirectory(directory).ranges).entries.map {
+                DataDirectory(directory).projections + "/" + $0.file
+            }
+            try #require(files.count >= 3)
+            let (first, second) = (files[1], files[2])
+            let original = try Data(contentsOf: URL(fileURLWithPath: first))
+            try FileManager.default.removeItem(atPath: first)
+            try FileManager.default.copyItem(atPath: second, toPath: first)
+            if change == "swapped" { try original.write(to: URL(fileURLWithPath: second)) }
+            let changed = change == "swapped" ? [first, second].sorted() : [first]
+
+            let writer = try RecountEngine(directory: directory, memoryLimit: 60)
+            #expect(
+                writer.unusableCheckpoints.map(\.description)
+                    == changed.map { "checkpoint \($0) is another range's: rebuilt from the log" })
+            try writer.close()
+            let reader = try RecountEngine(readingDirectory: directory, memoryLimit: 60)
+            #expect(try Self.answers(reader) == expected)
+            #expect(try reader.digest() == digest)
+            #expect(reader.unusableCheckpoints.isEmpty, "the writer stored the ranges again")
+            #expect(reader.recordsFoldedOnOpen == 0)
+            #expect(try RecountEngine.verify(directory: directory).matches)
+        }
+    }
+
+    /// A damaged range checkpoint is rebuilt from the log when the engine opens; a lost,
+    /// damaged or older manifest makes the engine rebuild every user from the log, and say so
+    /// (it said nothing; an attack run, 2026-12-06).
+    @Test(arguments: ["lost", "damaged", "older"])
     func aDamagedRangeOrALostManifestIsRebuiltFromTheLog(manifest: String) throws {
         let lines = Self.lines(seed: testSeed(62))
         try withTemporaryDirectory { directory in
@@ -506,16 +539,21 @@ import Testing
 
             // Rebuilt a range that fits at a time: cut by its users' record bytes first.
             let path = DataDirectory(directory).ranges
-            if manifest == "lost" {
-                try FileManager.default.removeItem(atPath: path)
-            } else {
-                var bytes = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
-                bytes[bytes.count / 2] ^= 0x01
-                try Data(bytes).write(to: URL(fileURLWithPath: path))
+            var stored = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
+            switch manifest {
+            case "lost": try FileManager.default.removeItem(atPath: path)
+            case "damaged": stored[stored.count / 2] ^= 0x01
+            default:
+                // The layout before each checkpoint's checksum: its magic names version 1.
+                let magic = Array("recount ranges v2".utf8)
+                let at = try #require(stored.indices.first { Array(stored[$0...].prefix(magic.count)) == magic })
+                stored[at + magic.count - 1] = UInt8(ascii: "1")
             }
+            if manifest != "lost" { try Data(stored).write(to: URL(fileURLWithPath: path)) }
+            let reason = ["lost": "missing", "damaged": "damaged", "older": "another version's"][manifest]!
             #expect(
                 try RecountEngine.verify(directory: directory).unusableCheckpoints.map(\.description) == [
-                    "checkpoint \(path) is \(manifest == "lost" ? "missing" : "damaged"): rebuilt from the log"
+                    "checkpoint \(path) is \(reason): rebuilt from the log"
                 ])
             engine = try RecountEngine(directory: directory, memoryLimit: 60)
             #expect(engine.unusableCheckpoints.map(\.path) == [path])

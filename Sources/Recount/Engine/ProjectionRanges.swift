@@ -39,6 +39,8 @@ struct ProjectionRanges {
         /// and not stored has fewer, which the manifest said once another range's store
         /// rewrote it; the next engine then took the checkpoint's days for recomputed).
         var storedDirtyDays = 0
+        /// Its checkpoint file's checksum as last stored (0: none known).
+        var checksum: UInt64 = 0
         /// Whether it has no checkpoint of its own to read: rebuilt from the log since the engine
         /// opened (its file missing, damaged or another log's, or a cut's new part), and not
         /// stored since.
@@ -103,16 +105,18 @@ struct ProjectionRanges {
         self.limit = max(1, limit)
         self.log = log
         let manifest = RangeManifest(path: directory.ranges)
-        if manifest.isDamaged || (manifest == .unsplit && Self.holdsRangeFiles(directory)) {
+        if let reason = manifest.unreadable
+            ?? (manifest == .unsplit && Self.holdsRangeFiles(directory) ? "missing" : nil)
+        {
             // Its ranges' checkpoints are read as none: every range is folded from the log (it
             // said nothing; an attack run, 2026-12-06).
-            unusableManifest = UnusableCheckpoint(
-                path: directory.ranges, reason: manifest.isDamaged ? "damaged" : "missing")
+            unusableManifest = UnusableCheckpoint(path: directory.ranges, reason: reason)
         }
         ranges = manifest.entries.map { entry in
             Range(
                 lowerBound: entry.lowerBound, file: entry.file, held: nil, position: entry.position, waiting: false,
-                size: entry.size, dirtyDays: entry.dirtyDays, storedDirtyDays: entry.dirtyDays)
+                size: entry.size, dirtyDays: entry.dirtyDays, storedDirtyDays: entry.dirtyDays,
+                checksum: entry.checksum)
         }
         records = manifest.entries.map(\.record)
         bounds = ranges.map(\.lowerBound)
@@ -170,11 +174,19 @@ struct ProjectionRanges {
             let found = position <= through ? try CheckpointFile.fingerprint(of: reader, at: position) : nil
             if found != records[index] { ranges[index].position = 0 }
             switch CheckpointFile(path: path(of: ranges[index].file)).check(folding: reader) {
-            case .success(let covered):
+            case .success(let file):
                 // A checkpoint behind its word (an older copy of the file put back) covers less:
                 // trusted, the word skipped the records between (their data silently missing).
-                ranges[index].position = min(ranges[index].position, covered)
+                ranges[index].position = min(ranges[index].position, file.position)
                 ranges[index].waiting = ranges[index].position != through
+                // Another file than the one stored (an older copy, or another range's put back
+                // under this name) is loaded now, which finds whose users it holds: found only
+                // when a query loaded it, a writer with nothing to fold never stored the range
+                // again (an attack run, 2026-12-06).
+                if ranges[index].checksum != 0 && ranges[index].checksum != file.checksum {
+                    ranges[index].waiting = true
+                    ranges[index].checksum = file.checksum
+                }
             case .failure(.missing) where ranges[index].position == 0:
                 ranges[index].waiting = through > 0
                 ranges[index].fresh = true
@@ -526,7 +538,8 @@ struct ProjectionRanges {
                 storedDirtyDays: selection.dirtyDays)
             range.reported = through
             do {
-                try CheckpointFile(path: path(of: range.file)).save(held, keeping: selection, record: record)
+                range.checksum = try CheckpointFile(path: path(of: range.file)).save(
+                    held, keeping: selection, record: record)
             } catch {
                 storeFailure = error
                 unstoredFiles.insert(old.file)
@@ -658,7 +671,8 @@ struct ProjectionRanges {
             let held = ranges[index].held!
             do {
                 let record = try CheckpointFile.fingerprint(of: reader, at: held.position) ?? 0
-                try CheckpointFile(path: path(of: ranges[index].file)).save(held, record: record)
+                ranges[index].checksum = try CheckpointFile(path: path(of: ranges[index].file)).save(
+                    held, record: record)
                 ranges[index].unsaved = 0
                 ranges[index].recomputedAt = 0
                 ranges[index].fresh = false
@@ -689,7 +703,7 @@ struct ProjectionRanges {
                     RangeManifest.Entry(
                         lowerBound: range.lowerBound, file: range.file,
                         position: range.position, record: fingerprints[range.position] ?? 0,
-                        size: range.currentSize, dirtyDays: range.storedDirtyDays)
+                        size: range.currentSize, dirtyDays: range.storedDirtyDays, checksum: range.checksum)
                 }
             ).save(to: directory.ranges)
             return true

@@ -4,14 +4,16 @@ import RecountLog
 /// `DIR/projections/ranges`: the engine's ranges of users (`ProjectionRanges`) and what it
 /// knew of each when it last stored one, replaced atomically (temporary file, fsync, rename).
 ///
-/// Layout: the canonical bytes (`CanonicalBytes`) of `recount ranges v1`, the number of
+/// Layout: the canonical bytes (`CanonicalBytes`) of `recount ranges v2`, the number of
 /// ranges (`UInt32`), then per range its least user, its checkpoint's file name, the log
 /// position every record bearing on it is folded through in that checkpoint (or that none
 /// after the checkpoint's own bears on it), the XXH3-64 of the log record there, its size
-/// (`rangeSize`: ids, rollups and check-ins) and dirty days (`UInt64` each); then the XXH3-64 of all that. A missing or damaged manifest is read as one
-/// range of every user whose checkpoint is `DIR/projections/checkpoint`, folded through
-/// position 0 (so the engine folds the log after that checkpoint): the layout of a store that
-/// never split. The engine says so when the manifest was damaged, or missing beside range files.
+/// (`rangeSize`: ids, rollups and check-ins), its dirty days and its checkpoint's checksum
+/// (`UInt64` each); then the XXH3-64 of all that. A missing, damaged or older (v1) manifest is
+/// read as one range of every user whose checkpoint is `DIR/projections/checkpoint`, folded
+/// through position 0 (so the engine folds the log after that checkpoint): the layout of a
+/// store that never split. The engine says so when the manifest was damaged or older, or
+/// missing beside range files.
 struct RangeManifest: Equatable {
     struct Entry: Equatable {
         var lowerBound: String
@@ -23,26 +25,38 @@ struct RangeManifest: Equatable {
         /// The dirty days the range's checkpoint holds (an engine that opens it trusts them
         /// when no record after `position` bears on the range).
         var dirtyDays: Int
+        /// The checksum of the range's checkpoint file (`CheckpointFile.save`'s; 0: none
+        /// stored yet). A file with another is not the one listed: an older copy, or another
+        /// range's put back under this name.
+        var checksum: UInt64
     }
 
     var entries: [Entry]
-    /// Whether the file was there but could not be read (it was then read as `unsplit`).
-    private(set) var isDamaged = false
+    /// Why the file was there but could not be read (it was then read as `unsplit`):
+    /// `damaged`, or `another version's`.
+    private(set) var unreadable: String?
 
     /// The manifest of a store that has never split (or whose manifest is lost).
     static let unsplit = RangeManifest(
-        entries: [Entry(lowerBound: "", file: "checkpoint", position: 0, record: 0, size: 0, dirtyDays: 0)])
+        entries: [Entry(lowerBound: "", file: "checkpoint", position: 0, record: 0, size: 0, dirtyDays: 0, checksum: 0)]
+    )
 
-    private static let magic = "recount ranges v1"
+    private static let magic = "recount ranges v2"
+    /// The layout before checkpoints' checksums (2026-12-07).
+    private static let olderMagic = "recount ranges v1"
 
     init(entries: [Entry]) { self.entries = entries }
 
-    /// The manifest at `path`, or `unsplit` when it is missing or damaged.
+    /// The manifest at `path`, or `unsplit` when it is missing or cannot be read.
     init(path: String) {
         let stored = FileManager.default.contents(atPath: path).map(Array.init)
         guard let stored, let entries = Self.decode(stored) else {
             self = .unsplit
-            isDamaged = stored != nil
+            if let stored {
+                var input = CheckpointReader(stored)
+                let older = (try? input.expect(Self.olderMagic)) != nil
+                unreadable = older ? "another version's" : "damaged"
+            }
             return
         }
         self.entries = entries
@@ -65,7 +79,7 @@ struct RangeManifest: Equatable {
                     Entry(
                         lowerBound: try input.string(), file: try input.string(), position: try input.integer(),
                         record: try input.integer(), size: Int(clamping: try input.integer(UInt64.self)),
-                        dirtyDays: Int(clamping: try input.integer(UInt64.self))))
+                        dirtyDays: Int(clamping: try input.integer(UInt64.self)), checksum: try input.integer()))
             }
             guard try input.isAtEnd() else { return nil }
         } catch {
@@ -92,6 +106,7 @@ struct RangeManifest: Equatable {
             out.append(entry.record)
             out.append(UInt64(entry.size))
             out.append(UInt64(entry.dirtyDays))
+            out.append(entry.checksum)
         }
         var bytes = out.bytes
         withUnsafeBytes(of: bytes.withUnsafeBytes { Checksum.xxh3($0) }.littleEndian) { bytes.append(contentsOf: $0) }

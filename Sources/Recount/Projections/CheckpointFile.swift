@@ -83,12 +83,14 @@ package struct CheckpointFile {
         }
     }
 
-    /// The log position the checkpoint covers, when the file is whole (its checksum holds) and
-    /// a fold of `reader`'s log, as `load` would find, without inflating its payload.
-    package func check(folding reader: LogReader) -> Result<UInt64, Unusable> {
+    /// The log position the checkpoint covers and its checksum (which `save` returned), when
+    /// the file is whole (its checksum holds) and a fold of `reader`'s log, as `load` would
+    /// find, without inflating its payload.
+    package func check(folding reader: LogReader) -> Result<(position: UInt64, checksum: UInt64), Unusable> {
         reading { stored in
             Self.header(stored).flatMap { header in
-                Self.matches(header.position, header.record, reader) ? .success(header.position) : .failure(.otherLog)
+                Self.matches(header.position, header.record, reader)
+                    ? .success((header.position, header.checksum)) : .failure(.otherLog)
             }
         }
     }
@@ -140,6 +142,7 @@ package struct CheckpointFile {
     /// A checkpoint file's header fields.
     private struct Header {
         var rawLength: UInt64
+        var checksum: UInt64
         var record: UInt64
         var position: UInt64
     }
@@ -161,7 +164,10 @@ package struct CheckpointFile {
         guard field(16, UInt64.self) == UInt64(stored.count - Self.headerSize),
             rawLength <= 255 * UInt64(stored.count - Self.headerSize), check.digest == field(24, UInt64.self)
         else { return .failure(.damaged) }
-        return .success(Header(rawLength: rawLength, record: field(32, UInt64.self), position: field(40, UInt64.self)))
+        return .success(
+            Header(
+                rawLength: rawLength, checksum: check.digest, record: field(32, UInt64.self),
+                position: field(40, UInt64.self)))
     }
 
     /// The projections a checkpoint file's bytes hold, and the fingerprint of their last record.
@@ -228,15 +234,17 @@ package struct CheckpointFile {
     ///   - record: `fingerprint(of:at:)` of the log the projections fold, at their position.
     ///   - selection: the users whose projections to write (a range's part when it splits);
     ///     every user's when `nil`.
+    /// - Returns: the file's checksum (which `check` finds while the file is this one).
+    @discardableResult
     package func save(
         _ projections: Projections, keeping selection: CheckpointSelection? = nil, record: UInt64
-    ) throws(LogError) {
+    ) throws(LogError) -> UInt64 {
         try fileSystem.createDirectories(parentDirectory(of: path))
         // The header, which covers every chunk, is written last. Holding the stored chunks
         // until then grew an array to the checkpoint's size by doubling: 37,000 of the 155,000
         // page faults of an ingest of the benchmark's whole input.
+        let check = Checksum.Streaming()
         try fileSystem.replace(path) { file throws(LogError) in
-            let check = Checksum.Streaming()
             var (payloadLength, storedLength) = (0, 0)
             var stored: [UInt8] = []
             var failure: LogError? = nil
@@ -289,6 +297,7 @@ package struct CheckpointFile {
             }
             try file.write(header, at: 0)
         }
+        return check.digest
     }
 
     /// Removes the checkpoint (after the log was repaired, it may hold records the log lost).
