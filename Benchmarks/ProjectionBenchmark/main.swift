@@ -11,6 +11,8 @@
 //   ... --keep-input DIR                            leaves the workload (head.ndjson, tail.ndjson) in DIR
 //   swift run -c release ProjectionBenchmark --fold-only DIR RUNS   times the fold of DIR's log alone
 //   swift run -c release ProjectionBenchmark --recompute-only RUNS  times the recompute workload alone
+//   swift run -c release ProjectionBenchmark --log-only FILE RUNS   times appending FILE to a new log alone
+//   swift run -c release ProjectionBenchmark --open-only DIR RUNS   times opening DIR read-only, no recompute
 import BenchmarkSupport
 import Foundation
 import Recount
@@ -33,6 +35,41 @@ if let at = CommandLine.arguments.firstIndex(of: "--fold-only"), CommandLine.arg
             ("samplesPerSec", Double(folded.samples) / stopwatch.seconds),
         ])
     }
+    exit(0)
+}
+// For profiling an engine's open: `--open-only DIR RUNS` opens data directory DIR read-only,
+// not recomputing (its checkpoint loaded, the log after it folded), RUNS times.
+if let at = CommandLine.arguments.firstIndex(of: "--open-only"), CommandLine.arguments.count > at + 2,
+    let runs = Int(CommandLine.arguments[at + 2])
+{
+    for _ in 0..<runs {
+        var stopwatch = Stopwatch()
+        let engine = try stopwatch.time {
+            try RecountEngine(readingDirectory: CommandLine.arguments[at + 1], recompute: false)
+        }
+        emitJSONLine([
+            ("benchmark", "open"), ("recordsFolded", engine.recordsFoldedOnOpen), ("seconds", stopwatch.seconds),
+        ])
+    }
+    exit(0)
+}
+// For profiling the log alone: `--log-only FILE RUNS` appends the NDJSON file FILE to a new log
+// (decoding, encoding, LZ4, writing; no fold) RUNS times, a JSON line each.
+if let at = CommandLine.arguments.firstIndex(of: "--log-only"), CommandLine.arguments.count > at + 2,
+    let runs = Int(CommandLine.arguments[at + 2])
+{
+    let path = CommandLine.arguments[at + 1]
+    let log = NSTemporaryDirectory() + "recount-log-only-\(ProcessInfo.processInfo.processIdentifier)"
+    for _ in 0..<runs {
+        try? FileManager.default.removeItem(atPath: log)
+        var stopwatch = Stopwatch()
+        let report = try stopwatch.time { try append(path, toLog: log) }
+        emitJSONLine([
+            ("benchmark", "log"), ("samples", report.samples), ("seconds", stopwatch.seconds),
+            ("samplesPerSec", Double(report.samples) / stopwatch.seconds),
+        ])
+    }
+    try? FileManager.default.removeItem(atPath: log)
     exit(0)
 }
 let run = BenchmarkRun(name: "ProjectionBenchmark")
