@@ -85,9 +85,11 @@ extension Projections {
     }
 
     /// Calls `body` with each channel rule 8 reads for `user`'s `metric` and its provider, in
-    /// provider number order (as `channels`, without an array of them).
-    func forEachChannel(user: UInt32, metric: Metric, asOf: Int64?, _ body: (UInt32, Channel) -> Void) {
-        for provider in providers.strings.indices {
+    /// provider number order (as `channels`, without an array of them), but `excluded`'s.
+    func forEachChannel(
+        user: UInt32, metric: Metric, asOf: Int64?, excluding excluded: UInt32? = nil, _ body: (UInt32, Channel) -> Void
+    ) {
+        for provider in providers.strings.indices where UInt32(provider) != excluded {
             guard let state = syncStates[SyncKey(user: user, provider: UInt32(provider), metric: metric)],
                 state.isHad(asOf: asOf)
             else { continue }

@@ -111,37 +111,43 @@ extension Projections {
         _ key: SyncKey, days: ClosedRange<Int32>, _ before: KnownInputs, _ after: KnownInputs, _ offsetMillis: Int64
     ) {
         let (first, last) = (days.lowerBound, days.upperBound)
-        func moveIfRead(_ cell: CellKey) {
-            let (dayStart, dayEnd) = Self.instants(of: cell.day, offsetMillis: offsetMillis)
-            let (was, now) = (
-                before.reason(dayStart: dayStart, dayEnd: dayEnd), after.reason(dayStart: dayStart, dayEnd: dayEnd)
-            )
-            guard was != now else { return }
-            // The gravest reason of the user's other channels of the metric (most users have one).
-            var theirs: RollupRow.Reason? = nil
-            forEachChannel(user: key.user, metric: key.metric, asOf: nil) { provider, channel in
-                guard provider != key.provider else { return }
-                theirs = Self.graver(
-                    theirs,
-                    Self.reason(
-                        lastCheckin: channel.state.lastCheckinAt, windows: channel.windows, lost: channel.lost,
-                        dayStart: dayStart, dayEnd: dayEnd))
-            }
-            if Self.graver(theirs, was) != Self.graver(theirs, now) {
-                daysDirtiedForReadings += moveVersion(of: cell, provider: key.provider)
-            }
-        }
         if Int64(last) - Int64(first) < 64 {
             for number in first...last {
                 let cell = CellKey(user: key.user, metric: key.metric, day: CivilDay(daysSinceEpoch: number))
-                if cells.contains(cell) { moveIfRead(cell) }
+                if cells.contains(cell) { moveVersionIfRead(cell, key, before, after, offsetMillis) }
             }
         } else {
             var found: [CellKey] = []
             cells.forEach(ofUser: key.user, metric: key.metric) { cell, _ in
                 if (first...last).contains(cell.day.daysSinceEpoch) { found.append(cell) }
             }
-            for cell in found { moveIfRead(cell) }
+            for cell in found { moveVersionIfRead(cell, key, before, after, offsetMillis) }
+        }
+    }
+
+    /// Moves `cell`'s version when rule 8 reads it otherwise after `key`'s channel moved from
+    /// `before` to `after`, the user's other channels of the metric as they are. (A method, not
+    /// a closure of `moveVersions`: as one, each call copied the whole projections to read the
+    /// other channels, 15% of opening an engine over the benchmark's tail.)
+    private mutating func moveVersionIfRead(
+        _ cell: CellKey, _ key: SyncKey, _ before: KnownInputs, _ after: KnownInputs, _ offsetMillis: Int64
+    ) {
+        let (dayStart, dayEnd) = Self.instants(of: cell.day, offsetMillis: offsetMillis)
+        let (was, now) = (
+            before.reason(dayStart: dayStart, dayEnd: dayEnd), after.reason(dayStart: dayStart, dayEnd: dayEnd)
+        )
+        guard was != now else { return }
+        // The gravest reason of the user's other channels of the metric (most users have one).
+        var theirs: RollupRow.Reason? = nil
+        forEachChannel(user: key.user, metric: key.metric, asOf: nil, excluding: key.provider) { _, channel in
+            theirs = Self.graver(
+                theirs,
+                Self.reason(
+                    lastCheckin: channel.state.lastCheckinAt, windows: channel.windows, lost: channel.lost,
+                    dayStart: dayStart, dayEnd: dayEnd))
+        }
+        if Self.graver(theirs, was) != Self.graver(theirs, now) {
+            daysDirtiedForReadings += moveVersion(of: cell, provider: key.provider)
         }
     }
 
@@ -207,7 +213,9 @@ extension Projections {
         /// check-in logged late, a reconcile of part of it) opens none (it moved the versions of
         /// the days it still met, their readings unchanged; an attack run).
         func holes(notIn before: KnownInputs) -> [Range<Int64>] {
-            windows.flatMap { SyncState.uncovered($0, by: before.windows) }
+            // Most channels have neither: no arrays built for them (a check-in's every fold).
+            guard !windows.isEmpty || !lost.isEmpty else { return [] }
+            return windows.flatMap { SyncState.uncovered($0, by: before.windows) }
                 + lost.flatMap { SyncState.uncovered($0, by: before.lost) }
         }
     }
