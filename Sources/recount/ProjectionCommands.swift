@@ -60,7 +60,7 @@ enum ProjectionCommands {
                 user: user, metric: metric, from: invocation.options["from"], to: invocation.options["to"],
                 asOf: invocation.options["as-of"])
         }
-        if rows.count == Projections.maximumQueryDays,
+        if rows.count == Projections.defaultQueryDays,
             invocation.options["from"] == nil || invocation.options["to"] == nil
         {
             Output.notice(

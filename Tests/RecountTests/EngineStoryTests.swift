@@ -1003,12 +1003,16 @@ import Testing
             try Self.ingest(
                 engine, [Self.delivery("steps", added: [steps("a", "2001-01-01", 12), steps("b", "2026-07-10", 500)])])
             let latest = try engine.rollups(user: "alice", metric: "steps")
-            #expect(latest.count == Projections.maximumQueryDays)
+            #expect(latest.count == Projections.defaultQueryDays)
             #expect(latest.last?.date == "2026-07-10" && latest.last?.version != nil)
             let earliest = try engine.rollups(user: "alice", metric: "steps", from: "2001-01-01")
-            #expect(earliest.count == Projections.maximumQueryDays && earliest.first?.version != nil)
+            #expect(earliest.count == Projections.defaultQueryDays && earliest.first?.version != nil)
+            // Both bounds given: every day between, up to a hundred years (a contract audit
+            // found ten years and a half refused).
+            let all = try engine.rollups(user: "alice", metric: "steps", from: "2001-01-01", to: "2026-07-10")
+            #expect(all.count == 9_322 && all.first?.version != nil && all.last?.version != nil)
             #expect(throws: QueryError.self) {
-                try engine.rollups(user: "alice", metric: "steps", from: "2001-01-01", to: "2026-07-10")
+                try engine.rollups(user: "alice", metric: "steps", from: "1900-01-01", to: "2026-07-10")
             }
             // One bound beyond the user's days: that day alone, not a usage error.
             for (from, to) in [("2026-07-12", nil), (nil, "2000-12-30")] as [(String?, String?)] {

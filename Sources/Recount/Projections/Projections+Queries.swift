@@ -1,10 +1,15 @@
 extension Projections {
-    /// The most days one `rollups` query returns.
-    package static let maximumQueryDays = 3_660
+    /// The most days one `rollups` query returns: 100 years, which bounds what a query holds
+    /// (the contract asks for every day from one bound to the other; 3,660 refused a user's
+    /// ten years and a half, a contract audit, 2026-12-07).
+    package static let maximumQueryDays = 36_600
+    /// The days a `rollups` query without one of its bounds returns at most: the latest, or
+    /// those after `from`.
+    package static let defaultQueryDays = 3_660
 
     /// One row per day from `from` to `to` inclusive, each known, partial or unknown by
     /// contract §3 rule 8. A bound not given is the first or last day the user has a rollup
-    /// for, within `maximumQueryDays` of the other: without `from`, the latest days (a device
+    /// for, within `defaultQueryDays` of the other: without `from`, the latest days (a device
     /// clock reset to 2001 leaves one day decades before the rest, and the query asked for
     /// nothing failed on a range too long). A given bound beyond those days, or when the user
     /// has no rollup of the metric, is the range's only day ("the days since my last sync"
@@ -21,7 +26,7 @@ extension Projections {
     ) throws(QueryError) -> [RollupRow] {
         let userID = users.id(of: user)
         let span = userID.flatMap { rollupSpans[UserMetric(user: $0, metric: metric)] }
-        let most = Int32(Self.maximumQueryDays - 1)
+        let most = Int32(Self.defaultQueryDays - 1)
         func day(_ days: Int32) -> CivilDay { CivilDay(daysSinceEpoch: days) }
         guard var last = to ?? span?.upperBound ?? from, var first = from ?? span?.lowerBound ?? to else { return [] }
         if from == nil {
