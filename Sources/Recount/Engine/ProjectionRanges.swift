@@ -105,12 +105,11 @@ struct ProjectionRanges {
         self.limit = max(1, limit)
         self.log = log
         let manifest = RangeManifest(path: directory.ranges)
-        if let reason = manifest.unreadable
-            ?? (manifest == .unsplit && Self.holdsRangeFiles(directory) ? "missing" : nil)
-        {
+        if manifest.isDamaged || (manifest == .unsplit && Self.holdsRangeFiles(directory)) {
             // Its ranges' checkpoints are read as none: every range is folded from the log (it
             // said nothing; an attack run, 2026-12-06).
-            unusableManifest = UnusableCheckpoint(path: directory.ranges, reason: reason)
+            unusableManifest = UnusableCheckpoint(
+                path: directory.ranges, reason: manifest.isDamaged ? "damaged" : "missing")
         }
         ranges = manifest.entries.map { entry in
             Range(
@@ -183,8 +182,10 @@ struct ProjectionRanges {
                 // under this name) is loaded now, which finds whose users it holds: found only
                 // when a query loaded it, a writer with nothing to fold never stored the range
                 // again (an attack run, 2026-12-06).
-                if ranges[index].checksum != 0 && ranges[index].checksum != file.checksum {
-                    ranges[index].waiting = true
+                // (None known, from a manifest written before the checksums: the file is taken
+                // as the one listed, and the next manifest lists its checksum.)
+                if ranges[index].checksum != file.checksum {
+                    if ranges[index].checksum != 0 { ranges[index].waiting = true }
                     ranges[index].checksum = file.checksum
                 }
             case .failure(.missing) where ranges[index].position == 0:

@@ -9,11 +9,11 @@ import RecountLog
 /// position every record bearing on it is folded through in that checkpoint (or that none
 /// after the checkpoint's own bears on it), the XXH3-64 of the log record there, its size
 /// (`rangeSize`: ids, rollups and check-ins), its dirty days and its checkpoint's checksum
-/// (`UInt64` each); then the XXH3-64 of all that. A missing, damaged or older (v1) manifest is
-/// read as one range of every user whose checkpoint is `DIR/projections/checkpoint`, folded
-/// through position 0 (so the engine folds the log after that checkpoint): the layout of a
-/// store that never split. The engine says so when the manifest was damaged or older, or
-/// missing beside range files.
+/// (`UInt64` each); then the XXH3-64 of all that (`v1`, before the checksums, is read with
+/// none known). A missing or damaged manifest is read as one range of every user whose
+/// checkpoint is `DIR/projections/checkpoint`, folded through position 0 (so the engine folds
+/// the log after that checkpoint): the layout of a store that never split. The engine says so
+/// when the manifest was damaged, or missing beside range files.
 struct RangeManifest: Equatable {
     struct Entry: Equatable {
         var lowerBound: String
@@ -32,9 +32,8 @@ struct RangeManifest: Equatable {
     }
 
     var entries: [Entry]
-    /// Why the file was there but could not be read (it was then read as `unsplit`):
-    /// `damaged`, or `another version's`.
-    private(set) var unreadable: String?
+    /// Whether the file was there but could not be read (it was then read as `unsplit`).
+    private(set) var isDamaged = false
 
     /// The manifest of a store that has never split (or whose manifest is lost).
     static let unsplit = RangeManifest(
@@ -42,21 +41,18 @@ struct RangeManifest: Equatable {
     )
 
     private static let magic = "recount ranges v2"
-    /// The layout before checkpoints' checksums (2026-12-07).
+    /// The layout before checkpoints' checksums (2026-12-07): read with none known, so that a
+    /// store written before them is not rebuilt.
     private static let olderMagic = "recount ranges v1"
 
     init(entries: [Entry]) { self.entries = entries }
 
-    /// The manifest at `path`, or `unsplit` when it is missing or cannot be read.
+    /// The manifest at `path`, or `unsplit` when it is missing or damaged.
     init(path: String) {
         let stored = FileManager.default.contents(atPath: path).map(Array.init)
         guard let stored, let entries = Self.decode(stored) else {
             self = .unsplit
-            if let stored {
-                var input = CheckpointReader(stored)
-                let older = (try? input.expect(Self.olderMagic)) != nil
-                unreadable = older ? "another version's" : "damaged"
-            }
+            isDamaged = stored != nil
             return
         }
         self.entries = entries
@@ -73,13 +69,18 @@ struct RangeManifest: Equatable {
         var input = CheckpointReader(payload)
         var entries: [Entry] = []
         do throws(CheckpointReader.Malformed) {
-            try input.expect(magic)
+            let withChecksums = (try? input.expect(magic)) != nil
+            if !withChecksums {
+                input = CheckpointReader(payload)
+                try input.expect(olderMagic)
+            }
             for _ in 0..<(try input.integer(UInt32.self)) {
                 entries.append(
                     Entry(
                         lowerBound: try input.string(), file: try input.string(), position: try input.integer(),
                         record: try input.integer(), size: Int(clamping: try input.integer(UInt64.self)),
-                        dirtyDays: Int(clamping: try input.integer(UInt64.self)), checksum: try input.integer()))
+                        dirtyDays: Int(clamping: try input.integer(UInt64.self)),
+                        checksum: withChecksums ? try input.integer() : 0))
             }
             guard try input.isAtEnd() else { return nil }
         } catch {
