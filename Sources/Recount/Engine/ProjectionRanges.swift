@@ -181,9 +181,9 @@ struct ProjectionRanges {
                 // Another file than the one stored (an older copy, or another range's put back
                 // under this name) is loaded now, which finds whose users it holds: found only
                 // when a query loaded it, a writer with nothing to fold never stored the range
-                // again (an attack run, 2026-12-06).
-                // (None known, from a manifest written before the checksums: the file is taken
-                // as the one listed, and the next manifest lists its checksum.)
+                // again (an attack run, 2026-12-06). With no checksum known (a manifest written
+                // before them), the file is taken as the one listed, and the next manifest
+                // lists its checksum.
                 if ranges[index].checksum != file.checksum {
                     if ranges[index].checksum != 0 { ranges[index].waiting = true }
                     ranges[index].checksum = file.checksum
