@@ -458,8 +458,11 @@ import Testing
 
     /// A manifest of the layout before the checkpoints' checksums (`recount ranges v1`) is
     /// read with none known: a store written before them opens with nothing folded, and its
-    /// next writer lists the checksums.
-    @Test func aManifestWithoutChecksumsIsReadAndTheNextWriterAddsThem() throws {
+    /// next writer lists the checksums. Its files are loaded once as the engine opens, so that
+    /// two swapped before the upgrade are found (taken on trust, their checksums were listed
+    /// and every reader rebuilt them for good; an attack run).
+    @Test(arguments: [false, true])
+    func aManifestWithoutChecksumsIsReadAndTheNextWriterAddsThem(swapped: Bool) throws {
         try withTemporaryDirectory { directory in
             let (expected, digest) = try Self.storeInRanges(Self.lines(seed: testSeed(65)), directory)
             let path = DataDirectory(directory).ranges
@@ -484,13 +487,27 @@ import Testing
             let read = RangeManifest(path: path)
             #expect(!read.isDamaged && read.entries.map(\.file) == entries.map(\.file))
             #expect(read.entries.allSatisfy { $0.checksum == 0 })
+            let files = entries.map { DataDirectory(directory).projections + "/" + $0.file }
+            if swapped {
+                try FileManager.default.moveItem(atPath: files[1], toPath: files[1] + ".swap")
+                try FileManager.default.moveItem(atPath: files[2], toPath: files[1])
+                try FileManager.default.moveItem(atPath: files[1] + ".swap", toPath: files[2])
+            }
 
             let writer = try RecountEngine(directory: directory, memoryLimit: 60)
-            #expect(writer.unusableCheckpoints.isEmpty && writer.recordsFoldedOnOpen == 0)
+            #expect(
+                writer.unusableCheckpoints.map(\.description)
+                    == (swapped ? [files[1], files[2]].sorted() : []).map {
+                        "checkpoint \($0) is another range's: rebuilt from the log"
+                    })
+            #expect(swapped || writer.recordsFoldedOnOpen == 0)
             #expect(try Self.answers(writer) == expected)
             #expect(try writer.digest() == digest)
             try writer.close()
             #expect(RangeManifest(path: path).entries.allSatisfy { $0.checksum != 0 })
+            let reader = try RecountEngine(readingDirectory: directory, memoryLimit: 60)
+            #expect(try Self.answers(reader) == expected)
+            #expect(reader.unusableCheckpoints.isEmpty, "the writer stored the swapped ranges again")
         }
     }
 

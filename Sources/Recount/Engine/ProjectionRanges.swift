@@ -182,10 +182,11 @@ struct ProjectionRanges {
                 // under this name) is loaded now, which finds whose users it holds: found only
                 // when a query loaded it, a writer with nothing to fold never stored the range
                 // again (an attack run, 2026-12-06). With no checksum known (a manifest written
-                // before them), the file is taken as the one listed, and the next manifest
-                // lists its checksum.
+                // before them), the file is loaded too, once: taken on trust, a file swapped
+                // before the upgrade had its checksum listed by the next manifest, and was
+                // rebuilt by every reader for good (an attack run, 2026-12-07).
                 if ranges[index].checksum != file.checksum {
-                    if ranges[index].checksum != 0 { ranges[index].waiting = true }
+                    ranges[index].waiting = true
                     ranges[index].checksum = file.checksum
                 }
             case .failure(.missing) where ranges[index].position == 0:

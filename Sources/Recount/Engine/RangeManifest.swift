@@ -41,8 +41,9 @@ struct RangeManifest: Equatable {
     )
 
     private static let magic = "recount ranges v2"
-    /// The layout before checkpoints' checksums (2026-12-07): read with none known, so that a
-    /// store written before them is not rebuilt.
+    /// The layout before checkpoints' checksums (2026-12-07): read with none known (each file
+    /// is then loaded once as the engine opens), so that a store written before them is not
+    /// rebuilt.
     private static let olderMagic = "recount ranges v1"
 
     init(entries: [Entry]) { self.entries = entries }
