@@ -85,21 +85,21 @@ extension Projections {
     /// given), by provider number.
     func channels(user: UInt32, metric: Metric, asOf: Int64?) -> [Channel] {
         var channels: [Channel] = []
-        forEachChannel(user: user, metric: metric, asOf: asOf) { channels.append($1) }
+        forEachChannel(user: user, metric: metric, asOf: asOf) { channels.append($0) }
         return channels
     }
 
-    /// Calls `body` with each channel rule 8 reads for `user`'s `metric` and its provider, in
-    /// provider number order (as `channels`, without an array of them), but `excluded`'s.
+    /// Calls `body` with each channel rule 8 reads for `user`'s `metric`, in provider number
+    /// order (as `channels`, without an array of them), but the provider `excluded`'s.
     func forEachChannel(
-        user: UInt32, metric: Metric, asOf: Int64?, excluding excluded: UInt32? = nil, _ body: (UInt32, Channel) -> Void
+        user: UInt32, metric: Metric, asOf: Int64?, excluding excluded: UInt32? = nil, _ body: (Channel) -> Void
     ) {
         for provider in providers.strings.indices where UInt32(provider) != excluded {
             guard let state = syncStates[SyncKey(user: user, provider: UInt32(provider), metric: metric)],
                 state.isHad(asOf: asOf)
             else { continue }
             let (windows, lost) = state.recovery(asOf: asOf)
-            body(UInt32(provider), Channel(state: state, windows: windows, lost: lost))
+            body(Channel(state: state, windows: windows, lost: lost))
         }
     }
 

@@ -139,7 +139,7 @@ extension Projections {
         guard was != now else { return }
         // The gravest reason of the user's other channels of the metric (most users have one).
         var theirs: RollupRow.Reason? = nil
-        forEachChannel(user: key.user, metric: key.metric, asOf: nil, excluding: key.provider) { _, channel in
+        forEachChannel(user: key.user, metric: key.metric, asOf: nil, excluding: key.provider) { channel in
             theirs = Self.graver(
                 theirs,
                 Self.reason(
