@@ -166,7 +166,7 @@ package struct CheckpointFile {
         else { return .failure(.damaged) }
         return .success(
             Header(
-                rawLength: rawLength, checksum: check.digest, record: field(32, UInt64.self),
+                rawLength: rawLength, checksum: field(24, UInt64.self), record: field(32, UInt64.self),
                 position: field(40, UInt64.self)))
     }
 
