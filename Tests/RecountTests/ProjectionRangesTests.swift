@@ -548,6 +548,56 @@ import Testing
         }
     }
 
+    /// A range checkpoint of a finer split of the same log (an older manifest put back over
+    /// newer files, or a file copied from a store split otherwise) holds only some of its
+    /// range's users: it is another range's, rebuilt from the log and named. Accepted, since it
+    /// held no user of another range, the users it lacks vanished from every answer for good,
+    /// and the writer removed the range's own file as unlisted (an attack run, 2026-12-07).
+    @Test func aRangeFileOfAFinerSplitIsAnotherRanges() throws {
+        try withTemporaryDirectory { directory in
+            let (coarse, fine) = (directory + "/coarse", directory + "/fine")
+            let engine = try RecountEngine(directory: coarse, memoryLimit: 480)
+            try Self.ingest(engine, Self.lines(seed: testSeed(66)), recompute: true)
+            let (expected, digest) = (try Self.answers(engine), try engine.digest())
+            try engine.close()
+            try FileManager.default.copyItem(atPath: coarse, toPath: fine)
+            try FileManager.default.removeItem(atPath: DataDirectory(fine).projections)
+            try RecountEngine(directory: fine, memoryLimit: 60).close()
+            func ranges(_ store: String) -> [(users: UserBounds, file: String)] {
+                let entries = RangeManifest(path: DataDirectory(store).ranges).entries
+                return entries.indices.map { index in
+                    let upper = index + 1 < entries.count ? entries[index + 1].lowerBound : nil
+                    let file = DataDirectory(store).projections + "/" + entries[index].file
+                    return (UserBounds(from: entries[index].lowerBound, to: upper), file)
+                }
+            }
+            // A fine range within a coarse one, which holds users the fine one does not.
+            let pair = ranges(coarse).lazy.compactMap { range in
+                ranges(fine).first { part in
+                    part.users != range.users && range.users.contains(part.users.lower)
+                        && (part.users.upper.map { upper in range.users.upper.map { upper <= $0 } ?? true }
+                            ?? (range.users.upper == nil))
+                }.map { (range.file, $0.file) }
+            }.first
+            let (replaced, part) = try #require(pair)
+            try FileManager.default.removeItem(atPath: replaced)
+            try FileManager.default.copyItem(atPath: part, toPath: replaced)
+
+            let writer = try RecountEngine(directory: coarse, memoryLimit: 480)
+            #expect(
+                writer.unusableCheckpoints.map(\.description) == [
+                    "checkpoint \(replaced) is another range's: rebuilt from the log"
+                ])
+            #expect(try Self.answers(writer) == expected)
+            try writer.close()
+            let reader = try RecountEngine(readingDirectory: coarse, memoryLimit: 480)
+            #expect(try Self.answers(reader) == expected)
+            #expect(try reader.digest() == digest)
+            #expect(reader.unusableCheckpoints.isEmpty, "the writer stored the range again")
+            #expect(try RecountEngine.verify(directory: coarse).matches)
+        }
+    }
+
     /// A damaged range checkpoint is rebuilt from the log when the engine opens; a lost or
     /// damaged manifest makes the engine rebuild every user from the log, and say so (it said
     /// nothing; an attack run, 2026-12-06).

@@ -179,7 +179,7 @@ struct ProjectionRanges {
                 ranges[index].position = min(ranges[index].position, file.position)
                 ranges[index].waiting = ranges[index].position != through
                 // Another file than the one stored (an older copy, or another range's put back
-                // under this name) is loaded now, which finds whose users it holds: found only
+                // under this name) is loaded now, which finds whose users it was written for: found only
                 // when a query loaded it, a writer with nothing to fold never stored the range
                 // again (an attack run, 2026-12-06). With no checksum known (a manifest written
                 // before them), the file is loaded too, once: taken on trust, a file swapped
@@ -374,16 +374,15 @@ struct ProjectionRanges {
             return (Projections(), false)
         }
         var loaded: Projections
-        switch CheckpointFile(path: file).load(folding: reader) {
+        // Another range's file (a backup restored file by file under the wrong name) is whole
+        // and this log's, but answered for the wrong users until `verify` mismatched; a file
+        // of a finer split (an older manifest put back over newer files) holds only some of
+        // the range's users, and the others vanished for good (an attack run, 2026-12-07).
+        switch CheckpointFile(path: file).load(folding: reader, of: users(of: index)) {
         case .success(let projections): loaded = projections
         // Missing, or ahead of the log: a writer beside a read-only engine stored it again.
         case .failure(.missing), .failure(.otherLog): return (Projections(), false)
         case .failure(let reason): return unusable(UnusableCheckpoint(path: file, unusable: reason))
-        }
-        // Another range's file (a backup restored file by file under the wrong name) is whole
-        // and this log's, but answered for the wrong users until `verify` mismatched.
-        guard loaded.users.strings.allSatisfy({ $0 == "*" || UserRouter.index(of: $0, in: bounds) == index }) else {
-            return unusable(UnusableCheckpoint(path: file, reason: "another range's"))
         }
         loaded.advance(through: ranges[index].position)
         // The manifest's word for the dirty days may not be this file's: a crash between a
@@ -512,6 +511,7 @@ struct ProjectionRanges {
     /// (`storeFailure` says why).
     private mutating func split(_ index: Int) throws -> Bool {
         guard let log, ranges[index].held != nil else { return false }
+        let upper = users(of: index).upper
         ranges[index].held!.advance(through: through)
         let held = ranges[index].held!
         let checkins = held.checkinsByUser()
@@ -529,19 +529,18 @@ struct ProjectionRanges {
         let old = ranges[index]
         var written: [Range] = []
         for part in 0...cuts.count {
-            let (from, to) = (part == 0 ? nil : cuts[part - 1], part == cuts.count ? nil : cuts[part])
+            let users = UserBounds(
+                from: part == 0 ? old.lowerBound : cuts[part - 1], to: part == cuts.count ? upper : cuts[part])
             // `*`'s defaults bear on every user: each range holds them.
-            let selection = held.selection { user in
-                user == "*" || (from.map { user >= $0 } ?? true) && (to.map { user < $0 } ?? true)
-            }
+            let selection = held.selection { $0 == "*" || users.contains($0) }
             var range = Range(
-                lowerBound: from ?? old.lowerBound, file: newFile(), held: nil, position: held.position,
+                lowerBound: users.lower, file: newFile(), held: nil, position: held.position,
                 waiting: false, size: selection.size, dirtyDays: selection.dirtyDays,
                 storedDirtyDays: selection.dirtyDays)
             range.reported = through
             do {
                 range.checksum = try CheckpointFile(path: path(of: range.file)).save(
-                    held, keeping: selection, record: record)
+                    held, of: users, keeping: selection, record: record)
             } catch {
                 storeFailure = error
                 unstoredFiles.insert(old.file)
@@ -573,6 +572,11 @@ struct ProjectionRanges {
             before += ids
         }
         return cuts.isEmpty ? [weighed[weighed.count - 1].user] : cuts
+    }
+
+    /// The users range `index` holds: from its lower bound to the next range's.
+    private func users(of index: Int) -> UserBounds {
+        UserBounds(from: ranges[index].lowerBound, to: index + 1 < ranges.count ? ranges[index + 1].lowerBound : nil)
     }
 
     private mutating func newFile() -> String {
@@ -674,7 +678,7 @@ struct ProjectionRanges {
             do {
                 let record = try CheckpointFile.fingerprint(of: reader, at: held.position) ?? 0
                 ranges[index].checksum = try CheckpointFile(path: path(of: ranges[index].file)).save(
-                    held, record: record)
+                    held, of: users(of: index), record: record)
                 ranges[index].unsaved = 0
                 ranges[index].recomputedAt = 0
                 ranges[index].fresh = false

@@ -7,7 +7,8 @@ public struct UnusableCheckpoint: Sendable, Equatable, CustomStringConvertible {
     /// the ranges' manifest, not on disk), `another log's` (it covers records this log does
     /// not hold), `another version's` (of the format: written before an upgrade), `of other tz
     /// data` (folded before a toolchain update changed the zone data), or `another range's` (it
-    /// holds users of another range: restored under another range's name).
+    /// was written for other users than its range's: restored under another range's name, or
+    /// from a split other than the manifest's).
     public let reason: String
 
     init(path: String, reason: String) { (self.path, self.reason) = (path, reason) }
@@ -20,6 +21,7 @@ public struct UnusableCheckpoint: Sendable, Equatable, CustomStringConvertible {
             case .otherLog: "another log's"
             case .otherVersion: "another version's"
             case .otherZoneData: "of other tz data"
+            case .otherRange: "another range's"
             }
         self.init(path: path, reason: reason)
     }

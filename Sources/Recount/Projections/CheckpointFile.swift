@@ -8,12 +8,15 @@ package import RecountLog
 /// (`UInt64`), XXH3-64 of the stored bytes followed by the header's other fields (both lengths,
 /// the record and the position, so that a flipped length is damage, not a payload that fails to
 /// inflate), the XXH3-64 of the log record at the position the
-/// checkpoint covers (0: none; it ties the checkpoint to its log), that position, then the payload (`Projections.checkpoint()`, which
-/// starts with the log position it covers and the tz data version) in chunks of about
+/// checkpoint covers (0: none; it ties the checkpoint to its log), that position, then the
+/// payload in chunks of about
 /// `chunkBytes` (a chunk closes at the first field past it): each a raw length and a stored
 /// length (`UInt32`), then its LZ4 block (about a sixth of its size: the id index is stored by
 /// column, and its fields repeat). Chunks put no limit on the payload (one LZ4 block holds at
 /// most 2 GB, about 14 million samples), and the payload streams into them as it is written.
+/// The payload: the users it was written for (`UserBounds`: the least, then the first past
+/// them or none), then `Projections.checkpoint()`, which starts with the log position it
+/// covers and the tz data version.
 /// A checkpoint that is missing, damaged, from an older version, from other zone data, ahead of
 /// the log or of another log (its record differs from the log's at that position) is ignored,
 /// and the projections are rebuilt from the log. (A new version also marks projection rules that
@@ -39,14 +42,14 @@ package import RecountLog
 /// reconcile's tombstone replaced by that of the reconcile that answered for a later write,
 /// 29 a day whose samples all went dirtied when it may stop being known, 30 a day's version
 /// moved when a channel's change moves its reading, a day becoming known included, and the
-/// header's fields under the checksum.)
+/// header's fields under the checksum, 31 the users the checkpoint was written for.)
 package struct CheckpointFile {
     package let path: String
     /// The payload bytes after which a chunk closes.
     private let chunkBytes: Int
     private let fileSystem = PosixFileSystem()
     private static let magic: UInt32 = 0x4A50_4352  // "RCPJ" read little-endian
-    private static let version: UInt32 = 30
+    private static let version: UInt32 = 31
     private static let headerSize = 48
     /// The header's bytes the checksum covers after the stored bytes: both lengths, the record
     /// and the position.
@@ -71,13 +74,14 @@ package struct CheckpointFile {
     /// mapped one never changes), and its chunks are inflated one at a time as the projections
     /// are read from them, so the payload is never held whole.
     package func load() -> Result<Projections, Unusable> {
-        loadWithRecord().map(\.projections)
+        loadWithRecord(of: .everyone).map(\.projections)
     }
 
     /// Loads the projections when they are a fold of `reader`'s log: not ahead of it, and the
-    /// record at the position they cover is the one the checkpoint was saved after.
-    package func load(folding reader: LogReader) -> Result<Projections, Unusable> {
-        loadWithRecord().flatMap { loaded in
+    /// record at the position they cover is the one the checkpoint was saved after; and when
+    /// they were written for `users` (else `.otherRange`).
+    package func load(folding reader: LogReader, of users: UserBounds = .everyone) -> Result<Projections, Unusable> {
+        loadWithRecord(of: users).flatMap { loaded in
             Self.matches(loaded.projections.position, loaded.record, reader)
                 ? .success(loaded.projections) : .failure(.otherLog)
         }
@@ -123,8 +127,8 @@ package struct CheckpointFile {
         return hash
     }
 
-    private func loadWithRecord() -> Result<(projections: Projections, record: UInt64), Unusable> {
-        reading(Self.decode)
+    private func loadWithRecord(of users: UserBounds) -> Result<(projections: Projections, record: UInt64), Unusable> {
+        reading { Self.decode($0, of: users) }
     }
 
     /// `body`'s answer from the file's bytes, mapped (a writer replaces the file by renaming a
@@ -170,9 +174,10 @@ package struct CheckpointFile {
                 position: field(40, UInt64.self)))
     }
 
-    /// The projections a checkpoint file's bytes hold, and the fingerprint of their last record.
+    /// The projections a checkpoint file's bytes hold, and the fingerprint of their last record,
+    /// when they were written for `users` (read before the rest, from the first chunk).
     private static func decode(
-        _ stored: UnsafeRawBufferPointer
+        _ stored: UnsafeRawBufferPointer, of users: UserBounds
     ) -> Result<(projections: Projections, record: UInt64), Unusable> {
         let header: Header
         switch Self.header(stored) {
@@ -206,6 +211,7 @@ package struct CheckpointFile {
         }
         let projections: Projections
         do {
+            guard try UserBounds(checkpoint: &input) == users else { return .failure(.otherRange) }
             projections = try Projections(checkpoint: &input)
         } catch {
             return .failure(error.otherZoneData == nil ? .damaged : .otherZoneData)
@@ -225,19 +231,25 @@ package struct CheckpointFile {
         case otherZoneData
         /// Ahead of the log, or its last record is not the log's record at that position.
         case otherLog
+        /// Written for other users than asked for: another range's checkpoint, or one of a
+        /// split other than the manifest's (restored under this name), which holds some of the
+        /// range's users and lacks others.
+        case otherRange
     }
 
     /// Writes `projections` as the checkpoint, atomically and durably. The payload streams
     /// into chunks as it is written, and each chunk goes to the file once compressed, so one
     /// chunk of it is held at a time.
     /// - Parameters:
-    ///   - record: `fingerprint(of:at:)` of the log the projections fold, at their position.
+    ///   - users: the users the checkpoint is written for (a range's), which `load` asks for.
     ///   - selection: the users whose projections to write (a range's part when it splits);
     ///     every user's when `nil`.
+    ///   - record: `fingerprint(of:at:)` of the log the projections fold, at their position.
     /// - Returns: the file's checksum (which `check` finds while the file is this one).
     @discardableResult
     package func save(
-        _ projections: Projections, keeping selection: CheckpointSelection? = nil, record: UInt64
+        _ projections: Projections, of users: UserBounds = .everyone, keeping selection: CheckpointSelection? = nil,
+        record: UInt64
     ) throws(LogError) -> UInt64 {
         try fileSystem.createDirectories(parentDirectory(of: path))
         // The header, which covers every chunk, is written last. Holding the stored chunks
@@ -279,6 +291,7 @@ package struct CheckpointFile {
                 payloadLength += chunk.count
                 storedLength += chunkBytes
             }
+            users.write(&payload)
             projections.writeCheckpoint(&payload, keeping: selection)
             payload.finish()
             if let failure { throw failure }
