@@ -179,9 +179,9 @@ struct ProjectionRanges {
                 ranges[index].position = min(ranges[index].position, file.position)
                 ranges[index].waiting = ranges[index].position != through
                 // Another file than the one stored (an older copy, or another range's put back
-                // under this name) is loaded now, which finds whose users it was written for: found only
-                // when a query loaded it, a writer with nothing to fold never stored the range
-                // again (an attack run, 2026-12-06). With no checksum known (a manifest written
+                // under this name) is loaded now, which finds whose users it was written for:
+                // found only when a query loaded it, a writer with nothing to fold never stored
+                // the range again (an attack run, 2026-12-06). With no checksum known (a manifest written
                 // before them), the file is loaded too, once: taken on trust, a file swapped
                 // before the upgrade had its checksum listed by the next manifest, and was
                 // rebuilt by every reader for good (an attack run, 2026-12-07).

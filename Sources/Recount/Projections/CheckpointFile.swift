@@ -7,9 +7,8 @@ package import RecountLog
 /// Layout: magic `RCPJ`, version (`UInt32`, `version` below), payload length (`UInt64`), stored length
 /// (`UInt64`), XXH3-64 of the stored bytes followed by the header's other fields (both lengths,
 /// the record and the position, so that a flipped length is damage, not a payload that fails to
-/// inflate), the XXH3-64 of the log record at the position the
-/// checkpoint covers (0: none; it ties the checkpoint to its log), that position, then the
-/// payload in chunks of about
+/// inflate), the XXH3-64 of the log record at the position the checkpoint covers (0: none; it
+/// ties the checkpoint to its log), that position, then the payload in chunks of about
 /// `chunkBytes` (a chunk closes at the first field past it): each a raw length and a stored
 /// length (`UInt32`), then its LZ4 block (about a sixth of its size: the id index is stored by
 /// column, and its fields repeat). Chunks put no limit on the payload (one LZ4 block holds at
