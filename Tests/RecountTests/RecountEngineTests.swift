@@ -117,14 +117,52 @@ import Testing
         }
     }
 
-    /// Every input is opened before anything is appended: a missing one changes nothing.
-    /// An empty directory path is the current directory: the engine put its log at `/log`
-    /// (an attack run, 2026-12-05).
-    @Test func anEmptyDirectoryPathIsTheCurrentDirectory() {
+    /// An empty directory path is refused by every way into a store, as the command line
+    /// refuses `--data ""`: taken as the current directory, a backend whose path came from an
+    /// unset setting kept its users' data wherever the process started (an API audit,
+    /// 2026-12-07). `DataDirectory` still reads it as the current directory: the engine put
+    /// its log at `/log` (an attack run, 2026-12-05).
+    @Test func anEmptyDirectoryPathIsRefused() throws {
         let directory = DataDirectory("")
         #expect(directory.log == "./log" && directory.projections == "./projections")
+        let refused: [() throws -> Void] = [
+            { _ = try RecountEngine(directory: "") },
+            { _ = try RecountEngine(readingDirectory: "") },
+            { _ = try RecountEngine(readingDirectory: "", user: "alice") },
+            { _ = try RecountEngine.replay(directory: "") },
+            { _ = try RecountEngine.verify(directory: "") },
+            { _ = try RecountEngine.repairLog(directory: "") },
+            { _ = try RecountEngine.logReader(directory: "") },
+        ]
+        for open in refused {
+            #expect { try open() } throws: { error in
+                (error as? LogError)?.code == .notADirectory
+                    && "\(error)".contains("the data directory's path is empty")
+            }
+        }
+        #expect(
+            !FileManager.default.fileExists(atPath: "log") && !FileManager.default.fileExists(atPath: "projections"))
     }
 
+    /// A user name no envelope can carry is refused where an engine or a replay is opened for
+    /// one user, as every query refuses it: the engine opened for it, and the replay answered
+    /// for no records (an API audit, 2026-12-07).
+    @Test func aOneUserEngineOrReplayRefusesANameNoEnvelopeCarries() throws {
+        try withTemporaryDirectory { directory in
+            let engine = try RecountEngine(directory: directory)
+            _ = try engine.ingest(ndjson: Self.good, source: "good.ndjson")
+            try engine.close()
+            #expect { _ = try RecountEngine(readingDirectory: directory, user: "alice smith") } throws: {
+                ($0 as? QueryError)?.code == .invalidUser
+            }
+            #expect { _ = try RecountEngine.replay(directory: directory, user: "alice smith") } throws: {
+                ($0 as? QueryError)?.code == .invalidUser
+            }
+            #expect(try RecountEngine.replay(directory: directory, user: "u1").records == 1)
+        }
+    }
+
+    /// Every input is opened before anything is appended: a missing one changes nothing.
     @Test func aMissingFileIsAClearErrorAndNothingIsAppended() throws {
         try withTemporaryDirectory { directory in
             let good = directory + "/good.ndjson"

@@ -6,8 +6,16 @@ public struct DataDirectory: Sendable {
     public let path: String
 
     /// The data directory at `path`; an empty path is the current directory (it put the log
-    /// at the file system's root, `/log`).
+    /// at the file system's root, `/log`), which the engine refuses (`checkPath`).
     public init(_ path: String) { self.path = path.isEmpty ? "." : path }
+
+    /// Throws `LogError(.notADirectory)` for an empty path: a backend whose path came from an
+    /// unset setting kept its users' data wherever the process started (an API audit,
+    /// 2026-12-07), where the command line refuses `--data ""`.
+    static func checkPath(_ path: String) throws(LogError) {
+        guard path.isEmpty else { return }
+        throw LogError(.notADirectory, "the data directory's path is empty: name a directory (\".\" for this one)")
+    }
 
     /// The log's directory (`RecountLog`'s).
     public var log: String { path + "/log" }
@@ -21,9 +29,11 @@ public struct DataDirectory: Sendable {
 
 extension RecountEngine {
     /// A reader of the data directory `directory`'s log, taking no lock.
-    /// - Throws: `LogError(.noLog)` when there is no log there.
+    /// - Throws: `LogError(.noLog)` when there is no log there, `.notADirectory` for an empty
+    ///   path.
     public static func logReader(directory: String) throws(LogError) -> LogReader {
-        try LogReader(directory: DataDirectory(directory).log)
+        try DataDirectory.checkPath(directory)
+        return try LogReader(directory: DataDirectory(directory).log)
     }
 
     /// Checks the data directory `directory`'s log as `LogReader.check` does (every frame's

@@ -54,12 +54,14 @@ extension RecountEngine {
     ///   - until: stop before this log position.
     ///   - progress: called each time the samples folded or the records read pass another
     ///     million.
-    /// - Throws: `LogError` (`.noLog` when there is no log there), or a record that does not decode.
+    /// - Throws: `QueryError(.invalidUser)` for a name no envelope can carry, `LogError`
+    ///   (`.noLog` when there is no log there), or a record that does not decode.
     public static func replay(
         directory: String, user: String? = nil, until: UInt64? = nil,
         progress: (@Sendable (ReplayProgress) -> Void)? = nil
     ) throws -> ReplayResult {
-        try replay(logReader(directory: directory), user: user, until: until, progress: progress)
+        if let user { try checkUserName(user) }
+        return try replay(logReader(directory: directory), user: user, until: until, progress: progress)
     }
 
     /// A replay of `reader`: of one user in memory, or of every user with memory bounded by
@@ -91,6 +93,7 @@ extension RecountEngine {
     /// (`Log.repair`), and removes the projections' checkpoints when anything was cut, since
     /// they may hold records the log no longer has: the next engine rebuilds them from the log.
     public static func repairLog(directory: String) throws -> LogRepair {
+        try DataDirectory.checkPath(directory)
         let repair = try Log.repair(directory: DataDirectory(directory).log)
         if repair.damage != nil { try ProjectionRanges.remove(in: DataDirectory(directory)) }
         return repair

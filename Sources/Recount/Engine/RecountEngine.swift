@@ -62,12 +62,14 @@ public final class RecountEngine: Sendable {
     ///     tail pass another million (a lost checkpoint means folding the whole log).
     ///   - memoryLimit: the most ids and rollups (16 check-ins weigh as one) to hold in memory
     ///     at once (`defaultMemoryLimit` when `nil`).
-    /// - Throws: `LogError` when the log is locked by another writer, damaged, or unreadable, and
-    ///   `.noLog` when the directory holds stored projections but no log.
+    /// - Throws: `LogError` when the log is locked by another writer, damaged, or unreadable,
+    ///   `.noLog` when the directory holds stored projections but no log, and `.notADirectory`
+    ///   for an empty path.
     public init(
         directory: String, durability: LogConfiguration.Durability = .everyBatch, checkpointInterval: Int? = nil,
         memoryLimit: Int? = nil, progress: (@Sendable (ReplayProgress) -> Void)? = nil
     ) throws {
+        try DataDirectory.checkPath(directory)
         self.directory = directory
         self.checkpointInterval = checkpointInterval.map { max(1, $0) }
         self.memoryLimit = memoryLimit ?? Self.defaultMemoryLimit
@@ -100,7 +102,9 @@ public final class RecountEngine: Sendable {
     /// Opens the data directory for queries only, beside a writer (another process's
     /// `ingest`): the stored checkpoint, and the committed records after it folded in memory.
     /// It takes no lock and writes nothing: `ingest` and `sync` throw `LogError(.readOnly)`,
-    /// and `recompute` rebuilds the dirty days in memory only.
+    /// and `recompute` rebuilds the dirty days in memory only. It answers from the log as it
+    /// was when it opened: what a writer commits after that is seen by an engine opened after
+    /// it (each folds only the records after the stored checkpoints).
     ///
     /// - Parameters:
     ///   - recompute: rebuild the dirty days (in memory) after folding, so rollups answer for
@@ -108,11 +112,13 @@ public final class RecountEngine: Sendable {
     ///   - memoryLimit: as `init(directory:)`'s; ranges of users the log is ahead of are folded
     ///     as it opens, the others held as queries need them.
     ///   - progress: as `init(directory:)`'s.
-    /// - Throws: `LogError` (`.noLog` when there is no log there) or a record that does not decode.
+    /// - Throws: `LogError` (`.noLog` when there is no log there, `.notADirectory` for an empty
+    ///   path) or a record that does not decode.
     public convenience init(
         readingDirectory directory: String, recompute: Bool = true, memoryLimit: Int? = nil,
         progress: (@Sendable (ReplayProgress) -> Void)? = nil
     ) throws {
+        try DataDirectory.checkPath(directory)
         let limit = memoryLimit ?? Self.defaultMemoryLimit
         var ranges = ProjectionRanges(directory: DataDirectory(directory), limit: limit, log: nil)
         let folded = try ranges.open(Self.logReader(directory: directory), progress: progress)
@@ -133,10 +139,12 @@ public final class RecountEngine: Sendable {
     /// `changes` and `verify` answer for this user (and the defaults) alone.
     /// - Parameter progress: called each time the records read (or, rarely, the user's samples
     ///   folded) pass another million.
-    /// - Throws: `LogError` (`.noLog` when there is no log there) or a record that does not decode.
+    /// - Throws: `QueryError(.invalidUser)` for a name no envelope can carry, `LogError`
+    ///   (`.noLog` when there is no log there) or a record that does not decode.
     public convenience init(
         readingDirectory directory: String, user: String, progress: (@Sendable (ReplayProgress) -> Void)? = nil
     ) throws {
+        try Self.checkUserName(user)
         let snapshot = try Self.logReader(directory: directory)
         let (state, folded) = try ProjectionReplay.recomputed(snapshot, users: [user], progress: progress)
         self.init(
@@ -162,9 +170,14 @@ public final class RecountEngine: Sendable {
     /// Throws `QueryError(.invalidUser)` for a name no envelope can carry, and
     /// `QueryError(.otherUser)` when the engine holds only another user's records.
     private func checkAsked(_ user: String) throws(QueryError) {
-        if let problem = Envelope.userNameProblem(user) { throw QueryError(.invalidUser, problem) }
+        try Self.checkUserName(user)
         guard let onlyUser, onlyUser != user else { return }
         throw QueryError(.otherUser, "the engine was opened for \(onlyUser)'s queries only, not \(user)'s")
+    }
+
+    /// Throws `QueryError(.invalidUser)` for a name no envelope can carry.
+    static func checkUserName(_ user: String) throws(QueryError) {
+        if let problem = Envelope.userNameProblem(user) { throw QueryError(.invalidUser, problem) }
     }
 
     /// The log's writer, or `.readOnly` for an engine opened for queries only.
