@@ -550,10 +550,15 @@ import Testing
 
     /// A range checkpoint of a finer split of the same log (an older manifest put back over
     /// newer files, or a file copied from a store split otherwise) holds only some of its
-    /// range's users: it is another range's, rebuilt from the log and named. Accepted, since it
-    /// held no user of another range, the users it lacks vanished from every answer for good,
-    /// and the writer removed the range's own file as unlisted (an attack run, 2026-12-07).
-    @Test func aRangeFileOfAFinerSplitIsAnotherRanges() throws {
+    /// range's users: its header says it was written for others, so it is another range's,
+    /// rebuilt from the log and named as the engine opens, and the writer stores the range
+    /// again. Accepted, since it held no user of another range, the users it lacks vanished from
+    /// every answer for good, and the writer removed the range's own file as unlisted (an attack
+    /// run, 2026-12-07). So it is when the manifest lists that file's checksum (a writer killed
+    /// as it rebuilt such ranges listed them): found only as a query loaded it, no writer stored
+    /// the range again, and every reader refused it (a re-run of the attack).
+    @Test(arguments: [false, true])
+    func aRangeFileOfAFinerSplitIsAnotherRanges(listed: Bool) throws {
         try withTemporaryDirectory { directory in
             let (coarse, fine) = (directory + "/coarse", directory + "/fine")
             let engine = try RecountEngine(directory: coarse, memoryLimit: 480)
@@ -563,12 +568,11 @@ import Testing
             try FileManager.default.copyItem(atPath: coarse, toPath: fine)
             try FileManager.default.removeItem(atPath: DataDirectory(fine).projections)
             try RecountEngine(directory: fine, memoryLimit: 60).close()
-            func ranges(_ store: String) -> [(users: UserBounds, file: String)] {
+            func ranges(_ store: String) -> [(users: UserBounds, entry: Int, checksum: UInt64)] {
                 let entries = RangeManifest(path: DataDirectory(store).ranges).entries
                 return entries.indices.map { index in
                     let upper = index + 1 < entries.count ? entries[index + 1].lowerBound : nil
-                    let file = DataDirectory(store).projections + "/" + entries[index].file
-                    return (UserBounds(from: entries[index].lowerBound, to: upper), file)
+                    return (UserBounds(from: entries[index].lowerBound, to: upper), index, entries[index].checksum)
                 }
             }
             // A fine range within a coarse one, which holds users the fine one does not.
@@ -577,11 +581,22 @@ import Testing
                     part.users != range.users && range.users.contains(part.users.lower)
                         && (part.users.upper.map { upper in range.users.upper.map { upper <= $0 } ?? true }
                             ?? (range.users.upper == nil))
-                }.map { (range.file, $0.file) }
+                }.map { (range.entry, $0) }
             }.first
-            let (replaced, part) = try #require(pair)
+            let (entry, part) = try #require(pair)
+            let manifest = DataDirectory(coarse).ranges
+            var entries = RangeManifest(path: manifest).entries
+            let replaced = DataDirectory(coarse).projections + "/" + entries[entry].file
             try FileManager.default.removeItem(atPath: replaced)
-            try FileManager.default.copyItem(atPath: part, toPath: replaced)
+            try FileManager.default.copyItem(
+                atPath: DataDirectory(fine).projections + "/"
+                    + RangeManifest(path: DataDirectory(fine).ranges)
+                    .entries[part.entry].file,
+                toPath: replaced)
+            if listed {
+                entries[entry].checksum = part.checksum
+                try RangeManifest(entries: entries).save(to: manifest)
+            }
 
             let writer = try RecountEngine(directory: coarse, memoryLimit: 480)
             #expect(
@@ -600,8 +615,10 @@ import Testing
 
     /// A damaged range checkpoint is rebuilt from the log when the engine opens; a lost or
     /// damaged manifest makes the engine rebuild every user from the log, and say so (it said
-    /// nothing; an attack run, 2026-12-06).
-    @Test(arguments: ["lost", "damaged"])
+    /// nothing; an attack run, 2026-12-06). So does a manifest whose checksum holds but which
+    /// says a range holds some 2^63 ids: every command trapped on an overflow (an attack run,
+    /// 2026-12-07).
+    @Test(arguments: ["lost", "damaged", "oversized"])
     func aDamagedRangeOrALostManifestIsRebuiltFromTheLog(manifest: String) throws {
         let lines = Self.lines(seed: testSeed(62))
         try withTemporaryDirectory { directory in
@@ -621,6 +638,10 @@ import Testing
             let path = DataDirectory(directory).ranges
             if manifest == "lost" {
                 try FileManager.default.removeItem(atPath: path)
+            } else if manifest == "oversized" {
+                var entries = RangeManifest(path: path).entries
+                entries[1].size = Int.max
+                try RangeManifest(entries: entries).save(to: path)
             } else {
                 var bytes = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
                 bytes[bytes.count / 2] ^= 0x01

@@ -172,23 +172,21 @@ struct ProjectionRanges {
             // A word about another log's records (or ones a repair cut) says nothing.
             let found = position <= through ? try CheckpointFile.fingerprint(of: reader, at: position) : nil
             if found != records[index] { ranges[index].position = 0 }
-            switch CheckpointFile(path: path(of: ranges[index].file)).check(folding: reader) {
+            switch CheckpointFile(path: path(of: ranges[index].file)).check(folding: reader, of: users(of: index)) {
             case .success(let file):
                 // A checkpoint behind its word (an older copy of the file put back) covers less:
                 // trusted, the word skipped the records between (their data silently missing).
                 ranges[index].position = min(ranges[index].position, file.position)
                 ranges[index].waiting = ranges[index].position != through
-                // Another file than the one stored (an older copy, or another range's put back
-                // under this name) is loaded now, which finds whose users it was written for:
-                // found only when a query loaded it, a writer with nothing to fold never stored
-                // the range again (an attack run, 2026-12-06). With no checksum known (a manifest written
-                // before them), the file is loaded too, once: taken on trust, a file swapped
-                // before the upgrade had its checksum listed by the next manifest, and was
-                // rebuilt by every reader for good (an attack run, 2026-12-07).
-                if ranges[index].checksum != file.checksum {
-                    ranges[index].waiting = true
-                    ranges[index].checksum = file.checksum
-                }
+                // Another file than the one stored (an older copy put back), or one whose
+                // checksum no manifest listed (one written before them), is loaded now, and its
+                // checksum taken once it loads (`load`). A file written for other users (another
+                // range's put back under this name, or one of a finer split) is refused by its
+                // header, below: found only when a query loaded it, a writer with nothing to
+                // fold never stored the range again, and a manifest stored before the range
+                // loaded listed the checksum of a file not its own, which every reader after
+                // refused for good (attack runs, 2026-12-06 and 2026-12-07).
+                if ranges[index].checksum != file.checksum { ranges[index].waiting = true }
             case .failure(.missing) where ranges[index].position == 0:
                 ranges[index].waiting = through > 0
                 ranges[index].fresh = true
@@ -379,7 +377,10 @@ struct ProjectionRanges {
         // of a finer split (an older manifest put back over newer files) holds only some of
         // the range's users, and the others vanished for good (an attack run, 2026-12-07).
         switch CheckpointFile(path: file).load(folding: reader, of: users(of: index)) {
-        case .success(let projections): loaded = projections
+        case .success(let file):
+            loaded = file.projections
+            // Known good only now: the manifests stored before list the checksum they read.
+            ranges[index].checksum = file.checksum
         // Missing, or ahead of the log: a writer beside a read-only engine stored it again.
         case .failure(.missing), .failure(.otherLog): return (Projections(), false)
         case .failure(let reason): return unusable(UnusableCheckpoint(path: file, unusable: reason))

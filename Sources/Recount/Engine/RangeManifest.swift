@@ -40,6 +40,10 @@ struct RangeManifest: Equatable {
         entries: [Entry(lowerBound: "", file: "checkpoint", position: 0, record: 0, size: 0, dirtyDays: 0, checksum: 0)]
     )
 
+    /// The most ids or dirty days a manifest may say one range holds, and the most ranges:
+    /// far past any store, and small enough that no sum of a manifest's sizes overflows.
+    private static let (mostCount, mostRanges) = (1 << 40, 1 << 20)
+
     private static let magic = "recount ranges v2"
     /// The layout before checkpoints' checksums (2026-12-07): read with none known (each file
     /// is then loaded once as the engine opens), so that a store written before them is not
@@ -87,11 +91,14 @@ struct RangeManifest: Equatable {
         } catch {
             return nil
         }
-        // The first range starts at the least string, bounds only grow, and files are names
-        // in the projections' directory.
-        guard entries.first?.lowerBound == "",
+        // The first range starts at the least string, bounds only grow, files are names in
+        // the projections' directory, and sizes and dirty days are counts a store can hold (a
+        // size near 2^64 with a valid checksum trapped every command on an overflow as sizes
+        // were added; an attack run, 2026-12-07).
+        guard entries.first?.lowerBound == "", entries.count <= Self.mostRanges,
             zip(entries, entries.dropFirst()).allSatisfy({ $0.lowerBound < $1.lowerBound }),
-            entries.allSatisfy({ !$0.file.isEmpty && !$0.file.contains("/") && $0.file != ".." })
+            entries.allSatisfy({ !$0.file.isEmpty && !$0.file.contains("/") && $0.file != ".." }),
+            entries.allSatisfy({ $0.size <= Self.mostCount && $0.dirtyDays <= Self.mostCount })
         else { return nil }
         return entries
     }

@@ -6,16 +6,16 @@ package import RecountLog
 ///
 /// Layout: magic `RCPJ`, version (`UInt32`, `version` below), payload length (`UInt64`), stored length
 /// (`UInt64`), XXH3-64 of the stored bytes followed by the header's other fields (both lengths,
-/// the record and the position, so that a flipped length is damage, not a payload that fails to
-/// inflate), the XXH3-64 of the log record at the position the checkpoint covers (0: none; it
-/// ties the checkpoint to its log), that position, then the payload in chunks of about
+/// the record, the position and the users, so that a flipped length is damage, not a payload
+/// that fails to inflate), the XXH3-64 of the log record at the position the checkpoint covers
+/// (0: none; it ties the checkpoint to its log), that position, the XXH3-64 of the users it was
+/// written for (`UserBounds`: a range's), then the payload in chunks of about
 /// `chunkBytes` (a chunk closes at the first field past it): each a raw length and a stored
 /// length (`UInt32`), then its LZ4 block (about a sixth of its size: the id index is stored by
 /// column, and its fields repeat). Chunks put no limit on the payload (one LZ4 block holds at
 /// most 2 GB, about 14 million samples), and the payload streams into them as it is written.
-/// The payload: the users it was written for (`UserBounds`: the least, then the first past
-/// them or none), then `Projections.checkpoint()`, which starts with the log position it
-/// covers and the tz data version.
+/// The payload is `Projections.checkpoint()`, which starts with the log position it covers and
+/// the tz data version.
 /// A checkpoint that is missing, damaged, from an older version, from other zone data, ahead of
 /// the log or of another log (its record differs from the log's at that position) is ignored,
 /// and the projections are rebuilt from the log. (A new version also marks projection rules that
@@ -49,10 +49,10 @@ package struct CheckpointFile {
     private let fileSystem = PosixFileSystem()
     private static let magic: UInt32 = 0x4A50_4352  // "RCPJ" read little-endian
     private static let version: UInt32 = 31
-    private static let headerSize = 48
-    /// The header's bytes the checksum covers after the stored bytes: both lengths, the record
-    /// and the position.
-    private static let checkedHeaderFields = [8..<24, 32..<48]
+    private static let headerSize = 56
+    /// The header's bytes the checksum covers after the stored bytes: both lengths, the
+    /// record, the position and the users.
+    private static let checkedHeaderFields = [8..<24, 32..<56]
     private static let chunkHeaderSize = 8
 
     /// The checkpoint of the data directory `directory`.
@@ -76,22 +76,27 @@ package struct CheckpointFile {
         loadWithRecord(of: .everyone).map(\.projections)
     }
 
-    /// Loads the projections when they are a fold of `reader`'s log: not ahead of it, and the
-    /// record at the position they cover is the one the checkpoint was saved after; and when
-    /// they were written for `users` (else `.otherRange`).
-    package func load(folding reader: LogReader, of users: UserBounds = .everyone) -> Result<Projections, Unusable> {
+    /// Loads the projections, and the file's checksum (which `save` returned), when they are a
+    /// fold of `reader`'s log: not ahead of it, and the record at the position they cover is
+    /// the one the checkpoint was saved after; and when they were written for `users` (else
+    /// `.otherRange`).
+    package func load(
+        folding reader: LogReader, of users: UserBounds = .everyone
+    ) -> Result<(projections: Projections, checksum: UInt64), Unusable> {
         loadWithRecord(of: users).flatMap { loaded in
             Self.matches(loaded.projections.position, loaded.record, reader)
-                ? .success(loaded.projections) : .failure(.otherLog)
+                ? .success((loaded.projections, loaded.checksum)) : .failure(.otherLog)
         }
     }
 
     /// The log position the checkpoint covers and its checksum (which `save` returned), when
-    /// the file is whole (its checksum holds) and a fold of `reader`'s log, as `load` would
-    /// find, without inflating its payload.
-    package func check(folding reader: LogReader) -> Result<(position: UInt64, checksum: UInt64), Unusable> {
+    /// the file is whole (its checksum holds), written for `users` and a fold of `reader`'s
+    /// log, as `load` would find, without inflating its payload.
+    package func check(
+        folding reader: LogReader, of users: UserBounds = .everyone
+    ) -> Result<(position: UInt64, checksum: UInt64), Unusable> {
         reading { stored in
-            Self.header(stored).flatMap { header in
+            Self.header(stored, of: users).flatMap { header in
                 Self.matches(header.position, header.record, reader)
                     ? .success((header.position, header.checksum)) : .failure(.otherLog)
             }
@@ -126,7 +131,7 @@ package struct CheckpointFile {
         return hash
     }
 
-    private func loadWithRecord(of users: UserBounds) -> Result<(projections: Projections, record: UInt64), Unusable> {
+    private func loadWithRecord(of users: UserBounds) -> Result<Decoded, Unusable> {
         reading { Self.decode($0, of: users) }
     }
 
@@ -150,10 +155,10 @@ package struct CheckpointFile {
         var position: UInt64
     }
 
-    /// The header of a checkpoint file's bytes, when they are whole and of this version; else
-    /// `.otherVersion`, or `.damaged` (another magic, a length that disagrees, or a checksum
-    /// that fails).
-    private static func header(_ stored: UnsafeRawBufferPointer) -> Result<Header, Unusable> {
+    /// The header of a checkpoint file's bytes, when they are whole, of this version and
+    /// written for `users`; else `.otherVersion`, `.damaged` (another magic, a length that
+    /// disagrees, or a checksum that fails), or `.otherRange`.
+    private static func header(_ stored: UnsafeRawBufferPointer, of users: UserBounds) -> Result<Header, Unusable> {
         func field<T: FixedWidthInteger>(_ offset: Int, _: T.Type) -> T {
             T(littleEndian: stored.loadUnaligned(fromByteOffset: offset, as: T.self))
         }
@@ -167,19 +172,21 @@ package struct CheckpointFile {
         guard field(16, UInt64.self) == UInt64(stored.count - Self.headerSize),
             rawLength <= 255 * UInt64(stored.count - Self.headerSize), check.digest == field(24, UInt64.self)
         else { return .failure(.damaged) }
+        guard field(48, UInt64.self) == users.fingerprint else { return .failure(.otherRange) }
         return .success(
             Header(
                 rawLength: rawLength, checksum: field(24, UInt64.self), record: field(32, UInt64.self),
                 position: field(40, UInt64.self)))
     }
 
-    /// The projections a checkpoint file's bytes hold, and the fingerprint of their last record,
-    /// when they were written for `users` (read before the rest, from the first chunk).
-    private static func decode(
-        _ stored: UnsafeRawBufferPointer, of users: UserBounds
-    ) -> Result<(projections: Projections, record: UInt64), Unusable> {
+    /// What a checkpoint file holds: its projections, the fingerprint of their last record, and
+    /// the file's checksum.
+    private typealias Decoded = (projections: Projections, record: UInt64, checksum: UInt64)
+
+    /// The projections a checkpoint file's bytes hold, when they were written for `users`.
+    private static func decode(_ stored: UnsafeRawBufferPointer, of users: UserBounds) -> Result<Decoded, Unusable> {
         let header: Header
-        switch Self.header(stored) {
+        switch Self.header(stored, of: users) {
         case .success(let whole): header = whole
         case .failure(let unusable): return .failure(unusable)
         }
@@ -210,13 +217,12 @@ package struct CheckpointFile {
         }
         let projections: Projections
         do {
-            guard try UserBounds(checkpoint: &input) == users else { return .failure(.otherRange) }
             projections = try Projections(checkpoint: &input)
         } catch {
             return .failure(error.otherZoneData == nil ? .damaged : .otherZoneData)
         }
         guard inflated == rawLength, projections.position == header.position else { return .failure(.damaged) }
-        return .success((projections, header.record))
+        return .success((projections, header.record, header.checksum))
     }
 
     /// Why a checkpoint was not used.
@@ -290,7 +296,6 @@ package struct CheckpointFile {
                 payloadLength += chunk.count
                 storedLength += chunkBytes
             }
-            users.write(&payload)
             projections.writeCheckpoint(&payload, keeping: selection)
             payload.finish()
             if let failure { throw failure }
@@ -302,6 +307,7 @@ package struct CheckpointFile {
                 header.storeBytes(of: UInt64(storedLength).littleEndian, toByteOffset: 16, as: UInt64.self)
                 header.storeBytes(of: record.littleEndian, toByteOffset: 32, as: UInt64.self)
                 header.storeBytes(of: projections.position.littleEndian, toByteOffset: 40, as: UInt64.self)
+                header.storeBytes(of: users.fingerprint.littleEndian, toByteOffset: 48, as: UInt64.self)
                 for checked in Self.checkedHeaderFields {
                     check.update(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(header)[checked]))
                 }

@@ -1,3 +1,5 @@
+import RecountLog
+
 /// The users a checkpoint was written for: those from `lower` (included) up to `upper`
 /// (excluded; `nil`: every user after `lower`), in `String` order, as a range of an engine
 /// that split its projections holds them.
@@ -13,13 +15,11 @@ package struct UserBounds: Equatable, Sendable {
     /// Whether `user` is one of them.
     package func contains(_ user: String) -> Bool { user >= lower && upper.map { user < $0 } ?? true }
 
-    func write(_ out: inout CanonicalBytes) {
+    /// The XXH3-64 of the bounds, which a checkpoint's header keeps.
+    var fingerprint: UInt64 {
+        var out = CanonicalBytes()
         out.append(lower)
         out.append(upper) { $0.append($1) }
-    }
-
-    init(checkpoint input: inout CheckpointReader) throws(CheckpointReader.Malformed) {
-        lower = try input.string()
-        upper = try input.optional { r throws(CheckpointReader.Malformed) in try r.string() }
+        return out.bytes.withUnsafeBytes { Checksum.xxh3($0) }
     }
 }
