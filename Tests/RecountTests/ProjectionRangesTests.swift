@@ -613,6 +613,37 @@ import Testing
         }
     }
 
+    /// A read-only engine whose log snapshot a range checkpoint is ahead of folds that range
+    /// from the snapshot, and names the file only when the log as it is now does not hold it
+    /// either: beside a writer, one stored after the snapshot was called another log's (a
+    /// healthy file, in about half the runs of an attack, 2026-12-07), while a log put back
+    /// from before the checkpoint is named.
+    @Test func aReaderNamesACheckpointAheadOfItsSnapshotOnlyWhenTheLogLacksItsRecords() throws {
+        let lines = Self.lines(seed: testSeed(68))
+        try withTemporaryDirectory { directory in
+            let store = directory + "/store"
+            let half = lines.count / 2
+            _ = try Self.storeInRanges(Array(lines[..<half]), store)
+            let log = DataDirectory(store).log
+            let snapshot = try LogReader(directory: log)
+            try FileManager.default.copyItem(atPath: log, toPath: directory + "/older-log")
+            let writer = try RecountEngine(directory: store, memoryLimit: 60)
+            try Self.ingest(writer, Array(lines[half...]), recompute: true)
+            try writer.close()
+
+            var beside = ProjectionRanges(directory: DataDirectory(store), limit: 60, log: nil)
+            _ = try beside.open(snapshot, progress: nil)
+            #expect(beside.unusableCheckpoints.isEmpty, "\(beside.unusableCheckpoints)")
+
+            try FileManager.default.removeItem(atPath: log)
+            try FileManager.default.copyItem(atPath: directory + "/older-log", toPath: log)
+            var behind = ProjectionRanges(directory: DataDirectory(store), limit: 60, log: nil)
+            _ = try behind.open(try LogReader(directory: log), progress: nil)
+            #expect(!behind.unusableCheckpoints.isEmpty)
+            #expect(behind.unusableCheckpoints.allSatisfy { $0.reason == "another log's" })
+        }
+    }
+
     /// A damaged range checkpoint is rebuilt from the log when the engine opens; a lost or
     /// damaged manifest makes the engine rebuild every user from the log, and say so (it said
     /// nothing; an attack run, 2026-12-06). So does a manifest whose checksum holds but which

@@ -191,7 +191,12 @@ struct ProjectionRanges {
                 ranges[index].waiting = through > 0
                 ranges[index].fresh = true
             case .failure(let reason):
-                unusableCheckpoints.append(UnusableCheckpoint(path: path(of: ranges[index].file), unusable: reason))
+                // Ahead of a read-only engine's snapshot, but a fold of the log as it is now: a
+                // writer stored it since the snapshot was taken, and it is not another log's (a
+                // reader beside a writer said so of a healthy file; an attack run, 2026-12-07).
+                if reason != .otherLog || !storedSinceSnapshot(index) {
+                    unusableCheckpoints.append(UnusableCheckpoint(path: path(of: ranges[index].file), unusable: reason))
+                }
                 ranges[index].waiting = true
                 ranges[index].fresh = true
                 ranges[index].position = 0
@@ -199,6 +204,16 @@ struct ProjectionRanges {
         }
         try cutRebuilds(reader)
         return try catchUp(reader, recompute: false, progress: progress).summary
+    }
+
+    /// Whether a read-only engine finds range `index`'s checkpoint a fold of the log as it is
+    /// now, though not of the snapshot it opened: a writer stored it since.
+    private func storedSinceSnapshot(_ index: Int) -> Bool {
+        guard log == nil, let now = try? LogReader(directory: directory.log) else { return false }
+        guard
+            case .success = CheckpointFile(path: path(of: ranges[index].file)).check(folding: now, of: users(of: index))
+        else { return false }
+        return true
     }
 
     /// The bytes of log records taken to make one id or rollup when a range is cut before it
