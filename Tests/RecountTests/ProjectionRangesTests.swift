@@ -533,19 +533,28 @@ import Testing
             if change == "swapped" { try original.write(to: URL(fileURLWithPath: second)) }
             let changed = change == "swapped" ? [first, second].sorted() : [first]
 
-            let writer = try RecountEngine(directory: directory, memoryLimit: 60)
-            #expect(
-                writer.unusableCheckpoints.map(\.description)
-                    == changed.map { "checkpoint \($0) is another range's: rebuilt from the log" })
-            #expect(try Self.answers(writer) == expected)
-            try writer.close()
-            let reader = try RecountEngine(readingDirectory: directory, memoryLimit: 60)
-            #expect(try Self.answers(reader) == expected)
-            #expect(try reader.digest() == digest)
-            #expect(reader.unusableCheckpoints.isEmpty, "the writer stored the ranges again")
-            #expect(reader.recordsFoldedOnOpen == 0)
-            #expect(try RecountEngine.verify(directory: directory).matches)
+            try Self.expectStoredAgain(refused: changed, directory, limit: 60, answers: expected, digest: digest)
         }
+    }
+
+    /// Opens a writer on `directory` that names the checkpoints `refused` as another range's
+    /// and answers `expected`, then, after it closed, a reader that names none, folds nothing,
+    /// and answers `expected` with `digest`; `verify` passes.
+    static func expectStoredAgain(
+        refused: [String], _ directory: String, limit: Int, answers expected: String, digest: String
+    ) throws {
+        let writer = try RecountEngine(directory: directory, memoryLimit: limit)
+        #expect(
+            writer.unusableCheckpoints.map(\.description)
+                == refused.map { "checkpoint \($0) is another range's: rebuilt from the log" })
+        #expect(try answers(writer) == expected)
+        try writer.close()
+        let reader = try RecountEngine(readingDirectory: directory, memoryLimit: limit)
+        #expect(try answers(reader) == expected)
+        #expect(try reader.digest() == digest)
+        #expect(reader.unusableCheckpoints.isEmpty, "the writer stored the ranges again")
+        #expect(reader.recordsFoldedOnOpen == 0)
+        #expect(try RecountEngine.verify(directory: directory).matches)
     }
 
     /// A range checkpoint of a finer split of the same log (an older manifest put back over
@@ -598,18 +607,7 @@ import Testing
                 try RangeManifest(entries: entries).save(to: manifest)
             }
 
-            let writer = try RecountEngine(directory: coarse, memoryLimit: 480)
-            #expect(
-                writer.unusableCheckpoints.map(\.description) == [
-                    "checkpoint \(replaced) is another range's: rebuilt from the log"
-                ])
-            #expect(try Self.answers(writer) == expected)
-            try writer.close()
-            let reader = try RecountEngine(readingDirectory: coarse, memoryLimit: 480)
-            #expect(try Self.answers(reader) == expected)
-            #expect(try reader.digest() == digest)
-            #expect(reader.unusableCheckpoints.isEmpty, "the writer stored the range again")
-            #expect(try RecountEngine.verify(directory: coarse).matches)
+            try Self.expectStoredAgain(refused: [replaced], coarse, limit: 480, answers: expected, digest: digest)
         }
     }
 
