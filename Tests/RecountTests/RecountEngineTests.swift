@@ -144,6 +144,18 @@ import Testing
             !FileManager.default.fileExists(atPath: "log") && !FileManager.default.fileExists(atPath: "projections"))
     }
 
+    /// A memory limit under 1 holds one range at a time, and says so: the engine reported the
+    /// limit it was given, -1 (an API audit, 2026-12-07).
+    @Test func aMemoryLimitUnderOneIsOne() throws {
+        try withTemporaryDirectory { directory in
+            let engine = try RecountEngine(directory: directory, memoryLimit: -1)
+            #expect(engine.memoryLimit == 1)
+            _ = try engine.ingest(ndjson: Self.good, source: "good.ndjson")
+            try engine.close()
+            #expect(try RecountEngine(readingDirectory: directory, memoryLimit: 0).memoryLimit == 1)
+        }
+    }
+
     /// A user name no envelope can carry is refused where an engine or a replay is opened for
     /// one user, as every query refuses it: the engine opened for it, and the replay answered
     /// for no records (an API audit, 2026-12-07).

@@ -61,7 +61,7 @@ public final class RecountEngine: Sendable {
     ///   - progress: called each time the samples folded or the records read from the log's
     ///     tail pass another million (a lost checkpoint means folding the whole log).
     ///   - memoryLimit: the most ids and rollups (16 check-ins weigh as one) to hold in memory
-    ///     at once (`defaultMemoryLimit` when `nil`).
+    ///     at once (`defaultMemoryLimit` when `nil`; at least 1).
     /// - Throws: `LogError` when the log is locked by another writer, damaged, or unreadable,
     ///   `.noLog` when the directory holds stored projections but no log, and `.notADirectory`
     ///   for an empty path.
@@ -72,7 +72,7 @@ public final class RecountEngine: Sendable {
         try DataDirectory.checkPath(directory)
         self.directory = directory
         self.checkpointInterval = checkpointInterval.map { max(1, $0) }
-        self.memoryLimit = memoryLimit ?? Self.defaultMemoryLimit
+        self.memoryLimit = max(1, memoryLimit ?? Self.defaultMemoryLimit)
         try Self.refuseProjectionsWithoutLog(DataDirectory(directory))
         let log = try Log(
             directory: DataDirectory(directory).log, configuration: LogConfiguration(durability: durability))
@@ -119,7 +119,7 @@ public final class RecountEngine: Sendable {
         progress: (@Sendable (ReplayProgress) -> Void)? = nil
     ) throws {
         try DataDirectory.checkPath(directory)
-        let limit = memoryLimit ?? Self.defaultMemoryLimit
+        let limit = max(1, memoryLimit ?? Self.defaultMemoryLimit)
         var ranges = ProjectionRanges(directory: DataDirectory(directory), limit: limit, log: nil)
         let folded = try ranges.open(Self.logReader(directory: directory), progress: progress)
         if recompute { _ = try ranges.recompute() }
