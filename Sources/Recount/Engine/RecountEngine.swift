@@ -62,9 +62,11 @@ public final class RecountEngine: Sendable {
     ///     tail pass another million (a lost checkpoint means folding the whole log).
     ///   - memoryLimit: the most ids and rollups (16 check-ins weigh as one) to hold in memory
     ///     at once (`defaultMemoryLimit` when `nil`; at least 1).
-    /// - Throws: `LogError` when the log is locked by another writer, damaged, or unreadable,
-    ///   `.noLog` when the directory holds stored projections but no log, and `.notADirectory`
-    ///   for an empty path.
+    /// - Throws: `LogError` when the log is locked by another writer, damaged (`.corruptFrame`,
+    ///   `.corruptSegment`, `.corruptManifest`: `repairLog(directory:)` cuts it back to its last
+    ///   good frame, as `recount log repair`, which the error's message names, does), or
+    ///   unreadable, `.noLog` when the directory holds stored projections but no log, and
+    ///   `.notADirectory` for an empty path.
     public init(
         directory: String, durability: LogConfiguration.Durability = .everyBatch, checkpointInterval: Int? = nil,
         memoryLimit: Int? = nil, progress: (@Sendable (ReplayProgress) -> Void)? = nil
