@@ -166,6 +166,9 @@ struct ProjectionRanges {
         unusableCheckpoints = unusableManifest.map { [$0] } ?? []
         if log == nil { snapshot = reader }
         through = Self.lastPosition(of: reader)
+        // The log as it is now, read once for every checkpoint a read-only engine's snapshot
+        // is behind (every range's, when the log was put back from before them).
+        lazy var logNow = log == nil ? try? LogReader(directory: directory.log) : nil
         for index in ranges.indices {
             ranges[index].reported = through
             let position = ranges[index].position
@@ -194,7 +197,7 @@ struct ProjectionRanges {
                 // Ahead of a read-only engine's snapshot, but a fold of the log as it is now: a
                 // writer stored it since the snapshot was taken, and it is not another log's (a
                 // reader beside a writer said so of a healthy file; an attack run, 2026-12-07).
-                if reason != .otherLog || !storedSinceSnapshot(index) {
+                if reason != .otherLog || !isFold(index, of: logNow) {
                     unusableCheckpoints.append(UnusableCheckpoint(path: path(of: ranges[index].file), unusable: reason))
                 }
                 ranges[index].waiting = true
@@ -206,12 +209,11 @@ struct ProjectionRanges {
         return try catchUp(reader, recompute: false, progress: progress).summary
     }
 
-    /// Whether a read-only engine finds range `index`'s checkpoint a fold of the log as it is
-    /// now, though not of the snapshot it opened: a writer stored it since.
-    private func storedSinceSnapshot(_ index: Int) -> Bool {
-        guard log == nil, let now = try? LogReader(directory: directory.log) else { return false }
-        guard
-            case .success = CheckpointFile(path: path(of: ranges[index].file)).check(folding: now, of: users(of: index))
+    /// Whether range `index`'s checkpoint is a fold of `reader`'s log (`false` without one).
+    private func isFold(_ index: Int, of reader: LogReader?) -> Bool {
+        guard let reader,
+            case .success = CheckpointFile(path: path(of: ranges[index].file)).check(
+                folding: reader, of: users(of: index))
         else { return false }
         return true
     }
