@@ -68,6 +68,28 @@ import Testing
         sample("w1", .steps, "2026-07-14T10:30:00-07:00", "2026-07-14T11:30:00-07:00", value: 2000, source: watch),
     ]
 
+    /// The merge packs each event in one word: a sum's five-day window leaves 33 bits for a
+    /// sample's place (with its instant flag), sleep's 372 days 27. A place as large as a cell may
+    /// hold, at the window's last instant, reads back whole and sorts by time first (the payload
+    /// had a fixed 26 bits: a sum cell of 2^25 samples trapped every recompute of it).
+    @Test func eventsPackTheLargestCellsPlaces() {
+        let day = CivilDay(year: 2026, month: 7, day: 14)!
+        for (window, flagBits) in [
+            (Rollup.Window(around: day, daysBefore: 2, daysAfter: 3), 1),
+            (Rollup.Window(around: day, daysBefore: 369, daysAfter: 3), 0),
+        ] {
+            let places = window.samplesPacked(flagBits: flagBits)
+            #expect(places >= (flagBits == 1 ? 1 << 32 : 1 << 27))
+            let payload = (places - 1) << flagBits | (1 << flagBits - 1)
+            let last = window.key(window.end, .coverEnd, payload)
+            #expect(window.time(last) == window.end)
+            #expect(window.kind(last) == .coverEnd)
+            #expect(window.payload(last) == payload)
+            let before = window.key(window.end - 1, .instant, payload)
+            #expect(before < last && window.key(window.start, .coverEnd, 0) < before)
+        }
+    }
+
     @Test func phoneAndWatchStepsAreNotDoubleCounted() throws {
         let cell = Self.compute(.steps, "2026-07-14", Self.overlapping)
         #expect(cell.value == 3500)

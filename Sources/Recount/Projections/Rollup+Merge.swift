@@ -2,51 +2,57 @@
 /// samples' intervals in which, at every instant, the highest-priority source covering it decides.
 ///
 /// The sweep works on packed `UInt64` events, sorted as plain integers: the time relative to a
-/// window around the day (36 bits), the kind (2 bits) and the sample's place in canonical order
-/// (26 bits). Times outside the window cannot touch the day and are clamped to it. Per source the
-/// sweep keeps integer counters only; floating-point amounts are added afterwards, sample by
-/// sample in canonical order, so the result does not depend on the input order.
+/// window around the day (as many bits as the window's length takes: 29 for a sum's five days,
+/// 35 for sleep's 372), the kind (2 bits) and the sample's place in canonical order (the rest:
+/// 33 bits for a sum, 27 for sleep). Times outside the window cannot touch the day and are
+/// clamped to it. Per source the sweep keeps integer counters only; floating-point amounts are
+/// added afterwards, sample by sample in canonical order, so the result does not depend on the
+/// input order.
 ///
 /// Memory grows with the samples and the pairs of sources that suppressed each other, never
 /// with sources × samples or sources × sources: one upload of thousands of samples from as
 /// many origins must not take gigabytes (it did: 1.5 GB for 8,000).
 extension Rollup {
-    /// Bits of an event key: time relative to the window, kind, payload.
-    private static let payloadBits = 26
     private static let kindBits = 2
-    private static let timeShift = payloadBits + kindBits
 
     /// Event kinds, in the order they are handled at one instant: coverage changes first, so
     /// instantaneous samples see who covers them.
-    private enum Kind: UInt64 {
+    package enum Kind: UInt64 {
         case coverEnd = 0
         case coverStart = 1
         case instant = 2
     }
 
     /// A half-open UTC window `[start, end)` around a day, and the event packing relative to it.
-    private struct Window {
-        var start: Int64
-        var end: Int64
+    package struct Window {
+        package var start: Int64
+        package var end: Int64
+        /// The bits of an event's payload: those its time (`end` included) leaves.
+        package let payloadBits: Int
 
         /// The window from `daysBefore` days before the day's local midnight (read as UTC) to
         /// `daysAfter` days after it; at most 795 days in all.
-        init(around day: CivilDay, daysBefore: Int64, daysAfter: Int64) {
+        package init(around day: CivilDay, daysBefore: Int64, daysAfter: Int64) {
             start = day.startLocalMillis - daysBefore * Timestamp.millisPerDay
             end = day.startLocalMillis + daysAfter * Timestamp.millisPerDay
+            payloadBits = (end - start).leadingZeroBitCount - kindBits
         }
 
-        func key(_ time: Int64, _ kind: Kind, _ payload: Int) -> UInt64 {
-            UInt64(time - start) << timeShift | kind.rawValue << payloadBits | UInt64(payload)
+        /// The most samples a merge may pack, with `flagBits` bits of the payload kept for flags
+        /// (a cell of more cannot be held in memory: 2^32 for a sum, 2^27 for sleep).
+        package func samplesPacked(flagBits: Int) -> Int { 1 << (payloadBits - flagBits) }
+
+        package func key(_ time: Int64, _ kind: Kind, _ payload: Int) -> UInt64 {
+            UInt64(time - start) << (payloadBits + kindBits) | kind.rawValue << payloadBits | UInt64(payload)
         }
 
-        func time(_ key: UInt64) -> Int64 { start + Int64(key >> timeShift) }
+        package func time(_ key: UInt64) -> Int64 { start + Int64(key >> (payloadBits + kindBits)) }
 
-        static func kind(_ key: UInt64) -> Kind {
+        package func kind(_ key: UInt64) -> Kind {
             Kind(rawValue: key >> payloadBits & 3)!
         }
 
-        static func payload(_ key: UInt64) -> Int {
+        package func payload(_ key: UInt64) -> Int {
             Int(key & (1 << payloadBits - 1))
         }
     }
@@ -140,11 +146,12 @@ extension Rollup {
         zones: ZoneOffsets
     ) -> RollupCell {
         let n = order.count
-        precondition(n < 1 << (payloadBits - 1), "too many samples in one rollup cell")
-        let (sources, rank) = localRanks(samples: samples, order: order, priority: priority)
-        let k = sources.count
         // Any part of the day lies within a day of its local midnight read as UTC.
         let window = Window(around: day, daysBefore: 2, daysAfter: 3)
+        // An instant's payload keeps a flag.
+        precondition(n < window.samplesPacked(flagBits: 1), "too many samples in one rollup cell")
+        let (sources, rank) = localRanks(samples: samples, order: order, priority: priority)
+        let k = sources.count
 
         // Events; each sample's whole (capped) duration, 0 marking an instantaneous one; and its
         // parts on the day, adjacent ones joined: `parts[partStart[place]..<partStart[place + 1]]`.
@@ -218,8 +225,8 @@ extension Rollup {
                 }
                 previous = time
             }
-            let payload = Window.payload(event)
-            switch Window.kind(event) {
+            let payload = window.payload(event)
+            switch window.kind(event) {
             case .coverEnd: coverage.add(-1, at: rank[payload])
             case .coverStart: coverage.add(1, at: rank[payload])
             case .instant:
@@ -228,12 +235,12 @@ extension Rollup {
                 var best = coverage.winner
                 var last = e
                 while last < events.count, window.time(events[last]) == time {
-                    let r = rank[Window.payload(events[last]) >> 1]
+                    let r = rank[window.payload(events[last]) >> 1]
                     if best < 0 || r < best { best = r }
                     last += 1
                 }
-                for other in e..<last where Window.payload(events[other]) & 1 == 1 {
-                    instantWinner[Window.payload(events[other]) >> 1] = best
+                for other in e..<last where window.payload(events[other]) & 1 == 1 {
+                    instantWinner[window.payload(events[other]) >> 1] = best
                 }
                 e = last - 1
             }
@@ -322,11 +329,11 @@ extension Rollup {
         zones: ZoneOffsets
     ) -> RollupCell {
         let n = order.count
-        precondition(n < 1 << payloadBits, "too many samples in one rollup cell")
-        let (sources, rank) = localRanks(samples: samples, order: order, priority: priority)
-        let k = sources.count
         // A sleep sample of the day ends within a day or so of it and lasts at most 366 days.
         let window = Window(around: day, daysBefore: 369, daysAfter: 3)
+        precondition(n < window.samplesPacked(flagBits: 0), "too many samples in one rollup cell")
+        let (sources, rank) = localRanks(samples: samples, order: order, priority: priority)
+        let k = sources.count
 
         // Starts in canonical order (a sorted run), then the ends, as in `mergeSum`.
         var events: [UInt64] = []
@@ -371,8 +378,8 @@ extension Rollup {
                 }
                 previous = time
             }
-            let place = Window.payload(event)
-            let step: Int32 = Window.kind(event) == .coverStart ? 1 : -1
+            let place = window.payload(event)
+            let step: Int32 = window.kind(event) == .coverStart ? 1 : -1
             coverage.add(step, at: rank[place])
             if countsAsleep[place] { asleep.add(step, at: rank[place]) }
         }
