@@ -996,6 +996,30 @@ import Testing
         #expect(rows[1].unrecoverable.isEmpty)
     }
 
+    /// A check-in made before the channel's first contact and logged after an expiry starts
+    /// that expiry's window, as when logged first, whether it was received before the expiry or
+    /// after it: the window started at the first contact, and a day between the two read as a
+    /// known 0 (an oracle run).
+    @Test(arguments: ["2026-07-04T12:00:00Z", "2026-07-06T00:00:00Z"])
+    func aCheckInMadeBeforeTheFirstContactStartsTheWindowInAnyLogOrder(received: String) throws {
+        let contact =
+            #"{"kind":"healthconnect.changes","user":"bob","receivedAt":"2026-07-04T04:00:00Z","recordTypes":["Steps"],"token":"t0","nextChangesToken":"t","hasMore":true,"changesTokenExpired":false,"changes":[{"upsertion":{"id":"s1","type":"Steps","start":"2026-07-02T10:00:00Z","end":"2026-07-02T11:00:00Z","value":100,"unit":"count","origin":"app"}}]}"#
+        let checkin = Self.checkin(received: received, at: "2026-07-03T06:00:00Z")
+        let expiry = Self.page(received: "2026-07-05T22:00:00Z", expired: true)
+        let read = Self.page(received: "2026-07-06T10:00:00Z", expired: false)
+        for order in [
+            [contact, checkin, expiry, read], [contact, expiry, checkin, read], [contact, expiry, read, checkin],
+        ] {
+            var projections = Projections()
+            _ = try ProjectionsTests.fold(order, into: &projections)
+            let cursor = try Self.cursor(projections)
+            #expect(cursor.recoveryWindows == [TimeWindow(from: "2026-07-03T06:00:00Z", to: "2026-07-05T22:00:00Z")])
+            projections.recompute()
+            #expect(try Self.state(projections, "2026-07-02") == .known)
+            #expect(try Self.state(projections, "2026-07-03") == .unknown)
+        }
+    }
+
     /// A reinstall's nil-anchor re-delivery is reported as such, with zero new samples, and a
     /// client re-sending the same all-known delivery is flagged as stuck. The first sync, nil
     /// anchored as every first sync is, is not a re-delivery.

@@ -41,14 +41,15 @@ package import RecountLog
 /// reconcile's tombstone replaced by that of the reconcile that answered for a later write,
 /// 29 a day whose samples all went dirtied when it may stop being known, 30 a day's version
 /// moved when a channel's change moves its reading, a day becoming known included, and the
-/// header's fields under the checksum, 31 the users the checkpoint was written for.)
+/// header's fields under the checksum, 31 the users the checkpoint was written for, 32 a
+/// check-in made before an expiry already folded folds the channel's recovery again.)
 package struct CheckpointFile {
     package let path: String
     /// The payload bytes after which a chunk closes.
     private let chunkBytes: Int
     private let fileSystem = PosixFileSystem()
     private static let magic: UInt32 = 0x4A50_4352  // "RCPJ" read little-endian
-    private static let version: UInt32 = 31
+    private static let version: UInt32 = 32
     private static let headerSize = 56
     /// The header's bytes the checksum covers after the stored bytes: both lengths, the
     /// record, the position and the users.

@@ -213,8 +213,12 @@ package struct SyncState: Equatable, Sendable {
     /// Notes a check-in at `millis`, received at `received` (a check-in folded again, or late,
     /// takes its place once). The user has the provider from its receipt: as of an instant
     /// between a `checkin`'s `at` and its receipt, `stale` counted a channel `rollups` did not.
+    /// One made before an expiry already folded moves where that expiry's stretch starts, as if
+    /// logged before it: the recovery is folded again (moving it only forward, to a check-in
+    /// within the stretch, left a stretch opened at the first contact there when the check-in
+    /// was made before it, and a day it missed read as a known 0; an oracle run).
     mutating func checkIn(at millis: Int64, received: Int64) {
-        let refold = isFirstContactBeforeAnExpiry(received)
+        let refold = isFirstContactBeforeAnExpiry(received) || millis < newestExpiry ?? .min
         hadSince = min(hadSince ?? received, received)
         if let last = checkins.last, last >= millis {
             let place = firstCheckin(after: millis)
@@ -228,11 +232,7 @@ package struct SyncState: Equatable, Sendable {
             checkins.append(millis)
             checkinReceipts.append(received)
         }
-        if refold {
-            refoldRecovery()
-        } else if shortenMissed(by: millis) {
-            recoverByReconciles()
-        }
+        if refold { refoldRecovery() }
     }
 
     /// Notes a sample of the channel received at `received`: the user has the provider since
@@ -500,16 +500,6 @@ package struct SyncState: Equatable, Sendable {
             read = max(read, min(window.to, millis))
         }
         return read
-    }
-
-    /// A successful read at `millis` logged after expiries it preceded: each of their stretches
-    /// starts no earlier than where the client had read by its expiry, this check-in and the
-    /// reconciles received before the expiry that read on from it counted (the stretch holding
-    /// it started at the check-in alone, so days those had read were held unknown, and a later
-    /// stretch kept the start it got without it; attack runs). A stretch read to its expiry is
-    /// gone. Returns whether it shortened a stretch.
-    private mutating func shortenMissed(by millis: Int64) -> Bool {
-        shorten(missed.map { millis < $0.upperBound ? lastRead(before: $0.upperBound, orFrom: millis) : .min })
     }
 
     /// Starts each stretch of `missed` no earlier than `starts` at its index (a stretch read to
