@@ -1542,6 +1542,13 @@ extension EngineStoryTests {
 /// config, across a few users and days and offsets.
 struct RandomWorkload {
     var generator: SplitMix64
+    /// Whether one check-in in three is made days before it is received (an upload sent late),
+    /// before the channel's first contact as often as not. Off, the workloads are those the
+    /// tests were written against. (On, ingesting some workloads twice moves their digest,
+    /// though no answer: of two reconciles logged out of receipt order, the one folded first
+    /// stays in an id's tombstone and as the channel's newest recovery, the gap
+    /// `docs/projections.md` names under Reconcile.)
+    var lateCheckins = false
 
     init(seed: UInt64) { generator = SplitMix64(seed: seed) }
 
@@ -1567,8 +1574,12 @@ struct RandomWorkload {
                 return
                     #"{"kind":"config.sources","user":"\#(pick(["*", user]))","receivedAt":"\#(received)","metric":"steps","priority":\#(pick([#"["com.phone"]"#, #"["com.watch","com.phone"]"#]))}"#
             case 1 where generator.next() % 2 == 0:
+                let at =
+                    lateCheckins && generator.next() % 3 == 0
+                    ? time(day: 10 + Int(generator.next() % 10), minute: Int(generator.next() % 1380), offset: "Z")
+                    : received
                 return
-                    #"{"kind":"checkin","user":"\#(user)","receivedAt":"\#(received)","provider":"\#(pick(["fitbit", "health_connect"]))","metrics":["steps","sleep"],"at":"\#(received)"}"#
+                    #"{"kind":"checkin","user":"\#(user)","receivedAt":"\#(received)","provider":"\#(pick(["fitbit", "health_connect"]))","metrics":["steps","sleep"],"at":"\#(at)"}"#
             case 1:
                 let base = generator.next() % 40
                 let ids = (0..<3).map { "\"s-\((base + UInt64($0) * 7) % 40)\"" }.joined(separator: ",")

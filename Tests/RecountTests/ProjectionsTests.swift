@@ -342,10 +342,17 @@ import Testing
         #expect(settled.values.map(\.sample.value) == [142])
         for order in Self.permutations(lines) { #expect(try Self.liveContent(order) == settled) }
         #expect(try Self.digest(lines, twice: true).0 == (try Self.digest(lines).0))
-        // Without the later write the deletion stands, also against a write received before the
-        // reconcile that moved the sample out of its window, and when the log comes again.
-        let deleted = [lines[0], reconcile, upsert(received: "2026-07-12T00:00:00Z", value: 5, hour: 9)]
-        #expect(try Self.liveContent(deleted).isEmpty && Self.liveContent(deleted + deleted).isEmpty)
+        // Without the later write the deletion stands, and when the log comes again; but a write
+        // received before the reconcile that moved the sample out of its window had replaced
+        // the deleted version before the reconcile came, in receipt order, so it is live in
+        // every order (logged after the reconcile, it stayed out until the reconcile's
+        // tombstone let a newer write without a sync identity back).
+        #expect(try Self.liveContent([lines[0], reconcile]).isEmpty)
+        #expect(try Self.liveContent([lines[0], reconcile, lines[0], reconcile]).isEmpty)
+        let movedOut = [lines[0], reconcile, upsert(received: "2026-07-12T00:00:00Z", value: 5, hour: 9)]
+        for order in Self.permutations(movedOut) + [movedOut + movedOut] {
+            #expect(try Self.liveContent(order).values.map(\.sample.value) == [5], "\(order)")
+        }
         // A deletion naming the id makes the reconcile's tombstone one for ever.
         let deletion =
             #"{"kind":"samples.delete","user":"b","receivedAt":"2026-07-14T06:00:00Z","provider":"garmin","ids":["S"]}"#
@@ -398,6 +405,24 @@ import Testing
             #expect(settled.values.map(\.sample.value) == [65.56])
             for order in Self.permutations(lines) { #expect(try Self.liveContent(order) == settled, "\(order)") }
         }
+    }
+
+    /// A Health Connect write that moved a sample out of a reconcile's window, received before
+    /// the reconcile, keeps it live in every order of the log: logged after the reconcile (which
+    /// had deleted the older version, in its window), it stayed out, and the night read 6,000 s
+    /// or none by log order (a random workload shuffled).
+    @Test func aLateWriteThatMovedASampleOutOfAReconcilesWindowKeepsItInEveryOrder() throws {
+        func page(received: String, start: String) -> String {
+            #"{"kind":"healthconnect.changes","user":"carol","receivedAt":"\#(received)","recordTypes":["SleepSession"],"token":"t","nextChangesToken":"u","hasMore":false,"changesTokenExpired":false,"changes":[{"upsertion":{"id":"sl-4","type":"SleepSession","start":"\#(start)","end":"\#(start.replacingOccurrences(of: "T0", with: "T1"))","stage":"deep","origin":"com.watch","lastModified":"\#(received)"}}]}"#
+        }
+        let lines = [
+            page(received: "2026-07-23T03:06:10Z", start: "2026-07-12T02:12:00Z"),
+            page(received: "2026-07-23T16:08:03Z", start: "2026-07-10T07:41:00Z"),
+            #"{"kind":"reconcile","user":"carol","receivedAt":"2026-07-24T02:25:20Z","provider":"health_connect","metric":"sleep","window":{"from":"2026-07-12T00:00:00Z","to":"2026-07-24T02:25:20Z"},"samples":[]}"#,
+        ]
+        let settled = try Self.liveContent(lines)
+        #expect(settled.values.map(\.sample.startMillis) == [RFC3339.parse("2026-07-10T07:41:00Z")!.millis])
+        for order in Self.permutations(lines) { #expect(try Self.liveContent(order) == settled, "\(order)") }
     }
 
     /// A Health Connect write that moved a sample into a reconcile's window, received before the

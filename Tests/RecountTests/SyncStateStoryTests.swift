@@ -578,13 +578,17 @@ import Testing
     /// The days and the sync channels are a function of the envelopes and their `receivedAt`,
     /// not of the order they are logged in: random workloads (check-ins, Health Connect pages
     /// with expired tokens and upserts in place, reconciles, deletions, `config.sources`) of 400
-    /// envelopes folded in receipt order and shuffled read the same. Each envelope gets an
+    /// envelopes folded in receipt order and shuffled read the same, with check-ins made days
+    /// before they were received among them (which found two bugs: a check-in made before the
+    /// channel's first contact and a write that moved a sample out of a reconcile's window,
+    /// each read otherwise logged late). Each envelope gets an
     /// instant of its own, and the samples no sync identity, whose equal versions the contract
     /// settles by log order. At 2aeef27 (2026-12-06) runs 3, 11 and 12 of these read other days
     /// and recovery windows in the two orders.
     @Test(arguments: Array(UInt64(1)...12))
     func aWorkloadReadsTheSameInAnyLogOrder(run: UInt64) throws {
         var workload = RandomWorkload(seed: testSeed(140 + run))
+        workload.lateCheckins = true
         var lines: [String] = []
         for (index, line) in workload.lines(count: 400).enumerated() {
             // An instant per envelope (in the line's receipt, a check-in's `at`, a reconcile's

@@ -378,12 +378,20 @@ package struct Projections {
         // or after the reconcile (which deletes only writes received before it), is at least as
         // new as the version it deleted: an older one came back when the log was ingested again,
         // and the deleted version delivered again (a later reconcile listing it) stayed out in
-        // receipt order and came in when logged before the reconcile.
+        // receipt order and came in when logged before the reconcile. A write without a sync
+        // identity received before the reconcile and newer than the version it deleted comes
+        // back too: in receipt order it replaced that version, and no reconcile answered for its
+        // start (above), so the reconcile left it (it stayed out, and a sleep session a newer
+        // write had moved out of the window was lost in that log order; a random workload
+        // shuffled). With a sync identity, whether it replaced that version depends on the
+        // version's own, which a tombstone does not keep (Sync identity, in the docs).
         guard
             old.state != .deleted
                 || old.reconciled.map({ tombstone in
-                    received >= tombstone.at
-                        && (samples.entries[entryNumber].lastModified?.millis ?? received) >= tombstone.deletedVersion
+                    let version = samples.entries[entryNumber].lastModified?.millis ?? received
+                    return version >= tombstone.deletedVersion
+                        && (received >= tombstone.at
+                            || (version > tombstone.deletedVersion && samples.entries[entryNumber].syncIdentifier < 0))
                 }) == true
         else {
             effect.knownSamples += 1
