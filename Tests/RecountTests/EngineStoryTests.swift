@@ -1545,9 +1545,9 @@ struct RandomWorkload {
     /// Whether one check-in in three is made days before it is received (an upload sent late),
     /// before the channel's first contact as often as not. Off, the workloads are those the
     /// tests were written against. (On, ingesting some workloads twice moves their digest,
-    /// though no answer: of two reconciles logged out of receipt order, the one folded first
-    /// stays in an id's tombstone and as the channel's newest recovery, the gap
-    /// `docs/projections.md` names under Reconcile.)
+    /// though no answer: of two reconciles logged out of receipt order that delete one id, the
+    /// one folded first stays in its tombstone, the gap `docs/projections.md` names under
+    /// Reconcile.)
     var lateCheckins = false
 
     init(seed: UInt64) { generator = SplitMix64(seed: seed) }

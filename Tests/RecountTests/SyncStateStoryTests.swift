@@ -1000,6 +1000,27 @@ import Testing
         #expect(rows[1].unrecoverable.isEmpty)
     }
 
+    /// Of two reconciles that each read a missed stretch again, the one received first
+    /// recovered it, in every order of the log: logged after the later one, it left the later
+    /// one as the channel's newest recovery, and ingesting the log again moved the digest (a
+    /// random workload ingested twice).
+    @Test func theFirstReconcileReceivedRecoversAStretchInEveryOrder() throws {
+        let lines = [
+            Self.checkin(received: "2026-07-01T00:00:00Z", at: "2026-07-01T00:00:00Z"),
+            Self.page(received: "2026-07-03T00:00:00Z", expired: true),
+            Self.reconcile(received: "2026-07-04T00:00:00Z", from: "2026-06-30T00:00:00Z", to: "2026-07-04T00:00:00Z"),
+            Self.reconcile(received: "2026-07-05T00:00:00Z", from: "2026-06-30T00:00:00Z", to: "2026-07-05T00:00:00Z"),
+        ]
+        var receiptOrder = Projections()
+        _ = try ProjectionsTests.fold(lines, into: &receiptOrder)
+        #expect(try Self.cursor(receiptOrder).recoveryWindows.isEmpty)
+        for order in ProjectionsTests.permutations(lines) {
+            var projections = Projections()
+            _ = try ProjectionsTests.fold(order, into: &projections)
+            #expect(projections.digest() == receiptOrder.digest(), "\(order)")
+        }
+    }
+
     /// A check-in made before the channel's first contact and logged after an expiry starts
     /// that expiry's window, as when logged first, whether it was received before the expiry or
     /// after it: the window started at the first contact, and a day between the two read as a

@@ -42,8 +42,9 @@ package import RecountLog
 /// 29 a day whose samples all went dirtied when it may stop being known, 30 a day's version
 /// moved when a channel's change moves its reading, a day becoming known included, and the
 /// header's fields under the checksum, 31 the users the checkpoint was written for, 32 a
-/// check-in made before an expiry already folded folds the channel's recovery again, and a write
-/// received before a reconcile that deleted an older version comes back.)
+/// check-in made before an expiry already folded, or a reconcile received before the newest
+/// recovery, folds the channel's recovery again, and a write received before a reconcile that
+/// deleted an older version comes back.)
 package struct CheckpointFile {
     package let path: String
     /// The payload bytes after which a chunk closes.

@@ -527,6 +527,13 @@ package struct SyncState: Equatable, Sendable {
     /// run).
     mutating func reconciled(from: Int64, to: Int64, at millis: Int64) {
         noteReconciledWindow(ReconciledWindow(from: from, to: to, receivedAt: millis))
+        // Received before the newest recovery, it may be what recovered a stretch in receipt
+        // order: the recovery is folded again (left, the later reconcile stayed the newest
+        // recovery in that log order, and the digest moved when the log was ingested again).
+        if millis < healthReceivedAt ?? .min {
+            refoldRecovery()
+            return
+        }
         _ = shorten(missed.map { millis < $0.upperBound ? readOn(from: $0.lowerBound, before: $0.upperBound) : .min })
         recoverByReconciles()
     }
