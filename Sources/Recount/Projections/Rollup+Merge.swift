@@ -32,10 +32,12 @@ extension Rollup {
 
         /// The window from `daysBefore` days before the day's local midnight (read as UTC) to
         /// `daysAfter` days after it; at most 795 days in all.
+        @inline(__always)
         package init(around day: CivilDay, daysBefore: Int64, daysAfter: Int64) {
             start = day.startLocalMillis - daysBefore * Timestamp.millisPerDay
             end = day.startLocalMillis + daysAfter * Timestamp.millisPerDay
-            payloadBits = (end - start).leadingZeroBitCount - kindBits
+            // From the day counts alone, so that a merge's shifts are constants.
+            payloadBits = ((daysBefore + daysAfter) * Timestamp.millisPerDay).leadingZeroBitCount - kindBits
         }
 
         /// The most samples a merge may pack, with `flagBits` bits of the payload kept for flags
