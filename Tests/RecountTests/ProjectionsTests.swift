@@ -407,17 +407,22 @@ import Testing
         }
     }
 
+    /// A Health Connect page writing sleep session `sl` of `user`, an hour from `start` (UTC),
+    /// last modified at its receipt.
+    static func sleepPage(_ user: String, received: String, start: String) -> String {
+        let end = RFC3339.format(millis: RFC3339.parse(start)!.millis + 3_600_000, offsetSeconds: 0)
+        return
+            #"{"kind":"healthconnect.changes","user":"\#(user)","receivedAt":"\#(received)","recordTypes":["SleepSession"],"token":"t","nextChangesToken":"u","hasMore":false,"changesTokenExpired":false,"changes":[{"upsertion":{"id":"sl","type":"SleepSession","start":"\#(start)","end":"\#(end)","stage":"deep","origin":"com.watch","lastModified":"\#(received)"}}]}"#
+    }
+
     /// A Health Connect write that moved a sample out of a reconcile's window, received before
     /// the reconcile, keeps it live in every order of the log: logged after the reconcile (which
     /// had deleted the older version, in its window), it stayed out, and the night read 6,000 s
     /// or none by log order (a random workload shuffled).
     @Test func aLateWriteThatMovedASampleOutOfAReconcilesWindowKeepsItInEveryOrder() throws {
-        func page(received: String, start: String) -> String {
-            #"{"kind":"healthconnect.changes","user":"carol","receivedAt":"\#(received)","recordTypes":["SleepSession"],"token":"t","nextChangesToken":"u","hasMore":false,"changesTokenExpired":false,"changes":[{"upsertion":{"id":"sl-4","type":"SleepSession","start":"\#(start)","end":"\#(start.replacingOccurrences(of: "T0", with: "T1"))","stage":"deep","origin":"com.watch","lastModified":"\#(received)"}}]}"#
-        }
         let lines = [
-            page(received: "2026-07-23T03:06:10Z", start: "2026-07-12T02:12:00Z"),
-            page(received: "2026-07-23T16:08:03Z", start: "2026-07-10T07:41:00Z"),
+            Self.sleepPage("carol", received: "2026-07-23T03:06:10Z", start: "2026-07-12T02:12:00Z"),
+            Self.sleepPage("carol", received: "2026-07-23T16:08:03Z", start: "2026-07-10T07:41:00Z"),
             #"{"kind":"reconcile","user":"carol","receivedAt":"2026-07-24T02:25:20Z","provider":"health_connect","metric":"sleep","window":{"from":"2026-07-12T00:00:00Z","to":"2026-07-24T02:25:20Z"},"samples":[]}"#,
         ]
         let settled = try Self.liveContent(lines)
@@ -431,12 +436,9 @@ import Testing
     /// and the older version, outside the window, stayed live (a random workload shuffled: a
     /// sleep session of 6,000 s or none).
     @Test func aLateWriteAReconcileDeletedTakesTheOlderVersionWithIt() throws {
-        func page(received: String, start: String) -> String {
-            #"{"kind":"healthconnect.changes","user":"alice","receivedAt":"\#(received)","recordTypes":["SleepSession"],"token":"t","nextChangesToken":"u","hasMore":true,"changesTokenExpired":false,"changes":[{"upsertion":{"id":"sl-2","type":"SleepSession","start":"\#(start)","end":"\#(start.replacingOccurrences(of: "T1", with: "T2"))","stage":"deep","origin":"com.phone","lastModified":"\#(received)"}}]}"#
-        }
         let lines = [
-            page(received: "2026-07-21T22:17:46Z", start: "2026-07-10T12:14:00Z"),
-            page(received: "2026-07-24T03:27:04Z", start: "2026-07-13T11:25:00Z"),
+            Self.sleepPage("alice", received: "2026-07-21T22:17:46Z", start: "2026-07-10T12:14:00Z"),
+            Self.sleepPage("alice", received: "2026-07-24T03:27:04Z", start: "2026-07-13T11:25:00Z"),
             #"{"kind":"reconcile","user":"alice","receivedAt":"2026-07-24T18:11:50Z","provider":"health_connect","metric":"sleep","window":{"from":"2026-07-12T00:00:00Z","to":"2026-07-24T18:11:50Z"},"samples":[]}"#,
         ]
         for order in Self.permutations(lines) { #expect(try Self.liveContent(order).isEmpty, "\(order)") }
