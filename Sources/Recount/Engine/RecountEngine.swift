@@ -34,6 +34,10 @@ public final class RecountEngine: Sendable {
     public let memoryLimit: Int
     /// `memoryLimit` when none is given: about 500 MB.
     public static let defaultMemoryLimit = 2_000_000
+
+    /// The memory limit an engine keeps for the one asked for: the default when none is
+    /// given, and at least 1.
+    private static func memoryLimit(asked: Int?) -> Int { max(1, asked ?? defaultMemoryLimit) }
     /// Log records folded when the engine opened: those after the stored checkpoint (all of
     /// them when there was none, or it was damaged or ahead of the log).
     public let recordsFoldedOnOpen: Int
@@ -74,7 +78,7 @@ public final class RecountEngine: Sendable {
         try DataDirectory.checkPath(directory)
         self.directory = directory
         self.checkpointInterval = checkpointInterval.map { max(1, $0) }
-        self.memoryLimit = max(1, memoryLimit ?? Self.defaultMemoryLimit)
+        self.memoryLimit = Self.memoryLimit(asked: memoryLimit)
         try Self.refuseProjectionsWithoutLog(DataDirectory(directory))
         let log = try Log(
             directory: DataDirectory(directory).log, configuration: LogConfiguration(durability: durability))
@@ -121,7 +125,7 @@ public final class RecountEngine: Sendable {
         progress: (@Sendable (ReplayProgress) -> Void)? = nil
     ) throws {
         try DataDirectory.checkPath(directory)
-        let limit = max(1, memoryLimit ?? Self.defaultMemoryLimit)
+        let limit = Self.memoryLimit(asked: memoryLimit)
         var ranges = ProjectionRanges(directory: DataDirectory(directory), limit: limit, log: nil)
         let folded = try ranges.open(Self.logReader(directory: directory), progress: progress)
         if recompute { _ = try ranges.recompute() }
