@@ -1350,7 +1350,9 @@ import Testing
     /// day states, audits, cursors and stale report agree too.
     @Test(arguments: Array(UInt64(11)...30))
     func theDigestIsAFunctionOfTheLogAlone(seed: UInt64) throws {
-        let lines = RandomWorkload.lines(seed: testSeed(seed), count: 120)
+        var workload = RandomWorkload(seed: testSeed(seed))
+        workload.listingReconciles = true
+        let lines = workload.lines(count: 120)
         try withTemporaryDirectory { directory in
             let engine = try RecountEngine(directory: directory + "/once")
             try Self.ingest(engine, lines)
@@ -1549,6 +1551,9 @@ struct RandomWorkload {
     /// one folded first stays in its tombstone, the gap `docs/projections.md` names under
     /// Reconcile.)
     var lateCheckins = false
+    /// Whether half the reconciles list a sleep session, of a version that may be older or
+    /// newer than the writes of its id around it. Off, they list nothing.
+    var listingReconciles = false
 
     init(seed: UInt64) { generator = SplitMix64(seed: seed) }
 
@@ -1599,8 +1604,18 @@ struct RandomWorkload {
                 // A re-read of the sleep Health Connect holds, as a client recovering from an
                 // expired token sends it: what it does not list is gone.
                 let from = "2026-07-\(pick(["10", "12", "19", "20"]))T00:00:00Z"
+                var listed = ""
+                if listingReconciles && generator.next() % 2 == 0 {
+                    let (day, minute) = (10 + Int(generator.next() % 4), Int(generator.next() % 1300))
+                    let start = time(day: day, minute: minute, offset: offset)
+                    let end = time(day: day, minute: minute + 60, offset: offset)
+                    let modified = time(
+                        day: 19 + Int(generator.next() % 6), minute: 30 + 60 * Int(generator.next() % 23), offset: "Z")
+                    listed =
+                        #"{"id":"sl-\#(generator.next() % 8)","type":"SleepSession","start":"\#(start)","end":"\#(end)","stage":"asleep","origin":"com.watch","lastModified":"\#(modified)"}"#
+                }
                 return
-                    #"{"kind":"reconcile","user":"\#(user)","receivedAt":"\#(received)","provider":"health_connect","metric":"sleep","window":{"from":"\#(from)","to":"\#(received)"},"samples":[]}"#
+                    #"{"kind":"reconcile","user":"\#(user)","receivedAt":"\#(received)","provider":"health_connect","metric":"sleep","window":{"from":"\#(from)","to":"\#(received)"},"samples":[\#(listed)]}"#
             case 4:
                 let day = 10 + Int(generator.next() % 4)
                 let start = Int(generator.next() % 1300)

@@ -444,6 +444,48 @@ import Testing
         for order in Self.permutations(lines) { #expect(try Self.liveContent(order).isEmpty, "\(order)") }
     }
 
+    /// A reconcile deletes only what it does not list, so a write it lists, received before it
+    /// and logged after it, meets what it listed by newness alone: the newer write stays live in
+    /// every order, and when the log comes again. (Until 2026-12-07 the reconcile's older
+    /// listing won wherever it was logged first: 100 steps or 200 by log order, and a sleep
+    /// session lost once such a log was ingested twice; an attack run.)
+    @Test func aReconcileThatListsAnIdLeavesItsNewerWriteInEveryOrder() throws {
+        func step(start: String, value: Int, modified: String) -> String {
+            #"{"id":"b","type":"Steps","start":"2026-07-10T\#(start):00:00Z","end":"2026-07-10T\#(start):30:00Z","value":\#(value),"unit":"count","origin":"com.x","lastModified":"2026-07-11T\#(modified):00:00Z"}"#
+        }
+        let write =
+            #"{"kind":"healthconnect.changes","user":"u","receivedAt":"2026-07-12T00:02:00Z","recordTypes":["Steps"],"token":"t","nextChangesToken":"t","hasMore":true,"changesTokenExpired":false,"changes":[{"upsertion":\#(step(start: "02", value: 200, modified: "03"))}]}"#
+        let reconcile =
+            #"{"kind":"reconcile","user":"u","receivedAt":"2026-07-12T00:09:00Z","provider":"health_connect","metric":"steps","window":{"from":"2026-07-10T00:00:00Z","to":"2026-07-10T06:00:00Z"},"samples":[\#(step(start: "10", value: 100, modified: "00"))]}"#
+        // A third write of the id as new as the first, starting outside the window.
+        let tie = write.replacingOccurrences(of: "T02:", with: "T10:").replacingOccurrences(of: "200", with: "201")
+        for lines in [[write, reconcile], [write, tie, reconcile]] {
+            let settled = try Self.liveContent(lines)
+            #expect(settled.count == 1 && settled.values.map(\.sample.value) != [100])
+            for order in Self.permutations(lines) {
+                #expect(try Self.liveContent(order) == settled, "\(order)")
+                #expect(try Self.digest(order, twice: true).0 == (try Self.digest(order).0), "\(order)")
+            }
+        }
+    }
+
+    /// A write a reconcile answered for, folded after a later write of the id that is older
+    /// than it, leaves the reconcile's tombstone of its version: in receipt order the later
+    /// write came after the reconcile deleted the id, and stayed out as no newer than what it
+    /// deleted. (Until 2026-12-07 the later write stayed live whatever its version; an attack
+    /// run.)
+    @Test func aLaterWriteOlderThanTheOneAReconcileDeletedStaysOutInEveryOrder() throws {
+        func write(received: String, start: String, value: Int, modified: String) -> String {
+            #"{"kind":"healthconnect.changes","user":"u","receivedAt":"2026-07-12T00:\#(received):00Z","recordTypes":["Steps"],"token":"t","nextChangesToken":"t","hasMore":true,"changesTokenExpired":false,"changes":[{"upsertion":{"id":"a","type":"Steps","start":"2026-07-10T\#(start):00:00Z","end":"2026-07-10T\#(start):30:00Z","value":\#(value),"unit":"count","origin":"com.x","lastModified":"2026-07-11T\#(modified):00:00Z"}}]}"#
+        }
+        let lines = [
+            write(received: "00", start: "10", value: 102, modified: "04"),
+            #"{"kind":"reconcile","user":"u","receivedAt":"2026-07-12T00:03:00Z","provider":"health_connect","metric":"steps","window":{"from":"2026-07-10T00:00:00Z","to":"2026-07-10T22:00:00Z"},"samples":[]}"#,
+            write(received: "11", start: "02", value: 105, modified: "03"),
+        ]
+        for order in Self.permutations(lines) { #expect(try Self.liveContent(order).isEmpty, "\(order)") }
+    }
+
     /// A write that a reconcile answered for leaves that reconcile's tombstone of its version,
     /// also where another reconcile's tombstone of an older version holds the id: in receipt
     /// order the write had replaced that version, or come back after it was deleted, before the
@@ -733,6 +775,30 @@ import Testing
             _ = (part.recompute(), alone.recompute())
             #expect(part.digest() == alone.digest())
         }
+    }
+
+    /// A checkpoint keeps the ids each reconcile listed, renumbered with the ids in a part of
+    /// some users: a write the reconcile listed, received before it and folded after the part
+    /// loads, still meets the listed version by newness (not listed, it would be one the
+    /// reconcile answered for, and go).
+    @Test func aCheckpointOfSomeUsersKeepsTheIdsTheirReconcilesListed() throws {
+        func step(start: String, value: Int, modified: String) -> String {
+            #"{"id":"b","type":"steps","start":"2026-07-10T\#(start):00:00Z","end":"2026-07-10T\#(start):30:00Z","value":\#(value),"unit":"count","origin":"com.x","lastModified":"2026-07-11T\#(modified):00:00Z"}"#
+        }
+        let lines = [
+            #"{"kind":"samples.upsert","user":"bob","receivedAt":"2026-07-12T00:00:00Z","provider":"garmin","samples":[\#(step(start: "08", value: 7, modified: "00"))]}"#,
+            #"{"kind":"reconcile","user":"carol","receivedAt":"2026-07-12T00:09:00Z","provider":"garmin","metric":"steps","window":{"from":"2026-07-10T00:00:00Z","to":"2026-07-10T06:00:00Z"},"samples":[\#(step(start: "10", value: 100, modified: "00"))]}"#,
+            #"{"kind":"samples.upsert","user":"carol","receivedAt":"2026-07-12T00:02:00Z","provider":"garmin","samples":[\#(step(start: "02", value: 200, modified: "03"))]}"#,
+        ]
+        var whole = Projections()
+        _ = try Self.fold(Array(lines.prefix(2)), into: &whole)
+        let selection = whole.selection { $0 == "carol" }
+        var bytes = CanonicalBytes()
+        whole.writeCheckpoint(&bytes, keeping: selection)
+        var part = try Projections(checkpoint: bytes.bytes)
+        _ = try Self.fold([lines[2]], into: &part)
+        #expect(part.index.live.values.map(\.sample.value) == [200])
+        #expect(try Self.liveContent(lines).values.compactMap(\.sample.value).sorted() == [7, 200])
     }
 
     /// The dirty-day set marks a day once (later positions kept), tells a day clean before

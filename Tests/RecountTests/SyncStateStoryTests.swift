@@ -589,6 +589,7 @@ import Testing
     func aWorkloadReadsTheSameInAnyLogOrder(run: UInt64) throws {
         var workload = RandomWorkload(seed: testSeed(140 + run))
         workload.lateCheckins = true
+        workload.listingReconciles = true
         var lines: [String] = []
         for (index, line) in workload.lines(count: 400).enumerated() {
             // An instant per envelope (in the line's receipt, a check-in's `at`, a reconcile's

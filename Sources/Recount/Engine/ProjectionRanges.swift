@@ -532,10 +532,12 @@ struct ProjectionRanges {
         let upper = users(of: index).upper
         ranges[index].held!.advance(through: through)
         let held = ranges[index].held!
-        let checkins = held.checkinsByUser()
+        let kept = held.syncFactsByUser()
         var weighed: [(user: String, ids: Int)] = []
         for (number, user) in held.users.strings.enumerated() where user != "*" {
-            let entries = held.index.idCount(ofUser: UInt32(number)) + checkins[number] / Projections.checkinsPerEntry
+            let entries =
+                held.index.idCount(ofUser: UInt32(number)) + kept.checkins[number] / Projections.checkinsPerEntry
+                + kept.listed[number] / Projections.listedPerEntry
             weighed.append((user, 1 + entries))
         }
         weighed.sort { $0.user < $1.user }
@@ -849,16 +851,27 @@ extension Projections {
     /// The check-ins that weigh as much as one id or rollup: each is 16 bytes (the instant and
     /// its receipt), an id or rollup about 250.
     static let checkinsPerEntry = 16
+    /// The ids reconciles listed that weigh as much as one id or rollup: each is 4 bytes.
+    static let listedPerEntry = 64
 
-    /// What holding these projections costs a range: their ids (live and deleted), rollups and
-    /// check-ins (a channel checking in every 15 minutes keeps 35,000 a year).
-    var rangeSize: Int { index.liveCount + index.tombstoneCount + rollups.count + checkinCount / Self.checkinsPerEntry }
+    /// What holding these projections costs a range: their ids (live and deleted), rollups,
+    /// check-ins (a channel checking in every 15 minutes keeps 35,000 a year) and the ids
+    /// reconciles listed (a client reading its window again each day lists it each day).
+    var rangeSize: Int {
+        index.liveCount + index.tombstoneCount + rollups.count + checkinCount / Self.checkinsPerEntry
+            + listedCount / Self.listedPerEntry
+    }
 
-    /// The check-ins each user's channels keep, by interned user.
-    func checkinsByUser() -> [Int] {
-        var checkins = [Int](repeating: 0, count: users.strings.count)
-        for (key, state) in syncStates { checkins[Int(key.user)] += state.checkins.count }
-        return checkins
+    /// The check-ins each user's channels keep, and the ids their reconciles listed, by
+    /// interned user.
+    func syncFactsByUser() -> (checkins: [Int], listed: [Int]) {
+        var facts = (checkins: [Int](repeating: 0, count: users.strings.count), listed: [Int]())
+        facts.listed = facts.checkins
+        for (key, state) in syncStates {
+            facts.checkins[Int(key.user)] += state.checkins.count
+            facts.listed[Int(key.user)] += state.listedCount
+        }
+        return facts
     }
 
     /// Their users but `*`: a range splits between users, and needs two of them.

@@ -15,7 +15,7 @@ package struct CheckpointSelection {
     private(set) var strings: Renumbering
     /// The numbers of the kept users' ids, in order: their new numbers are their places here.
     private(set) var ids: [Int] = []
-    /// Kept ids, live or deleted, kept rollups and check-ins: what holding the checkpoint costs
+    /// Kept ids, live or deleted, kept rollups, check-ins and listed ids: what holding the checkpoint costs
     /// (as `Projections.rangeSize` counts them).
     package private(set) var size = 0
     /// Kept dirty days.
@@ -54,9 +54,15 @@ package struct CheckpointSelection {
             }
         }
         size += rollups
-        let checkins = projections.checkinsByUser()
-        size += users.kept.reduce(0) { $0 + checkins[$1] } / Projections.checkinsPerEntry
+        let facts = projections.syncFactsByUser()
+        size += users.kept.reduce(0) { $0 + facts.checkins[$1] } / Projections.checkinsPerEntry
+        size += users.kept.reduce(0) { $0 + facts.listed[$1] } / Projections.listedPerEntry
         dirtyDays = projections.dirty.days.reduce(0) { $0 + (users.contains($1.key.user) ? 1 : 0) }
+    }
+
+    /// The new number of a kept id numbered `number`.
+    func renumbered(id number: UInt32) -> UInt32 {
+        UInt32(ids.partitioningIndex { $0 >= Int(number) })
     }
 
     /// An id's key with its user and text id renumbered.

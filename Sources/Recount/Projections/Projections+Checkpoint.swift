@@ -39,7 +39,7 @@ extension Projections {
         let kept = selection?.userNames
         writeCounted(.priorities, &out) { writePriorityEntries(of: kept, &$0) }
         writeCounted(.ownOrigins, &out) { writeOwnOriginEntries(of: kept, &$0) }
-        writeCounted(.syncStates, &out) { writeSyncStateEntries(of: kept, counters: true, &$0) }
+        writeCounted(.syncStates, &out) { writeSyncStateEntries(of: kept, counters: true, keeping: selection, &$0) }
         writeCounted(.providerSettings, &out) { writeProviderSettingEntries(of: kept, history: true, &$0) }
         writeRollupCheckpoint(&out, keeping: selection)
     }

@@ -54,8 +54,9 @@ extension Projections {
         _ provider: UInt32, _ metric: Metric, _ fold: SyncFold, _ change: (inout SyncState) -> Void
     ) {
         let key = SyncKey(user: fold.user, provider: provider, metric: metric)
-        let (before, after, checkinsAdded) = Self.changing(&syncStates[key, default: SyncState()], by: change)
-        checkinCount += checkinsAdded
+        let (before, after, added) = Self.changing(&syncStates[key, default: SyncState()], by: change)
+        checkinCount += added.checkins
+        listedCount += added.listed
         // Rule 8 reads only the channels the user has.
         guard after.isHad else { return }
         let isNew = !before.isHad
@@ -172,14 +173,14 @@ extension Projections {
     }
 
     /// Applies `change` to `state` in place, and gives what rule 8 reads of it before and
-    /// after, and how many check-ins it gained.
+    /// after, and how many check-ins and listed ids it gained.
     private static func changing(
         _ state: inout SyncState, by change: (inout SyncState) -> Void
-    ) -> (before: KnownInputs, after: KnownInputs, checkinsAdded: Int) {
+    ) -> (before: KnownInputs, after: KnownInputs, added: (checkins: Int, listed: Int)) {
         let before = KnownInputs(of: &state)
-        let checkins = state.checkins.count
+        let (checkins, listed) = (state.checkins.count, state.listedCount)
         change(&state)
-        return (before, KnownInputs(of: &state), state.checkins.count - checkins)
+        return (before, KnownInputs(of: &state), (state.checkins.count - checkins, state.listedCount - listed))
     }
 
     /// What rule 8 reads of a channel.
@@ -306,13 +307,15 @@ extension Projections {
         noteSamples(samples, provider: provider, fold)
     }
 
-    /// A reconcile's window, and its samples.
-    mutating func foldSync(_ reconcile: Reconcile, provider: UInt32, samples: SampleBlock, _ fold: SyncFold) {
-        let (received, from, to) = (fold.received, reconcile.from.millis, reconcile.to.millis)
+    /// A reconcile's window with the id numbers it `listed` (ascending, once each), and its
+    /// samples.
+    mutating func foldSync(
+        _ reconcile: Reconcile, listed: [UInt32], provider: UInt32, samples: SampleBlock, _ fold: SyncFold
+    ) {
+        let window = SyncState.ReconciledWindow(
+            from: reconcile.from.millis, to: reconcile.to.millis, receivedAt: fold.received, listed: listed)
         mayHoldReconciledWindows = true
-        updateSync(provider, reconcile.metric.metric, fold) {
-            $0.reconciled(from: from, to: to, at: received)
-        }
+        updateSync(provider, reconcile.metric.metric, fold) { $0.reconciled(window) }
         noteSamples(samples, provider: provider, fold)
     }
 
@@ -358,8 +361,13 @@ extension Projections {
     /// envelope twice must not change, leaves them out. The checkpoint keeps each recovered
     /// stretch with its horizon and every expiry's instant, the digest the time lost of them.
     /// Both write what an answer as of a past instant reads (each check-in's receipt, since
-    /// when the user has the channel), so `verify` covers `stale --as-of` too.
-    func writeSyncStateEntries(of kept: Set<String>?, counters: Bool, _ out: inout CanonicalBytes) -> Int {
+    /// when the user has the channel), so `verify` covers `stale --as-of` too. The checkpoint
+    /// keeps the ids each reconcile listed, numbered as `selection` numbers them; the digest
+    /// leaves them out: they decide only how a write folded later is judged.
+    func writeSyncStateEntries(
+        of kept: Set<String>?, counters: Bool, keeping selection: CheckpointSelection? = nil,
+        _ out: inout CanonicalBytes
+    ) -> Int {
         let states = sortedSyncStates().filter { kept?.contains(users[$0.key.user]) ?? true }
         for (key, state) in states {
             out.append(users[key.user])
@@ -394,6 +402,9 @@ extension Projections {
                 out.append(window.from)
                 out.append(window.to)
                 out.append(window.receivedAt)
+                guard counters else { continue }
+                out.append(UInt64(window.listed.count))
+                for number in window.listed { out.append(selection?.renumbered(id: number) ?? number) }
             }
             if counters {
                 out.append(UInt64(state.fullRedeliveries))
@@ -447,6 +458,7 @@ extension Projections {
     mutating func readSync(_ input: inout CheckpointReader) throws(CheckpointReader.Malformed) {
         typealias Malformed = CheckpointReader.Malformed
         func int64(_ r: inout CheckpointReader) throws(Malformed) -> Int64 { try r.integer() }
+        let ids = index.records.count
         for _ in 0..<(try input.integer(UInt64.self)) {
             let user = users.intern(try input.string())
             let provider = providers.intern(try input.string())
@@ -481,8 +493,13 @@ extension Projections {
             for _ in state.checkins { receipts.append(try input.integer()) }
             guard state.restoreCheckinReceipts(receipts) else { throw Malformed() }
             for _ in 0..<(try input.integer(UInt64.self)) {
-                let window = SyncState.ReconciledWindow(
+                var window = SyncState.ReconciledWindow(
                     from: try input.integer(), to: try input.integer(), receivedAt: try input.integer())
+                for _ in 0..<(try input.integer(UInt64.self)) {
+                    let number: UInt32 = try input.integer()
+                    guard number < ids, window.listed.last.map({ $0 < number }) ?? true else { throw Malformed() }
+                    window.listed.append(number)
+                }
                 guard window.from < window.to else { throw Malformed() }
                 state.noteReconciledWindow(window)
                 mayHoldReconciledWindows = true
@@ -502,6 +519,7 @@ extension Projections {
             state.cursorFromExpiredPage = expired == 1
             syncStates[SyncKey(user: user, provider: provider, metric: metric)] = state
             checkinCount += state.checkins.count
+            listedCount += state.listedCount
         }
         for _ in 0..<(try input.integer(UInt64.self)) {
             let key = ProviderKey(user: try input.string(), provider: try input.string())

@@ -101,6 +101,9 @@ package struct Projections {
     /// The check-ins the sync channels keep, all told: each is kept, so that a question about
     /// a past instant has its answer, and they weigh on a range of users (`rangeSize`).
     package internal(set) var checkinCount = 0
+    /// The ids the sync channels' reconciles listed, all told (once per listing): they weigh
+    /// on a range of users too.
+    package internal(set) var listedCount = 0
     /// Whether a sync channel may hold reconciled windows: until one does, upserts do not look
     /// them up (a lookup per envelope cost 0.8% of an ingest's instructions).
     var mayHoldReconciledWindows = false
@@ -210,11 +213,11 @@ package struct Projections {
             dirtyDaysMovedByOffset(user: user, provider: provider, from: offset)
         case .reconcile(let reconcile):
             let provider = providers.intern(reconcile.provider)
-            applyReconcile(
+            let listed = applyReconcile(
                 reconcile, provider: provider, samples: samples, user: user, envelopeUser: envelope.user,
                 received: received, &effect)
             dirtyDaysMovedByOffset(user: user, provider: provider, from: offset)
-            foldSync(reconcile, provider: provider, samples: samples, sync)
+            foldSync(reconcile, listed: listed, provider: provider, samples: samples, sync)
         case .configSources(let metric, let priority):
             let key = PriorityKey(user: envelope.user, metric: metric.metric)
             let setting = Configured(origins: priority, receivedAt: received)
@@ -358,6 +361,8 @@ package struct Projections {
         // A write older than a reconcile of its window that was folded before it: the reconcile
         // answered for the window as of its receipt, so the write stays out, as the reconcile
         // would have deleted it had it come first (and does when the log is folded again).
+        // A reconcile that lists the id deletes none of its versions: the write is judged
+        // against what it listed by newness alone.
         let metric = samples.metric(of: entryNumber)
         if mayHoldReconciledWindows, upserts.reconciledMetric != metric {
             upserts.reconciled =
@@ -365,14 +370,15 @@ package struct Projections {
                 .reconciledWindows ?? []
             upserts.reconciledMetric = metric
         }
+        let number = index.insert(IdIndex.Key(user: user, provider: provider, id: samples.id(of: entryNumber)))
         if !upserts.reconciled.isEmpty,
             let reconciledAt = SyncState.supersedingReconcile(
-                upserts.reconciled, writtenAt: received, startingAt: samples.entries[entryNumber].start.millis)
+                upserts.reconciled, writtenAt: received, startingAt: samples.entries[entryNumber].start.millis,
+                id: UInt32(number))
         {
-            supersede(entryNumber, of: samples, &upserts, reconciledAt: reconciledAt, &effect)
+            supersede(entryNumber, number, of: samples, &upserts, reconciledAt: reconciledAt, &effect)
             return
         }
-        let number = index.insert(IdIndex.Key(user: user, provider: provider, id: samples.id(of: entryNumber)))
         let old = index.record(number)
         // A deleted id stays deleted, unless a reconcile deleted it and the write, received at
         // or after the reconcile (which deletes only writes received before it), is at least as
@@ -455,21 +461,19 @@ package struct Projections {
         insertLive(number, record, &effect)
     }
 
-    /// A write that a reconcile received after it, of a window holding its start, answered for
-    /// (`reconciledAt`, folded before it): it stays out, and the id is left as the reconcile
-    /// would have left it had the write come first, a tombstone of the write's version. Newer
-    /// than the id's live sample, it replaced that sample before the reconcile deleted it, so
-    /// the sample goes too; an id not seen yet keeps the tombstone, so an older write logged
-    /// later stays out. (Until 2026-12-06 the write was only dropped, and the older version
-    /// outlived the write that had moved it into the window: a sleep session read 6,000 s or
-    /// none by log order, a random workload shuffled.)
+    /// A write of id `number` that a reconcile received after it, of a window holding its
+    /// start and not listing the id, answered for (`reconciledAt`, folded before it): it stays
+    /// out, and the id is left as the reconcile would have left it had the write come first, a
+    /// tombstone of the write's version. Newer than the id's live sample, it replaced that
+    /// sample before the reconcile deleted it, so the sample goes too; an id not seen yet keeps
+    /// the tombstone, so an older write logged later stays out. (Until 2026-12-06 the write was
+    /// only dropped, and the older version outlived the write that had moved it into the
+    /// window: a sleep session read 6,000 s or none by log order, a random workload shuffled.)
     private mutating func supersede(
-        _ entryNumber: Int, of samples: SampleBlock, _ upserts: inout SampleUpserts, reconciledAt: Int64,
-        _ effect: inout Effect
+        _ entryNumber: Int, _ number: Int, of samples: SampleBlock, _ upserts: inout SampleUpserts,
+        reconciledAt: Int64, _ effect: inout Effect
     ) {
         effect.knownSamples += 1
-        let number = index.insert(
-            IdIndex.Key(user: upserts.user, provider: upserts.provider, id: samples.id(of: entryNumber)))
         let old = index.record(number)
         let record = record(entryNumber, of: samples, &upserts)
         // A reconcile's tombstone of a version no newer than the write: in receipt order the
@@ -478,10 +482,16 @@ package struct Projections {
         let version = record.lastModified ?? upserts.received
         guard old.state != .deleted || old.reconciled.map({ version >= $0.deletedVersion }) == true else { return }
         if old.state == .live {
-            // Received at or after the reconcile, the live sample came after it in receipt order
-            // too, and stays.
-            guard old.receivedAt < reconciledAt, !holds(old, against: record, number, received: upserts.received)
-            else { return }
+            // Received before the reconcile, the live sample stays when it is newer than the
+            // write. Received at or after it, the sample came after both in receipt order, and
+            // stays when it would have brought back the tombstone the reconcile left: when it
+            // is at least as new as the write (a later write older than it stayed live, an
+            // attack run, 2026-12-07).
+            let stays =
+                old.receivedAt < reconciledAt
+                ? holds(old, against: record, number, received: upserts.received)
+                : (old.lastModified ?? old.receivedAt) >= version
+            guard !stays else { return }
             removeLive(number, old, &effect)
             effect.deletedSamples += 1
         }
@@ -541,10 +551,12 @@ package struct Projections {
             reconciled: reconciledAt.map { .init(at: $0, deletedVersion: old.lastModified ?? old.receivedAt) })
     }
 
+    /// Deletes what `reconcile` does not list of its window, and upserts what it lists;
+    /// returns the numbers of the ids it lists (own writes aside), ascending.
     private mutating func applyReconcile(
         _ reconcile: Reconcile, provider: UInt32, samples: SampleBlock, user: UInt32, envelopeUser: String,
         received: Int64, _ effect: inout Effect
-    ) {
+    ) -> [UInt32] {
         let present = Set(samples.entries.indices.map(samples.id(of:)))
         let from = reconcile.from.millis
         let to = reconcile.to.millis
@@ -561,6 +573,11 @@ package struct Projections {
         stale.sort { $0.id.textPrecedes($1.id) }
         for key in stale { delete(key.id, user: user, provider: provider, reconciledAt: received, &effect) }
         upsert(samples, user: user, provider: provider, envelopeUser: envelopeUser, received: received, &effect)
+        let listed = Set(
+            samples.entries.indices.compactMap { number in
+                index.number(of: IdIndex.Key(user: user, provider: provider, id: samples.id(of: number)))
+            })
+        return listed.map(UInt32.init).sorted()
     }
 
     private mutating func insertLive(_ number: Int, _ record: IdIndex.Record, _ effect: inout Effect) {

@@ -74,9 +74,12 @@ package struct SyncState: Equatable, Sendable {
     /// The windows reconciles read again, each with the `receivedAt` of a reconcile of it
     /// (every distinct window and receipt: one a later window covers still tells when its part
     /// was first read again), sorted. A write
-    /// received before a reconcile of a window holding its start is older than what the
-    /// reconcile found, however late it is folded (`supersedingReconcile(writtenAt:startingAt:)`).
+    /// received before a reconcile of a window holding its start, of an id it did not list, is
+    /// older than what the reconcile found, however late it is folded
+    /// (`supersedingReconcile(writtenAt:startingAt:id:)`).
     package private(set) var reconciledWindows: [ReconciledWindow] = []
+    /// The ids the reconciled windows list, all told.
+    package private(set) var listedCount = 0
 
     /// A missed stretch that was recovered, and the horizon of the newest expiry then: what of
     /// it lay beyond that horizon could not be read again.
@@ -91,12 +94,26 @@ package struct SyncState: Equatable, Sendable {
         }
     }
 
-    /// A window a reconcile read again (`[from, to)`, epoch millis) and when it was received.
+    /// A window a reconcile read again (`[from, to)`, epoch millis), when it was received, and
+    /// the ids it listed.
     package struct ReconciledWindow: Equatable, Sendable {
         package var from: Int64
         package var to: Int64
         package var receivedAt: Int64
+        /// The id-index numbers of the samples it listed, ascending, once each: a reconcile
+        /// deletes only what it does not list, so a write it lists it never answered for.
+        package var listed: [UInt32] = []
 
+        /// Whether it listed the id numbered `number`.
+        func lists(_ number: UInt32) -> Bool {
+            let place = listed.partitioningIndex { $0 >= number }
+            return place < listed.count && listed[place] == number
+        }
+
+        /// Orders windows by where they lie, then by receipt (their listings aside).
+        static func precedes(_ a: ReconciledWindow, _ b: ReconciledWindow) -> Bool {
+            (a.from, a.to, a.receivedAt) < (b.from, b.to, b.receivedAt)
+        }
     }
 
     /// Whether the user has this provider for the metric, as of `millis` (now when `nil`).
@@ -409,16 +426,17 @@ package struct SyncState: Equatable, Sendable {
         let expiries = self.expiries
         let windows = reconciledWindows.sorted { ($0.receivedAt, $0.from, $0.to) < ($1.receivedAt, $1.from, $1.to) }
         (self.expiries, reconciledWindows, missed, recoveredBeyondHorizon) = ([], [], [], [])
+        listedCount = 0
         (horizon, healthReceivedAt) = (.min, nil)
         var next = 0
         for expiry in expiries {
             while next < windows.count, windows[next].receivedAt < expiry {
-                reconciled(from: windows[next].from, to: windows[next].to, at: windows[next].receivedAt)
+                reconciled(windows[next])
                 next += 1
             }
             tokenExpired(at: expiry)
         }
-        for window in windows[next...] { reconciled(from: window.from, to: window.to, at: window.receivedAt) }
+        for window in windows[next...] { reconciled(window) }
     }
 
     /// The newest expiry folded (`nil` before any).
@@ -525,8 +543,9 @@ package struct SyncState: Equatable, Sendable {
     /// the start it had without it, and a check-in ingested again, logged after the reconcile,
     /// shortened the stretch: ingesting the same envelopes twice changed the state; an attack
     /// run).
-    mutating func reconciled(from: Int64, to: Int64, at millis: Int64) {
-        noteReconciledWindow(ReconciledWindow(from: from, to: to, receivedAt: millis))
+    mutating func reconciled(_ window: ReconciledWindow) {
+        let millis = window.receivedAt
+        noteReconciledWindow(window)
         // Received before the newest recovery, it may be what recovered a stretch in receipt
         // order: the recovery is folded again (left, the later reconcile stayed the newest
         // recovery in that log order, and the digest moved when the log was ingested again).
@@ -569,15 +588,29 @@ package struct SyncState: Equatable, Sendable {
     mutating func noteReconciledWindow(_ window: ReconciledWindow) {
         guard window.from < window.to else { return }
         // Placed by binary search: sorting at each window made loading a checkpoint quadratic.
-        reconciledWindows.insertOnce(window) { ($0.from, $0.to, $0.receivedAt) < ($1.from, $1.to, $1.receivedAt) }
+        let place = reconciledWindows.partitioningIndex { !ReconciledWindow.precedes($0, window) }
+        guard place < reconciledWindows.count, !ReconciledWindow.precedes(window, reconciledWindows[place]) else {
+            reconciledWindows.insert(window, at: place)
+            listedCount += window.listed.count
+            return
+        }
+        // The same window received at the same instant: one reconcile folded again, or one
+        // read in parts. It lists what either listed.
+        let both = (reconciledWindows[place].listed + window.listed).sorted()
+        listedCount -= reconciledWindows[place].listed.count
+        reconciledWindows[place].listed = both.indices.compactMap {
+            $0 > 0 && both[$0] == both[$0 - 1] ? nil : both[$0]
+        }
+        listedCount += reconciledWindows[place].listed.count
     }
 
     /// When the first reconcile received after `receivedAt` that read again a window holding
-    /// `start` was received, if one was: a sample written then and starting there is superseded
-    /// by what that reconcile found.
+    /// `start`, and did not list the id numbered `number`, was received, if one was: a sample
+    /// written then and starting there is superseded by what that reconcile found.
     static func supersedingReconcile(
-        _ windows: [ReconciledWindow], writtenAt receivedAt: Int64, startingAt start: Int64
+        _ windows: [ReconciledWindow], writtenAt receivedAt: Int64, startingAt start: Int64, id number: UInt32
     ) -> Int64? {
-        windows.lazy.filter { $0.receivedAt > receivedAt && $0.from <= start && start < $0.to }.map(\.receivedAt).min()
+        windows.lazy.filter { $0.receivedAt > receivedAt && $0.from <= start && start < $0.to && !$0.lists(number) }
+            .map(\.receivedAt).min()
     }
 }
