@@ -469,6 +469,25 @@ import Testing
         }
     }
 
+    /// Of two reconciles that both would delete an id, the one received first leaves the
+    /// tombstone in every order of the log, so ingesting the log again changes nothing. (Until
+    /// 2026-12-07 the one folded first kept it, and the write folded again moved the digest to
+    /// the other: a random workload with late check-ins, ingested twice.)
+    @Test func theFirstReconcileReceivedLeavesTheTombstoneInEveryOrder() throws {
+        func reconcile(received: String, to: String) -> String {
+            #"{"kind":"reconcile","user":"u","receivedAt":"2026-07-12T00:\#(received):00Z","provider":"garmin","metric":"steps","window":{"from":"2026-07-10T00:00:00Z","to":"2026-07-10T\#(to):00:00Z"},"samples":[]}"#
+        }
+        let lines = [
+            #"{"kind":"samples.upsert","user":"u","receivedAt":"2026-07-12T00:01:00Z","provider":"garmin","samples":[{"id":"b","type":"steps","start":"2026-07-10T02:00:00Z","end":"2026-07-10T02:30:00Z","value":10,"unit":"count","origin":"com.garmin"}]}"#,
+            reconcile(received: "05", to: "06"), reconcile(received: "10", to: "12"),
+        ]
+        for order in Self.permutations(lines) {
+            let (once, folded) = try Self.digest(order)
+            #expect(try Self.digest(order, twice: true).0 == once, "\(order)")
+            #expect(folded.index.live.isEmpty)
+        }
+    }
+
     /// A write a reconcile answered for, folded after a later write of the id that is older
     /// than it, leaves the reconcile's tombstone of its version: in receipt order the later
     /// write came after the reconcile deleted the id, and stayed out as no newer than what it

@@ -78,21 +78,35 @@ extension IdIndex {
             set { (syncVersionNumber, present) = Self.store(newValue, bit: 8, present) }
         }
 
-        /// What a reconcile's deletion leaves: the reconcile's `receivedAt`, and the time of the
-        /// version it deleted (its `lastModified`, else its `receivedAt`).
+        /// What a reconcile's deletion leaves: the reconcile's `receivedAt`, the time of the
+        /// version it deleted (its `lastModified`, else its `receivedAt`), and that version's
+        /// metric, start and receipt, which tell whether a reconcile received earlier would
+        /// have deleted it first.
         struct Reconciled: Equatable {
             var at: Int64
             var deletedVersion: Int64
+            var metric: Metric
+            var deletedStart: Int64
+            var deletedReceivedAt: Int64
         }
 
-        /// For a tombstone a reconcile left (kept in `receivedAt` and `lastModifiedMillis`): a
-        /// write received at or after the reconcile, at least as new as the version it deleted,
-        /// brings the id back. `nil` for a tombstone for ever.
+        /// For a tombstone a reconcile left (kept in `receivedAt`, `lastModifiedMillis`,
+        /// `metric`, `startMillis` and, the deleted version's receipt, `endMillis`): a write
+        /// received at or after the reconcile, at least as new as the version it deleted, brings
+        /// the id back. `nil` for a tombstone for ever.
         var reconciled: Reconciled? {
-            get { present & 64 != 0 ? Reconciled(at: receivedAt, deletedVersion: lastModifiedMillis) : nil }
+            get {
+                guard present & 64 != 0 else { return nil }
+                return Reconciled(
+                    at: receivedAt, deletedVersion: lastModifiedMillis, metric: metric, deletedStart: startMillis,
+                    deletedReceivedAt: endMillis)
+            }
             set {
                 (receivedAt, present) = Self.store(newValue?.at, bit: 64, present)
                 lastModifiedMillis = newValue?.deletedVersion ?? 0
+                metric = newValue?.metric ?? .steps
+                startMillis = newValue?.deletedStart ?? 0
+                endMillis = newValue?.deletedReceivedAt ?? 0
             }
         }
 
@@ -249,6 +263,15 @@ extension IdIndex {
                 row.details = UInt32(details.count)
             }
         }
+    }
+}
+
+extension IdIndex.Record.Reconciled {
+    /// What a reconcile received at `at` leaves of the version `deleted`, received at `received`.
+    init(at: Int64, deleting deleted: IdIndex.Record, received: Int64) {
+        self.init(
+            at: at, deletedVersion: deleted.lastModified ?? received, metric: deleted.metric,
+            deletedStart: deleted.startMillis, deletedReceivedAt: received)
     }
 }
 

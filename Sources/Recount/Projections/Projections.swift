@@ -495,7 +495,7 @@ package struct Projections {
             removeLive(number, old, &effect)
             effect.deletedSamples += 1
         }
-        index.delete(number, reconciled: .init(at: reconciledAt, deletedVersion: version))
+        index.delete(number, reconciled: .init(at: reconciledAt, deleting: record, received: upserts.received))
     }
 
     /// Whether the live record `old` of id `number` stays against a write of `record` received
@@ -548,7 +548,7 @@ package struct Projections {
         }
         index.delete(
             number,
-            reconciled: reconciledAt.map { .init(at: $0, deletedVersion: old.lastModified ?? old.receivedAt) })
+            reconciled: reconciledAt.map { .init(at: $0, deleting: old, received: old.receivedAt) })
     }
 
     /// Deletes what `reconcile` does not list of its window, and upserts what it lists;
@@ -572,6 +572,20 @@ package struct Projections {
         }
         stale.sort { $0.id.textPrecedes($1.id) }
         for key in stale { delete(key.id, user: user, provider: provider, reconciledAt: received, &effect) }
+        // A version a reconcile received later deleted, which this one would have deleted
+        // first: its tombstone is this reconcile's, as in receipt order (it kept the receipt of
+        // the reconcile folded first, and ingesting such a log again moved the digest).
+        var claimed: [(number: Int, tombstone: IdIndex.Record.Reconciled)] = []
+        index.forEachNumber(ofUser: user, in: .deleted) { number in
+            guard var tombstone = index.record(number).reconciled, tombstone.at > received,
+                tombstone.deletedReceivedAt < received, tombstone.metric == reconcile.metric.metric,
+                tombstone.deletedStart >= from, tombstone.deletedStart < to,
+                index.owner(number).provider == provider, !present.contains(index.key(number).id)
+            else { return }
+            tombstone.at = received
+            claimed.append((number, tombstone))
+        }
+        for (number, tombstone) in claimed { index.delete(number, reconciled: tombstone) }
         upsert(samples, user: user, provider: provider, envelopeUser: envelopeUser, received: received, &effect)
         let listed = Set(
             samples.entries.indices.compactMap { number in
