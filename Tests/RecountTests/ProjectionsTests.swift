@@ -469,6 +469,32 @@ import Testing
         }
     }
 
+    /// Of two writes of an id as new as each other (one `lastModified`), the one received later
+    /// stays, in every order of the log, as "at least as new" replaces in receipt order: a
+    /// reconcile received between them deletes the first, and the second comes back after it.
+    /// (Ordered by content alone until 2026-12-07, the second lost to the reconcile's listed
+    /// version where it was folded before the reconcile, and came back when the log was
+    /// ingested again; an attack run.)
+    @Test func ofTwoWritesAsNewTheOneReceivedLaterStaysInEveryOrder() throws {
+        func night(_ start: String, minutes: Int) -> String {
+            let end = RFC3339.format(millis: RFC3339.parse(start)!.millis + Int64(minutes) * 60_000, offsetSeconds: 0)
+            return
+                #"{"id":"c","type":"SleepSession","start":"\#(start)","end":"\#(end)","stage":"asleep","origin":"com.x","lastModified":"2026-07-11T03:00:00Z"}"#
+        }
+        let later =
+            #"{"kind":"healthconnect.changes","user":"u","receivedAt":"2026-07-12T00:06:00Z","recordTypes":["SleepSession"],"token":"t","nextChangesToken":"t","hasMore":true,"changesTokenExpired":false,"changes":[{"upsertion":\#(night("2026-07-11T02:00:00Z", minutes: 112))}]}"#
+        let lines = [
+            #"{"kind":"reconcile","user":"u","receivedAt":"2026-07-12T00:02:00Z","provider":"health_connect","metric":"sleep","window":{"from":"2026-07-10T00:00:00Z","to":"2026-07-10T22:00:00Z"},"samples":[\#(night("2026-07-10T10:00:00Z", minutes: 116))]}"#,
+            later,
+            #"{"kind":"reconcile","user":"u","receivedAt":"2026-07-12T00:05:00Z","provider":"health_connect","metric":"sleep","window":{"from":"2026-07-10T00:00:00Z","to":"2026-07-11T06:00:00Z"},"samples":[]}"#,
+        ]
+        let start = RFC3339.parse("2026-07-11T02:00:00Z")!.millis
+        for order in Self.permutations(lines) + Self.permutations([lines[0], later]) {
+            #expect(try Self.liveContent(order).values.map(\.sample.startMillis) == [start], "\(order)")
+            #expect(try Self.digest(order, twice: true).0 == (try Self.digest(order).0), "\(order)")
+        }
+    }
+
     /// Of two reconciles that both would delete an id, the one received first leaves the
     /// tombstone in every order of the log, so ingesting the log again changes nothing. (Until
     /// 2026-12-07 the one folded first kept it, and the write folded again moved the digest to

@@ -385,8 +385,9 @@ package struct Projections {
         // new as the version it deleted: an older one came back when the log was ingested again,
         // and the deleted version delivered again (a later reconcile listing it) stayed out in
         // receipt order and came in when logged before the reconcile. A write without a sync
-        // identity received before the reconcile and newer than the version it deleted comes
-        // back too: in receipt order it replaced that version, and no reconcile answered for its
+        // identity received before the reconcile and newer than the version it deleted (or as
+        // new and received after it) comes back too: in receipt order it replaced that
+        // version, and no reconcile answered for its
         // start (above), so the reconcile left it (it stayed out, and a sleep session a newer
         // write had moved out of the window was lost in that log order; a random workload
         // shuffled). With a sync identity, whether it replaced that version depends on the
@@ -395,9 +396,11 @@ package struct Projections {
             old.state != .deleted
                 || old.reconciled.map({ tombstone in
                     let version = samples.entries[entryNumber].lastModified?.millis ?? received
+                    let replaced =
+                        version > tombstone.deletedVersion
+                        || (version == tombstone.deletedVersion && received > tombstone.deletedReceivedAt)
                     return version >= tombstone.deletedVersion
-                        && (received >= tombstone.at
-                            || (version > tombstone.deletedVersion && samples.entries[entryNumber].syncIdentifier < 0))
+                        && (received >= tombstone.at || (replaced && samples.entries[entryNumber].syncIdentifier < 0))
                 }) == true
         else {
             effect.knownSamples += 1
@@ -499,10 +502,14 @@ package struct Projections {
     }
 
     /// Whether the live record `old` of id `number` stays against a write of `record` received
-    /// at `received`: the write is older, the same content again, or as new with content that
-    /// does not order after the held one (so equally new writes end at the same sample in any
-    /// order, or twice). The content's bytes are built only to order two different writes as
-    /// new as each other.
+    /// at `received`: the write is the same content again, older, or as new and received
+    /// earlier, or at the same instant with content that does not order after the held one (so
+    /// equally new writes end at the same sample in any order, or twice). The content's bytes
+    /// are built only to order two different writes as new as each other received at one
+    /// instant. (Ordered by content alone until 2026-12-07: a write as new as the held one
+    /// and received after it lost to it, and then to nothing once a reconcile received between
+    /// them deleted the held one, where in receipt order it came back after the reconcile; an
+    /// attack run.)
     ///
     /// A write's time is its `lastModified`, else its `receivedAt` (the held sample's newest):
     /// between two writes that both carry `lastModified`, or neither, that is the contract's
@@ -520,9 +527,12 @@ package struct Projections {
             let (offered, held) = (record.syncVersion ?? 0, old.syncVersion ?? 0)
             if offered != held { return offered < held }
         }
+        if record.hasSameContent(as: old) { return true }
         let (new, was) = (record.lastModified ?? received, old.lastModified ?? old.receivedAt)
-        return new < was || record.hasSameContent(as: old)
-            || (new == was && !contentBytes(number, old).lexicographicallyPrecedes(contentBytes(number, record)))
+        guard new == was else { return new < was }
+        // As new: the one received later, as in receipt order ("at least as new" replaces).
+        guard received == old.receivedAt else { return received < old.receivedAt }
+        return !contentBytes(number, old).lexicographicallyPrecedes(contentBytes(number, record))
     }
 
     /// A record's content in canonical bytes, its position and receivedAt aside.
