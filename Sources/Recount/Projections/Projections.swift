@@ -527,9 +527,9 @@ package struct Projections {
             let (offered, held) = (record.syncVersion ?? 0, old.syncVersion ?? 0)
             if offered != held { return offered < held }
         }
-        if record.hasSameContent(as: old) { return true }
         let (new, was) = (record.lastModified ?? received, old.lastModified ?? old.receivedAt)
-        guard new == was else { return new < was }
+        if new < was || record.hasSameContent(as: old) { return true }
+        guard new == was else { return false }
         // As new: the one received later, as in receipt order ("at least as new" replaces).
         guard received == old.receivedAt else { return received < old.receivedAt }
         return !contentBytes(number, old).lexicographicallyPrecedes(contentBytes(number, record))
