@@ -514,6 +514,25 @@ import Testing
         }
     }
 
+    /// Two reconciles of one window received at one instant each delete what they do not
+    /// list: a write one of them lists and the other does not is gone in every order of the
+    /// log, and when it comes again. (Until 2026-12-07 their ids were joined, and the write,
+    /// folded after both, stayed live; an attack run.)
+    @Test func twoReconcilesOfOneWindowAtOneInstantEachDeleteWhatTheyDoNotList() throws {
+        func listing(_ id: String, start: String, modified: String) -> String {
+            #"{"kind":"reconcile","user":"u","receivedAt":"2026-07-12T00:12:00Z","provider":"health_connect","metric":"sleep","window":{"from":"2026-07-10T00:00:00Z","to":"2026-07-10T14:00:00Z"},"samples":[{"id":"\#(id)","type":"SleepSession","start":"2026-07-10T\#(start):00:00Z","end":"2026-07-10T\#(start):50:00Z","stage":"asleep","origin":"com.x","lastModified":"2026-07-11T\#(modified):00:00Z"}]}"#
+        }
+        let lines = [
+            #"{"kind":"healthconnect.changes","user":"u","receivedAt":"2026-07-12T00:05:00Z","recordTypes":["SleepSession"],"token":"t","nextChangesToken":"t","hasMore":true,"changesTokenExpired":false,"changes":[{"upsertion":{"id":"b","type":"SleepSession","start":"2026-07-10T02:00:00Z","end":"2026-07-10T03:55:00Z","stage":"asleep","origin":"com.x","lastModified":"2026-07-11T04:00:00Z"}}]}"#,
+            listing("b", start: "18", modified: "00"), listing("a", start: "10", modified: "01"),
+        ]
+        for order in Self.permutations(lines) {
+            #expect(try Self.liveContent(order).keys.map(\.id) == ["a"], "\(order)")
+            #expect(try Self.liveContent(order + order) == (try Self.liveContent(order)), "\(order)")
+            #expect(try Self.digest(order, twice: true).0 == (try Self.digest(order).0), "\(order)")
+        }
+    }
+
     /// A write a reconcile answered for, folded after a later write of the id that is older
     /// than it, leaves the reconcile's tombstone of its version: in receipt order the later
     /// write came after the reconcile deleted the id, and stayed out as no newer than what it

@@ -562,7 +562,7 @@ package struct Projections {
     }
 
     /// Deletes what `reconcile` does not list of its window, and upserts what it lists;
-    /// returns the numbers of the ids it lists (own writes aside), ascending.
+    /// returns the numbers of the ids it lists, ascending.
     private mutating func applyReconcile(
         _ reconcile: Reconcile, provider: UInt32, samples: SampleBlock, user: UInt32, envelopeUser: String,
         received: Int64, _ effect: inout Effect
@@ -597,9 +597,10 @@ package struct Projections {
         }
         for (number, tombstone) in claimed { index.delete(number, reconciled: tombstone) }
         upsert(samples, user: user, provider: provider, envelopeUser: envelopeUser, received: received, &effect)
+        // Every id it lists has a number, an own write's too, so folding it again lists the same.
         let listed = Set(
-            samples.entries.indices.compactMap { number in
-                index.number(of: IdIndex.Key(user: user, provider: provider, id: samples.id(of: number)))
+            samples.entries.indices.map { number in
+                index.insert(IdIndex.Key(user: user, provider: provider, id: samples.id(of: number)))
             })
         return listed.map(UInt32.init).sorted()
     }

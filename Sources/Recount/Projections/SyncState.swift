@@ -588,20 +588,16 @@ package struct SyncState: Equatable, Sendable {
     mutating func noteReconciledWindow(_ window: ReconciledWindow) {
         guard window.from < window.to else { return }
         // Placed by binary search: sorting at each window made loading a checkpoint quadratic.
-        let place = reconciledWindows.partitioningIndex { !ReconciledWindow.precedes($0, window) }
-        guard place < reconciledWindows.count, !ReconciledWindow.precedes(window, reconciledWindows[place]) else {
-            reconciledWindows.insert(window, at: place)
-            listedCount += window.listed.count
-            return
+        var place = reconciledWindows.partitioningIndex { !ReconciledWindow.precedes($0, window) }
+        // The same window received at the same instant: one reconcile folded again (the same
+        // ids), or another, kept beside it: each deletes what it does not list (their ids
+        // joined, a write one of them deleted stayed live in some log orders; an attack run).
+        while place < reconciledWindows.count, !ReconciledWindow.precedes(window, reconciledWindows[place]) {
+            if reconciledWindows[place].listed == window.listed { return }
+            place += 1
         }
-        // The same window received at the same instant: one reconcile folded again, or one
-        // read in parts. It lists what either listed.
-        let both = (reconciledWindows[place].listed + window.listed).sorted()
-        listedCount -= reconciledWindows[place].listed.count
-        reconciledWindows[place].listed = both.indices.compactMap {
-            $0 > 0 && both[$0] == both[$0 - 1] ? nil : both[$0]
-        }
-        listedCount += reconciledWindows[place].listed.count
+        reconciledWindows.insert(window, at: place)
+        listedCount += window.listed.count
     }
 
     /// When the first reconcile received after `receivedAt` that read again a window holding
