@@ -386,11 +386,10 @@ package struct Projections {
         // and the deleted version delivered again (a later reconcile listing it) stayed out in
         // receipt order and came in when logged before the reconcile. A write without a sync
         // identity received before the reconcile and newer than the version it deleted (or as
-        // new and received after it) comes back too: in receipt order it replaced that
-        // version, and no reconcile answered for its
-        // start (above), so the reconcile left it (it stayed out, and a sleep session a newer
-        // write had moved out of the window was lost in that log order; a random workload
-        // shuffled). With a sync identity, whether it replaced that version depends on the
+        // new and received after it) comes back too: in receipt order it replaced that version,
+        // and no reconcile answered for its start (above), so the reconcile left it (it stayed
+        // out, and a sleep session a newer write had moved out of the window was lost in that
+        // log order; a random workload shuffled). With a sync identity, whether it replaced that version depends on the
         // version's own, which a tombstone does not keep (Sync identity, in the docs).
         guard
             old.state != .deleted
