@@ -514,6 +514,29 @@ import Testing
         }
     }
 
+    /// Two writes as new as each other received at one instant are ordered by their content's
+    /// key, against a live sample and against the tombstone a reconcile left of it alike: the
+    /// same sample is live in every order of the log. (Until 2026-12-07 a tombstone kept no
+    /// content, and a write that had replaced the deleted version stayed out where logged after
+    /// the reconcile; a re-run of an attack harness.)
+    @Test func writesAsNewAtOneInstantMeetATombstoneAsTheyMeetALiveSample() throws {
+        func steps(_ id: String, start: String, value: Int) -> String {
+            #"{"id":"\#(id)","type":"steps","start":"2026-07-10T\#(start):00:00Z","end":"2026-07-10T\#(start):30:00Z","value":\#(value),"unit":"count","origin":"com.garmin"}"#
+        }
+        for value in 100...105 {
+            let lines = [
+                #"{"kind":"samples.upsert","user":"u","receivedAt":"2026-07-12T00:02:00Z","provider":"garmin","samples":[\#(steps("a", start: "02", value: value))]}"#,
+                #"{"kind":"reconcile","user":"u","receivedAt":"2026-07-12T00:02:00Z","provider":"garmin","metric":"steps","window":{"from":"2026-07-10T14:00:00Z","to":"2026-07-10T22:00:00Z"},"samples":[\#(steps("a", start: "10", value: 102))]}"#,
+                #"{"kind":"reconcile","user":"u","receivedAt":"2026-07-12T00:08:00Z","provider":"garmin","metric":"steps","window":{"from":"2026-07-10T06:00:00Z","to":"2026-07-10T22:00:00Z"},"samples":[]}"#,
+            ]
+            let settled = try Self.liveContent(lines)
+            for order in Self.permutations(lines) {
+                #expect(try Self.liveContent(order) == settled, "\(order)")
+                #expect(try Self.liveContent(order + order) == settled, "\(order)")
+            }
+        }
+    }
+
     /// Two reconciles of one window received at one instant each delete what they do not
     /// list: a write one of them lists and the other does not is gone in every order of the
     /// log, and when it comes again. (Until 2026-12-07 their ids were joined, and the write,

@@ -47,14 +47,15 @@ package import RecountLog
 /// deleted an older version comes back, 33 the ids each reconcile listed, so a write it
 /// listed is not one it answered for, 34 a reconcile's tombstone keeping the deleted
 /// version's metric, start and receipt, 35 two reconciles of one window at one instant kept
-/// apart.)
+/// apart, 36 equally new writes at one instant ordered by their content's key, which a
+/// tombstone keeps.)
 package struct CheckpointFile {
     package let path: String
     /// The payload bytes after which a chunk closes.
     private let chunkBytes: Int
     private let fileSystem = PosixFileSystem()
     private static let magic: UInt32 = 0x4A50_4352  // "RCPJ" read little-endian
-    private static let version: UInt32 = 35
+    private static let version: UInt32 = 36
     private static let headerSize = 56
     /// The header's bytes the checksum covers after the stored bytes: both lengths, the
     /// record, the position and the users.

@@ -88,18 +88,20 @@ extension IdIndex {
             var metric: Metric
             var deletedStart: Int64
             var deletedReceivedAt: Int64
+            /// The deleted version's content key (`Projections.contentKey`).
+            var deletedContent: UInt64
         }
 
         /// For a tombstone a reconcile left (kept in `receivedAt`, `lastModifiedMillis`,
-        /// `metric`, `startMillis` and, the deleted version's receipt, `endMillis`): a write
-        /// received at or after the reconcile, at least as new as the version it deleted, brings
-        /// the id back. `nil` for a tombstone for ever.
+        /// `metric`, `startMillis`, the deleted version's receipt in `endMillis` and its content
+        /// key in `valueBits`): a write received at or after the reconcile, at least as new as
+        /// the version it deleted, brings the id back. `nil` for a tombstone for ever.
         var reconciled: Reconciled? {
             get {
                 guard present & 64 != 0 else { return nil }
                 return Reconciled(
                     at: receivedAt, deletedVersion: lastModifiedMillis, metric: metric, deletedStart: startMillis,
-                    deletedReceivedAt: endMillis)
+                    deletedReceivedAt: endMillis, deletedContent: valueBits)
             }
             set {
                 (receivedAt, present) = Self.store(newValue?.at, bit: 64, present)
@@ -107,6 +109,7 @@ extension IdIndex {
                 metric = newValue?.metric ?? .steps
                 startMillis = newValue?.deletedStart ?? 0
                 endMillis = newValue?.deletedReceivedAt ?? 0
+                valueBits = newValue?.deletedContent ?? 0
             }
         }
 
@@ -267,11 +270,12 @@ extension IdIndex {
 }
 
 extension IdIndex.Record.Reconciled {
-    /// What a reconcile received at `at` leaves of the version `deleted`, received at `received`.
-    init(at: Int64, deleting deleted: IdIndex.Record, received: Int64) {
+    /// What a reconcile received at `at` leaves of the version `deleted`, received at `received`,
+    /// whose content key is `content`.
+    init(at: Int64, deleting deleted: IdIndex.Record, received: Int64, content: UInt64) {
         self.init(
             at: at, deletedVersion: deleted.lastModified ?? received, metric: deleted.metric,
-            deletedStart: deleted.startMillis, deletedReceivedAt: received)
+            deletedStart: deleted.startMillis, deletedReceivedAt: received, deletedContent: content)
     }
 }
 

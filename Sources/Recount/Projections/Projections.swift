@@ -380,30 +380,15 @@ package struct Projections {
             return
         }
         let old = index.record(number)
-        // A deleted id stays deleted, unless a reconcile deleted it and the write, received at
-        // or after the reconcile (which deletes only writes received before it), is at least as
-        // new as the version it deleted: an older one came back when the log was ingested again,
-        // and the deleted version delivered again (a later reconcile listing it) stayed out in
-        // receipt order and came in when logged before the reconcile. A write without a sync
-        // identity received before the reconcile and newer than the version it deleted (or as
-        // new and received after it) comes back too: in receipt order it replaced that version,
-        // and no reconcile answered for its start (above), so the reconcile left it (it stayed
-        // out, and a sleep session a newer write had moved out of the window was lost in that
-        // log order; a random workload shuffled). With a sync identity, whether it replaced that version depends on the
-        // version's own, which a tombstone does not keep (Sync identity, in the docs).
-        guard
-            old.state != .deleted
-                || old.reconciled.map({ tombstone in
-                    let version = samples.entries[entryNumber].lastModified?.millis ?? received
-                    let replaced =
-                        version > tombstone.deletedVersion
-                        || (version == tombstone.deletedVersion && received > tombstone.deletedReceivedAt)
-                    return version >= tombstone.deletedVersion
-                        && (received >= tombstone.at || (replaced && samples.entries[entryNumber].syncIdentifier < 0))
-                }) == true
-        else {
-            effect.knownSamples += 1
-            return
+        // A deleted id stays deleted, unless a reconcile deleted it and the write brings it
+        // back (`comesBack`).
+        if old.state == .deleted {
+            guard let tombstone = old.reconciled,
+                comesBack(entryNumber, number, of: samples, &upserts, over: tombstone)
+            else {
+                effect.knownSamples += 1
+                return
+            }
         }
         let record = record(entryNumber, of: samples, &upserts)
         if old.state == .live {
@@ -463,6 +448,32 @@ package struct Projections {
         insertLive(number, record, &effect)
     }
 
+    /// Whether a write of entry `entryNumber` brings back id `number`, which a reconcile's
+    /// `tombstone` holds. Received at or after the reconcile (which deletes only writes received
+    /// before it), it does when at least as new as the version the reconcile deleted: an older
+    /// one came back when the log was ingested again, and the deleted version delivered again (a
+    /// later reconcile listing it) stayed out in receipt order and came in when logged before the
+    /// reconcile. Received before the reconcile, without a sync identity, it does when it
+    /// replaced that version in receipt order (newer, or as new and received after it, or at the
+    /// same instant with content that orders after it, as `holds` orders them), for no reconcile
+    /// answered for its start (`supersedingReconcile`), so the reconcile left it (it stayed out,
+    /// and a sleep session a newer write had moved out of the window was lost in that log order;
+    /// a random workload shuffled). With a sync identity, whether it replaced that version
+    /// depends on the version's own, which a tombstone does not keep (Sync identity, in the docs).
+    private mutating func comesBack(
+        _ entryNumber: Int, _ number: Int, of samples: SampleBlock, _ upserts: inout SampleUpserts,
+        over tombstone: IdIndex.Record.Reconciled
+    ) -> Bool {
+        let received = upserts.received
+        let version = samples.entries[entryNumber].lastModified?.millis ?? received
+        guard version >= tombstone.deletedVersion else { return false }
+        if received >= tombstone.at { return true }
+        guard samples.entries[entryNumber].syncIdentifier < 0 else { return false }
+        if version != tombstone.deletedVersion { return true }
+        if received != tombstone.deletedReceivedAt { return received > tombstone.deletedReceivedAt }
+        return contentKey(number, record(entryNumber, of: samples, &upserts)) > tombstone.deletedContent
+    }
+
     /// A write of id `number` that a reconcile received after it, of a window holding its
     /// start and not listing the id, answered for (`reconciledAt`, folded before it): it stays
     /// out, and the id is left as the reconcile would have left it had the write come first, a
@@ -497,7 +508,10 @@ package struct Projections {
             removeLive(number, old, &effect)
             effect.deletedSamples += 1
         }
-        index.delete(number, reconciled: .init(at: reconciledAt, deleting: record, received: upserts.received))
+        index.delete(
+            number,
+            reconciled: .init(
+                at: reconciledAt, deleting: record, received: upserts.received, content: contentKey(number, record)))
     }
 
     /// Whether the live record `old` of id `number` stays against a write of `record` received
@@ -529,9 +543,18 @@ package struct Projections {
         let (new, was) = (record.lastModified ?? received, old.lastModified ?? old.receivedAt)
         if new < was || record.hasSameContent(as: old) { return true }
         guard new == was else { return false }
-        // As new: the one received later, as in receipt order ("at least as new" replaces).
+        // As new: the one received later, as in receipt order ("at least as new" replaces);
+        // at one instant, the content whose key orders after (its bytes, should two keys meet).
         guard received == old.receivedAt else { return received < old.receivedAt }
+        let (held, offered) = (contentKey(number, old), contentKey(number, record))
+        guard held == offered else { return held > offered }
         return !contentBytes(number, old).lexicographicallyPrecedes(contentBytes(number, record))
+    }
+
+    /// The XXH3-64 of a record's content bytes: what orders two writes as new as each other
+    /// received at one instant, a live sample's or the one a reconcile's tombstone deleted.
+    func contentKey(_ number: Int, _ record: IdIndex.Record) -> UInt64 {
+        contentBytes(number, record).withUnsafeBytes { Checksum.xxh3($0) }
     }
 
     /// A record's content in canonical bytes, its position and receivedAt aside.
@@ -557,7 +580,9 @@ package struct Projections {
         }
         index.delete(
             number,
-            reconciled: reconciledAt.map { .init(at: $0, deleting: old, received: old.receivedAt) })
+            reconciled: reconciledAt.map {
+                .init(at: $0, deleting: old, received: old.receivedAt, content: contentKey(number, old))
+            })
     }
 
     /// Deletes what `reconcile` does not list of its window, and upserts what it lists;
