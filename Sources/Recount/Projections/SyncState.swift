@@ -105,10 +105,7 @@ package struct SyncState: Equatable, Sendable {
         package var listed: [UInt32] = []
 
         /// Whether it listed the id numbered `number`.
-        func lists(_ number: UInt32) -> Bool {
-            let place = listed.partitioningIndex { $0 >= number }
-            return place < listed.count && listed[place] == number
-        }
+        func lists(_ number: UInt32) -> Bool { listed.sortedContains(number) }
 
         /// Orders windows by where they lie, then by receipt (their listings aside).
         static func precedes(_ a: ReconciledWindow, _ b: ReconciledWindow) -> Bool {

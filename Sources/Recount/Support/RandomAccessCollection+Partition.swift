@@ -17,3 +17,11 @@ extension RandomAccessCollection {
         return low
     }
 }
+
+extension RandomAccessCollection where Element: Comparable {
+    /// Whether this collection, sorted ascending, holds `element`: a binary search.
+    func sortedContains(_ element: Element) -> Bool {
+        let place = partitioningIndex { $0 >= element }
+        return place != endIndex && self[place] == element
+    }
+}
