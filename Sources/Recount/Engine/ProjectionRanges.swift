@@ -865,8 +865,8 @@ extension Projections {
     /// The check-ins each user's channels keep, and the ids their reconciles listed, by
     /// interned user.
     func syncFactsByUser() -> (checkins: [Int], listed: [Int]) {
-        var facts = (checkins: [Int](repeating: 0, count: users.strings.count), listed: [Int]())
-        facts.listed = facts.checkins
+        let none = [Int](repeating: 0, count: users.strings.count)
+        var facts = (checkins: none, listed: none)
         for (key, state) in syncStates {
             facts.checkins[Int(key.user)] += state.checkins.count
             facts.listed[Int(key.user)] += state.listedCount
