@@ -14,16 +14,7 @@ enum DemoCommand {
     static func run(_ invocation: Invocation) throws -> ExitStatus {
         try invocation.allowOnly([])
         let input = invocation.dataDirectory + "/demo.ndjson"
-        let files = FileManager.default
-        if !files.fileExists(atPath: input), let log = try? files.contentsOfDirectory(atPath: invocation.logDirectory),
-            !log.isEmpty
-        {
-            throw CommandError(
-                "\(invocation.dataDirectory) holds a log the demo did not write; its example envelopes "
-                    + "(a default source ranking for every user among them) would change that store's answers: "
-                    + "run it in a directory of its own (recount --data DIR demo)")
-        }
-        try invocation.createDataDirectory()
+        try refuseAStoreItDidNotWrite(invocation)
         try Data(envelopes.utf8).write(to: URL(fileURLWithPath: input))
         let json = invocation.json
         narrate(
@@ -89,6 +80,42 @@ enum DemoCommand {
                     ["verify"],
                 ], invocation) ?? status
         return status
+    }
+
+    /// Refuses, before writing anything, a data directory whose log holds an envelope the demo
+    /// does not write (read record by record, so a real store's first record decides), and one a
+    /// writer refuses (stored projections without their log). Its example envelopes (a default
+    /// source ranking for every user among them) would change a real store's answers.
+    private static func refuseAStoreItDidNotWrite(_ invocation: Invocation) throws {
+        if FileManager.default.fileExists(atPath: invocation.logDirectory) {
+            let own = Set(ownEnvelopes())
+            struct Foreign: Error {}
+            do {
+                try RecountEngine.forEachEnvelope(
+                    in: try RecountEngine.logReader(directory: invocation.dataDirectory), from: 0
+                ) {
+                    _, envelope in
+                    guard own.contains(EnvelopeJSON.string(envelope)) else { throw Foreign() }
+                }
+            } catch is Foreign {
+                throw CommandError(
+                    "\(invocation.dataDirectory) holds a log the demo did not write; its example envelopes "
+                        + "(a default source ranking for every user among them) would change that store's answers: "
+                        + "run it in a directory of its own (recount --data DIR demo)")
+            }
+        }
+        try RecountEngine.refuseProjectionsWithoutLog(invocation.dataDirectory)
+        try invocation.createDataDirectory()
+    }
+
+    /// The envelopes the demo ingests, as the log gives them back (`EnvelopeJSON`); every one
+    /// carries its `receivedAt`, so a second run logs them alike.
+    private static func ownEnvelopes() -> [String] {
+        let decoder = EnvelopeDecoder()
+        return (envelopes + "\n" + DemoWorkload.ndjson).split(separator: "\n").compactMap { line in
+            let input = Array(line.utf8).withUnsafeBytes { try? decoder.decode(line: $0, number: 1) }
+            return input.map { EnvelopeJSON.string($0) }
+        }
     }
 
     /// Prints a line of the demo's story; with `--json` as a JSON line (`"event":"demo"`), so

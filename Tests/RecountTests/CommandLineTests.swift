@@ -288,6 +288,29 @@ struct CommandLineTests {
         }
     }
 
+    /// The demo tells a log it wrote by its records, not by a `demo.ndjson` beside it: with such
+    /// a file in a real store it appended its envelopes, a `*` source ranking among them, and a
+    /// user's steps moved from 1,400 to 9,549. And it refuses stored projections without their
+    /// log before writing its file there (a docs audit, 2026-12-07).
+    @Test func theDemoRefusesAStoreItDidNotWriteWhateverFilesLieBesideIt() throws {
+        try withTemporaryDirectory { directory in
+            let store = directory + "/store"
+            #expect(try Self.recount(["--data", store, "ingest", "-"], input: Data(Self.checkin.utf8)).status == 0)
+            try Data("{}\n".utf8).write(to: URL(fileURLWithPath: store + "/demo.ndjson"))
+            let refused = try Self.recount(["--data", store, "demo"])
+            #expect(refused.status == 1 && refused.errors.contains("holds a log the demo did not write"))
+            let dump = try Self.recount(["--data", store, "log", "dump"])
+            #expect(dump.output.split(separator: "\n").count == 1, "the store's one record, nothing appended")
+
+            try FileManager.default.removeItem(atPath: store + "/log")
+            try FileManager.default.removeItem(atPath: store + "/demo.ndjson")
+            let noLog = try Self.recount(["--data", store, "demo"])
+            #expect(noLog.status == 1 && noLog.errors.contains("no log at"))
+            #expect(!FileManager.default.fileExists(atPath: store + "/demo.ndjson"))
+            #expect(!FileManager.default.fileExists(atPath: store + "/log"))
+        }
+    }
+
     /// `ingest` refuses a data directory whose stored projections lost their log, as the
     /// engine does, and writes nothing: it created the log directory before opening the
     /// engine, which then took the projections for another log's and replaced them with an

@@ -79,7 +79,7 @@ public final class RecountEngine: Sendable {
         self.directory = directory
         self.checkpointInterval = checkpointInterval.map { max(1, $0) }
         self.memoryLimit = Self.memoryLimit(asked: memoryLimit)
-        try Self.refuseProjectionsWithoutLog(DataDirectory(directory))
+        try Self.refuseProjectionsWithoutLog(directory)
         let log = try Log(
             directory: DataDirectory(directory).log, configuration: LogConfiguration(durability: durability))
         self.log = log
@@ -93,7 +93,8 @@ public final class RecountEngine: Sendable {
     /// ranges' manifest) and no log: a writer started a new, empty log there, and replaced the
     /// projections (the only copy left of what the lost log held) with its own (an attack
     /// run, 2026-12-06).
-    private static func refuseProjectionsWithoutLog(_ directory: DataDirectory) throws {
+    package static func refuseProjectionsWithoutLog(_ path: String) throws {
+        let directory = DataDirectory(path)
         let files = FileManager.default
         guard !files.fileExists(atPath: directory.log),
             files.fileExists(atPath: directory.checkpoint) || files.fileExists(atPath: directory.ranges)
