@@ -54,7 +54,7 @@ struct Invocation {
           log repair       cut a damaged log back to its last good frame, keeping a copy of what it removes
           demo             ingest an example day and two generated weeks of five users (DIR/demo.ndjson,
                            DIR/demo-weeks.ndjson) and answer from them: rollups, audit, cursor, stats, verify
-                           (in an empty DIR, or one the demo wrote: it refuses another store)
+                           (in a DIR with no log or a log of its own: it refuses another store)
           help             this text
 
         DIR defaults to $RECOUNT_DATA, else ./recount-data (created on first use by ingest and demo).
@@ -192,6 +192,11 @@ struct Invocation {
     /// creates that, after it has checked that no stored projections lost theirs (created here
     /// first, it hid the loss, and `ingest` replaced the projections; a docs audit).
     func createDataDirectory() throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: dataDirectory, isDirectory: &isDirectory), !isDirectory.boolValue {
+            // Foundation's reason, "File exists", hid that the path names a file.
+            throw CommandError("cannot write \(dataDirectory): it is a file, not a directory")
+        }
         try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
     }
 

@@ -423,6 +423,15 @@ enum ProjectionCommands {
         func text(_ values: [RollupRow.Value]?) -> String {
             values.map { $0.map { "\($0.name) \(Output.text(of: $0.value))" }.joined(separator: ", ") } ?? "none"
         }
+        // The old reading with its state when it was not known: a partial day's figures alone
+        // read as known.
+        func was(_ old: RollupRow.Reading) -> String {
+            switch old {
+            case .known: text(figures(old))
+            case .partial(_, let why): "\(text(figures(old))) (partial: \(why.rawValue))"
+            case .unknown(let why): "unknown (\(why.rawValue))"
+            }
+        }
         if invocation.json {
             for row in rows {
                 func object(_ values: [RollupRow.Value]?) -> Output.Value {
@@ -448,9 +457,7 @@ enum ProjectionCommands {
                     let reason = parts(row.new).1
                     return [
                         row.user, row.metric, row.date, String(row.version),
-                        row.old.state == .unknown
-                            ? "unknown (\(row.old.reason?.rawValue ?? ""))" : text(figures(row.old)),
-                        text(figures(row.new)), row.new.state.rawValue, reason?.rawValue ?? "",
+                        was(row.old), text(figures(row.new)), row.new.state.rawValue, reason?.rawValue ?? "",
                     ]
                 })
         }

@@ -715,6 +715,14 @@ struct CommandLineTests {
                     + "\n")
             let table = try Self.recount(["--data", directory, "changes", "--since", "1"]).output
             #expect(table.contains("unknown (never_synced)"), "\(table)")
+            // A partial old reading says so in the table too: its figures alone read as known, and
+            // the row then showed the same value twice as if nothing had changed (a docs audit).
+            let checkin =
+                #"{"kind":"checkin","user":"b","receivedAt":"2026-07-06T00:00:00Z","provider":"p","metrics":["steps"],"at":"2026-07-06T00:00:00Z"}"#
+            #expect(
+                try Self.recount(["--data", directory, "ingest", "-"], input: Data((checkin + "\n").utf8)).status == 0)
+            let known = try Self.recount(["--data", directory, "changes", "--since", "2"]).output
+            #expect(known.contains("value 5 (partial: no_checkin_since_day_end)  value 5  known"), "\(known)")
         }
     }
 
@@ -729,7 +737,7 @@ struct CommandLineTests {
             #expect(demo.errors == "recount: cannot write \(file)/data: Not a directory\n")
             let ingestInto = try Self.recount(["--data", file, "ingest", "-"], input: Data(Self.checkin.utf8))
             #expect(ingestInto.status == 1)
-            #expect(ingestInto.errors == "recount: cannot write \(file): File exists\n")
+            #expect(ingestInto.errors == "recount: cannot write \(file): it is a file, not a directory\n")
             let imported = try Self.recount(["import", "apple-health", directory + "/missing.xml", "--user", "u1"])
             #expect(imported.status == 1)
             #expect(imported.errors == "recount: cannot read \(directory)/missing.xml: No such file or directory\n")
