@@ -10,6 +10,13 @@ public struct LogRepair: Sendable, CustomStringConvertible {
     public var savedTo: [String] = []
     /// The manifest or commit record was missing or damaged and was rebuilt from the segments.
     public var rebuiltManifest = false
+    /// When this repair found nothing to do: the report of the last repair that did, as it kept
+    /// it in the log directory (`REPAIR`). A repair killed after its last write and before it
+    /// printed left no other word of the positions it lost (an attack run, 2026-12-07).
+    public var lastRepairReport: String?
+
+    /// The file in the log directory that keeps the last repair's report.
+    package static let reportFileName = "REPAIR"
 
     /// How many positions were lost: at most this many records (positions a crashed writer
     /// reserved and never wrote count too).
@@ -17,7 +24,10 @@ public struct LogRepair: Sendable, CustomStringConvertible {
 
     public var description: String {
         guard let damage else {
-            return "the log is intact; nothing was cut" + (rebuiltManifest ? " (manifest rebuilt)" : "")
+            let intact = "the log is intact; nothing was cut" + (rebuiltManifest ? " (manifest rebuilt)" : "")
+            guard var last = lastRepairReport.map({ Substring($0) }) else { return intact }
+            while last.last == "\n" { last.removeLast() }
+            return intact + "\nthe last repair's report (kept in \(Self.reportFileName)):\n" + last
         }
         var text = "found: \(damage)\n"
         if let lost = lostPositions, !lost.isEmpty {
@@ -56,7 +66,11 @@ extension Log {
         defer { lock.release() }
         var survey = try LogSurvey(directory: directory, fileSystem: fileSystem)
         var report = LogRepair(damage: survey.damage, rebuiltManifest: survey.rebuildManifest)
-        guard survey.damage != nil || survey.rebuildManifest else { return report }
+        let reportPath = directory + "/" + LogRepair.reportFileName
+        guard survey.damage != nil || survey.rebuildManifest else {
+            report.lastRepairReport = fileSystem.text(of: reportPath)
+            return report
+        }
         if let cut = survey.cut {
             // A rebuilt manifest can cut a torn tail (a segment's last frame) off too.
             report.savedTo = try survey.removeDamage(at: cut)
@@ -64,6 +78,9 @@ extension Log {
         } else {
             report.lostPositions = survey.missing
         }
+        // Kept before the manifest and commit record change, so that a repair killed after them
+        // has said what it did.
+        try fileSystem.replace(reportPath, with: Array(report.description.utf8))
         try survey.writeManifestAndCommit()
         return report
     }

@@ -75,6 +75,14 @@ extension LogFileSystem {
         try syncDirectory(parentDirectory(of: path))
     }
 
+    /// The text of the small file at `path` (its first 64 KiB), or `nil` when it cannot be read.
+    package func text(of path: String) -> String? {
+        guard let file = try? open(path, writable: false, create: false), let size = try? file.size(),
+            let bytes = try? file.read(Int(min(size, 1 << 16)), at: 0)
+        else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     /// Creates `path` and any missing parents, fsyncing each parent a directory was created in.
     package func createDirectories(_ path: String) throws(LogError) {
         if try Segment.directoryExists(path) { return }

@@ -68,6 +68,7 @@ enum LogCommands {
                 ("lostFrom", repair.lostPositions.map { .int(Int64($0.lowerBound)) } ?? .null),
                 ("lostEnd", repair.lostPositions.map { .int(Int64($0.upperBound)) } ?? .null),
                 ("savedTo", .string(repair.savedTo.joined(separator: "\n"))),
+                ("lastRepairReport", repair.lastRepairReport.map { .string($0) } ?? .null),
             ])
         } else {
             print(repair, terminator: repair.damage == nil ? "\n" : "")

@@ -264,6 +264,37 @@ import Testing
         }
     }
 
+    /// A repair killed after its last write and before it printed left no word of the positions
+    /// it lost: the next repair called the log intact, and a follower of the projections' feed
+    /// was never told to read again (an attack run, 2026-12-07). The report is kept in the log
+    /// directory first, and a repair with nothing to do gives it as the last repair's.
+    @Test func aRepairWithNothingToDoGivesTheLastRepairsReport() throws {
+        try withTemporaryDirectory { directory in
+            let damaged = try crash(directory, committed: [3, 3, 3], uncommitted: [])
+            var bytes = damaged.bytes
+            bytes[frameStarts(bytes)[1] + 20] ^= 0x10
+            _ = try state(damaged, bytes, in: directory + "/repaired")
+            let repaired = directory + "/repaired"
+            let fresh = try Log(directory: directory + "/fresh", configuration: Self.configuration)
+            try appendBatches(fresh, [2])
+            try fresh.close()
+            let intact = try Log.repair(directory: directory + "/fresh")
+            #expect(intact.damage == nil && intact.lastRepairReport == nil, "no repair ran there")
+            #expect(intact.description == "the log is intact; nothing was cut")
+
+            let first = try Log.repair(directory: repaired)
+            let lost = try #require(first.lostPositions)
+            let second = try Log.repair(directory: repaired)
+            #expect(second.damage == nil && second.lastRepairReport == first.description)
+            #expect(second.description.contains("lost positions \(lost.lowerBound)..<\(lost.upperBound)"))
+            #expect(second.description.hasPrefix("the log is intact; nothing was cut\nthe last repair's report"))
+            let log = try Log(directory: repaired)
+            try appendBatches(log, [1])
+            try log.close()
+            #expect(try Log.repair(directory: repaired).lastRepairReport == first.description)
+        }
+    }
+
     /// Deleting or cutting segments, or the manifest, is found by readers and the writer.
     @Test func missingSegmentsAndTruncationAtAFrameBoundaryAreDamage() throws {
         try withTemporaryDirectory { directory in
