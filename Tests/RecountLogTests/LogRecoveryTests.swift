@@ -210,17 +210,22 @@ import Testing
         }
     }
 
+    /// A log of three committed frames of three records, a bit of its second frame flipped, in
+    /// `directory/damaged` (returned).
+    func committedLogWithItsSecondFrameDamaged(_ directory: String) throws -> String {
+        let damaged = try crash(directory, committed: [3, 3, 3], uncommitted: [])
+        var bytes = damaged.bytes
+        bytes[frameStarts(bytes)[1] + 20] ^= 0x10
+        _ = try state(damaged, bytes, in: directory + "/damaged")
+        return directory + "/damaged"
+    }
+
     /// A repair killed after it replaced the commit record but before the manifest leaves two
     /// files that each read well but disagree: no writer opens the log, and the next repair
     /// rebuilds them (it used to call the log intact and change nothing).
     @Test func aRepairKilledBetweenTheCommitRecordAndTheManifestIsFinishedByTheNext() throws {
         try withTemporaryDirectory { directory in
-            let damaged = try crash(directory, committed: [3, 3, 3], uncommitted: [])
-            var bytes = damaged.bytes
-            let frames = frameStarts(bytes)
-            bytes[frames[1] + 20] ^= 0x10
-            _ = try state(damaged, bytes, in: directory + "/killed")
-            let killed = directory + "/killed"
+            let killed = try committedLogWithItsSecondFrameDamaged(directory)
             let manifest = try Data(contentsOf: URL(fileURLWithPath: killed + "/MANIFEST"))
             let first = try Log.repair(directory: killed)
             #expect(first.damage?.code == .corruptFrame && first.lostPositions?.lowerBound == 4)
@@ -243,11 +248,7 @@ import Testing
     /// one kept of the cut bytes (it made an empty one and named that; an attack run).
     @Test func aRepairKilledAfterItCutTheSegmentNamesTheCopyItKept() throws {
         try withTemporaryDirectory { directory in
-            let damaged = try crash(directory, committed: [3, 3, 3], uncommitted: [])
-            var bytes = damaged.bytes
-            bytes[frameStarts(bytes)[1] + 20] ^= 0x10
-            _ = try state(damaged, bytes, in: directory + "/killed")
-            let killed = directory + "/killed"
+            let killed = try committedLogWithItsSecondFrameDamaged(directory)
             let kept = try ["MANIFEST", "COMMIT"].map { try Data(contentsOf: URL(fileURLWithPath: killed + "/" + $0)) }
             let first = try Log.repair(directory: killed)
             let copy = try #require(first.savedTo.first)
@@ -270,11 +271,7 @@ import Testing
     /// directory first, and a repair with nothing to do gives it as the last repair's.
     @Test func aRepairWithNothingToDoGivesTheLastRepairsReport() throws {
         try withTemporaryDirectory { directory in
-            let damaged = try crash(directory, committed: [3, 3, 3], uncommitted: [])
-            var bytes = damaged.bytes
-            bytes[frameStarts(bytes)[1] + 20] ^= 0x10
-            _ = try state(damaged, bytes, in: directory + "/repaired")
-            let repaired = directory + "/repaired"
+            let repaired = try committedLogWithItsSecondFrameDamaged(directory)
             let fresh = try Log(directory: directory + "/fresh", configuration: Self.configuration)
             try appendBatches(fresh, [2])
             try fresh.close()
