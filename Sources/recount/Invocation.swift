@@ -1,5 +1,6 @@
 import Foundation
 import Recount
+import RecountLog
 
 /// A usage mistake: exit status 2, with the usage of the command it was made in.
 struct UsageError: Error {
@@ -192,9 +193,8 @@ struct Invocation {
     /// creates that, after it has checked that no stored projections lost theirs (created here
     /// first, it hid the loss, and `ingest` replaced the projections; a docs audit).
     func createDataDirectory() throws {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: dataDirectory, isDirectory: &isDirectory), !isDirectory.boolValue {
-            // Foundation's reason, "File exists", hid that the path names a file.
+        // Foundation's reason, "File exists", hid that the path names a file.
+        guard (try? Segment.directoryExists(dataDirectory)) != nil else {
             throw CommandError("cannot write \(dataDirectory): it is a file, not a directory")
         }
         try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
