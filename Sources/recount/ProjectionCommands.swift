@@ -173,113 +173,121 @@ enum ProjectionCommands {
                 audit, audit == nil ? try engine.rollups(user: user, metric: metric, from: day, to: day).first : nil
             )
         }
-        guard let audit else {
-            // An answer, not a failure: no sample ever counted towards that day, which `rollups`
-            // reads as a known 0 or as unknown.
-            // The day's row as `rollups` gives it: a known day's zeros (a count of 0), an unknown
-            // day's reason (it had no figures in JSON, where `rollups` gives `"value": 0`).
-            let state = row?.state ?? .unknown
-            let reason = row?.reading.reason
-            if invocation.json {
-                let cell: [(String, Output.Value)] =
-                    if let row { fields(row) } else {
-                        [
-                            ("user", .string(user)), ("metric", .string(metric)), ("date", .string(day)),
-                            ("state", .string(state.rawValue)), ("version", .null),
-                        ]
-                    }
-                Output.jsonLine([("line", .string("cell"))] + cell)
-            } else {
-                let values: [RollupRow.Value] = row.flatMap { Self.figures($0.reading) } ?? []
-                let shown = values.map { "\($0.name) \(Output.text(of: $0.value))" }.joined(separator: ", ")
-                let reading =
-                    state == .unknown ? "unknown (\(reason?.rawValue ?? ""))" : "\(state.rawValue): \(shown)"
-                print("no rollup for \(day): no sample has counted towards it; \(reading)")
-            }
-            return .success
-        }
-        if invocation.json {
-            Output.jsonLine(
-                [
-                    ("line", .string("cell")), ("user", .string(audit.user)), ("metric", .string(audit.metric)),
-                    ("date", .string(audit.date)), ("state", .string(audit.state.rawValue)),
-                ]
-                    // As `rollups`: an unknown day has no value, it is not 0.
-                    + (audit.state == .unknown ? [] : audit.values.map { ($0.name, Output.number($0.value)) })
-                    + (audit.reason.map { [("reason", .string($0.rawValue))] } ?? [])
-                    + [("unit", .string(audit.unit)), ("version", .int(Int64(audit.version)))])
-            for version in audit.history {
-                Output.jsonLine(
-                    [
-                        ("line", .string("version")), ("version", .int(Int64(version.version))),
-                        ("kind", .string(version.kind)), ("receivedAt", .string(version.receivedAt)),
-                    ] + version.values.map { ($0.name, Output.number($0.value)) } + [
-                        ("added", Output.array(version.added)), ("removed", Output.array(version.removed)),
-                    ])
-            }
-            for share in audit.sources {
-                Output.jsonLine([
-                    ("line", .string("source")), ("origin", .string(share.origin)),
-                    ("device", share.device.map { .string($0) } ?? .null),
-                    ("samples", .int(Int64(share.samples))), ("counted", Output.number(share.counted)),
-                    ("countedSeconds", Output.number(share.countedSeconds)),
-                    ("suppressed", Output.number(share.suppressed)),
-                    ("suppressedSeconds", Output.number(share.suppressedSeconds)),
-                    ("suppressedBy", share.suppressedBy.map { .string($0) } ?? .null),
-                    ("suppressedByOrigin", share.suppressedByOrigin.map { .string($0) } ?? .null),
-                    ("suppressedByDevice", share.suppressedByDevice.map { .string($0) } ?? .null),
-                ])
-            }
+        if let audit {
+            if invocation.json { printJSON(audit) } else { printText(audit) }
         } else {
-            switch (audit.state, audit.reason) {
-            case (.unknown, let reason):
-                print(
-                    "\(audit.metric) \(audit.date): unknown (\(reason?.rawValue ?? "")), no sample counts "
-                        + "towards it (version \(audit.version))")
-            case (.partial, let reason):
-                print("\(audit.summary) (version \(audit.version)); partial: \(reason?.rawValue ?? "")")
-            case (.known, _):
-                print("\(audit.summary) (version \(audit.version))")
-            }
-            print("\nversions:")
-            Output.table(
-                ["version", "event", "received", "values", "samples in", "samples out"],
-                audit.history.map { version in
-                    [
-                        String(version.version), version.kind, version.receivedAt,
-                        version.values.map { "\($0.name) \(Output.text(of: $0.value))" }.joined(separator: ", "),
-                        String(version.added.count), String(version.removed.count),
-                    ]
-                })
-            // The ids below the table: a delivery of hundreds of samples made its cells lines of
-            // thousands of characters, and every other row as wide.
-            let moves = audit.history.flatMap { version in
-                [("in", version.added), ("out", version.removed)].filter { !$0.1.isEmpty }.map {
-                    ("version \(version.version) \($0.0)", $0.1)
-                }
-            }
-            if !moves.isEmpty {
-                print("\nsamples in and out:")
-                let width = moves.map(\.0.count).max() ?? 0
-                for (label, ids) in moves {
-                    for (place, line) in Output.wrapped(ids, width: 100 - width).enumerated() {
-                        print(Output.padded(place == 0 ? label : "", to: width) + "  " + line)
-                    }
-                }
-            }
-            if !audit.sources.isEmpty {
-                print("\nsources now:")
-                Output.table(
-                    ["origin", "device", "samples", "counted", "suppressed", "suppressed by"],
-                    audit.sources.map { share in
-                        [
-                            share.origin, share.device ?? "", String(share.samples), Output.text(of: share.counted),
-                            Output.text(of: share.suppressed), share.suppressedBy ?? "",
-                        ]
-                    })
-            }
+            printNoRollup(user: user, metric: metric, day: day, row: row, json: invocation.json)
         }
         return .success
+    }
+
+    /// A day no sample ever counted towards: an answer, not a failure, read as `rollups` gives
+    /// its row (a known day's zeros with a count of 0, an unknown day's reason; in JSON an
+    /// unknown day has no figures, where `rollups` gives `"value": 0`).
+    private static func printNoRollup(user: String, metric: String, day: String, row: RollupRow?, json: Bool) {
+        let state = row?.state ?? .unknown
+        if json {
+            let cell: [(String, Output.Value)] =
+                if let row { fields(row) } else {
+                    [
+                        ("user", .string(user)), ("metric", .string(metric)), ("date", .string(day)),
+                        ("state", .string(state.rawValue)), ("version", .null),
+                    ]
+                }
+            Output.jsonLine([("line", .string("cell"))] + cell)
+            return
+        }
+        let values: [RollupRow.Value] = row.flatMap { Self.figures($0.reading) } ?? []
+        let shown = values.map { "\($0.name) \(Output.text(of: $0.value))" }.joined(separator: ", ")
+        let reading =
+            state == .unknown ? "unknown (\(row?.reading.reason?.rawValue ?? ""))" : "\(state.rawValue): \(shown)"
+        print("no rollup for \(day): no sample has counted towards it; \(reading)")
+    }
+
+    /// An audit as JSON lines: the cell, each version, each source.
+    private static func printJSON(_ audit: CellAudit) {
+        Output.jsonLine(
+            [
+                ("line", .string("cell")), ("user", .string(audit.user)), ("metric", .string(audit.metric)),
+                ("date", .string(audit.date)), ("state", .string(audit.state.rawValue)),
+            ]
+                // As `rollups`: an unknown day has no value, it is not 0.
+                + (audit.state == .unknown ? [] : audit.values.map { ($0.name, Output.number($0.value)) })
+                + (audit.reason.map { [("reason", .string($0.rawValue))] } ?? [])
+                + [("unit", .string(audit.unit)), ("version", .int(Int64(audit.version)))])
+        for version in audit.history {
+            Output.jsonLine(
+                [
+                    ("line", .string("version")), ("version", .int(Int64(version.version))),
+                    ("kind", .string(version.kind)), ("receivedAt", .string(version.receivedAt)),
+                ] + version.values.map { ($0.name, Output.number($0.value)) } + [
+                    ("added", Output.array(version.added)), ("removed", Output.array(version.removed)),
+                ])
+        }
+        for share in audit.sources {
+            Output.jsonLine([
+                ("line", .string("source")), ("origin", .string(share.origin)),
+                ("device", share.device.map { .string($0) } ?? .null),
+                ("samples", .int(Int64(share.samples))), ("counted", Output.number(share.counted)),
+                ("countedSeconds", Output.number(share.countedSeconds)),
+                ("suppressed", Output.number(share.suppressed)),
+                ("suppressedSeconds", Output.number(share.suppressedSeconds)),
+                ("suppressedBy", share.suppressedBy.map { .string($0) } ?? .null),
+                ("suppressedByOrigin", share.suppressedByOrigin.map { .string($0) } ?? .null),
+                ("suppressedByDevice", share.suppressedByDevice.map { .string($0) } ?? .null),
+            ])
+        }
+    }
+
+    /// An audit as text: the cell, a table of its versions, the ids each moved, the sources.
+    private static func printText(_ audit: CellAudit) {
+        switch (audit.state, audit.reason) {
+        case (.unknown, let reason):
+            print(
+                "\(audit.metric) \(audit.date): unknown (\(reason?.rawValue ?? "")), no sample counts "
+                    + "towards it (version \(audit.version))")
+        case (.partial, let reason):
+            print("\(audit.summary) (version \(audit.version)); partial: \(reason?.rawValue ?? "")")
+        case (.known, _):
+            print("\(audit.summary) (version \(audit.version))")
+        }
+        print("\nversions:")
+        Output.table(
+            ["version", "event", "received", "values", "samples in", "samples out"],
+            audit.history.map { version in
+                [
+                    String(version.version), version.kind, version.receivedAt,
+                    version.values.map { "\($0.name) \(Output.text(of: $0.value))" }.joined(separator: ", "),
+                    String(version.added.count), String(version.removed.count),
+                ]
+            })
+        // The ids below the table: a delivery of hundreds of samples made its cells lines of
+        // thousands of characters, and every other row as wide.
+        let moves = audit.history.flatMap { version in
+            [("in", version.added), ("out", version.removed)].filter { !$0.1.isEmpty }.map {
+                ("version \(version.version) \($0.0)", $0.1)
+            }
+        }
+        if !moves.isEmpty {
+            print("\nsamples in and out:")
+            let width = moves.map(\.0.count).max() ?? 0
+            for (label, ids) in moves {
+                for (place, line) in Output.wrapped(ids, width: 100 - width).enumerated() {
+                    print(Output.padded(place == 0 ? label : "", to: width) + "  " + line)
+                }
+            }
+        }
+        if !audit.sources.isEmpty {
+            print("\nsources now:")
+            Output.table(
+                ["origin", "device", "samples", "counted", "suppressed", "suppressed by"],
+                audit.sources.map { share in
+                    [
+                        share.origin, share.device ?? "", String(share.samples), Output.text(of: share.counted),
+                        Output.text(of: share.suppressed), share.suppressedBy ?? "",
+                    ]
+                })
+        }
     }
 
     static func cursor(_ invocation: Invocation) throws -> ExitStatus {
