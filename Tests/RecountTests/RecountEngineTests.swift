@@ -223,4 +223,40 @@ import Testing
             #expect(stats.frames >= 2)
         }
     }
+
+    /// A service's tests stand in for the engine with rows they build: each row type has a
+    /// public initializer, and rows built from the figures equal the engine's own.
+    @Test func aServiceBuildsTheRowsTheEngineAnswersWith() throws {
+        let upload = Array(
+            """
+            {"kind":"healthkit.delivery","user":"u1","receivedAt":"2026-07-14T20:00:00Z","type":"steps","anchor":null,"newAnchor":"YQ==","added":[{"id":"w1","type":"steps","start":"2026-07-14T09:00:00-07:00","end":"2026-07-14T10:00:00-07:00","value":4200,"unit":"count","origin":"com.apple.health","device":"Apple Watch"}],"deleted":[]}
+            {"kind":"checkin","user":"u1","provider":"healthkit","metrics":["steps"],"at":"2026-07-16T08:00:00Z","receivedAt":"2026-07-16T08:00:00Z"}
+            """.utf8)
+        try withTemporaryDirectory { directory in
+            let engine = try RecountEngine(directory: directory, durability: .none)
+            defer { try? engine.close() }
+            #expect(try engine.ingest(ndjson: upload, source: "api").appended == 2)
+            let steps = [RollupRow.Value(name: "value", value: 4200)]
+            #expect(
+                try engine.rollups(user: "u1", metric: "steps", from: "2026-07-14", to: "2026-07-14") == [
+                    RollupRow(
+                        user: "u1", metric: "steps", date: "2026-07-14", reading: .known(steps), unit: "count",
+                        version: 2)
+                ])
+            #expect(
+                try engine.changes(since: 0).filter { $0.date == "2026-07-14" } == [
+                    CellChangeRow(
+                        user: "u1", metric: "steps", date: "2026-07-14", version: 2, old: .unknown(.neverSynced),
+                        new: .known(steps))
+                ])
+            #expect(
+                try engine.samples(user: "u1", metric: "steps", day: "2026-07-14") == [
+                    SampleRow(
+                        provider: "healthkit", id: "w1", start: "2026-07-14T09:00:00-07:00",
+                        end: "2026-07-14T10:00:00-07:00", timeZone: nil, value: 4200, originalValue: 4200,
+                        originalUnit: "count", stage: nil, origin: "com.apple.health", device: "Apple Watch",
+                        position: 1, activity: nil, distance: nil, energy: nil)
+                ])
+        }
+    }
 }

@@ -36,6 +36,11 @@ public struct RollupRow: Sendable, Equatable {
     public struct Value: Sendable, Equatable {
         public var name: String
         public var value: Double
+
+        public init(name: String, value: Double) {
+            self.name = name
+            self.value = value
+        }
     }
 
     public var user: String
@@ -47,6 +52,15 @@ public struct RollupRow: Sendable, Equatable {
     public var unit: String
     /// The log position of the last event that changed the day's inputs (`nil` without data).
     public var version: UInt64?
+
+    public init(user: String, metric: String, date: String, reading: Reading, unit: String, version: UInt64?) {
+        self.user = user
+        self.metric = metric
+        self.date = date
+        self.reading = reading
+        self.unit = unit
+        self.version = version
+    }
 
     /// The state the reading is in.
     public var state: State { reading.state }
@@ -96,6 +110,28 @@ public struct SampleRow: Sendable, Equatable {
     public var activity: String?
     public var distance: Double?
     public var energy: Double?
+
+    public init(
+        provider: String, id: String, start: String, end: String, timeZone: String?, value: Double?,
+        originalValue: Double?, originalUnit: String?, stage: String?, origin: String, device: String?,
+        position: UInt64, activity: String?, distance: Double?, energy: Double?
+    ) {
+        self.provider = provider
+        self.id = id
+        self.start = start
+        self.end = end
+        self.timeZone = timeZone
+        self.value = value
+        self.originalValue = originalValue
+        self.originalUnit = originalUnit
+        self.stage = stage
+        self.origin = origin
+        self.device = device
+        self.position = position
+        self.activity = activity
+        self.distance = distance
+        self.energy = energy
+    }
 }
 
 /// A day whose inputs changed since it was last recomputed.
@@ -106,6 +142,14 @@ public struct DirtyDay: Sendable, Equatable {
     public var date: String
     /// The log position of the last change.
     public var position: UInt64
+
+    public init(user: String, provider: String, metric: String, date: String, position: UInt64) {
+        self.user = user
+        self.provider = provider
+        self.metric = metric
+        self.date = date
+        self.position = position
+    }
 }
 
 /// A query the engine cannot answer as asked.
@@ -164,6 +208,23 @@ public struct CellAudit: Sendable, Equatable {
         /// The origin and device of the source that suppressed most of it.
         public var suppressedByOrigin: String?
         public var suppressedByDevice: String?
+
+        public init(
+            origin: String, device: String?, samples: Int, counted: Double, countedSeconds: Double,
+            suppressed: Double, suppressedSeconds: Double, suppressedBy: String?, suppressedByOrigin: String?,
+            suppressedByDevice: String?
+        ) {
+            self.origin = origin
+            self.device = device
+            self.samples = samples
+            self.counted = counted
+            self.countedSeconds = countedSeconds
+            self.suppressed = suppressed
+            self.suppressedSeconds = suppressedSeconds
+            self.suppressedBy = suppressedBy
+            self.suppressedByOrigin = suppressedByOrigin
+            self.suppressedByDevice = suppressedByDevice
+        }
     }
 
     /// One version of the cell and the log event that made it.
@@ -180,6 +241,19 @@ public struct CellAudit: Sendable, Equatable {
         public var removed: [String]
         /// The cell in one line, with the per-source explanation.
         public var summary: String
+
+        public init(
+            version: UInt64, kind: String, receivedAt: String, values: [RollupRow.Value], added: [String],
+            removed: [String], summary: String
+        ) {
+            self.version = version
+            self.kind = kind
+            self.receivedAt = receivedAt
+            self.values = values
+            self.added = added
+            self.removed = removed
+            self.summary = summary
+        }
     }
 
     public var user: String
@@ -201,12 +275,35 @@ public struct CellAudit: Sendable, Equatable {
     public var summary: String
     /// Every version the cell has had, oldest first (empty unless asked for).
     public var history: [Version] = []
+
+    public init(
+        user: String, metric: String, date: String, values: [RollupRow.Value], state: RollupRow.State,
+        reason: RollupRow.Reason?, unit: String, version: UInt64, sources: [SourceShare], summary: String,
+        history: [Version] = []
+    ) {
+        self.user = user
+        self.metric = metric
+        self.date = date
+        self.values = values
+        self.state = state
+        self.reason = reason
+        self.unit = unit
+        self.version = version
+        self.sources = sources
+        self.summary = summary
+        self.history = history
+    }
 }
 
 /// A stretch of time `[from, to)`, its ends as RFC 3339 instants in UTC.
 public struct TimeWindow: Sendable, Equatable {
     public var from: String
     public var to: String
+
+    public init(from: String, to: String) {
+        self.from = from
+        self.to = to
+    }
 }
 
 /// A sync channel's stored cursor and state, as `RecountEngine.cursor` reports it.
@@ -234,6 +331,26 @@ public struct CursorRow: Sendable, Equatable {
     /// The client keeps re-sending the same all-known delivery with the same anchor.
     public var stuck: Bool
 
+    public init(
+        user: String, provider: String, metric: String, cursor: String?, kind: String?, state: String,
+        recoveryWindows: [TimeWindow], unrecoverable: [TimeWindow], lastCheckinAt: String?, lastSampleAt: String?,
+        fullRedeliveries: Int, lastFullRedelivery: (new: Int, known: Int)?, stuck: Bool
+    ) {
+        self.user = user
+        self.provider = provider
+        self.metric = metric
+        self.cursor = cursor
+        self.kind = kind
+        self.state = state
+        self.recoveryWindows = recoveryWindows
+        self.unrecoverable = unrecoverable
+        self.lastCheckinAt = lastCheckinAt
+        self.lastSampleAt = lastSampleAt
+        self.fullRedeliveries = fullRedeliveries
+        self.lastFullRedelivery = lastFullRedelivery
+        self.stuck = stuck
+    }
+
     public static func == (a: CursorRow, b: CursorRow) -> Bool {
         a.user == b.user && a.provider == b.provider && a.metric == b.metric && a.cursor == b.cursor && a.kind == b.kind
             && a.state == b.state && a.recoveryWindows == b.recoveryWindows && a.unrecoverable == b.unrecoverable
@@ -257,6 +374,19 @@ public struct StaleReport: Sendable, Equatable {
         /// Seconds since the last check-in, rounded up (`nil`: never).
         public var silenceSeconds: Int64?
         public var expectedSeconds: Int64
+
+        public init(
+            user: String, provider: String, metric: String, cohort: String?, lastCheckinAt: String?,
+            silenceSeconds: Int64?, expectedSeconds: Int64
+        ) {
+            self.user = user
+            self.provider = provider
+            self.metric = metric
+            self.cohort = cohort
+            self.lastCheckinAt = lastCheckinAt
+            self.silenceSeconds = silenceSeconds
+            self.expectedSeconds = expectedSeconds
+        }
     }
 
     /// Per provider and cohort: users with a stale channel among those who have the provider.
@@ -266,12 +396,25 @@ public struct StaleReport: Sendable, Equatable {
         public var users: Int
         public var staleUsers: Int
         public var fraction: Double { users == 0 ? 0 : Double(staleUsers) / Double(users) }
+
+        public init(provider: String, cohort: String?, users: Int, staleUsers: Int) {
+            self.provider = provider
+            self.cohort = cohort
+            self.users = users
+            self.staleUsers = staleUsers
+        }
     }
 
     /// The instant it was evaluated at (RFC 3339, UTC).
     public var asOf: String
     public var rows: [Row]
     public var fractions: [Fraction]
+
+    public init(asOf: String, rows: [Row], fractions: [Fraction]) {
+        self.asOf = asOf
+        self.rows = rows
+        self.fractions = fractions
+    }
 }
 
 /// A cell whose version moved after a given version, as `RecountEngine.changes` reports it.
@@ -288,6 +431,17 @@ public struct CellChangeRow: Sendable, Equatable {
     /// The day now, as `rollups` reads it: figures only when it is known or partial (an
     /// unknown day is never a zero a follower could push, contract §3 rule 8).
     public var new: RollupRow.Reading
+
+    public init(
+        user: String, metric: String, date: String, version: UInt64, old: RollupRow.Reading, new: RollupRow.Reading
+    ) {
+        self.user = user
+        self.metric = metric
+        self.date = date
+        self.version = version
+        self.old = old
+        self.new = new
+    }
 }
 
 /// What the projections hold, and per provider how its channels sync: the operator's summary
@@ -324,6 +478,19 @@ public struct EngineStats: Sendable, Equatable {
     public var dirtyDays: Int
     /// By provider name.
     public var providers: [ProviderStats]
+
+    public init(
+        position: UInt64, users: Int, liveSamples: Int, deletedIds: Int, rollups: Int, dirtyDays: Int,
+        providers: [ProviderStats]
+    ) {
+        self.position = position
+        self.users = users
+        self.liveSamples = liveSamples
+        self.deletedIds = deletedIds
+        self.rollups = rollups
+        self.dirtyDays = dirtyDays
+        self.providers = providers
+    }
 }
 
 extension EngineStats {
