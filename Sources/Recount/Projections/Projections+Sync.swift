@@ -199,9 +199,7 @@ extension Projections {
         init(of state: inout SyncState) {
             isHad = state.isHad(asOf: nil)
             lastCheckin = state.lastCheckinAt
-            if !state.missed.isEmpty || !state.recoveredBeyondHorizon.isEmpty {
-                (windows, lost) = (state.recoveryWindows, state.lost)
-            }
+            if !state.missed.isEmpty || !state.recoveredBeyondHorizon.isEmpty { (windows, lost) = state.recovery() }
         }
 
         /// Why the channel does not vouch for the day `[dayStart, dayEnd)` (`nil`: it does).
@@ -214,10 +212,10 @@ extension Projections {
         /// check-in logged late, a reconcile of part of it) opens none (it moved the versions of
         /// the days it still met, their readings unchanged; an attack run).
         func holes(notIn before: KnownInputs) -> [Range<Int64>] {
-            // Most channels have neither: no arrays built for them (a check-in's every fold).
-            guard !windows.isEmpty || !lost.isEmpty else { return [] }
-            return windows.flatMap { SyncState.uncovered($0, by: before.windows) }
-                + lost.flatMap { SyncState.uncovered($0, by: before.lost) }
+            // Most channels have neither: no arrays built for them (a check-in's every fold). Most
+            // envelopes leave them as they were: the same arrays, compared at once.
+            guard !windows.isEmpty || !lost.isEmpty, windows != before.windows || lost != before.lost else { return [] }
+            return SyncState.difference(windows, before.windows) + SyncState.difference(lost, before.lost)
         }
     }
 

@@ -43,7 +43,7 @@ package struct SyncState: Equatable, Sendable {
     /// The stretches whose changes the client missed and has not read again, ascending and
     /// disjoint: each from the last successful read before an expired token to that expiry
     /// (epoch millis). What lies before `horizon` in them cannot be read again.
-    package var missed: [Range<Int64>] = []
+    package var missed: [Range<Int64>] = [] { didSet { recoveryKept = nil } }
     /// The `receivedAt` of every expired page folded, ascending and distinct (one folded again
     /// changes nothing).
     package private(set) var expiries: [Int64] = []
@@ -52,11 +52,11 @@ package struct SyncState: Equatable, Sendable {
     package var firstExpiredAt: Int64?
     /// 30 days before the newest expired token (`Int64.min` before any): Health Connect reads
     /// no further back.
-    package var horizon: Int64 = .min
+    package var horizon: Int64 = .min { didSet { recoveryKept = nil } }
     /// The recovered stretches that reached beyond the horizon of the newest expiry when they
     /// were recovered, with that horizon (ascending, no two equal): what lies beyond it that no
     /// reconcile received at or after the stretch's expiry read again is lost (`lostRecovered`).
-    package var recoveredBeyondHorizon: [RecoveredStretch] = []
+    package var recoveredBeyondHorizon: [RecoveredStretch] = [] { didSet { recoveryKept = nil } }
     /// Full re-deliveries (a nil HealthKit anchor on a channel that had been given one) seen,
     /// and the samples of the last one that were new and already known.
     package var fullRedeliveries = 0
@@ -77,9 +77,12 @@ package struct SyncState: Equatable, Sendable {
     /// received before a reconcile of a window holding its start, of an id it did not list, is
     /// older than what the reconcile found, however late it is folded
     /// (`supersedingReconcile(writtenAt:startingAt:id:)`).
-    package private(set) var reconciledWindows: [ReconciledWindow] = []
+    package private(set) var reconciledWindows: [ReconciledWindow] = [] { didSet { recoveryKept = nil } }
     /// The ids the reconciled windows list, all told.
     package private(set) var listedCount = 0
+    /// `recoveryWindows` and `lost` as `recovery()` last computed them, until one of the four
+    /// fields they come from changes (not part of the state: `==` and checkpoints leave it out).
+    private var recoveryKept: (windows: [Range<Int64>], lost: [Range<Int64>])?
 
     /// A missed stretch that was recovered, and the horizon of the newest expiry then: what of
     /// it lay beyond that horizon could not be read again.
@@ -289,6 +292,21 @@ package struct SyncState: Equatable, Sendable {
         missed.isEmpty ? [] : Self.union(missed.flatMap { unreadWindows(of: $0, horizon: horizon, by: .max) })
     }
 
+    /// `recoveryWindows` and `lost`, computed once while `missed`, `horizon`, `reconciledWindows`
+    /// and `recoveredBeyondHorizon` stay as they are: the fold reads them before and after each
+    /// envelope of the channel, and computing them each time made folding a channel with
+    /// thousands of expired tokens quadratic.
+    mutating func recovery() -> (windows: [Range<Int64>], lost: [Range<Int64>]) {
+        if let recoveryKept {
+            // Debug builds (the tests) check that no change of the four fields was missed.
+            assert(recoveryKept.windows == recoveryWindows && recoveryKept.lost == lost, "stale recovery")
+            return recoveryKept
+        }
+        let computed = (recoveryWindows, lost)
+        recoveryKept = computed
+        return computed
+    }
+
     /// The parts of `stretch`'s window (as of `horizon`) that no reconcile received at or after the
     /// stretch's expiry and by `millis` read again, ascending.
     private func unreadWindows(of stretch: Range<Int64>, horizon: Int64, by millis: Int64) -> [Range<Int64>] {
@@ -325,6 +343,20 @@ package struct SyncState: Equatable, Sendable {
             if from >= range.upperBound { return parts }
         }
         parts.append(from..<range.upperBound)
+        return parts
+    }
+
+    /// The parts of `ranges` that none of `cuts` covers, ascending; both are ascending and
+    /// disjoint, so each is passed once. (Each range was compared with every cut: at every
+    /// envelope of a channel with thousands of lost stretches, which made folding its log
+    /// cubic: 4,000 expired tokens took 32 s, an attack run.)
+    static func difference(_ ranges: [Range<Int64>], _ cuts: [Range<Int64>]) -> [Range<Int64>] {
+        var parts: [Range<Int64>] = []
+        var first = 0
+        for range in ranges {
+            while first < cuts.count, cuts[first].upperBound <= range.lowerBound { first += 1 }
+            parts += uncovered(range, by: cuts[first...])
+        }
         return parts
     }
 
