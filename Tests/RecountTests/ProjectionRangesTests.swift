@@ -683,7 +683,8 @@ import Testing
             engine = try RecountEngine(directory: directory, memoryLimit: 60)
             #expect(engine.unusableCheckpoints.map(\.path) == [path])
             #expect(engine.recordsFoldedOnOpen >= lines.count)
-            #expect(engine.held.entries <= 60, "\(engine.held)")
+            // Within the limit, or one range alone: a user of this workload weighs 42 to 66.
+            #expect(engine.held.entries <= 60 || engine.held.ranges == 1, "\(engine.held)")
             #expect(try Self.answers(engine) == expected)
             try engine.close()
             // The writer stored its ranges again: the next engine finds them whole.
@@ -713,8 +714,9 @@ import Testing
         try withTemporaryDirectory { directory in
             let whole = try RecountEngine(directory: directory + "/whole")
             try Self.ingest(whole, lines, recompute: true)
-            // Six ids, six rollups, and 1,920 check-ins as 120.
-            #expect(whole.held.entries == 132)
+            // Six ids, six rollups, six users and their six channels (two each), and 1,920
+            // check-ins as 120.
+            #expect(whole.held.entries == 156)
             let expected = try EngineStoryTests.answers(whole, users: (0..<6).map { "u\($0)" })
             try whole.close()
 

@@ -222,6 +222,9 @@ struct ProjectionRanges {
     /// is rebuilt from nothing: 64, under the benchmark log's 83, so that the cut ranges come
     /// out under the split size.
     private static let recordBytesPerEntry = 64
+    /// The record bytes a user weighs beyond its records': its own weight and a channel's, as
+    /// `rangeSize` counts them (many users of few samples each are mostly that).
+    private static let userBytes = (Projections.entriesPerUser + Projections.entriesPerChannel) * recordBytesPerEntry
 
     /// Cuts every range to be rebuilt from nothing (no usable checkpoint) whose users' records
     /// weigh more than the split size into ranges that do not, at its users by their record
@@ -240,10 +243,11 @@ struct ProjectionRanges {
             var parts: [(lowerBound: String, bytes: Int)] = [(ranges[index].lowerBound, 0)]
             for (user, weight) in weights
             where user >= ranges[index].lowerBound && upper.map({ user < $0 }) ?? true {
-                if parts[parts.count - 1].bytes > 0 && parts[parts.count - 1].bytes + weight.bytes > most {
+                let bytes = weight.bytes + Self.userBytes
+                if parts[parts.count - 1].bytes > 0 && parts[parts.count - 1].bytes + bytes > most {
                     parts.append((user, 0))
                 }
-                parts[parts.count - 1].bytes += weight.bytes
+                parts[parts.count - 1].bytes += bytes
             }
             guard parts.count > 1 else { continue }
             var cut: [Range] = []
@@ -536,9 +540,10 @@ struct ProjectionRanges {
         var weighed: [(user: String, ids: Int)] = []
         for (number, user) in held.users.strings.enumerated() where user != "*" {
             let entries =
-                held.index.idCount(ofUser: UInt32(number)) + kept.checkins[number] / Projections.checkinsPerEntry
-                + kept.listed[number] / Projections.listedPerEntry
-            weighed.append((user, 1 + entries))
+                held.index.idCount(ofUser: UInt32(number))
+                + Projections.weight(
+                    channels: kept.channels[number], checkins: kept.checkins[number], listed: kept.listed[number])
+            weighed.append((user, Projections.entriesPerUser + entries))
         }
         weighed.sort { $0.user < $1.user }
         let cuts = Self.cuts(weighed, parts: max(2, held.rangeSize / max(1, splitSize / 2)))
@@ -853,25 +858,39 @@ extension Projections {
     static let checkinsPerEntry = 16
     /// The ids reconciles listed that weigh as much as one id or rollup: each is 4 bytes.
     static let listedPerEntry = 64
+    /// The ids or rollups one user weighs as much as, and one sync channel: a user's name and
+    /// lists and a channel's sync state come to about 1 KB together. (Uncounted, a million
+    /// users of one sample each took 1.4 GB under the default limit, meant for 500 MB; an
+    /// attack run, 2026-12-07.)
+    static let entriesPerUser = 2
+    static let entriesPerChannel = 2
 
     /// What holding these projections costs a range: their ids (live and deleted), rollups,
-    /// check-ins (a channel checking in every 15 minutes keeps 35,000 a year) and the ids
-    /// reconciles listed (a client reading its window again each day lists it each day).
+    /// check-ins (a channel checking in every 15 minutes keeps 35,000 a year), the ids
+    /// reconciles listed (a client reading its window again each day lists it each day), and
+    /// their users and sync channels.
     var rangeSize: Int {
-        index.liveCount + index.tombstoneCount + rollups.count + checkinCount / Self.checkinsPerEntry
-            + listedCount / Self.listedPerEntry
+        index.liveCount + index.tombstoneCount + rollups.count + namedUsers * Self.entriesPerUser
+            + Self.weight(channels: syncStates.count, checkins: checkinCount, listed: listedCount)
     }
 
-    /// The check-ins each user's channels keep, and the ids their reconciles listed, by
-    /// interned user.
-    func syncFactsByUser() -> (checkins: [Int], listed: [Int]) {
+    /// Each user's sync channels, the check-ins they keep and the ids their reconciles listed,
+    /// by interned user.
+    func syncFactsByUser() -> (channels: [Int], checkins: [Int], listed: [Int]) {
         let none = [Int](repeating: 0, count: users.strings.count)
-        var facts = (checkins: none, listed: none)
+        var facts = (channels: none, checkins: none, listed: none)
         for (key, state) in syncStates {
+            facts.channels[Int(key.user)] += 1
             facts.checkins[Int(key.user)] += state.checkins.count
             facts.listed[Int(key.user)] += state.listedCount
         }
         return facts
+    }
+
+    /// What a user's sync facts weigh (`rangeSize`): its channels, their check-ins and the ids
+    /// their reconciles listed, in ids.
+    static func weight(channels: Int, checkins: Int, listed: Int) -> Int {
+        channels * entriesPerChannel + checkins / checkinsPerEntry + listed / listedPerEntry
     }
 
     /// Their users but `*`: a range splits between users, and needs two of them.

@@ -15,8 +15,8 @@ package struct CheckpointSelection {
     private(set) var strings: Renumbering
     /// The numbers of the kept users' ids, in order: their new numbers are their places here.
     private(set) var ids: [Int] = []
-    /// Kept ids, live or deleted, kept rollups, check-ins and listed ids: what holding the checkpoint costs
-    /// (as `Projections.rangeSize` counts them).
+    /// Kept ids, live or deleted, kept rollups, users, channels, check-ins and listed ids: what
+    /// holding the checkpoint costs (as `Projections.rangeSize` counts them).
     package private(set) var size = 0
     /// Kept dirty days.
     package private(set) var dirtyDays = 0
@@ -55,8 +55,11 @@ package struct CheckpointSelection {
         }
         size += rollups
         let facts = projections.syncFactsByUser()
-        size += users.kept.reduce(0) { $0 + facts.checkins[$1] } / Projections.checkinsPerEntry
-        size += users.kept.reduce(0) { $0 + facts.listed[$1] } / Projections.listedPerEntry
+        size += users.kept.filter { projections.users.strings[$0] != "*" }.count * Projections.entriesPerUser
+        size += Projections.weight(
+            channels: users.kept.reduce(0) { $0 + facts.channels[$1] },
+            checkins: users.kept.reduce(0) { $0 + facts.checkins[$1] },
+            listed: users.kept.reduce(0) { $0 + facts.listed[$1] })
         dirtyDays = projections.dirty.days.reduce(0) { $0 + (users.contains($1.key.user) ? 1 : 0) }
     }
 
