@@ -59,8 +59,9 @@ struct Invocation {
           help             this text
 
         DIR defaults to $RECOUNT_DATA, else ./recount-data (created on first use by ingest and demo).
-        --memory-limit N: the most ids and rollups (about 250 bytes each; 16 check-ins weigh as one)
-        held in memory at once (default 2000000); past it, ranges of users are stored and dropped.
+        --memory-limit N: the most ids and rollups (about 250 bytes each; 16 check-ins weigh as one,
+        a user and each of its channels as two) held in memory at once (default 2000000); past it,
+        ranges of users are stored and dropped.
         With --json, results (--version's too) are JSON lines on standard output, and errors,
         rejections and notices JSON lines on standard error; this help stays text.
         """
@@ -175,7 +176,7 @@ struct Invocation {
         return "./recount-data"
     }
 
-    /// `--memory-limit`: the most ids and rollups (16 check-ins weigh as one) an engine holds in
+    /// `--memory-limit`: the most ids and rollups (`Projections.rangeSize`) an engine holds in
     /// memory (`nil`: its default).
     func memoryLimit() throws(UsageError) -> Int? {
         guard let given = options["memory-limit"] else { return nil }
