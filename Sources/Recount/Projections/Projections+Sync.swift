@@ -498,8 +498,7 @@ extension Projections {
                     guard number < ids, window.listed.last.map({ $0 < number }) ?? true else { throw Malformed() }
                     window.listed.append(number)
                 }
-                guard window.from < window.to else { throw Malformed() }
-                state.noteReconciledWindow(window)
+                guard state.noteReconciledWindow(window) else { throw Malformed() }
                 mayHoldReconciledWindows = true
             }
             state.fullRedeliveries = try input.int()

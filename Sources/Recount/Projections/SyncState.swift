@@ -514,12 +514,30 @@ package struct SyncState: Equatable, Sendable {
     /// re-read in parts, logged in any order, is recovered by its last part, and a reconcile
     /// logged after one received later still recovers its own window (it did not: recovering
     /// another window had moved `healthReceivedAt` past it; an attack run).
+    ///
+    /// A stretch is recovered at the first of those receipts by which it is read again: the
+    /// windows received by an instant only grow with it, so a stretch the windows received by
+    /// the newest one leave unread is left at once, and the first is found by binary search.
+    /// (Each receipt was tried in turn for each reconcile: a window re-read in R parts took
+    /// R³ steps, 500 parts ingested again 40 s; an attack run.)
     private mutating func recoverByReconciles() {
         guard let earliestExpiry = missed.map(\.upperBound).min() else { return }
-        let newer = reconciledWindows.filter { $0.receivedAt >= earliestExpiry }.sorted {
-            $0.receivedAt < $1.receivedAt
+        let receipts = reconciledWindows.map(\.receivedAt).filter { $0 >= earliestExpiry }.sorted()
+        guard let newest = receipts.last else { return }
+        var recovered: [RecoveredStretch] = []
+        var recoveredAt = Int64.min
+        for stretch in missed where isRecovered(stretch, by: newest) {
+            recoveredAt = max(recoveredAt, receipts[receipts.partitioningIndex { isRecovered(stretch, by: $0) }])
+            recovered.append(RecoveredStretch(stretch: stretch, horizon: horizon))
         }
-        for window in newer { recover(at: window.receivedAt) }
+        guard !recovered.isEmpty else { return }
+        missed.removeAll { stretch in recovered.contains { $0.stretch == stretch } }
+        // Lost is what lies beyond the newest expiry's horizon, less what the reconciles received
+        // at or after the stretch's expiry read again, whenever they came (`lostRecovered`).
+        for stretch in recovered where Self.lostPart(of: stretch.stretch, horizon: horizon) != nil {
+            noteRecovered(stretch)
+        }
+        healthReceivedAt = max(healthReceivedAt ?? .min, recoveredAt)
     }
 
     /// How far the client had read before an expiry at `millis`: its last check-in before then
@@ -574,7 +592,10 @@ package struct SyncState: Equatable, Sendable {
     /// run).
     mutating func reconciled(_ window: ReconciledWindow) {
         let millis = window.receivedAt
-        noteReconciledWindow(window)
+        // Folded again, a reconcile changes nothing (each time, one received before the newest
+        // recovery folded the channel's recovery again: a window re-read in 500 parts, uploaded
+        // twice, took 40 s the second time; an attack run).
+        guard noteReconciledWindow(window) else { return }
         // Received before the newest recovery, it may be what recovered a stretch in receipt
         // order: the recovery is folded again (left, the later reconcile stayed the newest
         // recovery in that log order, and the digest moved when the log was ingested again).
@@ -586,22 +607,11 @@ package struct SyncState: Equatable, Sendable {
         recoverByReconciles()
     }
 
-    /// Recovers each missed stretch whose window the reconciles received at or after its expiry and
-    /// by `millis` cover together, as of `millis`.
-    private mutating func recover(at millis: Int64) {
-        let recovered = missed.filter { stretch in
-            // Read again at or after its expiry (`upperBound`), by `millis`.
-            stretch.upperBound <= millis && Self.window(of: stretch, horizon: horizon) != nil
-                && unreadWindows(of: stretch, horizon: horizon, by: millis).isEmpty
-        }
-        guard !recovered.isEmpty else { return }
-        missed.removeAll { recovered.contains($0) }
-        // Lost is what lies beyond the newest expiry's horizon, less what the reconciles received
-        // at or after the stretch's expiry read again, whenever they came (`lostRecovered`).
-        for stretch in recovered where Self.lostPart(of: stretch, horizon: horizon) != nil {
-            noteRecovered(RecoveredStretch(stretch: stretch, horizon: horizon))
-        }
-        healthReceivedAt = max(healthReceivedAt ?? .min, millis)
+    /// Whether the reconciles received at or after the missed `stretch`'s expiry and by `millis`
+    /// read its window again together.
+    private func isRecovered(_ stretch: Range<Int64>, by millis: Int64) -> Bool {
+        stretch.upperBound <= millis && Self.window(of: stretch, horizon: horizon) != nil
+            && unreadWindows(of: stretch, horizon: horizon, by: millis).isEmpty
     }
 
     /// Notes a recovered stretch with a part beyond the horizon (or, reading a checkpoint, one
@@ -613,20 +623,23 @@ package struct SyncState: Equatable, Sendable {
     /// Notes a window a reconcile read again (or, reading a checkpoint, one it noted). A window
     /// a later one covers is kept: it tells when its part was first read again, which decides
     /// when a missed stretch was recovered and where a later expiry's stretch starts (dropped,
-    /// both depended on the order reconciles were logged in; an attack run).
-    mutating func noteReconciledWindow(_ window: ReconciledWindow) {
-        guard window.from < window.to else { return }
+    /// both depended on the order reconciles were logged in; an attack run). Returns `false`
+    /// when it was noted before, or is empty.
+    @discardableResult
+    mutating func noteReconciledWindow(_ window: ReconciledWindow) -> Bool {
+        guard window.from < window.to else { return false }
         // Placed by binary search: sorting at each window made loading a checkpoint quadratic.
         var place = reconciledWindows.partitioningIndex { !ReconciledWindow.precedes($0, window) }
         // The same window received at the same instant: one reconcile folded again (the same
         // ids), or another, kept beside it: each deletes what it does not list (their ids
         // joined, a write one of them deleted stayed live in some log orders; an attack run).
         while place < reconciledWindows.count, !ReconciledWindow.precedes(window, reconciledWindows[place]) {
-            if reconciledWindows[place].listed == window.listed { return }
+            if reconciledWindows[place].listed == window.listed { return false }
             place += 1
         }
         reconciledWindows.insert(window, at: place)
         listedCount += window.listed.count
+        return true
     }
 
     /// When the first reconcile received after `receivedAt` that read again a window holding
