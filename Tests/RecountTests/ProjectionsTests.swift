@@ -514,6 +514,61 @@ import Testing
         }
     }
 
+    /// A reconcile of a user with many ids looks for what it deletes in the cells of the days
+    /// its window's samples count towards, not among all the user's ids: the same samples go as
+    /// when the user has few ids. Among them, a sleep sample ending most of a year after its
+    /// start (its cell is its end's), a steps sample split over three days (deleted once),
+    /// and samples written at the offsets furthest from UTC.
+    @Test func aReconcileDeletesTheSameSamplesWhetherItsUserHasFewIdsOrMany() throws {
+        func upsert(received: String, provider: String = "p", _ samples: [String]) -> String {
+            #"{"kind":"samples.upsert","user":"w","receivedAt":"\#(received)","provider":"\#(provider)","samples":[\#(samples.joined(separator: ","))]}"#
+        }
+        func sleep(_ id: String, _ start: String, _ end: String) -> String {
+            #"{"id":"\#(id)","type":"sleep","start":"\#(start)","end":"\#(end)","stage":"asleep","origin":"o"}"#
+        }
+        func steps(_ id: String, _ start: String, _ end: String) -> String {
+            #"{"id":"\#(id)","type":"steps","start":"\#(start)","end":"\#(end)","value":100,"unit":"count","origin":"o"}"#
+        }
+        func reconcile(_ metric: String, listing samples: [String]) -> String {
+            #"{"kind":"reconcile","user":"w","receivedAt":"2026-07-20T00:00:00Z","provider":"p","metric":"\#(metric)","window":{"from":"2026-07-11T00:00:00Z","to":"2026-07-12T00:00:00Z"},"samples":[\#(samples.joined(separator: ","))]}"#
+        }
+        let kept = sleep("night", "2026-07-11T01:00:00Z", "2026-07-11T07:00:00Z")
+        let lines = [
+            upsert(
+                received: "2026-07-19T00:00:00Z",
+                [
+                    sleep("year", "2026-07-11T23:00:00+05:00", "2027-07-01T08:00:00+05:00"), kept,
+                    sleep("before", "2026-07-10T22:00:00Z", "2026-07-11T06:00:00Z"),
+                    steps("split", "2026-07-11T12:00:00Z", "2026-07-13T12:00:00Z"),
+                    steps("west", "2026-07-10T00:31:00-23:59", "2026-07-10T00:41:00-23:59"),
+                    steps("east", "2026-07-12T23:29:00+23:59", "2026-07-12T23:39:00+23:59"),
+                    steps("after", "2026-07-12T00:00:00Z", "2026-07-12T00:10:00Z"),
+                ]),
+            upsert(
+                received: "2026-07-19T00:00:00Z", provider: "q",
+                [steps("other", "2026-07-11T10:00:00Z", "2026-07-11T10:10:00Z")]),
+            upsert(
+                received: "2026-07-21T00:00:00Z",
+                [steps("later", "2026-07-11T10:00:00Z", "2026-07-11T10:10:00Z")]),
+            reconcile("sleep", listing: [kept]), reconcile("steps", listing: []),
+        ]
+        // More ids than the days a sleep window's samples can count towards (one's end lies
+        // up to 366 days after its start).
+        let readings = (0..<400).map { minute in
+            let start = String(format: "2026-06-01T%02d:%02d:00Z", minute / 60, minute % 60)
+            return
+                #"{"id":"hr-\#(minute)","type":"heart_rate","start":"\#(start)","value":60,"unit":"bpm","origin":"o"}"#
+        }
+        let few = try Self.liveContent(lines)
+        let many = try Self.liveContent([upsert(received: "2026-06-02T00:00:00Z", readings)] + lines)
+        let ids = { (live: [IdIndex.Key: IdIndex.Entry]) in
+            live.keys.map(\.id.text).filter { !$0.hasPrefix("hr-") }.sorted()
+        }
+        #expect(ids(few) == ["after", "before", "later", "night", "other"])
+        #expect(ids(many) == ids(few))
+        #expect(many.count == few.count + 400)
+    }
+
     /// Two writes as new as each other received at one instant are ordered by their content's
     /// key, against a live sample and against the tombstone a reconcile left of it alike: the
     /// same sample is live in every order of the log. (Until 2026-12-07 a tombstone kept no

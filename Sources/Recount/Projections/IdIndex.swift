@@ -62,6 +62,10 @@ package struct IdIndex: Sendable {
     /// Each user's id numbers (by interned user), in the order first seen: what a query or a
     /// reconcile of one user walks, instead of every id of every user.
     private var numbersByUser: [[UInt32]] = []
+    /// Each user's latest receipt of a reconcile that deleted one of their ids (by interned
+    /// user), or later (a tombstone can be lifted or claimed by an earlier reconcile): a
+    /// reconcile received after it finds none of the tombstones it would claim.
+    private var latestReconcileDeletion: [Int64] = []
     /// What `prefetch` read last: kept only so that its reads happen.
     var prefetched: UInt64 = 0
     package private(set) var liveCount = 0
@@ -193,6 +197,23 @@ package struct IdIndex: Sendable {
         for number in numbersByUser[Int(user)] where records.state(Int(number)) == state { body(Int(number)) }
     }
 
+    /// Calls `body` with the number of each of `user`'s tombstones, in the order ids were first
+    /// seen; with none when no reconcile received after `millis` deleted any of the user's ids.
+    func forEachTombstone(ofUser user: UInt32, mayBeReconciledAfter millis: Int64, _ body: (Int) -> Void) {
+        guard Int(user) < latestReconcileDeletion.count, latestReconcileDeletion[Int(user)] > millis else { return }
+        forEachNumber(ofUser: user, in: .deleted, body)
+    }
+
+    /// Notes that a reconcile received at `millis` deleted an id of `user`.
+    private mutating func noteReconcileDeletion(at millis: Int64, user: UInt32) {
+        let user = Int(user)
+        if user >= latestReconcileDeletion.count {
+            latestReconcileDeletion.append(
+                contentsOf: repeatElement(.min, count: user + 1 - latestReconcileDeletion.count))
+        }
+        latestReconcileDeletion[user] = max(latestReconcileDeletion[user], millis)
+    }
+
     /// Live samples by key: a copy, for tests and small states.
     package var live: [Key: Entry] {
         var live: [Key: Entry] = [:]
@@ -303,6 +324,7 @@ package struct IdIndex: Sendable {
         case .deleted:
             records.append(.tombstone(record.reconciled))
             tombstoneCount += 1
+            if let reconciled = record.reconciled { noteReconcileDeletion(at: reconciled.at, user: owner(number).user) }
         case .live:
             records.append(record)
             noteLive(number, record)
@@ -338,6 +360,7 @@ package struct IdIndex: Sendable {
         }
         records[number] = .tombstone(reconciled)
         tombstoneCount += 1
+        if let reconciled { noteReconcileDeletion(at: reconciled.at, user: owner(number).user) }
         return old.state == .live ? old : nil
     }
 

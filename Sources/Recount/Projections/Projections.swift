@@ -591,23 +591,28 @@ package struct Projections {
         let present = Set(samples.entries.indices.map(samples.id(of:)))
         let from = reconcile.from.millis
         let to = reconcile.to.millis
-        // Sorted, so deletions dirty days in the same order in every process.
-        var stale: [IdIndex.Key] = []
-        index.forEachNumber(ofUser: user, in: .live) { number in
+        func isStale(_ number: Int) -> Bool {
             let record = index.record(number)
-            guard index.owner(number).provider == provider, record.metric == reconcile.metric.metric,
-                record.startMillis >= from, record.startMillis < to, record.receivedAt < received
-            else { return }
-            let key = index.key(number)
-            if !present.contains(key.id) { stale.append(key) }
+            return index.owner(number).provider == provider && record.metric == reconcile.metric.metric
+                && record.startMillis >= from && record.startMillis < to && record.receivedAt < received
+                && !present.contains(index.key(number).id)
         }
-        stale.sort { $0.id.textPrecedes($1.id) }
+        let window = from..<to
+        let staleNumbers = liveNumbers(ofUser: user, metric: reconcile.metric.metric, startingIn: window).filter(
+            isStale)
+        assert(
+            staleNumbers
+                == liveNumbers(ofUser: user, metric: reconcile.metric.metric, startingIn: window, byCells: false)
+                .filter(isStale),
+            "the cells and the ids of a user hold other samples")
+        // Sorted, so deletions dirty days in the same order in every process.
+        let stale = staleNumbers.map(index.key).sorted { $0.id.textPrecedes($1.id) }
         for key in stale { delete(key.id, user: user, provider: provider, reconciledAt: received, &effect) }
         // A version a reconcile received later deleted, which this one would have deleted
         // first: its tombstone is this reconcile's, as in receipt order (it kept the receipt of
         // the reconcile folded first, and ingesting such a log again moved the digest).
         var claimed: [(number: Int, tombstone: IdIndex.Record.Reconciled)] = []
-        index.forEachNumber(ofUser: user, in: .deleted) { number in
+        index.forEachTombstone(ofUser: user, mayBeReconciledAfter: received) { number in
             guard var tombstone = index.record(number).reconciled, tombstone.at > received,
                 tombstone.deletedReceivedAt < received, tombstone.metric == reconcile.metric.metric,
                 tombstone.deletedStart >= from, tombstone.deletedStart < to,
@@ -624,6 +629,29 @@ package struct Projections {
                 index.insert(IdIndex.Key(user: user, provider: provider, id: samples.id(of: number)))
             })
         return listed.map(UInt32.init).sorted()
+    }
+
+    /// The numbers of `user`'s live samples of `metric` that may start in `window`, ascending:
+    /// the members of the cells of the days those samples count towards
+    /// (`DayAttribution.days(holdingSamplesStartingIn:rule:)`), or, when the user has fewer ids
+    /// than those days or `byCells` is `false`, all of the user's live ids. (A reconcile walked
+    /// all of the user's ids: 2,000 hourly reconciles beside 400,000 samples took 9.9 s; an
+    /// attack run.)
+    private func liveNumbers(
+        ofUser user: UInt32, metric: Metric, startingIn window: Range<Int64>, byCells: Bool? = nil
+    ) -> [Int] {
+        let days = DayAttribution.days(holdingSamplesStartingIn: window, rule: metric.dayRule)
+        var numbers: [Int] = []
+        guard byCells ?? (days.count < index.idCount(ofUser: user)) else {
+            index.forEachNumber(ofUser: user, in: .live) { numbers.append($0) }
+            return numbers
+        }
+        for day in days {
+            let cell = CellKey(user: user, metric: metric, day: CivilDay(daysSinceEpoch: day))
+            numbers += cells.members(of: cell).lazy.map(Int.init)
+        }
+        // A sample split across days is a member of each of its days' cells.
+        return Set(numbers).sorted()
     }
 
     private mutating func insertLive(_ number: Int, _ record: IdIndex.Record, _ effect: inout Effect) {

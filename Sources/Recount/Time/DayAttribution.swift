@@ -9,6 +9,24 @@ package enum DayAttribution {
     /// which bounds the work and the result at 367 shares.
     package static let maximumSpanMillis: Int64 = 366 * 86_400_000
 
+    /// The days that every sample of a metric with `rule` starting in `window` counts towards
+    /// one of: the day of its start, or for sleep the day of its end + 6 h. It holds whatever the
+    /// sample's offsets and zone, which the ingest keeps within a day (written ones within
+    /// 23:59), and however long the sample, which the ingest keeps to `maximumSpanMillis`.
+    /// - Parameters:
+    ///   - window: the starts, as epoch millis (not empty).
+    ///   - rule: the metric's day rule.
+    package static func days(holdingSamplesStartingIn window: Range<Int64>, rule: Metric.DayRule) -> ClosedRange<Int32>
+    {
+        let day = Timestamp.millisPerDay
+        var (first, last) = (window.lowerBound - day, window.upperBound - 1 + day)
+        if rule == .sleepEndPlusSixHours {
+            first += 6 * Timestamp.millisPerHour
+            last += maximumSpanMillis + 6 * Timestamp.millisPerHour
+        }
+        return CivilDay.of(localMillis: first).daysSinceEpoch...CivilDay.of(localMillis: last).daysSinceEpoch
+    }
+
     /// The civil days of a sample and the share of it on each.
     ///
     /// - `.startDay`: one share on the local date of the start.
