@@ -31,4 +31,33 @@ import Testing
         #expect(SyncState.difference([0..<10], []) == [0..<10])
         #expect(SyncState.difference([], [0..<10]) == [])
     }
+
+    /// `supersedingReconcile`, which looks only at windows that start near the write's start,
+    /// finds what looking at every window finds: the first receipt after the write's of a
+    /// window holding its start that does not list its id. Windows of very different lengths
+    /// lie among each other, as an expired token's month beside hourly reconciles.
+    @Test func aSupersedingReconcileIsTheFirstAfterTheWriteOfEveryWindowHoldingItsStart() {
+        var random = SplitMix64(seed: testSeed(37))
+        for _ in 0..<200 {
+            var state = SyncState()
+            var windows: [SyncState.ReconciledWindow] = []
+            for _ in 0..<(1 + random.next() % 30) {
+                let from = Int64(random.next() % 1_000)
+                let length = random.next() % 4 == 0 ? 1 + Int64(random.next() % 900) : 1 + Int64(random.next() % 20)
+                let listed = (0..<UInt32(4)).filter { _ in random.next() % 3 == 0 }
+                let window = SyncState.ReconciledWindow(
+                    from: from, to: from + length, receivedAt: Int64(random.next() % 100), listed: listed)
+                if state.noteReconciledWindow(window) { windows.append(window) }
+            }
+            for _ in 0..<50 {
+                let (written, start, id) = (
+                    Int64(random.next() % 100), Int64(random.next() % 1_100), UInt32(random.next() % 4)
+                )
+                let expected = windows.filter {
+                    $0.receivedAt > written && $0.from <= start && start < $0.to && !$0.listed.contains(id)
+                }.map(\.receivedAt).min()
+                #expect(state.supersedingReconcile(writtenAt: written, startingAt: start, id: id) == expected)
+            }
+        }
+    }
 }

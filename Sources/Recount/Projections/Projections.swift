@@ -290,11 +290,11 @@ package struct Projections {
         let unitsStart: Int
         /// The (origin, device) table numbers the last source id was found for.
         var lastSource: (origin: Int32, device: Int32, id: SourceID)?
-        /// The windows reconciles of the user's channel of `reconciledMetric` read again
-        /// (`SyncState.reconciledWindows`), looked up once per metric the envelope's samples
-        /// are of.
+        /// The user's channel of `reconciledMetric`, whose reconciles may supersede a write
+        /// (`SyncState.supersedingReconcile`), looked up once per metric the envelope's
+        /// samples are of.
         var reconciledMetric: Metric?
-        var reconciled: [SyncState.ReconciledWindow] = []
+        var reconciling: SyncState?
 
         /// - Parameter room: an array whose room `interned` takes (left empty).
         init(_ samples: SampleBlock, user: UInt32, provider: UInt32, received: Int64, room: inout [UInt32]) {
@@ -362,16 +362,12 @@ package struct Projections {
         // against what it listed by newness alone.
         let metric = samples.metric(of: entryNumber)
         if mayHoldReconciledWindows, upserts.reconciledMetric != metric {
-            upserts.reconciled =
-                syncStates[SyncKey(user: user, provider: provider, metric: metric)]?
-                .reconciledWindows ?? []
+            upserts.reconciling = syncStates[SyncKey(user: user, provider: provider, metric: metric)]
             upserts.reconciledMetric = metric
         }
         let number = index.insert(IdIndex.Key(user: user, provider: provider, id: samples.id(of: entryNumber)))
-        if !upserts.reconciled.isEmpty,
-            let reconciledAt = SyncState.supersedingReconcile(
-                upserts.reconciled, writtenAt: received, startingAt: samples.entries[entryNumber].start.millis,
-                id: UInt32(number))
+        if let reconciledAt = upserts.reconciling?.supersedingReconcile(
+            writtenAt: received, startingAt: samples.entries[entryNumber].start.millis, id: UInt32(number))
         {
             supersede(entryNumber, number, of: samples, &upserts, reconciledAt: reconciledAt, &effect)
             return

@@ -80,6 +80,9 @@ package struct SyncState: Equatable, Sendable {
     package private(set) var reconciledWindows: [ReconciledWindow] = [] { didSet { recoveryKept = nil } }
     /// The ids the reconciled windows list, all told.
     package private(set) var listedCount = 0
+    /// The length of the longest reconciled window and the newest receipt of one (not part of
+    /// the state, as `recoveryKept`): what `supersedingReconcile` looks up windows by.
+    private var reconciledBounds = (longest: Int64(0), newestReceipt: Int64.min)
     /// `recoveryWindows` and `lost` as `recovery()` last computed them, until one of the four
     /// fields they come from changes (not part of the state: `==` and checkpoints leave it out).
     private var recoveryKept: (windows: [Range<Int64>], lost: [Range<Int64>])?
@@ -455,6 +458,7 @@ package struct SyncState: Equatable, Sendable {
         let expiries = self.expiries
         let windows = reconciledWindows.sorted { ($0.receivedAt, $0.from, $0.to) < ($1.receivedAt, $1.from, $1.to) }
         (self.expiries, reconciledWindows, missed, recoveredBeyondHorizon) = ([], [], [], [])
+        reconciledBounds = (0, .min)
         listedCount = 0
         (horizon, healthReceivedAt) = (.min, nil)
         var next = 0
@@ -639,16 +643,32 @@ package struct SyncState: Equatable, Sendable {
         }
         reconciledWindows.insert(window, at: place)
         listedCount += window.listed.count
+        reconciledBounds = (
+            max(reconciledBounds.longest, window.to - window.from),
+            max(reconciledBounds.newestReceipt, window.receivedAt)
+        )
         return true
     }
 
     /// When the first reconcile received after `receivedAt` that read again a window holding
     /// `start`, and did not list the id numbered `number`, was received, if one was: a sample
     /// written then and starting there is superseded by what that reconcile found.
-    static func supersedingReconcile(
-        _ windows: [ReconciledWindow], writtenAt receivedAt: Int64, startingAt start: Int64, id number: UInt32
-    ) -> Int64? {
-        windows.lazy.filter { $0.receivedAt > receivedAt && $0.from <= start && start < $0.to && !$0.lists(number) }
-            .map(\.receivedAt).min()
+    /// Only the windows starting by `start` and at most the longest window's length before it
+    /// are looked at. (Each write looked at every window: 80,000 hourly reconciles of one
+    /// sample each took 18 s to fold; an attack run.)
+    func supersedingReconcile(writtenAt receivedAt: Int64, startingAt start: Int64, id number: UInt32) -> Int64? {
+        guard reconciledBounds.newestReceipt > receivedAt else { return nil }
+        var earliest: Int64?
+        var place = reconciledWindows.partitioningIndex { $0.from > start }
+        while place > 0 {
+            place -= 1
+            let window = reconciledWindows[place]
+            // It ends by `start`, and so does every window before it.
+            if window.from <= start - reconciledBounds.longest { break }
+            if window.receivedAt > receivedAt, start < window.to, !window.lists(number) {
+                earliest = min(earliest ?? .max, window.receivedAt)
+            }
+        }
+        return earliest
     }
 }
