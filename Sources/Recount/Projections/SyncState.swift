@@ -330,8 +330,18 @@ package struct SyncState: Equatable, Sendable {
         // By `from`: each reconciled window read again what lies between its bounds.
         Self.uncovered(
             range,
-            by: reconciledWindows.lazy.filter { $0.receivedAt >= stretch.upperBound && $0.receivedAt <= millis }
-                .map { $0.from..<$0.to })
+            by: reconciledWindows[firstWindow(reachingPast: range.lowerBound)...].lazy
+                .filter { $0.receivedAt >= stretch.upperBound && $0.receivedAt <= millis }.map { $0.from..<$0.to })
+    }
+
+    /// The place of the first reconciled window that may reach past `millis`: every window
+    /// before it starts the longest window's length or more before `millis`, so ends by then.
+    /// (Each expiry, reconcile and recovery looked at every window before: a channel's history
+    /// of reconciles folded in the square of their number, and each refold in the cube; an
+    /// attack run.)
+    private func firstWindow(reachingPast millis: Int64) -> Int {
+        let (start, overflow) = millis.subtractingReportingOverflow(reconciledBounds.longest)
+        return overflow ? 0 : reconciledWindows.partitioningIndex { $0.from > start }
     }
 
     /// The parts of `range` that none of `cuts` (ascending by start; they may overlap) covers,
@@ -526,11 +536,15 @@ package struct SyncState: Equatable, Sendable {
     /// R³ steps, 500 parts ingested again 40 s; an attack run.)
     private mutating func recoverByReconciles() {
         guard let earliestExpiry = missed.map(\.upperBound).min() else { return }
-        let receipts = reconciledWindows.map(\.receivedAt).filter { $0 >= earliestExpiry }.sorted()
-        guard let newest = receipts.last else { return }
+        let newest = reconciledBounds.newestReceipt
+        guard newest >= earliestExpiry else { return }
+        var receipts: [Int64] = []
         var recovered: [RecoveredStretch] = []
         var recoveredAt = Int64.min
         for stretch in missed where isRecovered(stretch, by: newest) {
+            if receipts.isEmpty {
+                receipts = reconciledWindows.map(\.receivedAt).filter { $0 >= earliestExpiry }.sorted()
+            }
             recoveredAt = max(recoveredAt, receipts[receipts.partitioningIndex { isRecovered(stretch, by: $0) }])
             recovered.append(RecoveredStretch(stretch: stretch, horizon: horizon))
         }
@@ -564,9 +578,10 @@ package struct SyncState: Equatable, Sendable {
     /// point.
     private func readOn(from read: Int64, before millis: Int64) -> Int64 {
         var read = read
-        // By `from`: a window that starts later can only join once an earlier one has.
-        for window in reconciledWindows where window.receivedAt < millis && window.from <= read {
-            read = max(read, min(window.to, millis))
+        for window in reconciledWindows[firstWindow(reachingPast: read)...] {
+            // By `from`: a window that starts later can only join once an earlier one has.
+            guard window.from <= read else { break }
+            if window.receivedAt < millis { read = max(read, min(window.to, millis)) }
         }
         return read
     }
@@ -653,18 +668,14 @@ package struct SyncState: Equatable, Sendable {
     /// When the first reconcile received after `receivedAt` that read again a window holding
     /// `start`, and did not list the id numbered `number`, was received, if one was: a sample
     /// written then and starting there is superseded by what that reconcile found.
-    /// Only the windows starting by `start` and at most the longest window's length before it
-    /// are looked at. (Each write looked at every window: 80,000 hourly reconciles of one
-    /// sample each took 18 s to fold; an attack run.)
+    /// Only the windows that may reach past `start` and start by it are looked at. (Each write
+    /// looked at every window: 80,000 hourly reconciles of one sample each took 18 s to fold;
+    /// an attack run.)
     func supersedingReconcile(writtenAt receivedAt: Int64, startingAt start: Int64, id number: UInt32) -> Int64? {
         guard reconciledBounds.newestReceipt > receivedAt else { return nil }
         var earliest: Int64?
-        var place = reconciledWindows.partitioningIndex { $0.from > start }
-        while place > 0 {
-            place -= 1
-            let window = reconciledWindows[place]
-            // It ends by `start`, and so does every window before it.
-            if window.from <= start - reconciledBounds.longest { break }
+        for window in reconciledWindows[firstWindow(reachingPast: start)...] {
+            guard window.from <= start else { break }
             if window.receivedAt > receivedAt, start < window.to, !window.lists(number) {
                 earliest = min(earliest ?? .max, window.receivedAt)
             }
