@@ -81,7 +81,8 @@ package struct SyncState: Equatable, Sendable {
     /// The ids the reconciled windows list, all told.
     package private(set) var listedCount = 0
     /// The length of the longest reconciled window and the newest receipt of one (not part of
-    /// the state, as `recoveryKept`): what `supersedingReconcile` looks up windows by.
+    /// the state, as `recoveryKept`): what windows are looked up by (`firstWindow(reachingPast:)`,
+    /// `recoverByReconciles`, `supersedingReconcile`).
     private var reconciledBounds = (longest: Int64(0), newestReceipt: Int64.min)
     /// `recoveryWindows` and `lost` as `recovery()` last computed them, until one of the four
     /// fields they come from changes (not part of the state: `==` and checkpoints leave it out).
