@@ -593,14 +593,9 @@ package struct Projections {
                 && record.startMillis >= from && record.startMillis < to && record.receivedAt < received
                 && !present.contains(index.key(number).id)
         }
-        let window = from..<to
-        let staleNumbers = liveNumbers(ofUser: user, metric: reconcile.metric.metric, startingIn: window).filter(
+        let staleNumbers = liveNumbers(ofUser: user, metric: reconcile.metric.metric, startingIn: from..<to).filter(
             isStale)
-        assert(
-            staleNumbers
-                == liveNumbers(ofUser: user, metric: reconcile.metric.metric, startingIn: window, byCells: false)
-                .filter(isStale),
-            "the cells and the ids of a user hold other samples")
+        assert(staleNumbers == liveNumbers(ofUser: user).filter(isStale), "the cells and the ids hold other samples")
         // Sorted, so deletions dirty days in the same order in every process.
         let stale = staleNumbers.map(index.key).sorted { $0.id.textPrecedes($1.id) }
         for key in stale { delete(key.id, user: user, provider: provider, reconciledAt: received, &effect) }
@@ -630,24 +625,25 @@ package struct Projections {
     /// The numbers of `user`'s live samples of `metric` that may start in `window`, ascending:
     /// the members of the cells of the days those samples count towards
     /// (`DayAttribution.days(holdingSamplesStartingIn:rule:)`), or, when the user has fewer ids
-    /// than those days or `byCells` is `false`, all of the user's live ids. (A reconcile walked
-    /// all of the user's ids: 2,000 hourly reconciles beside 400,000 samples took 9.9 s; an
-    /// attack run.)
-    private func liveNumbers(
-        ofUser user: UInt32, metric: Metric, startingIn window: Range<Int64>, byCells: Bool? = nil
-    ) -> [Int] {
+    /// than those days, all of the user's live ids. (A reconcile walked all of the user's ids:
+    /// 2,000 hourly reconciles beside 400,000 samples took 9.9 s; an attack run.)
+    private func liveNumbers(ofUser user: UInt32, metric: Metric, startingIn window: Range<Int64>) -> [Int] {
         let days = DayAttribution.days(holdingSamplesStartingIn: window, rule: metric.dayRule)
+        guard days.count < index.idCount(ofUser: user) else { return liveNumbers(ofUser: user) }
         var numbers: [Int] = []
-        guard byCells ?? (days.count < index.idCount(ofUser: user)) else {
-            index.forEachNumber(ofUser: user, in: .live) { numbers.append($0) }
-            return numbers
-        }
         for day in days {
             let cell = CellKey(user: user, metric: metric, day: CivilDay(daysSinceEpoch: day))
             numbers += cells.members(of: cell).lazy.map(Int.init)
         }
         // A sample split across days is a member of each of its days' cells.
         return Set(numbers).sorted()
+    }
+
+    /// The numbers of all of `user`'s live samples, ascending.
+    private func liveNumbers(ofUser user: UInt32) -> [Int] {
+        var numbers: [Int] = []
+        index.forEachNumber(ofUser: user, in: .live) { numbers.append($0) }
+        return numbers
     }
 
     private mutating func insertLive(_ number: Int, _ record: IdIndex.Record, _ effect: inout Effect) {
