@@ -94,8 +94,8 @@ extension Projections {
     func forEachChannel(
         user: UInt32, metric: Metric, asOf: Int64?, excluding excluded: UInt32? = nil, _ body: (Channel) -> Void
     ) {
-        for provider in providers.strings.indices where UInt32(provider) != excluded {
-            guard let state = syncStates[SyncKey(user: user, provider: UInt32(provider), metric: metric)],
+        for provider in channelProviders[user] where provider != excluded {
+            guard let state = syncStates[SyncKey(user: user, provider: provider, metric: metric)],
                 state.isHad(asOf: asOf)
             else { continue }
             let (windows, lost) = state.recovery(asOf: asOf)

@@ -10,6 +10,27 @@ extension Projections {
         }
     }
 
+    /// The providers of each user's sync channels, ascending, by user number: the channels rule 8
+    /// reads of a user, and the providers a day of the user can be dirty for, found without going
+    /// through every provider of the store (one user's thousands of provider names made every
+    /// other user's check-ins as slow; an attack run).
+    struct ChannelProviders {
+        private var byUser: [[UInt32]] = []
+
+        /// The providers of `user`'s channels, ascending.
+        subscript(user: UInt32) -> [UInt32] {
+            Int(user) < byUser.count ? byUser[Int(user)] : []
+        }
+
+        /// Notes that `user` has a channel of `provider`.
+        mutating func note(user: UInt32, provider: UInt32) {
+            if Int(user) >= byUser.count {
+                byUser.append(contentsOf: repeatElement([], count: Int(user) + 1 - byUser.count))
+            }
+            byUser[Int(user)].insertOnce(provider, orderedBy: <)
+        }
+    }
+
     /// `config.provider` for a user (or `*`) and provider.
     package struct ProviderKey: Hashable, Sendable {
         package var user: String
@@ -54,7 +75,9 @@ extension Projections {
         _ provider: UInt32, _ metric: Metric, _ fold: SyncFold, _ change: (inout SyncState) -> Void
     ) {
         let key = SyncKey(user: fold.user, provider: provider, metric: metric)
+        let channels = syncStates.count
         let (before, after, added) = Self.changing(&syncStates[key, default: SyncState()], by: change)
+        if syncStates.count > channels { channelProviders.note(user: key.user, provider: provider) }
         checkinCount += added.checkins
         listedCount += added.listed
         // Rule 8 reads only the channels the user has.
@@ -165,11 +188,16 @@ extension Projections {
         return dirty.mark(day, at: position) ? 1 : 0
     }
 
-    /// Whether `cell` is dirty for any provider.
+    /// Whether `cell` is dirty for any provider. A day is dirty only for a provider the user has a
+    /// channel of: that of a live sample (its delivery noted its metric), or of the event (which
+    /// updated its channel) whose change dirtied it.
     func isDirty(_ cell: CellKey) -> Bool {
-        providers.strings.indices.contains {
-            dirty.contains(DirtyDays.Key(user: cell.user, provider: UInt32($0), metric: cell.metric, day: cell.day))
+        func isDirty(for provider: UInt32) -> Bool {
+            dirty.contains(DirtyDays.Key(user: cell.user, provider: provider, metric: cell.metric, day: cell.day))
         }
+        let found = channelProviders[cell.user].contains(where: isDirty)
+        assert(found == providers.strings.indices.contains { isDirty(for: UInt32($0)) }, "dirty for another provider")
+        return found
     }
 
     /// Applies `change` to `state` in place, and gives what rule 8 reads of it before and
@@ -515,6 +543,7 @@ extension Projections {
             guard expired <= 1 else { throw Malformed() }
             state.cursorFromExpiredPage = expired == 1
             syncStates[SyncKey(user: user, provider: provider, metric: metric)] = state
+            channelProviders.note(user: user, provider: provider)
             checkinCount += state.checkins.count
             listedCount += state.listedCount
         }

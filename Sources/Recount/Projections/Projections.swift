@@ -95,6 +95,9 @@ package struct Projections {
     }
     /// What is known of each (user, provider, metric) sync channel.
     package internal(set) var syncStates = FlatMap<SyncKey, SyncState>()
+    /// The providers of each user's sync channels (derived from `syncStates`: no part of the
+    /// checkpoint or the digest).
+    var channelProviders = ChannelProviders()
     /// The check-ins the sync channels keep, all told: each is kept, so that a question about
     /// a past instant has its answer, and they weigh on a range of users (`rangeSize`).
     package internal(set) var checkinCount = 0
