@@ -351,6 +351,41 @@ import Testing
         }
     }
 
+    /// A check-in moves a day in the feed only when the day's reading changes: when every other
+    /// provider the user has for the metric vouches for it too, not when the first of them does
+    /// (the check-in reads the other channels until one is at least as grave as the day was).
+    @Test func aCheckInMovesADayOnlyWhenEveryOtherProviderVouchesForIt() throws {
+        func upsert(_ provider: String, _ id: String, hour: Int) -> String {
+            #"{"kind":"samples.upsert","user":"alice","receivedAt":"2026-07-14T20:00:00Z","provider":"\#(provider)","samples":[{"id":"\#(id)","type":"steps","start":"2026-07-14T\#(hour):00:00Z","end":"2026-07-14T\#(hour):30:00Z","value":100,"unit":"count","origin":"com.\#(provider)"}]}"#
+        }
+        func checkin(_ provider: String, at: String) -> String {
+            #"{"kind":"checkin","user":"alice","receivedAt":"\#(at)","provider":"\#(provider)","metrics":["steps"],"at":"\#(at)"}"#
+        }
+        func feed(_ engine: RecountEngine, since version: UInt64) throws -> [String] {
+            try engine.changes(since: version).map {
+                "\($0.date) v\($0.version) \(Self.figure($0.old)) \($0.old.state) → \(Self.figure($0.new)) \($0.new.state)"
+            }
+        }
+        try withTemporaryDirectory { directory in
+            let engine = try RecountEngine(directory: directory)
+            // Garmin vouches for 14 July; Oura checked in before the day ended.
+            try Self.ingest(
+                engine,
+                [
+                    upsert("garmin", "g-1", hour: 10), checkin("garmin", at: "2026-07-15T01:00:00Z"),
+                    checkin("oura", at: "2026-07-14T08:00:00Z"), upsert("fitbit", "f-1", hour: 12),
+                ])
+            #expect(try feed(engine, since: 0) == ["2026-07-14 v4 none unknown → 200.0 partial"])
+            // Fitbit checks in: Garmin vouches, Oura does not, so the day reads as it did.
+            try Self.ingest(engine, [checkin("fitbit", at: "2026-07-15T02:00:00Z")])
+            #expect(try feed(engine, since: 4).isEmpty)
+            try Self.ingest(engine, [checkin("oura", at: "2026-07-15T03:00:00Z")])
+            #expect(try feed(engine, since: 5) == ["2026-07-14 v6 200.0 partial → 200.0 known"])
+            #expect(try engine.verify().matches)
+            try engine.close()
+        }
+    }
+
     /// Where a user's days end moves with the user's latest sample: one written further west
     /// takes a day the last check-in came after at the old offset from known, and deleting it
     /// gives the day back, with no input of the day changing either time. Both move its version,

@@ -85,21 +85,25 @@ extension Projections {
     /// given), by provider number.
     func channels(user: UInt32, metric: Metric, asOf: Int64?) -> [Channel] {
         var channels: [Channel] = []
-        forEachChannel(user: user, metric: metric, asOf: asOf) { channels.append($0) }
+        forEachChannel(user: user, metric: metric, asOf: asOf) {
+            channels.append($0)
+            return true
+        }
         return channels
     }
 
     /// Calls `body` with each channel rule 8 reads for `user`'s `metric`, in provider number
-    /// order (as `channels`, without an array of them), but the provider `excluded`'s.
+    /// order (as `channels`, without an array of them), but the provider `excluded`'s, until
+    /// `body` returns `false`.
     func forEachChannel(
-        user: UInt32, metric: Metric, asOf: Int64?, excluding excluded: UInt32? = nil, _ body: (Channel) -> Void
+        user: UInt32, metric: Metric, asOf: Int64?, excluding excluded: UInt32? = nil, _ body: (Channel) -> Bool
     ) {
         for provider in channelProviders[user] where provider != excluded {
             guard let state = syncStates[SyncKey(user: user, provider: provider, metric: metric)],
                 state.isHad(asOf: asOf)
             else { continue }
             let (windows, lost) = state.recovery(asOf: asOf)
-            body(Channel(state: state, windows: windows, lost: lost))
+            guard body(Channel(state: state, windows: windows, lost: lost)) else { return }
         }
     }
 
@@ -164,16 +168,18 @@ extension Projections {
     /// The graver of two channels' reasons: a lost stretch, then an open window, then a missing
     /// check-in (`nil`: vouched for).
     static func graver(_ a: RollupRow.Reason?, _ b: RollupRow.Reason?) -> RollupRow.Reason? {
-        func gravity(_ reason: RollupRow.Reason?) -> Int {
-            switch reason {
-            case nil: 0
-            case .noCheckinSinceDayEnd: 1
-            case .recoveryWindowOpen: 2
-            case .unrecoverableGap: 3
-            case .neverSynced: 4
-            }
+        gravity(b) > gravity(a) ? b : a
+    }
+
+    /// How grave a reason is (`graver`): 0 for none, up to 4 for a user who never synced.
+    static func gravity(_ reason: RollupRow.Reason?) -> Int {
+        switch reason {
+        case nil: 0
+        case .noCheckinSinceDayEnd: 1
+        case .recoveryWindowOpen: 2
+        case .unrecoverableGap: 3
+        case .neverSynced: 4
         }
-        return gravity(b) > gravity(a) ? b : a
     }
 
     /// The figures of a cell in the contract's order.

@@ -161,14 +161,17 @@ extension Projections {
             before.reason(dayStart: dayStart, dayEnd: dayEnd), after.reason(dayStart: dayStart, dayEnd: dayEnd)
         )
         guard was != now else { return }
-        // The gravest reason of the user's other channels of the metric (most users have one).
+        // The gravest reason of the user's other channels of the metric (most users have one),
+        // read until it is at least as grave as both: then it is the day's either way.
         var theirs: RollupRow.Reason? = nil
+        let settling = max(Self.gravity(was), Self.gravity(now))
         forEachChannel(user: key.user, metric: key.metric, asOf: nil, excluding: key.provider) { channel in
             theirs = Self.graver(
                 theirs,
                 Self.reason(
                     lastCheckin: channel.state.lastCheckinAt, windows: channel.windows, lost: channel.lost,
                     dayStart: dayStart, dayEnd: dayEnd))
+            return Self.gravity(theirs) < settling
         }
         if Self.graver(theirs, was) != Self.graver(theirs, now) {
             daysDirtiedForReadings += moveVersion(of: cell, provider: key.provider)
