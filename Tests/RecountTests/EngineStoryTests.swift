@@ -288,11 +288,6 @@ import Testing
     /// not been told was known.)
     @Test(arguments: [false, true])
     func aPartialDayThatBecomesKnownComesBackInTheFeed(reopened: Bool) throws {
-        func feed(_ engine: RecountEngine, since version: UInt64) throws -> [String] {
-            try engine.changes(since: version).map {
-                "\($0.date) v\($0.version) \(Self.figure($0.old)) \($0.old.state) → \(Self.figure($0.new)) \($0.new.state)"
-            }
-        }
         func steps(_ id: String, _ value: Int, day: String = "2026-07-14") -> String {
             Self.steps(id, "\(day)T10:00:00Z", "\(day)T11:00:00Z", value, origin: "com.apple.health", device: "iPhone")
         }
@@ -308,12 +303,12 @@ import Testing
             }
             // Received before the 14th ends: partial until HealthKit checks in after its end.
             try Self.ingest(engine, [Self.delivery("steps", added: [steps("s1", 4000)])])
-            #expect(try feed(engine, since: 0) == ["2026-07-14 v1 none unknown → 4000.0 partial"])
+            #expect(try Self.feedWithFigures(engine, since: 0) == ["2026-07-14 v1 none unknown → 4000.0 partial"])
             try reopen()
             let checkin = try Self.ingest(
                 engine, [Self.delivery("steps", added: [], received: "2026-07-15T08:00:00Z")])
             #expect(checkin.daysRecomputed == 0, "the figures are the same: nothing to rebuild")
-            #expect(try feed(engine, since: 1) == ["2026-07-14 v2 4000.0 partial → 4000.0 known"])
+            #expect(try Self.feedWithFigures(engine, since: 1) == ["2026-07-14 v2 4000.0 partial → 4000.0 known"])
             let audit = try #require(try engine.audit(user: "alice", metric: "steps", day: "2026-07-14"))
             #expect(audit.history.map(\.version) == [1, 2])
             #expect(audit.history.last.map { $0.added.isEmpty && $0.removed.isEmpty } == true)
@@ -329,23 +324,23 @@ import Testing
                         "steps", added: [steps("s2", 300, day: "2026-07-15")], received: "2026-07-16T08:00:00Z"),
                     page(received: "2026-07-16T09:00:00Z", expired: false),
                 ])
-            #expect(try feed(engine, since: 2) == ["2026-07-15 v5 none unknown → 300.0 known"])
+            #expect(try Self.feedWithFigures(engine, since: 2) == ["2026-07-15 v5 none unknown → 300.0 known"])
             try reopen()
             try Self.ingest(engine, [page(received: "2026-07-16T10:00:00Z", expired: true)])
-            #expect(try feed(engine, since: 5) == [])
+            #expect(try Self.feedWithFigures(engine, since: 5) == [])
             try Self.ingest(
                 engine,
                 [
                     #"{"kind":"healthconnect.changes","user":"alice","receivedAt":"2026-07-15T21:00:00Z","recordTypes":["Steps"],"token":"t0","nextChangesToken":"t1","hasMore":false,"changesTokenExpired":true,"changes":[]}"#
                 ])
-            #expect(try feed(engine, since: 6) == ["2026-07-15 v7 300.0 known → 300.0 partial"])
+            #expect(try Self.feedWithFigures(engine, since: 6) == ["2026-07-15 v7 300.0 known → 300.0 partial"])
             try reopen()
             try Self.ingest(
                 engine,
                 [
                     #"{"kind":"reconcile","user":"alice","receivedAt":"2026-07-16T11:00:00Z","provider":"health_connect","metric":"steps","window":{"from":"2026-07-15T20:00:00Z","to":"2026-07-16T11:00:00Z"},"samples":[]}"#
                 ])
-            #expect(try feed(engine, since: 7) == ["2026-07-15 v8 300.0 partial → 300.0 known"])
+            #expect(try Self.feedWithFigures(engine, since: 7) == ["2026-07-15 v8 300.0 partial → 300.0 known"])
             #expect(try engine.verify().matches)
             try engine.close()
         }
@@ -361,11 +356,6 @@ import Testing
         func checkin(_ provider: String, at: String) -> String {
             #"{"kind":"checkin","user":"alice","receivedAt":"\#(at)","provider":"\#(provider)","metrics":["steps"],"at":"\#(at)"}"#
         }
-        func feed(_ engine: RecountEngine, since version: UInt64) throws -> [String] {
-            try engine.changes(since: version).map {
-                "\($0.date) v\($0.version) \(Self.figure($0.old)) \($0.old.state) → \(Self.figure($0.new)) \($0.new.state)"
-            }
-        }
         try withTemporaryDirectory { directory in
             let engine = try RecountEngine(directory: directory)
             // Garmin vouches for 14 July; Oura checked in before the day ended.
@@ -375,12 +365,12 @@ import Testing
                     upsert("garmin", "g-1", hour: 10), checkin("garmin", at: "2026-07-15T01:00:00Z"),
                     checkin("oura", at: "2026-07-14T08:00:00Z"), upsert("fitbit", "f-1", hour: 12),
                 ])
-            #expect(try feed(engine, since: 0) == ["2026-07-14 v4 none unknown → 200.0 partial"])
+            #expect(try Self.feedWithFigures(engine, since: 0) == ["2026-07-14 v4 none unknown → 200.0 partial"])
             // Fitbit checks in: Garmin vouches, Oura does not, so the day reads as it did.
             try Self.ingest(engine, [checkin("fitbit", at: "2026-07-15T02:00:00Z")])
-            #expect(try feed(engine, since: 4).isEmpty)
+            #expect(try Self.feedWithFigures(engine, since: 4).isEmpty)
             try Self.ingest(engine, [checkin("oura", at: "2026-07-15T03:00:00Z")])
-            #expect(try feed(engine, since: 5) == ["2026-07-14 v6 200.0 partial → 200.0 known"])
+            #expect(try Self.feedWithFigures(engine, since: 5) == ["2026-07-14 v6 200.0 partial → 200.0 known"])
             #expect(try engine.verify().matches)
             try engine.close()
         }
@@ -538,6 +528,13 @@ import Testing
         switch reading {
         case .known(let values), .partial(let values, _): "\(values.map { "\($0.name) \($0.value)" })"
         case .unknown: nil
+        }
+    }
+
+    /// The feed since `version`, a line a cell: its date, version, and old and new figure and state.
+    static func feedWithFigures(_ engine: RecountEngine, since version: UInt64) throws -> [String] {
+        try engine.changes(since: version).map {
+            "\($0.date) v\($0.version) \(figure($0.old)) \($0.old.state) → \(figure($0.new)) \($0.new.state)"
         }
     }
 
