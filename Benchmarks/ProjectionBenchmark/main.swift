@@ -571,6 +571,35 @@ run.check(foldedFromScratch == totalEnvelopes, "the engine folded \(foldedFromSc
 let (oneEnvelopeMillis, oneEnvelopeCalls) = try millisPerEnvelopeCall(
     directory: openDirectory, memoryLimit: RecountEngine.defaultMemoryLimit)
 
+// MARK: - A follower of the feed, polling after each upload
+
+/// Milliseconds per `changes(since:)` poll after one upload (a user's next day), asked since the
+/// version before it as a follower that polls after each upload does: answered from the
+/// readings the engine kept (`FeedReadings`), and, as the baseline, from a replay of the
+/// user's records up to that version (as every poll was before them). Both answers must agree.
+func millisPerFeedPoll(directory: String) throws -> (kept: Double, replayed: Double, polls: Int) {
+    let engine = try RecountEngine(directory: directory)
+    let polls = smoke ? 2 : 20
+    var (kept, replayed) = (Stopwatch(), Stopwatch())
+    for poll in 0..<polls {
+        let line = envelopes(user: poll * users / polls, day: days + 1)[1]
+        let report = try engine.ingest(ndjson: Array((line + "\n").utf8), source: "bench")
+        run.check(report.positions != nil, "poll \(poll): the upload appended nothing")
+        let since = (report.positions?.lowerBound ?? 1) - 1
+        func changes(keptReadings: Bool) throws -> (rows: [CellChangeRow], replayedUsers: Int) {
+            try engine.changesReplaying(
+                since: since, user: nil, groupBytes: ProjectionReplay.defaultGroupBytes, keptReadings: keptReadings)
+        }
+        let fromKept = try kept.time { try changes(keptReadings: true) }
+        let fromReplay = try replayed.time { try changes(keptReadings: false) }
+        run.check(!fromKept.rows.isEmpty && fromKept.replayedUsers == 0, "poll \(poll) replayed the log")
+        run.check(fromKept.rows == fromReplay.rows, "poll \(poll): the kept readings differ from the replay's")
+    }
+    try engine.close()
+    return (kept.seconds / Double(polls) * 1000, replayed.seconds / Double(polls) * 1000, polls)
+}
+let feedPoll = try millisPerFeedPoll(directory: openDirectory)
+
 // MARK: - Queries a backend asks: a user's days of steps, and one day's step samples
 // (after the replays: the engine it opens leaves the allocator in another state)
 
@@ -675,6 +704,10 @@ emit(
 emitJSONLine([
     ("benchmark", "ingest.oneEnvelope"), ("msPerCall", oneEnvelopeMillis), ("calls", oneEnvelopeCalls),
     ("liveSamples", expectedLive),
+])
+emitJSONLine([
+    ("benchmark", "feed.poll"), ("msPerPoll", feedPoll.kept), ("replayedMsPerPoll", feedPoll.replayed),
+    ("speedup", feedPoll.replayed / feedPoll.kept), ("polls", feedPoll.polls), ("liveSamples", expectedLive),
 ])
 emitJSONLine([
     ("benchmark", "queries"), ("rollupsPerSec", rollupQueriesPerSec), ("samplesPerSec", sampleQueriesPerSec),

@@ -211,6 +211,113 @@ import Testing
         }
     }
 
+    /// A follower that asks for the changes since the last version it was given, after each
+    /// upload, is answered from the readings the engine kept (`FeedReadings`), reading no log:
+    /// each poll's old readings are what `rollups` gave at the poll before. Asked from further
+    /// back (days that moved twice since), or by an engine opened again (it keeps none from
+    /// before), the answer comes from a replay, and is the same.
+    @Test func aFollowerPollingAfterEachUploadIsAnsweredWithoutAReplay() throws {
+        try withTemporaryDirectory { directory in
+            var engine = try RecountEngine(directory: directory)
+            func poll(since version: UInt64) throws -> (rows: [CellChangeRow], replayedUsers: Int) {
+                try engine.changesReplaying(since: version, user: nil, groupBytes: ProjectionReplay.defaultGroupBytes)
+            }
+            func readings() throws -> [String: RollupRow.Reading] {
+                let rows = try engine.rollups(user: "alice", metric: "steps", from: "2026-07-08", to: "2026-07-22")
+                return Dictionary(uniqueKeysWithValues: rows.map { ($0.date, $0.reading) })
+            }
+            var (version, given) = (UInt64(0), try readings())
+            var polled: [UInt64: [CellChangeRow]] = [:]
+            for day in 10...19 {
+                // The day's walk, sent the next morning, and from the second day the watch's
+                // evening walk of the day before, backfilled: that day moves a second time.
+                var added = [
+                    Self.steps(
+                        "p\(day)", "2026-07-\(day)T09:00:00Z", "2026-07-\(day)T10:00:00Z", 1_000 + day,
+                        origin: "com.apple.health", device: "iPhone")
+                ]
+                if day > 10 {
+                    added.append(
+                        Self.steps(
+                            "w\(day)", "2026-07-\(day - 1)T18:00:00Z", "2026-07-\(day - 1)T19:00:00Z", 300,
+                            origin: "com.apple.health.watch", device: "Apple Watch"))
+                }
+                try Self.ingest(
+                    engine,
+                    [
+                        Self.delivery(
+                            "HKQuantityTypeIdentifierStepCount", added: added, received: "2026-07-\(day + 1)T06:00:00Z")
+                    ])
+                let (rows, replayedUsers) = try poll(since: version)
+                #expect(replayedUsers == 0, "the poll after day \(day) read the log")
+                #expect(rows.count == (day > 10 ? 2 : 1), "the day and the one before moved")
+                for row in rows { #expect(row.old == given[row.date], "day \(day): \(row.date)") }
+                polled[version] = rows
+                (version, given) = (rows.map(\.version).max() ?? version, try readings())
+            }
+            // Since the first upload, days moved twice: replayed, with the readings of then.
+            let (fromTheStart, replayedUsers) = try poll(since: 1)
+            #expect(replayedUsers == 1 && fromTheStart.count == 10)
+            try engine.close()
+            engine = try RecountEngine(directory: directory)
+            for (since, rows) in polled {
+                let again = try poll(since: since)
+                #expect(again.replayedUsers == 1, "an engine opened again kept no readings")
+                // The days listed then are listed again (with days moved later), with the same
+                // readings of then.
+                let old = Dictionary(uniqueKeysWithValues: again.rows.map { ($0.date, $0.old) })
+                for row in rows { #expect(old[row.date] == row.old, "since \(since): \(row.date)") }
+            }
+            try engine.close()
+        }
+    }
+
+    /// A day without a rollup has no version, so what rule 8 reads of it moves unseen: a sample
+    /// written further west moves where the user's days end, and a day known at 0 before it is
+    /// unknown after. When the day's first sample comes, a follower asking since before that
+    /// move is told the day was a known 0 then (from a replay), and one asking since after it,
+    /// unknown (from the reading the engine kept).
+    @Test func aDayWithoutARollupReadsAsItDidBeforeTheOffsetMovedIt() throws {
+        func upsert(_ id: String, _ start: String, _ end: String, received: String) -> String {
+            #"{"kind":"samples.upsert","user":"alice","receivedAt":"\#(received)","provider":"fitbit","samples":[{"id":"\#(id)","type":"steps","start":"\#(start)","end":"\#(end)","value":100,"unit":"count","origin":"com.fitbit"}]}"#
+        }
+        try withTemporaryDirectory { directory in
+            let engine = try RecountEngine(directory: directory)
+            func poll(since version: UInt64) throws -> (rows: [CellChangeRow], replayedUsers: Int) {
+                try engine.changesReplaying(since: version, user: nil, groupBytes: ProjectionReplay.defaultGroupBytes)
+            }
+            try Self.ingest(
+                engine,
+                [
+                    upsert("a", "2026-07-09T10:00:00Z", "2026-07-09T11:00:00Z", received: "2026-07-11T02:00:00Z"),
+                    #"{"kind":"checkin","user":"alice","receivedAt":"2026-07-11T02:00:01Z","provider":"fitbit","metrics":["steps"],"at":"2026-07-11T02:00:00Z"}"#,
+                ])
+            let beforeTheMove = try #require(poll(since: 0).rows.map(\.version).max())
+            // Days now end five hours later: the 10th ends after the check-in.
+            try Self.ingest(
+                engine,
+                [
+                    upsert(
+                        "b", "2026-07-11T06:00:00-05:00", "2026-07-11T07:00:00-05:00", received: "2026-07-11T12:00:00Z")
+                ])
+            let afterTheMove = try #require(poll(since: beforeTheMove).rows.map(\.version).max())
+            try Self.ingest(
+                engine,
+                [
+                    upsert(
+                        "c", "2026-07-10T12:00:00-05:00", "2026-07-10T13:00:00-05:00", received: "2026-07-11T13:00:00Z")
+                ])
+            let tenth = { (rows: [CellChangeRow]) in rows.first { $0.date == "2026-07-10" } }
+            let sinceBefore = try poll(since: beforeTheMove)
+            #expect(tenth(sinceBefore.rows)?.old == .known([RollupRow.Value(name: "value", value: 0)]))
+            #expect(sinceBefore.replayedUsers == 1)
+            let sinceAfter = try poll(since: afterTheMove)
+            #expect(tenth(sinceAfter.rows)?.old == .unknown(.noCheckinSinceDayEnd))
+            #expect(sinceAfter.replayedUsers == 0)
+            try engine.close()
+        }
+    }
+
     /// A day the feed gave as known that stops being known moves its version, so the feed gives
     /// it again: a provider the user did not have (a `samples.upsert` is no check-in), and a
     /// recovery window an expiry logged late opens over it. (Neither moved a version; a follower

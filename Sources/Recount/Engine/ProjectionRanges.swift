@@ -368,6 +368,7 @@ struct ProjectionRanges {
             let days = recompute ? states[slot].recompute() : 0
             if days > 0 { ranges[index].recomputedAt = through }
             recomputed += days
+            states[slot].keepFeedReadings()
             ranges[index].held = states[slot]
             ranges[index].waiting = false
             ranges[index].pending = 0

@@ -482,10 +482,12 @@ public final class RecountEngine: Sendable {
 
     /// Every cell whose version moved after `version` (a log position), with its figures then
     /// and now: the feed a backend follows to push updated days to its clients. Dirty days are
-    /// recomputed first; the figures then come from a replay of the log up to `version` of the
-    /// users whose cells moved (a user's rollups depend on the user's envelopes and the `*`
-    /// config defaults alone), so a feed polled often replays few users, and many users are
-    /// replayed a group at a time (`ProjectionReplay.foldInGroups`), so memory stays bounded.
+    /// recomputed first. The figures then come from the reading each cell had before its last
+    /// move, kept as it moved, when that reading held at `version` (a follower that asks since
+    /// the highest version it was given, after each upload, reads no log); the others from a
+    /// replay of the log up to `version` of their users (a user's rollups depend on the user's
+    /// envelopes and the `*` config defaults alone), many users a group at a time
+    /// (`ProjectionReplay.foldInGroups`), so memory stays bounded.
     ///
     /// The rows are those of one moment: cells that moved again after it, while the replay
     /// ran beside an ingest, come in the next call, so every row has its figures then, and a
@@ -496,6 +498,14 @@ public final class RecountEngine: Sendable {
 
     /// `changes`, its replay folding at most about `groupBytes` of records at a time.
     func changes(since version: UInt64, user: String?, groupBytes: Int) throws -> [CellChangeRow] {
+        try changesReplaying(since: version, user: user, groupBytes: groupBytes).rows
+    }
+
+    /// `changes`, and how many users' records it replayed for the old readings the projections
+    /// had not kept (all of them without `keptReadings`: the baseline of `ProjectionBenchmark`).
+    package func changesReplaying(
+        since version: UInt64, user: String?, groupBytes: Int, keptReadings: Bool = true
+    ) throws -> (rows: [CellChangeRow], replayedUsers: Int) {
         if let user { try checkAsked(user) }
         // The moved cells and their readings now, at one moment: an ingest folding and
         // recomputing between finding them and reading them (two turns of the lock until
@@ -509,24 +519,48 @@ public final class RecountEngine: Sendable {
             }
             return moved
         }
-        // Their readings then, from a replay up to `version` a group of users at a time.
-        var readings: [Projections.NamedCell: RollupRow.Reading] = [:]
-        if !moved.isEmpty {
-            let cells = moved.map(\.cell)
-            _ = try ProjectionReplay.foldInGroups(
-                logReader(), users: Set(cells.map(\.user)), until: version &+ 1, groupBytes: groupBytes
-            ) { before, group in
-                readings.merge(
-                    before.readings(of: group.map { group in cells.filter { group.contains($0.user) } } ?? cells)
-                ) { held, _ in held }
-            }
-        }
-        return moved.map { moved in
+        // Their readings then: those the projections kept (`FeedReadings`: most, for a follower
+        // asking since the last version it was given), the others from a replay.
+        let unanswered = moved.filter { !keptReadings || $0.old == nil }.map(\.cell)
+        let replayed = try readings(of: unanswered, at: version, groupBytes: groupBytes)
+        assert(keptReadingsAreReplayed(moved, at: version, groupBytes: groupBytes), "a kept reading is not the log's")
+        let rows = moved.map { moved in
             CellChangeRow(
                 user: moved.cell.user, metric: moved.cell.metric.name, date: "\(moved.cell.day)",
-                // The replay read every moved cell; a user it did not know had never synced.
-                version: moved.version, old: readings[moved.cell] ?? .unknown(.neverSynced), new: moved.new)
+                // The replay read every cell asked; a user it did not know had never synced.
+                version: moved.version,
+                old: (keptReadings ? moved.old : nil) ?? replayed[moved.cell] ?? .unknown(.neverSynced),
+                new: moved.new)
         }
+        return (rows, Set(unanswered.map(\.user)).count)
+    }
+
+    /// How `rollups` read each of `cells` at `version`, from a replay of their users' records up
+    /// to it, a group of users at a time (a user the log did not know then is left out).
+    private func readings(
+        of cells: [Projections.NamedCell], at version: UInt64, groupBytes: Int
+    ) throws -> [Projections.NamedCell: RollupRow.Reading] {
+        var readings: [Projections.NamedCell: RollupRow.Reading] = [:]
+        guard !cells.isEmpty else { return readings }
+        _ = try ProjectionReplay.foldInGroups(
+            logReader(), users: Set(cells.map(\.user)), until: version &+ 1, groupBytes: groupBytes
+        ) { before, group in
+            readings.merge(
+                before.readings(of: group.map { group in cells.filter { group.contains($0.user) } } ?? cells)
+            ) { held, _ in held }
+        }
+        return readings
+    }
+
+    /// Whether every old reading the projections kept is the one a replay gives (checked in
+    /// debug builds, so every test of the feed checks it).
+    private func keptReadingsAreReplayed(_ moved: [Projections.MovedCell], at version: UInt64, groupBytes: Int) -> Bool
+    {
+        let kept = moved.filter { $0.old != nil }
+        guard let replayed = try? readings(of: kept.map(\.cell), at: version, groupBytes: groupBytes) else {
+            return false
+        }
+        return kept.allSatisfy { $0.old == replayed[$0.cell] ?? .unknown(.neverSynced) }
     }
 
     /// The days whose inputs changed since they were last recomputed.

@@ -50,6 +50,20 @@ package struct FlatMap<Key: FlatKey, Value: Sendable>: Sequence, Sendable {
         values.append(value)
     }
 
+    /// The number of `key`, stored first with `placeholder` when it has no value (one probe
+    /// for a lookup that may insert; the value is then read and written by number).
+    package mutating func number(of key: Key, storingIfAbsent placeholder: Value) -> (number: Int, inserted: Bool) {
+        let (number, inserted) = table.insert(key)
+        if inserted { values.append(placeholder) }
+        return (number, inserted)
+    }
+
+    /// The value of the key numbered `number`.
+    package subscript(number number: Int) -> Value {
+        get { values[number] }
+        set { values[number] = newValue }
+    }
+
     /// Places every key appended unplaced; `false` when a key came twice.
     package mutating func placeAppendedKeys() -> Bool { table.placeAppendedKeys() }
 

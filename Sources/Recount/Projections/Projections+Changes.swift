@@ -6,6 +6,13 @@ extension Projections {
         package var day: CivilDay
     }
 
+    /// The rollups whose version is above `version`: among the cells the engine noted moving
+    /// since (`FeedReadings`), else among every rollup.
+    private func rollups(movedAfter version: UInt64) -> [(key: CellKey, value: StoredRollup)] {
+        guard let cells = feed.cellsMoved(after: version) else { return rollups.filter { $0.value.version > version } }
+        return cells.compactMap { cell in rollups[cell].flatMap { $0.version > version ? (cell, $0) : nil } }
+    }
+
     /// How `rollups` reads each of `cells`, a rollup or not: an unknown day without figures
     /// (never a 0, contract §3 rule 8) and a known day without a rollup as a known 0, so a feed
     /// gives a cell's old reading as `rollups` gave it (a cell without a rollup then was `null`,
@@ -42,22 +49,28 @@ extension Projections {
         package var cell: NamedCell
         package var version: UInt64
         package var new: RollupRow.Reading
+        /// Its reading at the version asked about, when the projections kept it
+        /// (`FeedReadings`; `nil`: only a replay can tell).
+        package var old: RollupRow.Reading?
     }
 
     /// The cells (of every user, or only of `user`) whose version is above `version`, with
-    /// their reading now (known, partial or unknown, as `rollups` reads them), ordered by user,
-    /// metric and day.
+    /// their reading now (known, partial or unknown, as `rollups` reads them) and, where kept,
+    /// then, ordered by user, metric and day.
     package func movedCells(since version: UInt64, user: String?) -> [MovedCell] {
         var reader: RunReader?
-        return rollups.filter { key, stored in
-            stored.version > version && (user == nil || users[key.user] == user)
-        }.sorted { a, b in
+        // The cells moved since, as the engine noted them (`FeedReadings`), else every rollup.
+        let moved = rollups(movedAfter: version)
+        assert(
+            moved.map(\.key).sorted() == rollups.filter { $0.value.version > version }.map(\.key).sorted(),
+            "the moves noted are not the rollups' versions")
+        return moved.filter { key, _ in user == nil || users[key.user] == user }.sorted { a, b in
             a.key.user == b.key.user ? a.key < b.key : users[a.key.user] < users[b.key.user]
         }.map { key, stored in
             // Cells come a user's metric at a time.
             MovedCell(
                 cell: NamedCell(user: users[key.user], metric: key.metric, day: key.day), version: stored.version,
-                new: reading(of: key, stored, &reader))
+                new: reading(of: key, stored, &reader), old: reading(of: key, at: version))
         }
     }
 }

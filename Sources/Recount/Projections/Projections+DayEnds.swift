@@ -101,6 +101,7 @@ extension Projections {
         findStaleLatestSamples()
         let new = latestOffset(user: user)
         guard new != old else { return }
+        feed.noteReadingsMoved(user: user, metric: nil, at: position)
         let (oldMillis, newMillis) = (Int64(old) * 1000, Int64(new) * 1000)
         var marks: [DirtyDays.Key] = []
         for metric in Metric.allCases {

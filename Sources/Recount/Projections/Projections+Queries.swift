@@ -65,12 +65,9 @@ extension Projections {
         /// The day's reading, from its rollup if it has one.
         func reading(of day: CivilDay, _ rollup: StoredRollup?) -> RollupRow.Reading {
             let (dayStart, dayEnd) = Projections.instants(of: day, offsetMillis: offsetMillis)
-            let values = rollup.map { Projections.values(of: $0.cell) } ?? knownZero
-            guard
-                let reason = Projections.reason(
-                    channels, dayStart: dayStart, dayEnd: dayEnd, asOf: asOf, clock: clock)
-            else { return .known(values) }
-            return (rollup?.cell.count ?? 0) > 0 ? .partial(values, reason) : .unknown(reason)
+            return Projections.reading(
+                values: rollup.map { Projections.values(of: $0.cell) } ?? knownZero, count: rollup?.cell.count ?? 0,
+                reason: Projections.reason(channels, dayStart: dayStart, dayEnd: dayEnd, asOf: asOf, clock: clock))
         }
     }
 
@@ -110,14 +107,18 @@ extension Projections {
     /// The reader of `user`'s `metric` days (a user the projections do not know has none).
     func dayReader(user: UInt32?, metric: Metric, asOf: Int64?, clock: Int64? = nil) -> DayReader {
         let channels = user.map { self.channels(user: $0, metric: metric, asOf: asOf) } ?? []
-        // A known zero's figures do not depend on the day.
-        let knownZero = Self.values(
+        return DayReader(
+            channels: channels, offsetMillis: Int64(user.map(latestOffset(user:)) ?? 0) * 1000,
+            knownZero: knownZero(of: metric), asOf: asOf, clock: clock)
+    }
+
+    /// The figures of a known day of `metric` without a rollup (a known zero; they do not
+    /// depend on the day).
+    func knownZero(of metric: Metric) -> [RollupRow.Value] {
+        Self.values(
             of: Rollup.compute(
                 metric: metric, day: CivilDay(daysSinceEpoch: 0), samples: [],
                 priority: SourcePriority(configured: [], sources: [:]), zones: zones))
-        return DayReader(
-            channels: channels, offsetMillis: Int64(user.map(latestOffset(user:)) ?? 0) * 1000,
-            knownZero: knownZero, asOf: asOf, clock: clock)
     }
 
     /// Where `day` starts and ends (epoch millis) for a user whose days end at midnight

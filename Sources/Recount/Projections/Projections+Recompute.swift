@@ -58,6 +58,7 @@ extension Projections {
                     zones: zones),
                 version: version)
             store(new, at: key)
+            feed.noteRebuilt(key, at: position)
             rebuilt += 1
         }
         return rebuilt

@@ -77,6 +77,8 @@ extension Projections {
         let key = SyncKey(user: fold.user, provider: provider, metric: metric)
         let channels = syncStates.count
         let (before, after, added) = Self.changing(&syncStates[key, default: SyncState()], by: change)
+        feed.noteChannel(key, before: before)
+        if feed.isKept, before != after { feed.noteReadingsMoved(user: key.user, metric: metric, at: position) }
         if syncStates.count > channels { channelProviders.note(user: key.user, provider: provider) }
         checkinCount += added.checkins
         listedCount += added.listed
@@ -186,9 +188,15 @@ extension Projections {
     /// - Returns: 1 when the day was marked dirty now, else 0.
     private mutating func moveVersion(of cell: CellKey, provider: UInt32) -> Int {
         let position = position
-        if !isDirty(cell), rollups.modify(cell, { $0.version = max($0.version, position) }) { return 0 }
+        if !isDirty(cell) {
+            // The reading before the move, for `changes` (`FeedReadings`).
+            if feed.isKept, let version = rollups[cell]?.version, version < position {
+                feed.noteMovedInPlace(cell, readingBefore(cell, movedAt: position))
+            }
+            if rollups.modify(cell, { $0.version = max($0.version, position) }) { return 0 }
+        }
         let day = DirtyDays.Key(user: cell.user, provider: provider, metric: cell.metric, day: cell.day)
-        return dirty.mark(day, at: position) ? 1 : 0
+        return dirtyDay(day) ? 1 : 0
     }
 
     /// Whether `cell` is dirty for any provider. A day is dirty only for a provider the user has a
@@ -215,7 +223,7 @@ extension Projections {
     }
 
     /// What rule 8 reads of a channel.
-    private struct KnownInputs {
+    struct KnownInputs: Equatable {
         var isHad = false
         var lastCheckin: Int64?
         /// Its recovery windows and lost stretches, each ascending and disjoint (none for most

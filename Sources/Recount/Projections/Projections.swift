@@ -63,6 +63,8 @@ package struct Projections {
     /// sync facts, `updateSync`, or the user's latest offset, `dirtyDaysMovedByOffset`), added to
     /// its effect (no part of the state).
     var daysDirtiedForReadings = 0
+    /// Each moved cell's reading before its move, for `changes` (a cache, no part of the state).
+    var feed = FeedReadings()
     /// Each user's latest live sample, where the user's days end (derived from the id index: no
     /// part of the checkpoint or the digest).
     var latestSamples = LatestSamples()
@@ -177,6 +179,7 @@ package struct Projections {
         // Where the user's days end before the envelope's samples: after them, a move dirties
         // the days it takes from known (or back), before the envelope's sync facts are read.
         let offset = latestOffset(user: user)
+        feed.begin(user: user, offset: offset)
         // One switch binds each payload once (a second switch copied it, retaining every field);
         // each case folds its samples, then what it tells of its sync channels.
         switch envelope.body {
@@ -740,7 +743,7 @@ package struct Projections {
     ) {
         func mark(_ day: Int32) {
             let key = DirtyDays.Key(user: user, provider: provider, metric: metric, day: CivilDay(daysSinceEpoch: day))
-            if dirty.mark(key, at: position) { effect.daysDirtied += 1 }
+            if dirtyDay(key) { effect.daysDirtied += 1 }
         }
         for day in days.first...days.last { mark(day) }
         guard metric.mergesOverlaps else { return }
@@ -819,7 +822,7 @@ package struct Projections {
     /// Marks each of `marks` dirty as of the envelope being folded; returns how many were clean.
     mutating func mark(_ marks: [DirtyDays.Key]) -> Int {
         var dirtied = 0
-        for mark in marks where dirty.mark(mark, at: position) { dirtied += 1 }
+        for mark in marks where dirtyDay(mark) { dirtied += 1 }
         return dirtied
     }
 }
