@@ -511,7 +511,7 @@ public final class RecountEngine: Sendable {
         // recomputing between finding them and reading them (two turns of the lock until
         // 2026-12-05) left a cell out, to come in the next call with the old figures of the
         // version the follower had moved to rather than those it had been given.
-        let moved = try projections.withOpenRanges { projections in
+        var moved = try projections.withOpenRanges { projections in
             _ = try recompute(&projections)
             var moved: [Projections.MovedCell] = []
             _ = try projections.forEach(recomputed: false) { projections, _ in
@@ -519,9 +519,10 @@ public final class RecountEngine: Sendable {
             }
             return moved
         }
+        if !keptReadings { moved.indices.forEach { moved[$0].old = nil } }
         // Their readings then: those the projections kept (`FeedReadings`: most, for a follower
         // asking since the last version it was given), the others from a replay.
-        let unanswered = moved.filter { !keptReadings || $0.old == nil }.map(\.cell)
+        let unanswered = moved.filter { $0.old == nil }.map(\.cell)
         let replayed = try readings(of: unanswered, at: version, groupBytes: groupBytes)
         assert(keptReadingsAreReplayed(moved, at: version, groupBytes: groupBytes), "a kept reading is not the log's")
         let rows = moved.map { moved in
@@ -529,7 +530,7 @@ public final class RecountEngine: Sendable {
                 user: moved.cell.user, metric: moved.cell.metric.name, date: "\(moved.cell.day)",
                 // The replay read every cell asked; a user it did not know had never synced.
                 version: moved.version,
-                old: (keptReadings ? moved.old : nil) ?? replayed[moved.cell] ?? .unknown(.neverSynced),
+                old: moved.old ?? replayed[moved.cell] ?? .unknown(.neverSynced),
                 new: moved.new)
         }
         return (rows, Set(unanswered.map(\.user)).count)

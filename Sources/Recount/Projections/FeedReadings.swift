@@ -256,10 +256,4 @@ extension Projections {
             values: rollup.map(Self.values(of:)) ?? knownZero(of: cell.metric), count: rollup?.count ?? 0,
             reason: before.reason)
     }
-
-    /// A day's reading from its figures, its rollup's sample count and rule 8's reason.
-    static func reading(values: [RollupRow.Value], count: Int, reason: RollupRow.Reason?) -> RollupRow.Reading {
-        guard let reason else { return .known(values) }
-        return count > 0 ? .partial(values, reason) : .unknown(reason)
-    }
 }

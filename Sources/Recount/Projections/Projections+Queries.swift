@@ -112,6 +112,12 @@ extension Projections {
             knownZero: knownZero(of: metric), asOf: asOf, clock: clock)
     }
 
+    /// A day's reading from its figures, its rollup's sample count and rule 8's reason.
+    static func reading(values: [RollupRow.Value], count: Int, reason: RollupRow.Reason?) -> RollupRow.Reading {
+        guard let reason else { return .known(values) }
+        return count > 0 ? .partial(values, reason) : .unknown(reason)
+    }
+
     /// The figures of a known day of `metric` without a rollup (a known zero; they do not
     /// depend on the day).
     func knownZero(of metric: Metric) -> [RollupRow.Value] {
